@@ -1,0 +1,245 @@
+/* gst-opencl: one OpenCL device, context, queue and program cache, shared through GstContext.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclcontext.h"
+
+#include <memory>
+
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+struct _GstOpenCLContext
+{
+  GstObject parent;
+  gst_opencl::Device *device;
+  gst_opencl::DeviceSpec spec;  /* what it was created for */
+};
+
+G_DEFINE_TYPE (GstOpenCLContext, gst_opencl_context, GST_TYPE_OBJECT);
+
+static void
+gst_opencl_context_finalize (GObject * object)
+{
+  GstOpenCLContext *self = GST_OPENCL_CONTEXT (object);
+  GST_DEBUG_OBJECT (self, "releasing %s", self->device ? self->device->name.c_str () : "none");
+  delete self->device;
+  self->spec.~DeviceSpec ();
+  G_OBJECT_CLASS (gst_opencl_context_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_context_class_init (GstOpenCLContextClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gst_opencl_context_finalize;
+}
+
+static void
+gst_opencl_context_init (GstOpenCLContext * self)
+{
+  new (&self->spec) gst_opencl::DeviceSpec ();
+  self->device = nullptr;
+}
+
+namespace gst_opencl {
+
+cl::Kernel
+Device::kernel (const std::string & file, const std::string & kernel_name,
+    const std::string & options)
+{
+  std::string source = kernel_source (file);
+  cl::Program program = programs.get (context, device, file, source, options);
+  return cl::Kernel (program, kernel_name.c_str ());
+}
+
+}  // namespace gst_opencl
+
+GstOpenCLContext *
+gst_opencl_context_new (const std::string & device_string)
+{
+  auto spec = gst_opencl::parse_device_spec (device_string);
+  if (!spec)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+        "malformed device string \"" + device_string +
+        "\": expected gpu, cpu or <platform name>[:<device index>]");
+
+  auto device = std::make_unique<gst_opencl::Device> ();
+  device->device = gst_opencl::select_device (*spec, device_string);
+  device->name = gst_opencl::describe_device (device->device);
+  device->type = device->device.getInfo<CL_DEVICE_TYPE> ();
+  device->max_alloc_bytes = device->device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
+  device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
+  device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
+  device->context = cl::Context (device->device);
+  device->queue = cl::CommandQueue (device->context, device->device,
+      CL_QUEUE_PROFILING_ENABLE);
+
+  auto *self = GST_OPENCL_CONTEXT (g_object_new (GST_TYPE_OPENCL_CONTEXT, nullptr));
+  gst_object_ref_sink (self);
+  self->spec = *spec;
+  self->device = device.release ();
+  GST_INFO_OBJECT (self, "created OpenCL context on %s", self->device->name.c_str ());
+  return self;
+}
+
+gst_opencl::Device &
+gst_opencl_context_device (GstOpenCLContext * context)
+{
+  return *context->device;
+}
+
+bool
+gst_opencl_context_satisfies (GstOpenCLContext * context, const gst_opencl::DeviceSpec & spec)
+{
+  using Kind = gst_opencl::DeviceSpec::Kind;
+  switch (spec.kind) {
+    case Kind::Automatic:
+      return true;
+    case Kind::Gpu:
+      return (context->device->type & CL_DEVICE_TYPE_GPU) != 0;
+    case Kind::Cpu:
+      return (context->device->type & CL_DEVICE_TYPE_CPU) != 0;
+    case Kind::Platform:
+      /* Same platform string and index: the selection is deterministic. */
+      return context->spec == spec;
+  }
+  return false;
+}
+
+static GstOpenCLContext *
+context_from_gst_context (GstContext * context)
+{
+  if (g_strcmp0 (gst_context_get_context_type (context), GST_OPENCL_CONTEXT_TYPE_STR) != 0)
+    return nullptr;
+  const GstStructure *s = gst_context_get_structure (context);
+  GstOpenCLContext *found = nullptr;
+  if (!gst_structure_get (s, "context", GST_TYPE_OPENCL_CONTEXT, &found, nullptr))
+    return nullptr;
+  return found;  /* a new reference */
+}
+
+static GstContext *
+gst_context_from_context (GstOpenCLContext * context)
+{
+  GstContext *wrapped = gst_context_new (GST_OPENCL_CONTEXT_TYPE_STR, TRUE);
+  GstStructure *s = gst_context_writable_structure (wrapped);
+  gst_structure_set (s, "context", GST_TYPE_OPENCL_CONTEXT, context,
+      "device-name", G_TYPE_STRING, context->device->name.c_str (), nullptr);
+  return wrapped;
+}
+
+void
+gst_opencl_handle_set_context (GstElement * element, GstContext * context,
+    const gst_opencl::DeviceSpec & spec, GstOpenCLContext ** slot)
+{
+  GstOpenCLContext *offered = context_from_gst_context (context);
+  if (!offered)
+    return;
+  GST_OBJECT_LOCK (element);
+  if (!*slot && gst_opencl_context_satisfies (offered, spec)) {
+    GST_DEBUG_OBJECT (element, "using shared OpenCL context on %s",
+        offered->device->name.c_str ());
+    *slot = offered;
+    offered = nullptr;
+  }
+  GST_OBJECT_UNLOCK (element);
+  if (offered)
+    gst_object_unref (offered);
+}
+
+gboolean
+gst_opencl_handle_context_query (GstElement * element, GstQuery * query,
+    GstOpenCLContext * context)
+{
+  const gchar *type = nullptr;
+  if (!context || !gst_query_parse_context_type (query, &type) ||
+      g_strcmp0 (type, GST_OPENCL_CONTEXT_TYPE_STR) != 0)
+    return FALSE;
+  GstContext *wrapped = gst_context_from_context (context);
+  gst_query_set_context (query, wrapped);
+  gst_context_unref (wrapped);
+  GST_DEBUG_OBJECT (element, "answered context query with %s", context->device->name.c_str ());
+  return TRUE;
+}
+
+static gboolean
+query_pads (GstElement * element, GstPadDirection direction, GstQuery * query)
+{
+  GstIterator *pads = direction == GST_PAD_SRC ?
+      gst_element_iterate_src_pads (element) : gst_element_iterate_sink_pads (element);
+  gboolean answered = FALSE;
+  GValue item = G_VALUE_INIT;
+  bool done = false;
+  while (!done && !answered) {
+    switch (gst_iterator_next (pads, &item)) {
+      case GST_ITERATOR_OK:
+        answered = gst_pad_peer_query (GST_PAD (g_value_get_object (&item)), query);
+        g_value_reset (&item);
+        break;
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (pads);
+        break;
+      default:
+        done = true;
+        break;
+    }
+  }
+  g_value_unset (&item);
+  gst_iterator_free (pads);
+  return answered;
+}
+
+void
+gst_opencl_ensure_element_context (GstElement * element, const std::string & device_string,
+    GstOpenCLContext ** slot)
+{
+  auto spec = gst_opencl::parse_device_spec (device_string);
+  if (!spec)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+        "malformed device string \"" + device_string +
+        "\": expected gpu, cpu or <platform name>[:<device index>]");
+
+  auto have = [&]() {
+    GST_OBJECT_LOCK (element);
+    bool present = *slot != nullptr;
+    GST_OBJECT_UNLOCK (element);
+    return present;
+  };
+  if (have ())
+    return;
+
+  /* Downstream first, then upstream: neighbours that already run share their context. */
+  for (GstPadDirection direction : { GST_PAD_SRC, GST_PAD_SINK }) {
+    GstQuery *query = gst_query_new_context (GST_OPENCL_CONTEXT_TYPE_STR);
+    if (query_pads (element, direction, query)) {
+      GstContext *context = nullptr;
+      gst_query_parse_context (query, &context);
+      if (context)
+        gst_opencl_handle_set_context (element, context, *spec, slot);
+    }
+    gst_query_unref (query);
+    if (have ())
+      return;
+  }
+
+  /* Then the bin and the application, which may answer synchronously with set_context. */
+  gst_element_post_message (element,
+      gst_message_new_need_context (GST_OBJECT_CAST (element), GST_OPENCL_CONTEXT_TYPE_STR));
+  if (have ())
+    return;
+
+  GstOpenCLContext *created = gst_opencl_context_new (device_string);
+  GST_OBJECT_LOCK (element);
+  if (*slot) {
+    GST_OBJECT_UNLOCK (element);
+    gst_object_unref (created);
+    return;
+  }
+  *slot = created;
+  GST_OBJECT_UNLOCK (element);
+
+  GstContext *wrapped = gst_context_from_context (created);
+  gst_element_set_context (element, wrapped);
+  gst_element_post_message (element,
+      gst_message_new_have_context (GST_OBJECT_CAST (element), wrapped));
+}

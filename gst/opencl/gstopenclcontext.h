@@ -1,0 +1,68 @@
+/* gst-opencl: one OpenCL device, context, queue and program cache, shared through GstContext.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <string>
+
+#include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclprogram.h"
+
+G_BEGIN_DECLS
+
+/* The GstContext type elements share their OpenCL context through. */
+#define GST_OPENCL_CONTEXT_TYPE_STR "gst.opencl.context"
+
+#define GST_TYPE_OPENCL_CONTEXT (gst_opencl_context_get_type ())
+G_DECLARE_FINAL_TYPE (GstOpenCLContext, gst_opencl_context, GST, OPENCL_CONTEXT, GstObject)
+
+G_END_DECLS
+
+namespace gst_opencl {
+
+/* What a GstOpenCLContext holds. Everything is created once; the queue is in order and has
+ * profiling on, so kernel times come from events. */
+struct Device
+{
+  cl::Device device;
+  cl::Context context;
+  cl::CommandQueue queue;
+  std::string name;              /* describe_device () */
+  cl_device_type type = 0;
+  cl_ulong max_alloc_bytes = 0;
+  size_t max_work_group_size = 0;
+  cl_ulong local_mem_bytes = 0;
+  ProgramCache programs;
+
+  /* A kernel from kernels/<file>.cl built with `options`, from the cache when it can be. */
+  cl::Kernel kernel (const std::string & file, const std::string & kernel_name,
+      const std::string & options);
+};
+
+}  // namespace gst_opencl
+
+/* Creates the context for a device string (see gstopencldevice.h). Throws Failure / cl::Error. */
+GstOpenCLContext *gst_opencl_context_new (const std::string & device_string);
+
+gst_opencl::Device & gst_opencl_context_device (GstOpenCLContext * context);
+
+/* Whether a context created for one device string satisfies an element asking for `spec`:
+ * automatic accepts any, "gpu"/"cpu" the type, a platform string its platform and index. */
+bool gst_opencl_context_satisfies (GstOpenCLContext * context,
+    const gst_opencl::DeviceSpec & spec);
+
+/* Context sharing, as GStreamer's GL and CUDA elements do it. */
+
+/* Call from GstElement::set_context: takes the OpenCL context out of `context` when it has one
+ * that satisfies `spec` and the element has none yet. `slot` is guarded by the object lock. */
+void gst_opencl_handle_set_context (GstElement * element, GstContext * context,
+    const gst_opencl::DeviceSpec & spec, GstOpenCLContext ** slot);
+
+/* Call from the query vfuncs: answers a GST_QUERY_CONTEXT for "gst.opencl.context". */
+gboolean gst_opencl_handle_context_query (GstElement * element, GstQuery * query,
+    GstOpenCLContext * context);
+
+/* Makes sure *slot holds a context: asks downstream, then upstream, then the application
+ * (need-context); creates one and posts have-context when nobody has one. Throws on failure. */
+void gst_opencl_ensure_element_context (GstElement * element, const std::string & device_string,
+    GstOpenCLContext ** slot);

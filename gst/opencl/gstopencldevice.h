@@ -1,0 +1,37 @@
+/* gst-opencl: which OpenCL device an element runs on.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "opencl/gstopenclcl.h"
+
+namespace gst_opencl {
+
+/* A parsed device string: "" (automatic), "gpu", "cpu" or "<platform substring>[:<index>]". */
+struct DeviceSpec
+{
+  enum class Kind { Automatic, Gpu, Cpu, Platform };
+  Kind kind = Kind::Automatic;
+  std::string platform_substring;  /* Kind::Platform only, matched case-insensitively */
+  unsigned index = 0;              /* device index inside the platform (Kind::Platform) */
+
+  bool operator== (const DeviceSpec & other) const;
+};
+
+/* Parses a device string; std::nullopt when it is malformed (empty substring, bad index).
+ * Pure function of its input, so it can be unit-tested and fuzzed without a driver. */
+std::optional<DeviceSpec> parse_device_spec (const std::string & text);
+
+/* The element's property if set, else GST_OPENCL_DEVICE, else automatic. */
+std::string effective_device_string (const std::string & property_value);
+
+/* Chooses a device. Throws Failure (NotFound) with "no OpenCL device" when there is no platform,
+ * or with the list of existing devices when the spec matches none. */
+cl::Device select_device (const DeviceSpec & spec, const std::string & original_text);
+
+/* "NVIDIA H200 (NVIDIA CUDA)" */
+std::string describe_device (const cl::Device & device);
+
+}  // namespace gst_opencl

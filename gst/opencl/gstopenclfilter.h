@@ -1,0 +1,55 @@
+/* gst-opencl: abstract base class for video filters that run OpenCL kernels.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "opencl/gstopenclcontext.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_OPENCL_FILTER (gst_opencl_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstOpenCLFilter, gst_opencl_filter, GST, OPENCL_FILTER,
+    GstBaseTransform)
+
+/* A video frame held in device memory. `info` describes the device copy: its planes lie at
+ * info.offset[] with rows info.stride[] bytes apart (the strides of the mapped frame, padding
+ * included), so kernels index it exactly as they would the host frame. */
+struct GstOpenCLFrame
+{
+  cl::Buffer buffer;
+  GstVideoInfo info;
+};
+
+struct _GstOpenCLFilterClass
+{
+  GstBaseTransformClass parent_class;
+
+  /* Caps are set: build kernels, size state. Called with the context ready. Must not throw
+   * (wrap the body in GST_OPENCL_GUARD); return FALSE after posting an error. */
+  gboolean (*set_info) (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
+      const GstVideoInfo * out_info);
+
+  /* Enqueue the kernels that read `in` and write `out`, through gst_opencl_filter_launch () so
+   * their time is measured. Nothing may block or allocate here. Must not throw. */
+  gboolean (*process) (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
+      const GstOpenCLFrame * out);
+
+  gpointer padding[8];
+};
+
+/* Pad templates for the formats the subclass handles in system memory; with GL built, RGBA in
+ * GL memory is added when `gl_rgba` is true. */
+void gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass,
+    const gchar * formats, gboolean gl_rgba);
+
+G_END_DECLS
+
+/* The device of the running element (valid from start () to stop ()). */
+gst_opencl::Device & gst_opencl_filter_device (GstOpenCLFilter * filter);
+
+/* Enqueues a kernel on the shared queue and records its event for the kernel-time property.
+ * `global` is rounded up to a multiple of `local`. Throws cl::Error. */
+void gst_opencl_filter_launch (GstOpenCLFilter * filter, const cl::Kernel & kernel,
+    const cl::NDRange & global, const cl::NDRange & local);

@@ -1,0 +1,74 @@
+/* gst-opencl: error names, checked calls and the exception boundary.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <stdexcept>
+#include <string>
+
+#include "opencl/gstopenclcl.h"
+
+G_BEGIN_DECLS
+GST_DEBUG_CATEGORY_EXTERN (gst_opencl_debug);
+G_END_DECLS
+
+/* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR(<n>)" for codes it does not know. */
+const char *gst_opencl_error_name (cl_int code);
+
+/* Checks a raw OpenCL result; on failure logs the call, file and line and throws cl::Error. */
+void gst_opencl_check (cl_int code, const char *call, const char *file, int line);
+#define GST_OPENCL_CHECK(call_expr) \
+  gst_opencl_check ((call_expr), #call_expr, __FILE__, __LINE__)
+
+namespace gst_opencl {
+
+/* An error that is not a failed OpenCL call: no device, bad configuration, a frame too large.
+ * `domain` picks the GStreamer error it becomes. */
+class Failure : public std::runtime_error
+{
+public:
+  enum class Kind { NotFound, Settings, Failed, TooLarge };
+  Failure (Kind kind, const std::string & message)
+    : std::runtime_error (message), kind (kind) {}
+  Kind kind;
+};
+
+/* A program that failed to compile: carries the whole build log. */
+class BuildFailure : public std::runtime_error
+{
+public:
+  BuildFailure (const std::string & message, std::string log)
+    : std::runtime_error (message), build_log (std::move (log)) {}
+  std::string build_log;
+};
+
+/* Describes any exception in one line: "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES". */
+std::string describe_exception (std::exception_ptr error);
+
+/* Posts the exception as a GST_ELEMENT_ERROR on the element's bus (resource error for devices,
+ * library error for builds, stream error otherwise), with the build log as debug text. */
+void post_exception (GstElement * element, std::exception_ptr error, const char *context,
+    const char *file, const char *function, int line);
+
+/* Runs `body`, turning any exception into an element error; returns FALSE when one was thrown.
+ * Every GObject virtual function of the plugin goes through this, so no exception escapes into
+ * GStreamer's C code. */
+template <typename Body>
+gboolean guard_impl (GstElement * element, const char *context, const char *file,
+    const char *function, int line, Body && body) noexcept
+{
+  try {
+    body ();
+    return TRUE;
+  } catch (...) {
+    post_exception (element, std::current_exception (), context, file, function, line);
+    return FALSE;
+  }
+}
+
+}  // namespace gst_opencl
+
+/* Variadic so that a lambda body with commas passes through the preprocessor whole. */
+#define GST_OPENCL_GUARD(element, context, ...) \
+  gst_opencl::guard_impl (GST_ELEMENT_CAST (element), (context), __FILE__, GST_FUNCTION, \
+      __LINE__, __VA_ARGS__)

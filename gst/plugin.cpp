@@ -1,0 +1,26 @@
+/* gst-opencl: the "opencl" plugin.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/gst.h>
+
+#include "elements/gstopenclbilateral.h"
+#include "opencl/gstopenclutils.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
+
+  /* Registration never touches the driver: a machine without OpenCL still loads the plugin,
+   * and the elements fail with "no OpenCL device" when they start. */
+  cl_uint platforms = 0;
+  if (clGetPlatformIDs (0, nullptr, &platforms) != CL_SUCCESS || platforms == 0)
+    GST_WARNING ("no OpenCL platform found: the opencl elements will fail to start");
+
+  gboolean ok = TRUE;
+  ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
+  return ok;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, opencl,
+    "OpenCL kernels on video frames and data", plugin_init, VERSION, "LGPL", "gst-opencl",
+    "https://gstreamer.freedesktop.org/")

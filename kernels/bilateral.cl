@@ -1,0 +1,164 @@
+/* gst-opencl: brute-force bilateral filter on 8-bit frames.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * out(p) = sum_q w(p,q) I(q) / sum_q w(p,q) over the (2R+1)^2 square around p, borders clamped,
+ * w = exp(-|p-q|^2 / (2 s_s^2)) * exp(-d(p,q)^2 / (2 s_r^2)).
+ *
+ * Both factors are folded into one exp2: the host passes log2 of the spatial factor per offset
+ * (spatial_log2) and -log2(e) / (2 s_r^2) (range_scale), so a weight costs one FMA and one exp2.
+ * Each work-group stages its tile plus the R-pixel apron in local memory once (clamped at the
+ * frame's edges there, so the inner loops have no branches for borders); each work-item then
+ * computes OUT_X horizontally adjacent outputs, reading every tile value once for all of them.
+ *
+ * Build options (all have defaults so the file builds on its own):
+ *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx: channels 0-2 filtered, channel 3 copied) or 1 (GRAY8)
+ *   MODE      0 colour distance, 1 luma difference, 2 per channel (CHANNELS 4 only)
+ *   RADIUS    0..32;  GROUP_W, GROUP_H: work-group shape;  OUT_X: outputs per work-item
+ */
+#ifndef CHANNELS
+#define CHANNELS 4
+#endif
+#ifndef MODE
+#define MODE 0
+#endif
+#ifndef RADIUS
+#define RADIUS 4
+#endif
+#ifndef GROUP_W
+#define GROUP_W 16
+#endif
+#ifndef GROUP_H
+#define GROUP_H 16
+#endif
+#ifndef OUT_X
+#define OUT_X 2
+#endif
+
+#define MODE_COLOR 0
+#define MODE_LUMA 1
+#define MODE_PER_CHANNEL 2
+
+#define SPAN (2 * RADIUS + 1)
+#define TILE_W (GROUP_W * OUT_X + 2 * RADIUS)
+#define TILE_H (GROUP_H + 2 * RADIUS)
+
+#if CHANNELS == 4
+typedef uchar4 pixel_t;
+typedef float4 value_t;
+#define LOAD_PIXEL(row, x) vload4 ((x), (row))
+#define STORE_PIXEL(v, row, x) vstore4 ((v), (x), (row))
+#define TO_VALUE(p) convert_float4 (p)
+#else
+typedef uchar pixel_t;
+typedef float value_t;
+#define LOAD_PIXEL(row, x) ((row)[(x)])
+#define STORE_PIXEL(v, row, x) ((row)[(x)] = (v))
+#define TO_VALUE(p) convert_float (p)
+#endif
+
+/* Weight accumulators: one weight per neighbour, or one per colour channel. */
+#if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
+typedef float4 weight_t;
+#else
+typedef float weight_t;
+#endif
+
+inline weight_t
+range_term (value_t centre, value_t neighbour, float range_scale, float4 luma)
+{
+#if CHANNELS == 1
+  float d = neighbour - centre;
+  return d * d * range_scale;
+#elif MODE == MODE_LUMA
+  float d = dot (neighbour - centre, luma);
+  return d * d * range_scale;
+#elif MODE == MODE_PER_CHANNEL
+  float4 d = neighbour - centre;
+  return d * d * range_scale;
+#else
+  float4 d = neighbour - centre;
+  return (d.x * d.x + d.y * d.y + d.z * d.z) * range_scale;
+#endif
+}
+
+inline uchar4
+finish4 (float4 sum, weight_t weight_sum, uchar alpha)
+{
+  float4 value = sum / weight_sum;
+  uchar4 out = convert_uchar4_sat_rte (value);
+  out.w = alpha;
+  return out;
+}
+
+__kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
+void
+bilateral (__global const uchar * src, int src_stride,
+    __global uchar * dst, int dst_stride, int width, int height,
+    __constant float *spatial_log2, float range_scale, float4 luma)
+{
+  __local pixel_t tile[TILE_H][TILE_W];
+
+  const int lx = get_local_id (0);
+  const int ly = get_local_id (1);
+  const int tile_x0 = (int) get_group_id (0) * GROUP_W * OUT_X - RADIUS;
+  const int tile_y0 = (int) get_group_id (1) * GROUP_H - RADIUS;
+
+  for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
+    const int sy = clamp (tile_y0 + ty, 0, height - 1);
+    __global const uchar *row = src + (size_t) sy * src_stride;
+    for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
+      const int sx = clamp (tile_x0 + tx, 0, width - 1);
+      tile[ty][tx] = LOAD_PIXEL (row, sx);
+    }
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  /* Tile coordinates of this work-item's first output. */
+  const int cx = lx * OUT_X + RADIUS;
+  const int cy = ly + RADIUS;
+
+  value_t centre[OUT_X];
+  value_t sum[OUT_X];
+  weight_t weight_sum[OUT_X];
+#pragma unroll
+  for (int k = 0; k < OUT_X; k++) {
+    centre[k] = TO_VALUE (tile[cy][cx + k]);
+    sum[k] = (value_t) (0.0f);
+    weight_sum[k] = (weight_t) (0.0f);
+  }
+
+  for (int dy = -RADIUS; dy <= RADIUS; dy++) {
+    __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
+    __local const pixel_t *tile_row = &tile[cy + dy][0];
+    /* Columns cx - R .. cx + OUT_X - 1 + R serve all OUT_X outputs. */
+    for (int c = -RADIUS; c < OUT_X + RADIUS; c++) {
+      const value_t v = TO_VALUE (tile_row[cx + c]);
+#pragma unroll
+      for (int k = 0; k < OUT_X; k++) {
+        const int dx = c - k;
+        if (dx >= -RADIUS && dx <= RADIUS) {
+          const weight_t w = native_exp2 (range_term (centre[k], v, range_scale, luma) +
+              spatial_row[dx]);
+          sum[k] += w * v;
+          weight_sum[k] += w;
+        }
+      }
+    }
+  }
+
+  const int y = (int) get_group_id (1) * GROUP_H + ly;
+  const int x0 = (int) get_group_id (0) * GROUP_W * OUT_X + lx * OUT_X;
+  if (y >= height)
+    return;
+  __global uchar *out_row = dst + (size_t) y * dst_stride;
+#pragma unroll
+  for (int k = 0; k < OUT_X; k++) {
+    if (x0 + k < width) {
+#if CHANNELS == 4
+      STORE_PIXEL (finish4 (sum[k], weight_sum[k], tile[cy][cx + k].w), out_row, x0 + k);
+#else
+      STORE_PIXEL (convert_uchar_sat_rte (sum[k] / weight_sum[k]), out_row, x0 + k);
+#endif
+    }
+  }
+}
