@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds, runs the whole suite (GL tests under
+# Xvfb) and ends with one line "N passed, N failed".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build"
+
+summary () { echo "$1 passed, $2 failed"; }
+
+if ! bash "$root/.ci/install-deps.sh"; then
+  echo "dependency installation failed"
+  summary 0 1
+  exit 1
+fi
+if [ -f "$build/build.ninja" ]; then
+  meson setup --reconfigure "$build" "$root" >/dev/null || { summary 0 1; exit 1; }
+else
+  meson setup "$build" "$root" >/dev/null || { summary 0 1; exit 1; }
+fi
+if ! ninja -C "$build"; then
+  echo "build failed"
+  summary 0 1
+  exit 1
+fi
+
+xvfb-run -a -s "-screen 0 1280x1024x24" meson test -C "$build" --print-errorlogs \
+  --timeout-multiplier "${TEST_TIMEOUT_MULTIPLIER:-3}" "$@"
+
+counts=$(python3 - "$build/meson-logs/testlog.json" <<'PY'
+import json, sys
+passed = failed = 0
+with open(sys.argv[1]) as log:
+    for line in log:
+        result = json.loads(line).get("result")
+        if result in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif result != "SKIP":
+            failed += 1
+print(passed, failed)
+PY
+) || counts="0 1"
+read -r passed failed <<<"$counts"
+summary "$passed" "$failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
