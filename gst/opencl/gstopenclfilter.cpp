@@ -304,6 +304,19 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
   return klass->set_info ? klass->set_info (filter, &priv->in_info, &priv->out_info) : TRUE;
 }
 
+/* Output buffers are sized from the output caps, never from the (possibly tight or padded)
+ * input buffer. */
+static gboolean
+gst_opencl_filter_transform_size (GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
+    GstCaps * othercaps, gsize * othersize)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = info.size;
+  return TRUE;
+}
+
 static gboolean
 gst_opencl_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
     GstQuery * query)
@@ -453,6 +466,7 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   trans_class->propose_allocation = gst_opencl_filter_propose_allocation;
   trans_class->decide_allocation = gst_opencl_filter_decide_allocation;
   trans_class->transform = gst_opencl_filter_transform;
+  trans_class->transform_size = gst_opencl_filter_transform_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_FILTER, (GstPluginAPIFlags) 0);
 }

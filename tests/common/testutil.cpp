@@ -1,0 +1,176 @@
+/* gst-opencl tests: frames, patterns, comparisons and pipeline helpers shared by the suites.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "common/testutil.h"
+
+#include <gst/check/gstcheck.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+namespace testutil {
+
+const char *
+pattern_name (Pattern pattern)
+{
+  switch (pattern) {
+    case Pattern::Random:
+      return "random";
+    case Pattern::Edges:
+      return "edges";
+    case Pattern::Flat:
+      return "flat";
+    case Pattern::Gradient:
+      return "gradient";
+  }
+  return "?";
+}
+
+Frame::Frame (int w, int h, int bpp, int row_stride)
+  : width (w), height (h), bytes_per_pixel (bpp),
+    stride (row_stride ? row_stride : w * bpp), bytes ((size_t) stride * h, 0xA5)
+{
+}
+
+void
+fill (Frame & frame, Pattern pattern, uint32_t seed)
+{
+  std::mt19937 random (seed);
+  std::uniform_int_distribution<int> byte (0, 255);
+  std::uniform_int_distribution<int> noise (-6, 6);
+  const int bpp = frame.bytes_per_pixel;
+  auto clamp8 = [](int v) { return (uint8_t) std::clamp (v, 0, 255); };
+  for (int y = 0; y < frame.height; y++) {
+    uint8_t *row = frame.row (y);
+    for (int x = 0; x < frame.width; x++) {
+      for (int c = 0; c < bpp; c++) {
+        int value = 0;
+        switch (pattern) {
+          case Pattern::Random:
+            value = byte (random);
+            break;
+          case Pattern::Edges:{
+            bool bright = x >= frame.width / 2;
+            bool square = x >= frame.width / 5 && x < frame.width / 3 &&
+                y >= frame.height / 4 && y < frame.height * 3 / 4;
+            int base = (bright || square) ? 200 - 30 * c : 30 + 20 * c;
+            value = base + noise (random);
+            break;
+          }
+          case Pattern::Flat:
+            value = 90 + 40 * c + noise (random);
+            break;
+          case Pattern::Gradient:
+            value = (x * 255) / std::max (1, frame.width - 1) * (c % 2 ? 1 : 0) +
+                (y * 255) / std::max (1, frame.height - 1) * (c % 2 ? 0 : 1);
+            value = value / (c == 2 ? 2 : 1);
+            break;
+        }
+        row[x * bpp + c] = clamp8 (value);
+      }
+    }
+  }
+}
+
+GstBuffer *
+to_buffer (const Frame & frame, GstVideoFormat format)
+{
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, frame.bytes.size (), nullptr);
+  gst_buffer_fill (buffer, 0, frame.bytes.data (), frame.bytes.size ());
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { frame.stride };
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE, format, frame.width,
+      frame.height, 1, offset, stride);
+  return buffer;
+}
+
+Frame
+from_buffer (GstBuffer * buffer, const GstVideoInfo * info)
+{
+  GstVideoFrame mapped;
+  fail_unless (gst_video_frame_map (&mapped, info, buffer, GST_MAP_READ));
+  Frame frame (GST_VIDEO_FRAME_WIDTH (&mapped), GST_VIDEO_FRAME_HEIGHT (&mapped),
+      GST_VIDEO_FRAME_COMP_PSTRIDE (&mapped, 0));
+  const auto *data = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&mapped, 0));
+  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&mapped, 0);
+  for (int y = 0; y < frame.height; y++)
+    std::memcpy (frame.row (y), data + (size_t) y * stride, (size_t) frame.width *
+        frame.bytes_per_pixel);
+  gst_video_frame_unmap (&mapped);
+  return frame;
+}
+
+Difference
+compare (const Frame & a, const Frame & b, const std::vector<int> & channel_tolerance)
+{
+  fail_unless_equals_int (a.width, b.width);
+  fail_unless_equals_int (a.height, b.height);
+  fail_unless_equals_int (a.bytes_per_pixel, b.bytes_per_pixel);
+  Difference difference;
+  for (int y = 0; y < a.height; y++) {
+    for (int x = 0; x < a.width; x++) {
+      for (int c = 0; c < a.bytes_per_pixel; c++) {
+        int d = std::abs ((int) a.row (y)[x * a.bytes_per_pixel + c] -
+            (int) b.row (y)[x * b.bytes_per_pixel + c]);
+        difference.max = std::max (difference.max, d);
+        if (d > channel_tolerance[c]) {
+          if (difference.over++ == 0) {
+            difference.x = x;
+            difference.y = y;
+            difference.c = c;
+          }
+        }
+      }
+    }
+  }
+  return difference;
+}
+
+std::string
+describe (const Difference & d)
+{
+  char text[160];
+  g_snprintf (text, sizeof text, "max difference %d, %zu bytes over tolerance, first at "
+      "x=%d y=%d channel %d", d.max, d.over, d.x, d.y, d.c);
+  return text;
+}
+
+std::string
+run_pipeline (GstElement * pipeline, int timeout_s)
+{
+  fail_unless (pipeline != nullptr);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  std::string result;
+  GstStateChangeReturn change = gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstMessage *message = gst_bus_timed_pop_filtered (bus, (GstClockTime) timeout_s * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (message != nullptr, "pipeline neither finished nor failed in %d s (state change "
+      "returned %d)", timeout_s, change);
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error (message, &error, &debug);
+    result = std::string (error->message) + "\n" + (debug ? debug : "");
+    g_clear_error (&error);
+    g_free (debug);
+    fail_unless (!result.empty ());
+  }
+  gst_message_unref (message);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return result;
+}
+
+std::string
+run_pipeline (const std::string & launch_line, int timeout_s)
+{
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch (launch_line.c_str (), &error);
+  fail_unless (pipeline != nullptr && error == nullptr, "cannot parse \"%s\": %s",
+      launch_line.c_str (), error ? error->message : "");
+  return run_pipeline (pipeline, timeout_s);
+}
+
+}  // namespace testutil

@@ -1,0 +1,61 @@
+/* gst-opencl tests: frames, patterns, comparisons and pipeline helpers shared by the suites.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace testutil {
+
+enum class Pattern { Random, Edges, Flat, Gradient };
+const char *pattern_name (Pattern pattern);
+
+/* A host frame with explicit row stride (bytes), possibly padded. */
+struct Frame
+{
+  int width = 0;
+  int height = 0;
+  int bytes_per_pixel = 0;
+  int stride = 0;
+  std::vector<uint8_t> bytes;
+
+  Frame (int width, int height, int bytes_per_pixel, int stride = 0);
+  uint8_t *row (int y) { return bytes.data () + (size_t) y * stride; }
+  const uint8_t *row (int y) const { return bytes.data () + (size_t) y * stride; }
+};
+
+/* Fills the pixels (not the padding) with a deterministic pattern. Random: uniform bytes;
+ * Edges: dark/bright halves and a bright square, with light noise; Flat: one colour with light
+ * noise; Gradient: ramps along x and y per channel. */
+void fill (Frame & frame, Pattern pattern, uint32_t seed);
+
+/* A GstBuffer holding a copy of the frame, with a GstVideoMeta carrying its stride. */
+GstBuffer *to_buffer (const Frame & frame, GstVideoFormat format);
+
+/* Copies a mapped output buffer into a tightly described Frame (stride from its video meta). */
+Frame from_buffer (GstBuffer * buffer, const GstVideoInfo * info);
+
+struct Difference
+{
+  int max = 0;              /* largest |a - b| over all compared bytes */
+  size_t over = 0;          /* bytes differing by more than the tolerance */
+  int x = -1, y = -1, c = -1;  /* first byte over the tolerance */
+};
+
+/* Compares the pixels of two frames of the same size; `channel_tolerance[c]` per byte of a
+ * pixel (use 0 for channels that must be exact). */
+Difference compare (const Frame & a, const Frame & b, const std::vector<int> & channel_tolerance);
+std::string describe (const Difference & difference);
+
+/* Runs a gst-launch style pipeline to the end. Returns "" at EOS, or the first error as
+ * "<message>\n<debug>". Fails the test after `timeout_s` seconds. */
+std::string run_pipeline (const std::string & launch_line, int timeout_s = 120);
+
+/* Same, but with an already-built pipeline (taken over). */
+std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
+
+}  // namespace testutil

@@ -1,0 +1,322 @@
+/* gst-opencl tests: openclbilateral against the float64 reference, through GstHarness.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <cmath>
+#include <string>
+
+#include "common/testutil.h"
+#include "reference/bilateral_reference.h"
+
+using testutil::Frame;
+using testutil::Pattern;
+using reference::BilateralMode;
+
+namespace {
+
+struct Settings
+{
+  double sigma_spatial = 2.0;
+  double sigma_range = 25.0;
+  int radius = 0;  /* the element's property: 0 = automatic */
+  BilateralMode mode = BilateralMode::Color;
+};
+
+const char *
+mode_nick (BilateralMode mode)
+{
+  switch (mode) {
+    case BilateralMode::Color:
+      return "color";
+    case BilateralMode::Luma:
+      return "luma";
+    case BilateralMode::PerChannel:
+      return "per-channel";
+  }
+  return "?";
+}
+
+int
+effective_radius (const Settings & s)
+{
+  return s.radius > 0 ? s.radius : (int) std::min (32.0, std::ceil (2.0 * s.sigma_spatial));
+}
+
+void
+apply (GstHarness * h, const Settings & s)
+{
+  gst_util_set_object_arg (G_OBJECT (h->element), "mode", mode_nick (s.mode));
+  g_object_set (h->element, "sigma-spatial", s.sigma_spatial, "sigma-range", s.sigma_range,
+      "radius", s.radius, nullptr);
+}
+
+GstHarness *
+new_harness (GstVideoFormat format, int width, int height, GstVideoInfo * info)
+{
+  GstHarness *h = gst_harness_new ("openclbilateral");
+  gst_video_info_set_format (info, format, width, height);
+  GstCaps *caps = gst_video_info_to_caps (info);
+  gst_harness_set_src_caps (h, caps);
+  return h;
+}
+
+Frame
+reference_output (const Frame & input, GstVideoFormat format, const Settings & s)
+{
+  Frame expected (input.width, input.height, input.bytes_per_pixel);
+  reference::BilateralParams params;
+  params.sigma_spatial = s.sigma_spatial;
+  params.sigma_range = s.sigma_range;
+  params.radius = effective_radius (s);
+  params.mode = s.mode;
+  params.bgr = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx;
+  reference::bilateral (input.bytes.data (), input.stride, expected.bytes.data (),
+      expected.stride, input.width, input.height, input.bytes_per_pixel, params);
+  return expected;
+}
+
+/* Pushes one frame through the harness and checks it against the reference. */
+void
+push_and_check (GstHarness * h, const GstVideoInfo * info, const Frame & input,
+    const Settings & s, const std::string & label)
+{
+  GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  GstBuffer *out = gst_harness_push_and_pull (h, testutil::to_buffer (input, format));
+  fail_unless (out != nullptr, "%s: no output buffer", label.c_str ());
+  Frame actual = testutil::from_buffer (out, info);
+  gst_buffer_unref (out);
+
+  Frame expected = reference_output (input, format, s);
+  /* Colour channels within 1 of the reference; the fourth byte (alpha or padding) exact. */
+  std::vector<int> tolerance = input.bytes_per_pixel == 4 ?
+      std::vector<int> { 1, 1, 1, 0 } : std::vector<int> { 1 };
+  auto difference = testutil::compare (actual, expected, tolerance);
+  fail_unless (difference.over == 0, "%s: %s", label.c_str (),
+      testutil::describe (difference).c_str ());
+}
+
+void
+check_one (GstVideoFormat format, int width, int height, int stride, Pattern pattern,
+    const Settings & s, uint32_t seed)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (format, width, height, &info);
+  apply (h, s);
+  Frame input (width, height, GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0), stride);
+  testutil::fill (input, pattern, seed);
+  std::string label = std::string (gst_video_format_to_string (format)) + " " +
+      std::to_string (width) + "x" + std::to_string (height) + " stride " +
+      std::to_string (input.stride) + " " + testutil::pattern_name (pattern) + " mode " +
+      mode_nick (s.mode) + " radius " + std::to_string (effective_radius (s));
+  push_and_check (h, &info, input, s, label);
+  gst_harness_teardown (h);
+}
+
+const GstVideoFormat all_formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_GRAY8,
+};
+const BilateralMode all_modes[] = {
+  BilateralMode::Color, BilateralMode::Luma, BilateralMode::PerChannel,
+};
+
+}  // namespace
+
+GST_START_TEST (test_every_format_and_mode_small_sizes)
+{
+  uint32_t seed = 1;
+  for (GstVideoFormat format : all_formats) {
+    for (BilateralMode mode : all_modes) {
+      Settings s;
+      s.mode = mode;
+      for (auto size : { std::pair<int, int> { 1, 1 }, std::pair<int, int> { 17, 9 } }) {
+        for (Pattern pattern : { Pattern::Random, Pattern::Edges, Pattern::Gradient })
+          check_one (format, size.first, size.second, 0, pattern, s, seed++);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_640x480)
+{
+  struct
+  {
+    GstVideoFormat format;
+    BilateralMode mode;
+  } cases[] = {
+    { GST_VIDEO_FORMAT_RGBA, BilateralMode::Color },
+    { GST_VIDEO_FORMAT_BGRx, BilateralMode::Luma },
+    { GST_VIDEO_FORMAT_BGRA, BilateralMode::PerChannel },
+    { GST_VIDEO_FORMAT_GRAY8, BilateralMode::Color },
+  };
+  uint32_t seed = 100;
+  for (const auto & c : cases) {
+    Settings s;
+    s.mode = c.mode;
+    check_one (c.format, 640, 480, 0, Pattern::Random, s, seed++);
+    check_one (c.format, 640, 480, 0, Pattern::Edges, s, seed++);
+    check_one (c.format, 640, 480, 0, Pattern::Flat, s, seed++);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_padded_rows)
+{
+  Settings s;
+  /* Row strides well beyond the pixels, not multiples of 4 or of the pixel size. */
+  check_one (GST_VIDEO_FORMAT_RGBA, 33, 20, 33 * 4 + 60, Pattern::Random, s, 7);
+  check_one (GST_VIDEO_FORMAT_BGRx, 50, 31, 50 * 4 + 4, Pattern::Edges, s, 8);
+  check_one (GST_VIDEO_FORMAT_GRAY8, 17, 9, 37, Pattern::Random, s, 9);
+  check_one (GST_VIDEO_FORMAT_GRAY8, 101, 7, 129, Pattern::Edges, s, 10);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_radius_and_sigmas)
+{
+  struct
+  {
+    double sigma_spatial, sigma_range;
+    int radius;
+  } cases[] = {
+    { 1.3, 25.0, 0 },     /* automatic radius: ceil (2.6) = 3 */
+    { 0.4, 10.0, 0 },     /* automatic radius 1 */
+    { 2.0, 25.0, 1 },
+    { 3.0, 60.0, 7 },
+    { 5.0, 8.0, 12 },
+    { 20.0, 40.0, 32 },   /* window far larger than the frame: every border clamps */
+    { 40.0, 30.0, 0 },    /* automatic radius capped at 32 */
+    { 2.0, 0.5, 3 },      /* tiny range sigma: weights underflow except near-equal colours */
+    { 2.0, 5000.0, 3 },   /* huge range sigma: a Gaussian blur */
+  };
+  uint32_t seed = 200;
+  for (const auto & c : cases) {
+    Settings s;
+    s.sigma_spatial = c.sigma_spatial;
+    s.sigma_range = c.sigma_range;
+    s.radius = c.radius;
+    check_one (GST_VIDEO_FORMAT_RGBA, 23, 13, 0, Pattern::Random, s, seed++);
+    check_one (GST_VIDEO_FORMAT_GRAY8, 23, 13, 0, Pattern::Edges, s, seed++);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_property_changes_between_frames)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 40, 24, &info);
+  Frame input (40, 24, 4);
+  testutil::fill (input, Pattern::Edges, 300);
+
+  Settings steps[5];
+  steps[1].sigma_range = 60.0;
+  steps[2] = steps[1];
+  steps[2].radius = 6;
+  steps[3] = steps[2];
+  steps[3].mode = BilateralMode::Luma;
+  steps[4] = steps[3];
+  steps[4].sigma_spatial = 1.0;
+  steps[4].radius = 0;
+  int index = 0;
+  for (const auto & s : steps) {
+    apply (h, s);
+    push_and_check (h, &info, input, s, "step " + std::to_string (index++));
+  }
+  /* And back to the first settings, whose kernel comes from the cache. */
+  apply (h, steps[0]);
+  push_and_check (h, &info, input, steps[0], "back to defaults");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_properties_and_defaults)
+{
+  GstElement *element = gst_element_factory_make ("openclbilateral", nullptr);
+  fail_unless (element != nullptr);
+  gdouble sigma_spatial = 0, sigma_range = 0;
+  gint radius = -1, mode = -1;
+  gchar *device = nullptr;
+  g_object_get (element, "sigma-spatial", &sigma_spatial, "sigma-range", &sigma_range,
+      "radius", &radius, "mode", &mode, "device", &device, nullptr);
+  fail_unless_equals_float (sigma_spatial, 2.0);
+  fail_unless_equals_float (sigma_range, 25.0);
+  fail_unless_equals_int (radius, 0);
+  fail_unless_equals_int (mode, 0);
+  fail_unless_equals_string (device, "");
+  g_free (device);
+
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "radius");
+  fail_unless_equals_int (G_PARAM_SPEC_INT (spec)->maximum, 32);
+  for (const char *name : { "sigma-spatial", "sigma-range", "radius", "mode" }) {
+    spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), name);
+    fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING, "%s not mutable while playing", name);
+    fail_unless (spec->flags & GST_PARAM_CONTROLLABLE, "%s not controllable", name);
+  }
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "kernel-time");
+  fail_unless (spec && !(spec->flags & G_PARAM_WRITABLE));
+  gst_object_unref (element);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_time_and_device_name)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 64, 32, &info);
+  guint64 kernel_time = 0;
+  g_object_get (h->element, "kernel-time", &kernel_time, nullptr);
+  fail_unless_equals_uint64 (kernel_time, 0);
+
+  Frame input (64, 32, 4);
+  testutil::fill (input, Pattern::Random, 400);
+  push_and_check (h, &info, input, Settings (), "kernel time frame");
+  gchar *name = nullptr;
+  g_object_get (h->element, "kernel-time", &kernel_time, "device-name", &name, nullptr);
+  fail_unless (kernel_time > 0, "kernel-time stayed 0 after a frame");
+  fail_unless (kernel_time < 60 * GST_SECOND, "kernel-time %" G_GUINT64_FORMAT " ns is absurd",
+      kernel_time);
+  fail_unless (name != nullptr && *name != '\0');
+  GST_INFO ("device %s, kernel time %" G_GUINT64_FORMAT " ns", name, kernel_time);
+  g_free (name);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_caps_change_mid_stream)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 30, 20, &info);
+  Frame first (30, 20, 4);
+  testutil::fill (first, Pattern::Random, 500);
+  push_and_check (h, &info, first, Settings (), "before caps change");
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 45, 33);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  gst_harness_set_src_caps (h, caps);
+  Frame second (45, 33, 1);
+  testutil::fill (second, Pattern::Edges, 501);
+  push_and_check (h, &info, second, Settings (), "after caps change");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static Suite *
+bilateral_suite (void)
+{
+  Suite *s = suite_create ("openclbilateral");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_properties_and_defaults);
+  tcase_add_test (tc, test_every_format_and_mode_small_sizes);
+  tcase_add_test (tc, test_640x480);
+  tcase_add_test (tc, test_padded_rows);
+  tcase_add_test (tc, test_radius_and_sigmas);
+  tcase_add_test (tc, test_property_changes_between_frames);
+  tcase_add_test (tc, test_kernel_time_and_device_name);
+  tcase_add_test (tc, test_caps_change_mid_stream);
+  return s;
+}
+
+GST_CHECK_MAIN (bilateral);
