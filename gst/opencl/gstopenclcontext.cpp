@@ -68,6 +68,14 @@ gst_opencl_context_new (const std::string & device_string)
   device->name = gst_opencl::describe_device (device->device);
   device->type = device->device.getInfo<CL_DEVICE_TYPE> ();
   device->max_alloc_bytes = device->device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
+  /* GST_OPENCL_MAX_ALLOC_BYTES lowers the largest allocation the plugin makes on a device: to
+   * keep it from taking a shared GPU's memory, and to let tests meet the "too large" path with
+   * frames GStreamer can describe (a GstVideoInfo stops at 2 GiB, below most drivers' limit). */
+  if (const char *limit = g_getenv ("GST_OPENCL_MAX_ALLOC_BYTES")) {
+    guint64 bytes = g_ascii_strtoull (limit, nullptr, 10);
+    if (bytes > 0 && bytes < device->max_alloc_bytes)
+      device->max_alloc_bytes = bytes;
+  }
   device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
   device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
   device->context = cl::Context (device->device);

@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# Sourced by every script in pipelines/. Sets, from the environment:
+#   REPO_ROOT         the repository
+#   BUILD_DIR         build folder whose gst/ holds libgstopencl.so (default <repo>/build)
+#   GST_PLUGIN_PATH   $BUILD_DIR/gst, when that folder exists and either BUILD_DIR was given or
+#                     GST_PLUGIN_PATH was unset (an installed plugin is then found the usual way)
+#   NUM_BUFFERS       frames each source produces; empty = run until the stream ends or Ctrl-C
+#   source_limit      array: ("num-buffers=N"), or () when NUM_BUFFERS is empty
+#   OUT_DIR           where files are written (default <repo>/out, created)
+
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+build_dir_given=${BUILD_DIR:+1}
+BUILD_DIR=${BUILD_DIR:-$REPO_ROOT/build}
+case $BUILD_DIR in
+  /*) ;;
+  *) BUILD_DIR=$PWD/$BUILD_DIR ;;
+esac
+
+# Callable again after a build has created $BUILD_DIR/gst (demo.sh does).
+use_build_plugin () {
+  local plugin_dir=$BUILD_DIR/gst
+  [ -d "$plugin_dir" ] || return 0
+  case ":${GST_PLUGIN_PATH:-}:" in
+    *":$plugin_dir:"*) return 0 ;;
+  esac
+  if [ -n "$build_dir_given" ]; then
+    export GST_PLUGIN_PATH=$plugin_dir${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
+  elif [ -z "${GST_PLUGIN_PATH+set}" ]; then
+    export GST_PLUGIN_PATH=$plugin_dir
+  fi
+}
+use_build_plugin
+
+# Stops the script with a hint when GStreamer cannot find openclbilateral.
+require_plugin () {
+  if ! gst-inspect-1.0 openclbilateral >/dev/null 2>&1; then
+    echo "error: GStreamer cannot find the element openclbilateral" \
+      "(GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-unset})." >&2
+    echo "Build it first (meson setup build && ninja -C build), or run: bash pipelines/demo.sh" >&2
+    exit 1
+  fi
+}
+
+NUM_BUFFERS=${NUM_BUFFERS:-}
+if [ -n "$NUM_BUFFERS" ] && ! [[ $NUM_BUFFERS =~ ^[0-9]+$ ]]; then
+  echo "error: NUM_BUFFERS must be a number of frames or empty, not \"$NUM_BUFFERS\"" >&2
+  exit 2
+fi
+source_limit=()
+[ -z "$NUM_BUFFERS" ] || source_limit=("num-buffers=$NUM_BUFFERS")
+
+OUT_DIR=${OUT_DIR:-$REPO_ROOT/out}
+mkdir -p "$OUT_DIR"
+OUT_DIR=$(cd "$OUT_DIR" && pwd)
+
+# Prints the pipeline (so it can be copied) and runs it. -e: Ctrl-C sends EOS, so files are
+# finished properly. gst-launch-1.0 exits non-zero when the pipeline posts an error.
+run_pipeline () {
+  echo "+ gst-launch-1.0 -e $*" >&2
+  gst-launch-1.0 -e "$@"
+}

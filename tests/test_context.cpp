@@ -1,0 +1,157 @@
+/* gst-opencl tests: one OpenCL context per device per pipeline, shared through the GstContext
+ * "gst.opencl.context"; an application can hand one pipeline's context to another.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+
+#include <string>
+
+#include "common/testutil.h"
+
+namespace {
+
+/* The OpenCL context object an element answers a context query with (a new reference), or
+ * nullptr. */
+GObject *
+element_context (GstElement * element)
+{
+  GstQuery *query = gst_query_new_context ("gst.opencl.context");
+  GObject *object = nullptr;
+  if (gst_element_query (element, query)) {
+    GstContext *context = nullptr;
+    gst_query_parse_context (query, &context);
+    fail_unless (context != nullptr);
+    fail_unless_equals_string (gst_context_get_context_type (context), "gst.opencl.context");
+    const GstStructure *s = gst_context_get_structure (context);
+    const GValue *value = gst_structure_get_value (s, "context");
+    fail_unless (value != nullptr && G_VALUE_HOLDS_OBJECT (value));
+    object = G_OBJECT (g_value_dup_object (value));
+    fail_unless (gst_structure_get_string (s, "device-name") != nullptr);
+  }
+  gst_query_unref (query);
+  return object;
+}
+
+GstElement *
+paused_pipeline (const char *description)
+{
+  GstElement *pipeline = gst_parse_launch (description, nullptr);
+  fail_unless (pipeline != nullptr);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  return pipeline;
+}
+
+GstElement *
+by_name (GstElement * pipeline, const char *name)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  fail_unless (element != nullptr);
+  return element;
+}
+
+const char *chain = "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=32,height=16 ! "
+    "openclbilateral name=a ! openclbilateral name=b radius=2 ! "
+    "openclbilateral name=c device=cpu ! fakesink";
+
+}  // namespace
+
+GST_START_TEST (test_chained_elements_share_one_context)
+{
+  GstElement *pipeline = paused_pipeline (chain);
+  GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b"),
+      *c = by_name (pipeline, "c");
+  GObject *context_a = element_context (a);
+  GObject *context_b = element_context (b);
+  GObject *context_c = element_context (c);
+  fail_unless (context_a != nullptr);
+  fail_unless (context_a == context_b, "neighbours run on different OpenCL contexts");
+  /* "cpu" is satisfied by the automatic choice here (PoCL is a CPU device). */
+  fail_unless (context_a == context_c);
+  g_object_unref (context_a);
+  g_object_unref (context_b);
+  g_object_unref (context_c);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (c);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_application_shares_context_between_pipelines)
+{
+  GstElement *first = paused_pipeline (chain);
+  GstElement *a = by_name (first, "a");
+  GObject *shared = element_context (a);
+  fail_unless (shared != nullptr);
+
+  /* The application hands the first pipeline's context to the second before it starts. */
+  GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
+  GValue value = G_VALUE_INIT;
+  g_value_init (&value, G_OBJECT_TYPE (shared));
+  g_value_set_object (&value, shared);
+  gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
+  g_value_unset (&value);
+  GstElement *second = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=8,height=8 ! openclbilateral name=x ! fakesink", nullptr);
+  gst_element_set_context (second, context);
+  gst_context_unref (context);
+  fail_unless (gst_element_set_state (second, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (second, nullptr, nullptr, 120 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  GstElement *x = by_name (second, "x");
+  GObject *used = element_context (x);
+  fail_unless (used == shared, "the element ignored the context it was given");
+
+  g_object_unref (used);
+  g_object_unref (shared);
+  gst_object_unref (x);
+  gst_object_unref (a);
+  gst_element_set_state (second, GST_STATE_NULL);
+  gst_element_set_state (first, GST_STATE_NULL);
+  gst_object_unref (second);
+  gst_object_unref (first);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_separate_pipelines_get_separate_contexts)
+{
+  GstElement *first = paused_pipeline (chain);
+  GstElement *second = paused_pipeline (chain);
+  GstElement *a1 = by_name (first, "a"), *a2 = by_name (second, "a");
+  GObject *c1 = element_context (a1), *c2 = element_context (a2);
+  fail_unless (c1 && c2 && c1 != c2);
+  g_object_unref (c1);
+  g_object_unref (c2);
+  gst_object_unref (a1);
+  gst_object_unref (a2);
+  gst_element_set_state (first, GST_STATE_NULL);
+  gst_element_set_state (second, GST_STATE_NULL);
+  gst_object_unref (first);
+  gst_object_unref (second);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_chain_runs_to_eos)
+{
+  std::string error = testutil::run_pipeline (chain);
+  fail_unless (error.empty (), "%s", error.c_str ());
+}
+GST_END_TEST;
+
+static Suite *
+context_suite (void)
+{
+  Suite *s = suite_create ("context");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_chained_elements_share_one_context);
+  tcase_add_test (tc, test_application_shares_context_between_pipelines);
+  tcase_add_test (tc, test_separate_pipelines_get_separate_contexts);
+  tcase_add_test (tc, test_chain_runs_to_eos);
+  return s;
+}
+
+GST_CHECK_MAIN (context);

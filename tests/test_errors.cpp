@@ -1,0 +1,171 @@
+/* gst-opencl tests: bad input gets a clear error on the bus, never a crash, and the element can
+ * be used again afterwards.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
+
+#include <string>
+
+#include "common/testutil.h"
+
+namespace {
+
+const char *small_source = "videotestsrc num-buffers=2 ! "
+    "video/x-raw,format=RGBA,width=16,height=16 ! ";
+
+std::string
+run_with_device (const std::string & device)
+{
+  return testutil::run_pipeline (std::string (small_source) + "openclbilateral device=\"" +
+      device + "\" ! fakesink");
+}
+
+bool
+contains (const std::string & text, const std::string & part)
+{
+  return text.find (part) != std::string::npos;
+}
+
+/* A temporary folder holding one kernel override; removed by the destructor. */
+struct KernelOverride
+{
+  std::string dir;
+  explicit KernelOverride (const std::string & bilateral_source, bool as_directory = false)
+  {
+    gchar *made = g_dir_make_tmp ("gst-opencl-kernels-XXXXXX", nullptr);
+    dir = made;
+    g_free (made);
+    std::string path = dir + "/bilateral.cl";
+    if (as_directory)
+      g_mkdir (path.c_str (), 0700);
+    else
+      g_file_set_contents (path.c_str (), bilateral_source.c_str (), -1, nullptr);
+    g_setenv ("GST_OPENCL_KERNEL_DIR", dir.c_str (), TRUE);
+  }
+  ~KernelOverride ()
+  {
+    g_unsetenv ("GST_OPENCL_KERNEL_DIR");
+    std::string path = dir + "/bilateral.cl";
+    g_remove (path.c_str ());
+    g_rmdir (dir.c_str ());
+  }
+};
+
+}  // namespace
+
+GST_START_TEST (test_unknown_device_lists_devices)
+{
+  std::string error = run_with_device ("no-such-platform");
+  fail_unless (contains (error, "no OpenCL device matches \"no-such-platform\""), "%s",
+      error.c_str ());
+  /* The message names what exists: PoCL's platform here. */
+  fail_unless (contains (error, "available devices"), "%s", error.c_str ());
+  fail_unless (contains (error, "Portable Computing Language:0"), "%s", error.c_str ());
+
+  error = run_with_device ("Portable Computing Language:7");
+  fail_unless (contains (error, "no OpenCL device matches"), "%s", error.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_malformed_device_strings)
+{
+  for (const char *device : { "pocl:abc", ":0", "pocl:", "pocl:-1" }) {
+    std::string error = run_with_device (device);
+    fail_unless (contains (error, "malformed device string"), "%s: %s", device, error.c_str ());
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_valid_device_strings)
+{
+  for (const char *device : { "", "cpu", "CPU", "portable", "Portable Computing Language:0" }) {
+    std::string error = run_with_device (device);
+    fail_unless (error.empty (), "device \"%s\": %s", device, error.c_str ());
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_environment_device)
+{
+  g_setenv ("GST_OPENCL_DEVICE", "no-such-platform", TRUE);
+  std::string error = run_with_device ("");
+  fail_unless (contains (error, "no-such-platform"), "%s", error.c_str ());
+  /* The property wins over the environment. */
+  error = run_with_device ("cpu");
+  fail_unless (error.empty (), "%s", error.c_str ());
+  g_unsetenv ("GST_OPENCL_DEVICE");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_build_failure_reports_log_and_recovers)
+{
+  GstElement *pipeline = nullptr;
+  {
+    KernelOverride broken ("__kernel void bilateral (__global int *x) { this is not C; }\n");
+    std::string error = run_with_device ("");
+    fail_unless (contains (error, "kernel bilateral failed to build"), "%s", error.c_str ());
+    fail_unless (contains (error, "CL_BUILD_PROGRAM_FAILURE"), "%s", error.c_str ());
+    fail_unless (contains (error, "build log"), "%s", error.c_str ());
+    /* The log is the compiler's own diagnostic about the bad source. */
+    fail_unless (contains (error, "error:") && contains (error, "this"), "%s", error.c_str ());
+  }
+  /* The same element, back to NULL with the override gone, runs. */
+  GError *parse_error = nullptr;
+  pipeline = gst_parse_launch ((std::string (small_source) +
+          "openclbilateral name=f ! fakesink").c_str (), &parse_error);
+  fail_unless (pipeline != nullptr);
+  {
+    KernelOverride broken ("garbage");
+    GstBus *bus = gst_element_get_bus (pipeline);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    GstMessage *message = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    fail_unless (message && GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR);
+    gst_message_unref (message);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+  }
+  std::string error = testutil::run_pipeline (pipeline);
+  fail_unless (error.empty (), "after recovering: %s", error.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_unreadable_kernel_override)
+{
+  KernelOverride unreadable ("", true);
+  std::string error = run_with_device ("");
+  fail_unless (contains (error, "cannot read kernel override"), "%s", error.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_frame_too_large_for_device)
+{
+  /* GStreamer cannot describe a frame over 2 GiB, less than PoCL's largest allocation here
+   * (4 GiB), so the test lowers the device's limit to 1 MiB and sends a 4 MiB frame. The error
+   * comes at caps time, before any buffer is made. */
+  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", "1048576", TRUE);
+  std::string error = testutil::run_pipeline ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=1024,height=1024 ! openclbilateral ! fakesink");
+  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
+  fail_unless (contains (error, "exceeds the largest buffer"), "%s", error.c_str ());
+}
+GST_END_TEST;
+
+static Suite *
+errors_suite (void)
+{
+  Suite *s = suite_create ("errors");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_unknown_device_lists_devices);
+  tcase_add_test (tc, test_malformed_device_strings);
+  tcase_add_test (tc, test_valid_device_strings);
+  tcase_add_test (tc, test_environment_device);
+  tcase_add_test (tc, test_build_failure_reports_log_and_recovers);
+  tcase_add_test (tc, test_unreadable_kernel_override);
+  tcase_add_test (tc, test_frame_too_large_for_device);
+  return s;
+}
+
+GST_CHECK_MAIN (errors);

@@ -1,0 +1,256 @@
+/* gst-opencl tests: the shared OpenCL layer on its own (no plugin): device strings, error
+ * names, the program cache in memory and on disk, kernel sources.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
+
+#include <string>
+
+#include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclprogram.h"
+#include "opencl/gstopenclutils.h"
+
+using gst_opencl::DeviceSpec;
+
+static gchar *cache_home = nullptr;
+
+GST_START_TEST (test_parse_device_spec)
+{
+  using Kind = DeviceSpec::Kind;
+  struct
+  {
+    const char *text;
+    bool valid;
+    Kind kind;
+    const char *platform;
+    unsigned index;
+  } cases[] = {
+    { "", true, Kind::Automatic, "", 0 },
+    { "   ", true, Kind::Automatic, "", 0 },
+    { "gpu", true, Kind::Gpu, "", 0 },
+    { "GPU", true, Kind::Gpu, "", 0 },
+    { " cpu ", true, Kind::Cpu, "", 0 },
+    { "NVIDIA", true, Kind::Platform, "NVIDIA", 0 },
+    { "NVIDIA CUDA:1", true, Kind::Platform, "NVIDIA CUDA", 1 },
+    { "Portable Computing Language:0", true, Kind::Platform, "Portable Computing Language", 0 },
+    { "a:b:2", true, Kind::Platform, "a:b", 2 },
+    { "pocl:", false, Kind::Automatic, "", 0 },
+    { ":3", false, Kind::Automatic, "", 0 },
+    { "pocl:x", false, Kind::Automatic, "", 0 },
+    { "pocl:-1", false, Kind::Automatic, "", 0 },
+    { "pocl:99999999999", false, Kind::Automatic, "", 0 },
+  };
+  for (const auto & c : cases) {
+    auto spec = gst_opencl::parse_device_spec (c.text);
+    fail_unless_equals_int (spec.has_value (), c.valid);
+    if (!spec)
+      continue;
+    fail_unless (spec->kind == c.kind, "\"%s\": kind %d", c.text, (int) spec->kind);
+    fail_unless_equals_string (spec->platform_substring.c_str (), c.platform);
+    fail_unless_equals_int (spec->index, c.index);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_error_names)
+{
+  fail_unless_equals_string (gst_opencl_error_name (CL_OUT_OF_RESOURCES),
+      "CL_OUT_OF_RESOURCES");
+  fail_unless_equals_string (gst_opencl_error_name (-4), "CL_MEM_OBJECT_ALLOCATION_FAILURE");
+  fail_unless_equals_string (gst_opencl_error_name (-1001), "CL_PLATFORM_NOT_FOUND_KHR");
+  fail_unless_equals_string (gst_opencl_error_name (-12345), "CL_UNKNOWN_ERROR(-12345)");
+
+  bool thrown = false;
+  try {
+    GST_OPENCL_CHECK (CL_INVALID_KERNEL_ARGS);
+  } catch (const cl::Error & e) {
+    thrown = true;
+    std::string text = gst_opencl::describe_exception (std::current_exception ());
+    fail_unless (text.find ("CL_INVALID_KERNEL_ARGS") != std::string::npos, "%s", text.c_str ());
+  }
+  fail_unless (thrown);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_stable_hash)
+{
+  /* FNV-1a 64 of known inputs: the disk cache's file names must not change between builds. */
+  fail_unless_equals_uint64 (gst_opencl::stable_hash (""), 0xcbf29ce484222325ull);
+  fail_unless_equals_uint64 (gst_opencl::stable_hash ("a"), 0xaf63dc4c8601ec8cull);
+  fail_unless (gst_opencl::stable_hash (std::string ("a\0b", 3)) !=
+      gst_opencl::stable_hash (std::string ("ab\0", 3)));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_device_selection)
+{
+  cl::Device cpu = gst_opencl::select_device (*gst_opencl::parse_device_spec ("cpu"), "cpu");
+  fail_unless (cpu.getInfo<CL_DEVICE_TYPE> () & CL_DEVICE_TYPE_CPU);
+  cl::Device automatic = gst_opencl::select_device (DeviceSpec (), "");
+  fail_unless (automatic () != nullptr);
+  fail_unless (!gst_opencl::describe_device (automatic).empty ());
+
+  bool thrown = false;
+  try {
+    gst_opencl::select_device (*gst_opencl::parse_device_spec ("zzz"), "zzz");
+  } catch (const gst_opencl::Failure & e) {
+    thrown = true;
+    fail_unless (e.kind == gst_opencl::Failure::Kind::NotFound);
+    fail_unless (std::string (e.what ()).find ("available devices") != std::string::npos);
+  }
+  fail_unless (thrown);
+}
+GST_END_TEST;
+
+static const char *tiny_source =
+    "__kernel void add_one (__global int *x) { x[get_global_id (0)] += ADD; }\n";
+
+GST_START_TEST (test_program_cache_memory_and_disk)
+{
+  cl::Device device = gst_opencl::select_device (DeviceSpec (), "");
+  cl::Context context (device);
+  const std::string options = "-DADD=1";
+  std::string path = gst_opencl::ProgramCache::disk_path (device, tiny_source, options);
+  fail_unless (g_str_has_prefix (path.c_str (), cache_home), "%s", path.c_str ());
+  g_remove (path.c_str ());
+
+  /* A first process: compiles, keeps it in memory, writes the binary. */
+  gst_opencl::ProgramCache first_process;
+  cl::Program a = first_process.get (context, device, "tiny", tiny_source, options);
+  cl::Program b = first_process.get (context, device, "tiny", tiny_source, options);
+  fail_unless (a () == b (), "the second request built the program again");
+  fail_unless_equals_int (first_process.stats ().source_builds, 1);
+  fail_unless_equals_int (first_process.stats ().memory_hits, 1);
+  fail_unless (g_file_test (path.c_str (), G_FILE_TEST_IS_REGULAR), "no binary at %s",
+      path.c_str ());
+
+  /* A later process: loads the binary, does not compile; the kernel works. */
+  gst_opencl::ProgramCache second_process;
+  cl::Program loaded = second_process.get (context, device, "tiny", tiny_source, options);
+  fail_unless_equals_int (second_process.stats ().disk_hits, 1);
+  fail_unless_equals_int (second_process.stats ().source_builds, 0);
+  cl::CommandQueue queue (context, device);
+  int value = 41;
+  cl::Buffer buffer (context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof value, &value);
+  cl::Kernel kernel (loaded, "add_one");
+  kernel.setArg (0, buffer);
+  queue.enqueueNDRangeKernel (kernel, cl::NullRange, cl::NDRange (1));
+  queue.enqueueReadBuffer (buffer, CL_TRUE, 0, sizeof value, &value);
+  fail_unless_equals_int (value, 42);
+
+  /* Other options are another program. */
+  second_process.get (context, device, "tiny", tiny_source, "-DADD=2");
+  fail_unless_equals_int (second_process.stats ().source_builds, 1);
+
+  /* A corrupt cache file is not fatal: the source is built and the file rewritten. */
+  g_file_set_contents (path.c_str (), "not a binary", -1, nullptr);
+  gst_opencl::ProgramCache third_process;
+  third_process.get (context, device, "tiny", tiny_source, options);
+  fail_unless_equals_int (third_process.stats ().source_builds, 1);
+  gchar *contents = nullptr;
+  gsize length = 0;
+  fail_unless (g_file_get_contents (path.c_str (), &contents, &length, nullptr));
+  fail_unless (length > 64, "binary not rewritten (%zu bytes)", (size_t) length);
+  g_free (contents);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_program_cache_disabled)
+{
+  cl::Device device = gst_opencl::select_device (DeviceSpec (), "");
+  cl::Context context (device);
+  const std::string options = "-DADD=3";
+  std::string path = gst_opencl::ProgramCache::disk_path (device, tiny_source, options);
+  g_remove (path.c_str ());
+  g_setenv ("GST_OPENCL_PROGRAM_CACHE", "0", TRUE);
+  gst_opencl::ProgramCache cache;
+  cache.get (context, device, "tiny", tiny_source, options);
+  g_unsetenv ("GST_OPENCL_PROGRAM_CACHE");
+  fail_if (g_file_test (path.c_str (), G_FILE_TEST_EXISTS), "written although disabled");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_build_failure_carries_log)
+{
+  cl::Device device = gst_opencl::select_device (DeviceSpec (), "");
+  cl::Context context (device);
+  gst_opencl::ProgramCache cache;
+  bool thrown = false;
+  try {
+    cache.get (context, device, "broken", "__kernel void k () { undeclared_name = 1; }", "");
+  } catch (const gst_opencl::BuildFailure & e) {
+    thrown = true;
+    fail_unless (std::string (e.what ()).find ("broken") != std::string::npos);
+    fail_unless (e.build_log.find ("undeclared_name") != std::string::npos, "log: %s",
+        e.build_log.c_str ());
+  }
+  fail_unless (thrown);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_sources)
+{
+  std::string embedded = gst_opencl::kernel_source ("bilateral");
+  fail_unless (embedded.find ("__kernel") != std::string::npos);
+
+  gchar *dir = g_dir_make_tmp ("gst-opencl-override-XXXXXX", nullptr);
+  gchar *path = g_build_filename (dir, "bilateral.cl", nullptr);
+  g_file_set_contents (path, "// overridden\n", -1, nullptr);
+  g_setenv ("GST_OPENCL_KERNEL_DIR", dir, TRUE);
+  std::string overridden = gst_opencl::kernel_source ("bilateral");
+  fail_unless (overridden == "// overridden\n", "override not read: %.60s", overridden.c_str ());
+  g_remove (path);
+  /* A kernel missing from the override folder comes from the plugin. */
+  std::string fallback = gst_opencl::kernel_source ("bilateral");
+  fail_unless (fallback == embedded, "fallback differs from the embedded source: %.60s",
+      fallback.c_str ());
+  g_unsetenv ("GST_OPENCL_KERNEL_DIR");
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+
+  bool thrown = false;
+  try {
+    gst_opencl::kernel_source ("no_such_kernel");
+  } catch (const gst_opencl::Failure &) {
+    thrown = true;
+  }
+  fail_unless (thrown);
+}
+GST_END_TEST;
+
+static Suite *
+layer_suite (void)
+{
+  Suite *s = suite_create ("opencl-layer");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_parse_device_spec);
+  tcase_add_test (tc, test_error_names);
+  tcase_add_test (tc, test_stable_hash);
+  tcase_add_test (tc, test_device_selection);
+  tcase_add_test (tc, test_program_cache_memory_and_disk);
+  tcase_add_test (tc, test_program_cache_disabled);
+  tcase_add_test (tc, test_build_failure_carries_log);
+  tcase_add_test (tc, test_kernel_sources);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  /* A private cache folder, set before GLib reads XDG_CACHE_HOME (it caches the value). */
+  cache_home = g_dir_make_tmp ("gst-opencl-cache-XXXXXX", nullptr);
+  g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
+  gst_check_init (&argc, &argv);
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
+  int failed = gst_check_run_suite (layer_suite (), "opencl-layer", __FILE__);
+  gchar *command = g_strdup_printf ("rm -rf '%s'", cache_home);
+  if (system (command) != 0)
+    g_printerr ("could not remove %s\n", cache_home);
+  g_free (command);
+  g_free (cache_home);
+  return failed;
+}

@@ -1,0 +1,66 @@
+/* gst-opencl tests: a machine with no OpenCL platform at all. The ICD loader is pointed at an
+ * empty folder before anything touches OpenCL: the plugin must still load, and the element must
+ * fail its state change with "no OpenCL device".
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
+
+#include <string>
+
+#include "common/testutil.h"
+
+GST_START_TEST (test_plugin_loads_without_platform)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
+  fail_unless (plugin != nullptr, "the opencl plugin did not load");
+  gst_object_unref (plugin);
+  GstElement *element = gst_element_factory_make ("openclbilateral", nullptr);
+  fail_unless (element != nullptr);
+  gst_object_unref (element);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_start_fails_with_no_device)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=8,height=8 ! openclbilateral ! fakesink", nullptr);
+  fail_unless (pipeline != nullptr);
+  /* The state change itself fails... */
+  GstStateChangeReturn change = gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  fail_unless_equals_int (change, GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  /* ...and says why on the bus. */
+  std::string error = testutil::run_pipeline ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=8,height=8 ! openclbilateral ! fakesink");
+  fail_unless (error.find ("no OpenCL device") != std::string::npos, "%s", error.c_str ());
+}
+GST_END_TEST;
+
+static Suite *
+no_platform_suite (void)
+{
+  Suite *s = suite_create ("no-platform");
+  TCase *tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_plugin_loads_without_platform);
+  tcase_add_test (tc, test_start_fails_with_no_device);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *empty = g_dir_make_tmp ("gst-opencl-no-icd-XXXXXX", nullptr);
+  g_setenv ("OCL_ICD_VENDORS", empty, TRUE);
+  /* A registry of its own: the plugin is loaded afresh with no platform. */
+  gchar *registry = g_build_filename (empty, "registry.bin", nullptr);
+  g_setenv ("GST_REGISTRY", registry, TRUE);
+  gst_check_init (&argc, &argv);
+  int failed = gst_check_run_suite (no_platform_suite (), "no-platform", __FILE__);
+  g_unlink (registry);
+  g_rmdir (empty);
+  g_free (registry);
+  g_free (empty);
+  return failed;
+}
