@@ -7,11 +7,10 @@
  * when a buffer arrives with larger strides; programs come from the context's cache. */
 #include "opencl/gstopenclfilter.h"
 
-#include <atomic>
-#include <mutex>
 #include <new>
 #include <vector>
 
+#include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclutils.h"
 
@@ -20,9 +19,7 @@
 enum
 {
   PROP_0,
-  PROP_DEVICE,
-  PROP_DEVICE_NAME,
-  PROP_KERNEL_TIME,
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
 };
 
 namespace {
@@ -80,11 +77,7 @@ device_layout (const GstVideoFrame * frame, GstVideoInfo * device_info,
 
 struct GstOpenCLFilterPrivate
 {
-  std::mutex settings_lock;
-  std::string device_string;
-
-  GstOpenCLContext *context = nullptr;  /* guarded by the object lock while it changes */
-  std::atomic<guint64> kernel_time_ns { 0 };
+  gst_opencl::ElementDevice device;
 
   /* State derived from caps. */
   GstVideoInfo in_info {};
@@ -97,7 +90,6 @@ struct GstOpenCLFilterPrivate
   gsize out_capacity_bytes = 0;
   std::vector<PlaneLayout> in_planes;
   std::vector<PlaneLayout> out_planes;
-  std::vector<cl::Event> kernel_events;  /* capacity kept between frames */
 
   gst_opencl::GlBridge gl;
 };
@@ -124,7 +116,6 @@ static void
 gst_opencl_filter_finalize (GObject * object)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (object));
-  gst_clear_object (&priv->context);
   priv->~GstOpenCLFilterPrivate ();
   G_OBJECT_CLASS (gst_opencl_filter_parent_class)->finalize (object);
 }
@@ -134,18 +125,8 @@ gst_opencl_filter_set_property (GObject * object, guint prop_id, const GValue * 
     GParamSpec * pspec)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (object));
-  switch (prop_id) {
-    case PROP_DEVICE:{
-      std::lock_guard<std::mutex> lock (priv->settings_lock);
-      const gchar *text = g_value_get_string (value);
-      priv->device_string = text ? text : "";
-      GST_DEBUG_OBJECT (object, "device set to \"%s\"", priv->device_string.c_str ());
-      break;
-    }
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!priv->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -153,41 +134,15 @@ gst_opencl_filter_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (object));
-  switch (prop_id) {
-    case PROP_DEVICE:{
-      std::lock_guard<std::mutex> lock (priv->settings_lock);
-      g_value_set_string (value, priv->device_string.c_str ());
-      break;
-    }
-    case PROP_DEVICE_NAME:
-      GST_OBJECT_LOCK (object);
-      g_value_set_string (value, priv->context ?
-          gst_opencl_context_device (priv->context).name.c_str () : nullptr);
-      GST_OBJECT_UNLOCK (object);
-      break;
-    case PROP_KERNEL_TIME:
-      g_value_set_uint64 (value, priv->kernel_time_ns.load ());
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static std::string
-device_string (GstOpenCLFilterPrivate * priv)
-{
-  std::lock_guard<std::mutex> lock (priv->settings_lock);
-  return gst_opencl::effective_device_string (priv->device_string);
+  if (!priv->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
 gst_opencl_filter_set_context (GstElement * element, GstContext * context)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (element));
-  auto spec = gst_opencl::parse_device_spec (device_string (priv));
-  if (spec)
-    gst_opencl_handle_set_context (element, context, *spec, &priv->context);
+  priv->device.set_context (element, context);
   priv->gl.set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_filter_parent_class)->set_context (element, context);
 }
@@ -196,16 +151,10 @@ static gboolean
 gst_opencl_filter_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (trans));
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GST_OBJECT_LOCK (trans);
-    GstOpenCLContext *context = priv->context ? GST_OPENCL_CONTEXT (gst_object_ref (priv->context))
-        : nullptr;
-    GST_OBJECT_UNLOCK (trans);
-    gboolean answered = gst_opencl_handle_context_query (GST_ELEMENT (trans), query, context);
-    gst_clear_object (&context);
-    if (answered || priv->gl.handle_context_query (GST_ELEMENT (trans), query))
-      return TRUE;
-  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      (priv->device.handle_context_query (GST_ELEMENT (trans), query) ||
+          priv->gl.handle_context_query (GST_ELEMENT (trans), query)))
+    return TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->query (trans, direction,
       query);
 }
@@ -214,12 +163,8 @@ static gboolean
 gst_opencl_filter_start (GstBaseTransform * trans)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (trans));
-  priv->kernel_time_ns = 0;
   return GST_OPENCL_GUARD (trans, "cannot open the OpenCL device", [&]() {
-    gst_opencl_ensure_element_context (GST_ELEMENT (trans), device_string (priv),
-        &priv->context);
-    GST_INFO_OBJECT (trans, "running on %s",
-        gst_opencl_context_device (priv->context).name.c_str ());
+    priv->device.start (GST_ELEMENT (trans));
   });
 }
 
@@ -230,13 +175,8 @@ gst_opencl_filter_stop (GstBaseTransform * trans)
   priv->in_frame = GstOpenCLFrame ();
   priv->out_frame = GstOpenCLFrame ();
   priv->in_capacity_bytes = priv->out_capacity_bytes = 0;
-  priv->kernel_events.clear ();
   priv->gl.reset ();
-  GST_OBJECT_LOCK (trans);
-  GstOpenCLContext *context = priv->context;
-  priv->context = nullptr;
-  GST_OBJECT_UNLOCK (trans);
-  gst_clear_object (&context);
+  priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
 }
 
@@ -288,7 +228,7 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
   priv->out_gl = gst_opencl::GlBridge::caps_are_gl (outcaps);
 
   gboolean ok = GST_OPENCL_GUARD (trans, "cannot configure the filter", [&]() {
-    if (!priv->context)
+    if (!priv->device.started ())
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
     check_fits_device (filter, &priv->in_info);
     check_fits_device (filter, &priv->out_info);
@@ -342,18 +282,6 @@ gst_opencl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       query);
 }
 
-static void
-record_kernel_time (GstOpenCLFilterPrivate * priv)
-{
-  guint64 total_ns = 0;
-  for (const auto & event : priv->kernel_events) {
-    total_ns += event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
-        event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
-  }
-  priv->kernel_time_ns = total_ns;
-  priv->kernel_events.clear ();
-}
-
 static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -392,7 +320,7 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
     processed = klass->process (filter, &priv->in_frame, &priv->out_frame);
     if (!processed) {
       queue.finish ();
-      priv->kernel_events.clear ();
+      priv->device.discard_frame ();
       return;
     }
     for (guint plane = 0; plane < priv->out_planes.size (); plane++) {
@@ -405,7 +333,7 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
       else if (last)
         queue.finish ();
     }
-    record_kernel_time (priv);
+    priv->device.finish_frame ();
   });
 
   gst_video_frame_unmap (&out_frame);
@@ -424,37 +352,7 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   gobject_class->set_property = gst_opencl_filter_set_property;
   gobject_class->get_property = gst_opencl_filter_get_property;
 
-  /**
-   * GstOpenCLFilter:device:
-   *
-   * The OpenCL device: empty for automatic (the first GPU, else the first CPU device), "gpu",
-   * "cpu", or "<platform name substring>[:<device index>]". When empty, the environment variable
-   * GST_OPENCL_DEVICE is read. Takes effect at the next start.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: empty = automatic (first GPU, else first CPU; GST_OPENCL_DEVICE "
-          "overrides), \"gpu\", \"cpu\" or \"<platform name substring>[:<device index>]\"",
-          "", (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
-  /**
-   * GstOpenCLFilter:device-name:
-   *
-   * The device in use, "<device name> (<platform name>)"; NULL before the element starts.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name",
-          "The OpenCL device in use, as \"<device> (<platform>)\" (set once started)", nullptr,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  /**
-   * GstOpenCLFilter:kernel-time:
-   *
-   * Device time of the kernels of the last frame, in nanoseconds, from OpenCL profiling events.
-   */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_TIME,
-      g_param_spec_uint64 ("kernel-time", "Kernel time",
-          "Device time of the last frame's kernels in nanoseconds (OpenCL profiling events)",
-          0, G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
 
   element_class->set_context = gst_opencl_filter_set_context;
 
@@ -499,24 +397,12 @@ gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass, const g
 gst_opencl::Device &
 gst_opencl_filter_device (GstOpenCLFilter * filter)
 {
-  return gst_opencl_context_device (get_priv (filter)->context);
+  return get_priv (filter)->device.device ();
 }
 
 void
 gst_opencl_filter_launch (GstOpenCLFilter * filter, const cl::Kernel & kernel,
     const cl::NDRange & global, const cl::NDRange & local)
 {
-  auto *priv = get_priv (filter);
-  size_t rounded[3] = { 1, 1, 1 };
-  for (size_t axis = 0; axis < global.dimensions (); axis++) {
-    size_t group = local.dimensions () > axis ? local.get ()[axis] : 1;
-    rounded[axis] = (global.get ()[axis] + group - 1) / group * group;
-  }
-  cl::NDRange padded = global.dimensions () == 1 ? cl::NDRange (rounded[0]) :
-      global.dimensions () == 2 ? cl::NDRange (rounded[0], rounded[1]) :
-      cl::NDRange (rounded[0], rounded[1], rounded[2]);
-  cl::Event event;
-  gst_opencl_context_device (priv->context).queue.enqueueNDRangeKernel (kernel, cl::NullRange,
-      padded, local, nullptr, &event);
-  priv->kernel_events.push_back (event);
+  get_priv (filter)->device.launch (kernel, global, local);
 }
