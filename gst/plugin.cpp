@@ -3,6 +3,8 @@
 #include <gst/gst.h>
 
 #include "elements/gstopenclbilateral.h"
+#include "elements/gstopencltransfer.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -17,7 +19,10 @@ plugin_init (GstPlugin * plugin)
     GST_WARNING ("no OpenCL platform found: the opencl elements will fail to start");
 
   gboolean ok = TRUE;
+  gst_opencl_memory_init_once ();
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
+  ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
   return ok;
 }
 

@@ -47,6 +47,8 @@ public:
   bool started () const { return context_ != nullptr; }
   /* Valid between start () and stop (). */
   Device & device ();
+  /* The shared context object (not a new reference), for buffer pools and memory. */
+  GstOpenCLContext *context () { device (); return context_; }
 
   /* Enqueues `kernel` on the shared queue; `global` is rounded up to a multiple of `local`.
    * The event is kept until finish_frame (). Throws cl::Error. */
