@@ -57,6 +57,9 @@ public:
   /* Sums the device time of the kernels launched since the last call into `kernel-time`. Call
    * once the frame's work is known to be complete (it reads profiling info). */
   void finish_frame ();
+  /* For a frame whose results stay on the device, so nothing waits for it: its events are read
+   * at a later frame, once they have completed (kernel-time then lags by a frame or so). */
+  void defer_frame ();
   /* Drops the recorded events without reading them (after a failure). */
   void discard_frame ();
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }
@@ -69,6 +72,10 @@ private:
   GstOpenCLContext *context_ = nullptr;  /* changed under the element's object lock */
   std::atomic<guint64> kernel_time_ns_ { 0 };
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
+  std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */
+
+  void sum_kernel_time (std::vector<cl::Event> & events);
+  void harvest_deferred ();
 };
 
 }  // namespace gst_opencl

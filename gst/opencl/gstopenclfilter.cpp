@@ -282,6 +282,16 @@ gst_opencl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       query);
 }
 
+/* Controlled properties (GstController) take their values at the frame's stream time. */
+static void
+gst_opencl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
 static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -363,6 +373,7 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   trans_class->query = gst_opencl_filter_query;
   trans_class->propose_allocation = gst_opencl_filter_propose_allocation;
   trans_class->decide_allocation = gst_opencl_filter_decide_allocation;
+  trans_class->before_transform = gst_opencl_filter_before_transform;
   trans_class->transform = gst_opencl_filter_transform;
   trans_class->transform_size = gst_opencl_filter_transform_size;
 
