@@ -211,29 +211,12 @@ gst_opencl_transfer_decide_allocation (GstBaseTransform * trans, GstQuery * quer
     return GST_BASE_TRANSFORM_CLASS (gst_opencl_transfer_parent_class)->decide_allocation (trans,
         query);
 
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  GstBufferPool *pool = nullptr;
-  gboolean ok = GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
-    pool = gst_opencl_buffer_pool_new (priv->device.context ());
+  gboolean ok = FALSE;
+  GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
+    ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query, priv->device.context ());
   });
   if (!ok)
     return FALSE;
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, 2, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS, ("cannot configure the OpenCL buffer pool"),
-        ("caps %" GST_PTR_FORMAT, caps));
-    return FALSE;
-  }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, (guint) info.size, 2, 0);
-  else
-    gst_query_add_allocation_pool (query, pool, (guint) info.size, 2, 0);
-  gst_object_unref (pool);
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_transfer_parent_class)->decide_allocation (trans,
       query);
 }
@@ -269,17 +252,12 @@ download (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
         "cannot map the output frame");
   try {
-    if (memory && gst_is_opencl_memory (memory)) {
-      GstVideoInfo layout = *gst_opencl::opencl_memory_info (memory);
-      if (GstVideoMeta * meta = gst_buffer_get_video_meta (inbuf)) {
-        for (guint plane = 0; plane < meta->n_planes; plane++) {
-          layout.offset[plane] = meta->offset[plane];
-          layout.stride[plane] = meta->stride[plane];
-        }
-      }
-      cl::Buffer buffer = gst_opencl::opencl_memory_device_buffer (memory, false);
-      auto & queue = gst_opencl_context_device (gst_opencl::opencl_memory_context (memory)).queue;
-      gst_opencl::copy_frame_from_device (queue, buffer, &layout, &out_frame, true);
+    gst_opencl::DeviceFrameView view;
+    GstOpenCLContext *context = memory && gst_is_opencl_memory (memory) ?
+        gst_opencl::opencl_memory_context (memory) : nullptr;
+    if (context && gst_opencl::buffer_device_frame (inbuf, context, false, &view)) {
+      auto & queue = gst_opencl_context_device (context).queue;
+      gst_opencl::copy_frame_from_device (queue, view.buffer, &view.info, &out_frame, true);
     } else {
       /* Not device memory after all (a mixed chain): copy on the host. */
       GstVideoFrame in_frame;

@@ -75,6 +75,11 @@ ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id
         gst_opencl_context_device (context_).name.c_str () : nullptr);
     GST_OBJECT_UNLOCK (element);
   } else if (prop_id == first_id + KERNEL_TIME) {
+    try {
+      harvest_deferred ();
+    } catch (...) {
+      GST_WARNING_OBJECT (element, "cannot read the profiling events of the last frame");
+    }
     g_value_set_uint64 (value, kernel_time_ns_.load ());
   } else {
     return false;
@@ -173,7 +178,10 @@ ElementDevice::sum_kernel_time (std::vector<cl::Event> & events)
 void
 ElementDevice::finish_frame ()
 {
-  deferred_events_.clear ();
+  {
+    std::lock_guard<std::mutex> lock (deferred_lock_);
+    deferred_events_.clear ();
+  }
   sum_kernel_time (kernel_events_);
 }
 
@@ -181,6 +189,7 @@ ElementDevice::finish_frame ()
 void
 ElementDevice::harvest_deferred ()
 {
+  std::lock_guard<std::mutex> lock (deferred_lock_);
   if (!deferred_events_.empty () &&
       deferred_events_.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () == CL_COMPLETE)
     sum_kernel_time (deferred_events_);
@@ -191,6 +200,7 @@ ElementDevice::defer_frame ()
 {
   harvest_deferred ();
   /* An older frame still running is forgotten: kernel-time is about the latest one. */
+  std::lock_guard<std::mutex> lock (deferred_lock_);
   deferred_events_.swap (kernel_events_);
   kernel_events_.clear ();
 }
@@ -199,6 +209,7 @@ void
 ElementDevice::discard_frame ()
 {
   kernel_events_.clear ();
+  std::lock_guard<std::mutex> lock (deferred_lock_);
   deferred_events_.clear ();
 }
 

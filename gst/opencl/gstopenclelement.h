@@ -72,6 +72,7 @@ private:
   GstOpenCLContext *context_ = nullptr;  /* changed under the element's object lock */
   std::atomic<guint64> kernel_time_ns_ { 0 };
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
+  std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
   std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */
 
   void sum_kernel_time (std::vector<cl::Event> & events);

@@ -235,6 +235,66 @@ opencl_memory_device_buffer (GstMemory * memory, bool will_write)
   return impl->buffer;
 }
 
+bool
+decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context)
+{
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video caps in the allocation query"),
+        (nullptr));
+    return false;
+  }
+  guint min_buffers = 2, max_buffers = 0;
+  GstBufferPool *pool = nullptr;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint size;
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min_buffers, &max_buffers);
+    min_buffers = MAX (min_buffers, 2u);
+  }
+  if (pool && !GST_IS_OPENCL_BUFFER_POOL (pool))
+    gst_clear_object (&pool);
+  if (!pool)
+    pool = gst_opencl_buffer_pool_new (context);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min_buffers, max_buffers);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("cannot configure the OpenCL buffer pool"),
+        ("caps %" GST_PTR_FORMAT, caps));
+    return false;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, (guint) info.size, min_buffers,
+        max_buffers);
+  else
+    gst_query_add_allocation_pool (query, pool, (guint) info.size, min_buffers, max_buffers);
+  gst_object_unref (pool);
+  return true;
+}
+
+bool
+buffer_device_frame (GstBuffer * buffer, GstOpenCLContext * context, bool will_write,
+    DeviceFrameView * view)
+{
+  if (gst_buffer_n_memory (buffer) != 1)
+    return false;
+  GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_opencl_memory (memory) || impl_of (memory)->context != context)
+    return false;
+  view->info = impl_of (memory)->info;
+  if (GstVideoMeta * meta = gst_buffer_get_video_meta (buffer)) {
+    for (guint plane = 0; plane < meta->n_planes; plane++) {
+      view->info.offset[plane] = meta->offset[plane];
+      view->info.stride[plane] = meta->stride[plane];
+    }
+  }
+  view->buffer = opencl_memory_device_buffer (memory, will_write);
+  return true;
+}
+
 }  // namespace gst_opencl
 
 /* The buffer pool. */

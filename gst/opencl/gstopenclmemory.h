@@ -71,4 +71,15 @@ const GstVideoInfo *opencl_memory_info (GstMemory * memory);
  * `will_write`, the host copy becomes stale. Throws cl::Error. */
 cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
 
+/* For decide_allocation with caps in OpenCL memory: puts a configured pool of `context` in the
+ * query, in place of any pool that is not one of ours. Returns false after posting an element
+ * error. */
+bool decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context);
+
+/* The device view of a buffer that holds one GstOpenCLMemory of `context` (its layout from the
+ * buffer's GstVideoMeta when it has one), or false when it does not (system memory, several
+ * memories, another context). */
+bool buffer_device_frame (GstBuffer * buffer, GstOpenCLContext * context, bool will_write,
+    DeviceFrameView * view);
+
 }  // namespace gst_opencl
