@@ -542,6 +542,49 @@ GST_START_TEST (test_kernel_time_and_device_name)
 }
 GST_END_TEST;
 
+/* The OpenCL context object an element answers a context query with (a new reference). */
+static GObject *
+element_context (GstElement * element)
+{
+  GstQuery *query = gst_query_new_context ("gst.opencl.context");
+  GObject *object = nullptr;
+  if (gst_element_query (element, query)) {
+    GstContext *context = nullptr;
+    gst_query_parse_context (query, &context);
+    const GValue *value = gst_structure_get_value (gst_context_get_structure (context),
+        "context");
+    fail_unless (value != nullptr && G_VALUE_HOLDS_OBJECT (value));
+    object = G_OBJECT (g_value_dup_object (value));
+  }
+  gst_query_unref (query);
+  return object;
+}
+
+GST_START_TEST (test_shares_context_with_filter)
+{
+  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=s num-buffers=2 ! "
+      "video/x-raw,width=32,height=16 ! openclbilateral name=f ! fakesink", nullptr);
+  fail_unless (pipeline != nullptr);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  GstElement *source = gst_bin_get_by_name (GST_BIN (pipeline), "s");
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GObject *source_context = element_context (source);
+  GObject *filter_context = element_context (filter);
+  fail_unless (source_context != nullptr);
+  fail_unless (source_context == filter_context,
+      "the source and the filter run on different OpenCL contexts");
+  g_object_unref (source_context);
+  g_clear_object (&filter_context);
+  gst_object_unref (source);
+  gst_object_unref (filter);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_caps_fail_clearly)
 {
   /* Caps set after linking, so that the failure comes from negotiation, not from parsing. */
@@ -641,6 +684,7 @@ mandelbox_suite (void)
   tcase_add_test (tc, test_seek_moves_the_animation);
   tcase_add_test (tc, test_live_latency);
   tcase_add_test (tc, test_kernel_time_and_device_name);
+  tcase_add_test (tc, test_shares_context_with_filter);
   tcase_add_test (tc, test_unsupported_caps_fail_clearly);
   tcase_add_test (tc, test_too_large_frame_fails_clearly);
   tcase_add_test (tc, test_unknown_device_fails_clearly);

@@ -442,6 +442,9 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
   if (!GST_CLOCK_TIME_IS_VALID (stream_time))
     stream_time = timestamp;
 
+  /* Controlled properties (GstController bindings) take their values for this frame. */
+  gst_object_sync_values (GST_OBJECT (src), stream_time);
+
   GstVideoFrame frame;
   if (!gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (src, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
