@@ -352,6 +352,39 @@ GST_START_TEST (test_timestamps_and_durations)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_timestamps_continue_across_caps_change)
+{
+  GstHarness *h = new_source (raw_caps ("RGBA", 16, 16, "30/1"), MandelboxView ());
+  GstClockTime expected_pts = 0;
+  guint64 expected_offset = 0;
+  int after_change = 0;
+  for (int n = 0; n < 40 && after_change < 3; n++) {
+    if (n == 3) {
+      /* New caps downstream: the source renegotiates before one of the next frames. */
+      gst_harness_set_sink_caps_str (h, raw_caps ("RGBA", 24, 24, "10/1").c_str ());
+      gst_pad_push_event (h->sinkpad, gst_event_new_reconfigure ());
+    }
+    GstBuffer *buffer = gst_harness_pull (h);
+    fail_unless (buffer != nullptr);
+    const bool changed = gst_buffer_get_size (buffer) == 24 * 24 * 4;
+    if (changed)
+      after_change++;
+    else
+      fail_unless (after_change == 0, "a 16x16 frame after the caps change");
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buffer), expected_pts);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (buffer), expected_offset);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buffer), changed ? GST_SECOND / 10 :
+        gst_util_uint64_scale (expected_offset + 1, GST_SECOND, 30) -
+        gst_util_uint64_scale (expected_offset, GST_SECOND, 30));
+    expected_pts += GST_BUFFER_DURATION (buffer);
+    expected_offset++;
+    gst_buffer_unref (buffer);
+  }
+  fail_unless_equals_int (after_change, 3);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static void
 count_buffer (GstElement *, GstBuffer *, GstPad *, gpointer user_data)
 {
@@ -677,6 +710,7 @@ mandelbox_suite (void)
   tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_caps_fixation);
   tcase_add_test (tc, test_timestamps_and_durations);
+  tcase_add_test (tc, test_timestamps_continue_across_caps_change);
   tcase_add_test (tc, test_num_buffers);
   tcase_add_test (tc, test_still_framerate);
   tcase_add_test (tc, test_property_changes_between_frames);
