@@ -97,7 +97,7 @@ struct Camera
 };
 
 cl_float4
-float4 (double x, double y, double z)
+to_float4 (double x, double y, double z)
 {
   return cl_float4 { { (float) x, (float) y, (float) z, 0.0f } };
 }
@@ -115,10 +115,10 @@ make_camera (const Settings & s, double yaw_degrees)
   const double cy = std::cos (yaw), sy = std::sin (yaw);
   const double cp = std::cos (pitch), sp = std::sin (pitch);
   Camera camera;
-  camera.eye = float4 (-s.distance * cp * sy, s.distance * sp, -s.distance * cp * cy);
-  camera.forward = float4 (cp * sy, -sp, cp * cy);
-  camera.right = float4 (cy * half_height, 0.0, -sy * half_height);
-  camera.up = float4 (sp * sy * half_height, cp * half_height, sp * cy * half_height);
+  camera.eye = to_float4 (-s.distance * cp * sy, s.distance * sp, -s.distance * cp * cy);
+  camera.forward = to_float4 (cp * sy, -sp, cp * cy);
+  camera.right = to_float4 (cy * half_height, 0.0, -sy * half_height);
+  camera.up = to_float4 (sp * sy * half_height, cp * half_height, sp * cy * half_height);
   return camera;
 }
 
@@ -310,7 +310,7 @@ gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out,
     kernel.setArg (5, camera.forward);
     kernel.setArg (6, camera.right);
     kernel.setArg (7, camera.up);
-    kernel.setArg (8, float4 (s.light[0], s.light[1], s.light[2]));
+    kernel.setArg (8, to_float4 (s.light[0], s.light[1], s.light[2]));
     kernel.setArg (9, (cl_float) s.scale);
     kernel.setArg (10, (cl_int) s.iterations);
     kernel.setArg (11, (cl_int) s.steps);
