@@ -5,6 +5,7 @@
 #include "elements/gstopenclbilateral.h"
 #include "elements/gstopencltransfer.h"
 #include "opencl/gstopenclmemory.h"
+#include "elements/gstopenclmandelboxsrc.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -23,6 +24,7 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
   ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
   ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclmandelboxsrc, plugin);
   return ok;
 }
 
