@@ -4,7 +4,11 @@
  * Per frame: map the input and output frames, enqueue one non-blocking write per input plane,
  * let the subclass enqueue its kernels, enqueue one read per output plane and wait for the last
  * (the only wait: the host needs the pixels). Device buffers are sized in set_caps and only grow
- * when a buffer arrives with larger strides; programs come from the context's cache. */
+ * when a buffer arrives with larger strides; programs come from the context's cache.
+ *
+ * Analysis elements (gst_opencl_filter_set_analysis ()) run in place instead: the one device copy
+ * of the frame is uploaded, process_ip () reads it, and it is read back only when the subclass
+ * drew into it; otherwise the frame goes on untouched (passthrough, no copy). */
 #include "opencl/gstopenclfilter.h"
 
 #include <atomic>
@@ -271,6 +275,14 @@ ensure_capacity (GstOpenCLFilter * filter, GstOpenCLFrame & frame, gsize & capac
   GST_DEBUG_OBJECT (filter, "device frame buffer of %" G_GSIZE_FORMAT " bytes", bytes);
 }
 
+/* In-place elements read the frame back after their kernels drew into it. */
+static cl_mem_flags
+input_flags (GstBaseTransform * trans)
+{
+  return gst_base_transform_is_in_place (trans) ? CL_MEM_READ_WRITE :
+      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY;
+}
+
 static gboolean
 gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
@@ -293,9 +305,11 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
     check_fits_device (filter, &priv->in_info);
     check_fits_device (filter, &priv->out_info);
     ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, priv->in_info.size,
-        CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
-    ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
-        CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
+        input_flags (trans));
+    /* In place, kernels read and write the input copy: no output buffer on the device. */
+    if (!gst_base_transform_is_in_place (trans))
+      ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
+          CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
   });
   if (!ok)
     return FALSE;
@@ -354,6 +368,36 @@ record_kernel_time (GstOpenCLFilterPrivate * priv)
   priv->kernel_events.clear ();
 }
 
+/* One non-blocking write per plane of the mapped frame; it must stay mapped until the queue has
+ * passed them. */
+static void
+upload_planes (cl::CommandQueue & queue, GstVideoFrame * frame, const GstOpenCLFrame & device,
+    const std::vector<PlaneLayout> & planes)
+{
+  for (guint plane = 0; plane < planes.size (); plane++) {
+    const auto & layout = planes[plane];
+    if (layout.size_bytes)
+      queue.enqueueWriteBuffer (device.buffer, CL_FALSE, layout.offset_bytes, layout.size_bytes,
+          GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+  }
+}
+
+/* One read per plane into the mapped frame; the last blocks, which is the frame's one wait. */
+static void
+download_planes (cl::CommandQueue & queue, const GstOpenCLFrame & device,
+    const std::vector<PlaneLayout> & planes, GstVideoFrame * frame)
+{
+  for (guint plane = 0; plane < planes.size (); plane++) {
+    const auto & layout = planes[plane];
+    bool last = plane + 1 == planes.size ();
+    if (layout.size_bytes)
+      queue.enqueueReadBuffer (device.buffer, last ? CL_TRUE : CL_FALSE, layout.offset_bytes,
+          layout.size_bytes, GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+    else if (last)
+      queue.finish ();
+  }
+}
+
 static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -383,33 +427,65 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
         CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
 
     /* The frame stays mapped until the final blocking read, so non-blocking writes are safe. */
-    for (guint plane = 0; plane < priv->in_planes.size (); plane++) {
-      const auto & layout = priv->in_planes[plane];
-      if (layout.size_bytes)
-        queue.enqueueWriteBuffer (priv->in_frame.buffer, CL_FALSE, layout.offset_bytes,
-            layout.size_bytes, GST_VIDEO_FRAME_PLANE_DATA (&in_frame, plane));
-    }
+    upload_planes (queue, &in_frame, priv->in_frame, priv->in_planes);
     processed = klass->process (filter, &priv->in_frame, &priv->out_frame);
     if (!processed) {
       queue.finish ();
       priv->kernel_events.clear ();
       return;
     }
-    for (guint plane = 0; plane < priv->out_planes.size (); plane++) {
-      const auto & layout = priv->out_planes[plane];
-      bool last = plane + 1 == priv->out_planes.size ();
-      if (layout.size_bytes)
-        queue.enqueueReadBuffer (priv->out_frame.buffer, last ? CL_TRUE : CL_FALSE,
-            layout.offset_bytes, layout.size_bytes,
-            GST_VIDEO_FRAME_PLANE_DATA (&out_frame, plane));
-      else if (last)
-        queue.finish ();
-    }
+    download_planes (queue, priv->out_frame, priv->out_planes, &out_frame);
     record_kernel_time (priv);
   });
 
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
+  return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+/* In-place (analysis) mode: upload, let the subclass read (and, when it may, write) the device
+ * copy, read the planes back only when it wrote, and wait once either way. */
+static GstFlowReturn
+gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  auto *filter = GST_OPENCL_FILTER (trans);
+  auto *priv = get_priv (filter);
+  auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
+  if (!klass->process_ip) {
+    GST_ELEMENT_ERROR (trans, CORE, NOT_IMPLEMENTED, ("no in-place processing"),
+        ("%s has no process_ip", G_OBJECT_TYPE_NAME (trans)));
+    return GST_FLOW_ERROR;
+  }
+
+  /* In passthrough the buffer is shared with upstream and must not be touched. */
+  gboolean writable = !gst_base_transform_is_passthrough (trans) &&
+      gst_buffer_is_writable (buffer);
+  GstVideoFrame frame;
+  if (!gst_video_frame_map (&frame, &priv->in_info, buffer,
+          writable ? GST_MAP_READWRITE : GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+
+  gboolean processed = FALSE;
+  gboolean ok = GST_OPENCL_GUARD (trans, "frame analysis failed", [&]() {
+    auto & queue = gst_opencl_filter_device (filter).queue;
+    gsize bytes = device_layout (&frame, &priv->in_frame.info, priv->in_planes);
+    ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, bytes, input_flags (trans));
+    upload_planes (queue, &frame, priv->in_frame, priv->in_planes);
+    gboolean written = FALSE;
+    processed = klass->process_ip (filter, &priv->in_frame, writable, &written);
+    if (processed && written && writable)
+      download_planes (queue, priv->in_frame, priv->in_planes, &frame);
+    else
+      queue.finish ();
+    if (processed)
+      record_kernel_time (priv);
+    else
+      priv->kernel_events.clear ();
+  });
+
+  gst_video_frame_unmap (&frame);
   return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -466,6 +542,8 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   trans_class->propose_allocation = gst_opencl_filter_propose_allocation;
   trans_class->decide_allocation = gst_opencl_filter_decide_allocation;
   trans_class->transform = gst_opencl_filter_transform;
+  /* Used only by elements that call gst_opencl_filter_set_analysis (). */
+  trans_class->transform_ip = gst_opencl_filter_transform_ip;
   trans_class->transform_size = gst_opencl_filter_transform_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_FILTER, (GstPluginAPIFlags) 0);
@@ -494,6 +572,14 @@ gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass, const g
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
+}
+
+void
+gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames)
+{
+  auto *trans = GST_BASE_TRANSFORM (filter);
+  gst_base_transform_set_in_place (trans, TRUE);
+  gst_base_transform_set_passthrough (trans, !writes_frames);
 }
 
 gst_opencl::Device &
