@@ -61,8 +61,14 @@
 inline void
 add_run (__local uint * hist, uint slot, uint copy, uint run)
 {
+#if GROUP_SIZE == 1
+  /* A work-group of one work-item owns its histogram: no atomics needed (CPU devices, where a
+   * work-group runs on one core anyway and a locked add costs more than the count). */
+  hist[slot] += run;
+#else
   if (run)
     atomic_add (&hist[slot * COPIES + copy], run);
+#endif
 }
 
 __kernel __attribute__ ((reqd_work_group_size (GROUP_SIZE, 1, 1)))
@@ -82,6 +88,7 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
   const uint copy = lid & (COPIES - 1);
   uint run_bin[HIST_CHANNELS];
   uint run_length[HIST_CHANNELS];
+#pragma unroll
   for (int c = 0; c < HIST_CHANNELS; c++) {
     run_bin[c] = 0;
     run_length[c] = 0;
@@ -91,9 +98,10 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
   /* start < pixels for every launched group; the subtraction keeps the sum from overflowing. */
   const uint end = start + min (pixels_per_group, pixels - start);
   __global const uchar *plane = frame + plane_offset;
+  /* One division to find the first pixel; then x and y follow the steps of GROUP_SIZE. */
+  uint y = (start + lid) / (uint) width;
+  uint x = start + lid - y * (uint) width;
   for (uint p = start + lid; p < end; p += GROUP_SIZE) {
-    const uint y = p / (uint) width;
-    const uint x = p - y * (uint) width;
     __global const uchar *pixel = plane + (size_t) y * stride + (size_t) x * PIXEL_BYTES;
     uint value[HIST_CHANNELS];
     value[0] = pixel[CH0];
@@ -106,6 +114,7 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
 #if LUMA
     value[CHANNELS] = (299u * value[0] + 587u * value[1] + 114u * value[2] + 500u) / 1000u;
 #endif
+#pragma unroll
     for (int c = 0; c < HIST_CHANNELS; c++) {
       const uint bin = value[c] >> bin_shift;
       if (bin == run_bin[c]) {
@@ -116,7 +125,13 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
         run_length[c] = 1;
       }
     }
+    x += GROUP_SIZE;
+    while (x >= (uint) width) {
+      x -= width;
+      y++;
+    }
   }
+#pragma unroll
   for (int c = 0; c < HIST_CHANNELS; c++)
     add_run (hist, c * bins + run_bin[c], copy, run_length[c]);
   barrier (CLK_LOCAL_MEM_FENCE);

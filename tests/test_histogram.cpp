@@ -454,7 +454,8 @@ GST_END_TEST;
 /* With draw on, the output equals the reference drawing over the input: the drawn corner as the
  * reference draws it, every other byte (padding included) untouched. The message still holds
  * the undrawn frame's counts. */
-GST_START_TEST (test_draw_changes_only_the_corner)
+static void
+check_drawing ()
 {
   struct
   {
@@ -504,6 +505,11 @@ GST_START_TEST (test_draw_changes_only_the_corner)
     }
   }
 }
+
+GST_START_TEST (test_draw_changes_only_the_corner)
+{
+  check_drawing ();
+}
 GST_END_TEST;
 
 /* Drawing toggled while running: frames in between pass through untouched again. */
@@ -540,6 +546,41 @@ GST_START_TEST (test_caps_change_renames_channels)
 }
 GST_END_TEST;
 
+/* The work-group path (local atomics over sub-histogram copies, as on GPUs) on whatever device
+ * runs the tests: CPU devices otherwise get one work-item per group. Each test runs in its own
+ * process, so the variable stays with it. */
+static void
+force_work_groups (void)
+{
+  g_setenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE", "256", TRUE);
+}
+
+GST_START_TEST (test_work_groups_every_format_small)
+{
+  force_work_groups ();
+  const std::vector<int> bins (std::begin (all_bins), std::end (all_bins));
+  check_sizes (1, 1, 0, { Content::Random, Content::OneColour }, bins, 11);
+  check_sizes (17, 9, 3, { Content::Random, Content::OneColour, Content::Gradient }, bins,
+      1100);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_work_groups_640x480)
+{
+  force_work_groups ();
+  check_sizes (640, 480, 0, { Content::Random, Content::OneColour, Content::Gradient },
+      { 256, 2 }, 2100);
+  check_sizes (33, 20, 60, { Content::Random }, { 64 }, 4100);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_work_groups_draw)
+{
+  force_work_groups ();
+  check_drawing ();
+}
+GST_END_TEST;
+
 static Suite *
 histogram_suite (void)
 {
@@ -558,6 +599,9 @@ histogram_suite (void)
   tcase_add_test (tc, test_draw_changes_only_the_corner);
   tcase_add_test (tc, test_draw_toggled);
   tcase_add_test (tc, test_caps_change_renames_channels);
+  tcase_add_test (tc, test_work_groups_every_format_small);
+  tcase_add_test (tc, test_work_groups_640x480);
+  tcase_add_test (tc, test_work_groups_draw);
   return s;
 }
 

@@ -417,8 +417,18 @@ static void
 choose_shape (const gst_opencl::Device & device, guint hist_channels, State & state,
     guint * copies)
 {
-  state.group_size = power_of_two_floor ((guint) std::min (MAX_GROUP_SIZE,
+  const size_t device_limit = power_of_two_floor ((guint) std::min (MAX_GROUP_SIZE,
           std::max<size_t> (1, device.max_work_group_size)));
+  /* On a CPU a work-group runs on one core, one work-item after another: one work-item per
+   * group then counts a contiguous run of pixels with plain adds, like a CPU loop would. */
+  state.group_size = device.type & CL_DEVICE_TYPE_CPU ? 1 : device_limit;
+  /* For tests and measurements: GST_OPENCL_HISTOGRAM_GROUP_SIZE forces the work-group size
+   * (rounded down to a power of two within the device's limit). */
+  if (const gchar *forced = g_getenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE")) {
+    guint64 value = g_ascii_strtoull (forced, nullptr, 10);
+    if (value >= 1)
+      state.group_size = power_of_two_floor ((guint) std::min<guint64> (value, device_limit));
+  }
   const cl_ulong copy_bytes = (cl_ulong) hist_channels * MAX_BINS * sizeof (cl_uint);
   if (copy_bytes > device.local_mem_bytes)
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
