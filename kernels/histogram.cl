@@ -61,13 +61,23 @@
 inline void
 add_run (__local uint * hist, uint slot, uint copy, uint run)
 {
-#if GROUP_SIZE == 1
-  /* A work-group of one work-item owns its histogram: no atomics needed (CPU devices, where a
-   * work-group runs on one core anyway and a locked add costs more than the count). */
-  hist[slot] += run;
-#else
   if (run)
     atomic_add (&hist[slot * COPIES + copy], run);
+}
+
+/* The samples of one pixel, and its luma when LUMA. */
+inline void
+read_samples (__global const uchar * pixel, uint * value)
+{
+  value[0] = pixel[CH0];
+#if CHANNELS > 1
+  value[1] = pixel[CH1];
+#endif
+#if CHANNELS > 2
+  value[2] = pixel[CH2];
+#endif
+#if LUMA
+  value[CHANNELS] = (299u * value[0] + 587u * value[1] + 114u * value[2] + 500u) / 1000u;
 #endif
 }
 
@@ -85,6 +95,32 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
     hist[i] = 0;
   barrier (CLK_LOCAL_MEM_FENCE);
 
+  const uint start = get_group_id (0) * pixels_per_group;
+  /* start < pixels for every launched group; the subtraction keeps the sum from overflowing. */
+  const uint end = start + min (pixels_per_group, pixels - start);
+  __global const uchar *plane = frame + plane_offset;
+#if GROUP_SIZE == 1
+  /* One work-item: walk its pixels row by row and count every sample straight into the
+   * histogram it owns (a repeated bin costs a dependent add, which is cheap on a CPU core). */
+  {
+    uint y = start / (uint) width;
+    uint x = start - y * (uint) width;
+    uint p = start;
+    while (p < end) {
+      const uint row_end = p + min ((uint) width - x, end - p);
+      __global const uchar *pixel = plane + (size_t) y * stride + (size_t) x * PIXEL_BYTES;
+      for (; p < row_end; p++, pixel += PIXEL_BYTES) {
+        uint value[HIST_CHANNELS];
+        read_samples (pixel, value);
+#pragma unroll
+        for (int c = 0; c < HIST_CHANNELS; c++)
+          hist[(c * bins + (value[c] >> bin_shift)) * COPIES + (p & (COPIES - 1))]++;
+      }
+      x = 0;
+      y++;
+    }
+  }
+#else
   const uint copy = lid & (COPIES - 1);
   uint run_bin[HIST_CHANNELS];
   uint run_length[HIST_CHANNELS];
@@ -93,27 +129,13 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
     run_bin[c] = 0;
     run_length[c] = 0;
   }
-
-  const uint start = get_group_id (0) * pixels_per_group;
-  /* start < pixels for every launched group; the subtraction keeps the sum from overflowing. */
-  const uint end = start + min (pixels_per_group, pixels - start);
-  __global const uchar *plane = frame + plane_offset;
   /* One division to find the first pixel; then x and y follow the steps of GROUP_SIZE. */
   uint y = (start + lid) / (uint) width;
   uint x = start + lid - y * (uint) width;
   for (uint p = start + lid; p < end; p += GROUP_SIZE) {
     __global const uchar *pixel = plane + (size_t) y * stride + (size_t) x * PIXEL_BYTES;
     uint value[HIST_CHANNELS];
-    value[0] = pixel[CH0];
-#if CHANNELS > 1
-    value[1] = pixel[CH1];
-#endif
-#if CHANNELS > 2
-    value[2] = pixel[CH2];
-#endif
-#if LUMA
-    value[CHANNELS] = (299u * value[0] + 587u * value[1] + 114u * value[2] + 500u) / 1000u;
-#endif
+    read_samples (pixel, value);
 #pragma unroll
     for (int c = 0; c < HIST_CHANNELS; c++) {
       const uint bin = value[c] >> bin_shift;
@@ -134,6 +156,7 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, int wid
 #pragma unroll
   for (int c = 0; c < HIST_CHANNELS; c++)
     add_run (hist, c * bins + run_bin[c], copy, run_length[c]);
+#endif
   barrier (CLK_LOCAL_MEM_FENCE);
 
   __global uint *out = counts + first_channel * bins;

@@ -59,6 +59,7 @@ constexpr int DRAW_MAX_HEIGHT = 128;
 constexpr size_t GROUPS_PER_COMPUTE_UNIT = 4;
 constexpr size_t MAX_GROUP_SIZE = 256;
 constexpr guint MAX_COPIES = 8;
+constexpr guint CPU_COPIES = 4;
 /* red, green, blue and luma: the most channels a format has. */
 constexpr guint MAX_CHANNELS = 4;
 
@@ -435,7 +436,10 @@ choose_shape (const gst_opencl::Device & device, guint hist_channels, State & st
         device.name + " has too little local memory for a histogram");
   /* Half the local memory at most, so several work-groups fit on a compute unit. */
   *copies = 1;
-  while (*copies * 2 <= MAX_COPIES && *copies * 2 <= state.group_size &&
+  /* A single work-item uses its copies in turn, pixel by pixel: on a one-colour frame its adds
+   * then form COPIES independent chains instead of one. */
+  const guint copy_users = state.group_size == 1 ? CPU_COPIES : state.group_size;
+  while (*copies * 2 <= MAX_COPIES && *copies * 2 <= copy_users &&
       copy_bytes * *copies * 2 <= device.local_mem_bytes / 2)
     *copies *= 2;
   cl_uint compute_units = device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ();
