@@ -15,6 +15,11 @@
  * per sample. At the end the copies are summed and each work-group adds its non-zero bins to
  * `counts` with one global atomic each.
  *
+ * With GROUP_SIZE 1 (what the host picks on CPU devices, where a work-group runs on one core
+ * anyway) the single work-item walks its pixels row by row and counts with plain adds into the
+ * histogram it owns, cycling through its COPIES pixel by pixel so that a run of one bin makes
+ * COPIES independent chains of adds instead of one.
+ *
  * `draw` renders the bars of the first DRAW_CHANNELS channels into the top-left
  * draw_width x draw_height pixels of the plane (see docs/openclhistogram.md for the exact rule);
  * `fill_region` sets a rectangle of bytes (neutral chroma under the graph).
