@@ -546,6 +546,26 @@ GST_START_TEST (test_caps_change_renames_channels)
 }
 GST_END_TEST;
 
+/* Frames leave as they came, so the element must not promise upstream that padded frames (video
+ * meta) are fine when downstream did not: the allocation query is downstream's answer. */
+GST_START_TEST (test_allocation_query_is_downstreams)
+{
+  Harness harness (GST_VIDEO_FORMAT_RGBA, 64, 32);
+  for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+    g_object_set (harness.h->element, "draw", draw, nullptr);
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 32);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+    gst_caps_unref (caps);
+    gst_pad_peer_query (harness.h->srcpad, query);
+    fail_if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr),
+        "draw=%d: video meta offered although downstream does not take it", draw);
+    gst_query_unref (query);
+  }
+}
+GST_END_TEST;
+
 /* The work-group path (local atomics over sub-histogram copies, as on GPUs) on whatever device
  * runs the tests: CPU devices otherwise get one work-item per group. Each test runs in its own
  * process, so the variable stays with it. */
@@ -599,6 +619,7 @@ histogram_suite (void)
   tcase_add_test (tc, test_draw_changes_only_the_corner);
   tcase_add_test (tc, test_draw_toggled);
   tcase_add_test (tc, test_caps_change_renames_channels);
+  tcase_add_test (tc, test_allocation_query_is_downstreams);
   tcase_add_test (tc, test_work_groups_every_format_small);
   tcase_add_test (tc, test_work_groups_640x480);
   tcase_add_test (tc, test_work_groups_draw);

@@ -338,8 +338,10 @@ gst_opencl_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decid
   if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->propose_allocation (trans,
           decide_query, query))
     return FALSE;
-  /* Kernels take any stride: upstream may hand over padded frames. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  /* Kernels take any stride: upstream may hand over padded frames. In place (analysis) the
+   * frames go on downstream as they came, so only downstream's answer (forwarded above) counts. */
+  if (!gst_base_transform_is_in_place (trans))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   return TRUE;
 }
 
