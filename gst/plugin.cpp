@@ -4,6 +4,8 @@
 
 #include "elements/gstopenclbilateral.h"
 #include "elements/gstopenclhistogram.h"
+#include "elements/gstopencltransfer.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -18,8 +20,11 @@ plugin_init (GstPlugin * plugin)
     GST_WARNING ("no OpenCL platform found: the opencl elements will fail to start");
 
   gboolean ok = TRUE;
+  gst_opencl_memory_init_once ();
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
   ok &= GST_ELEMENT_REGISTER (openclhistogram, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
+  ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
   return ok;
 }
 

@@ -156,9 +156,10 @@ struct Harness
   GstHarness *h = nullptr;
   GstBus *bus = nullptr;
 
-  Harness (GstVideoFormat format, int width, int height)
+  /* `launch`: the element alone, or a gst-launch description holding one openclhistogram. */
+  Harness (GstVideoFormat format, int width, int height, const char *launch = nullptr)
   {
-    h = gst_harness_new ("openclhistogram");
+    h = launch ? gst_harness_new_parse (launch) : gst_harness_new ("openclhistogram");
     bus = gst_bus_new ();
     gst_element_set_bus (h->element, bus);
     set_caps (format, width, height);
@@ -566,6 +567,66 @@ GST_START_TEST (test_allocation_query_is_downstreams)
 }
 GST_END_TEST;
 
+/* The pixel rows of every plane of `buffer` equal those of `expected` (strides may differ). */
+void
+check_pixels (GstBuffer * buffer, TestFrame & expected, const std::string & label)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, expected.format.video, GST_VIDEO_INFO_WIDTH (&expected.info),
+      GST_VIDEO_INFO_HEIGHT (&expected.info));
+  GstVideoFrame frame;
+  fail_unless (gst_video_frame_map (&frame, &info, buffer, GST_MAP_READ), "%s: cannot map",
+      label.c_str ());
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&frame); plane++) {
+    for (int y = 0; y < expected.rows (plane); y++) {
+      const auto *row = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame,
+              plane)) + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, plane);
+      fail_unless (std::equal (row, row + expected.row_bytes (plane), expected.row (plane, y)),
+          "%s: plane %u row %d differs", label.c_str (), plane, y);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+/* Frames already in OpenCL memory are analysed (and drawn into) where they are: the element
+ * negotiates OpenCL memory on both sides and the results match the reference. */
+GST_START_TEST (test_opencl_memory)
+{
+  for (const auto & format : { all_formats[0], all_formats[6] }) {
+    Harness harness (format.video, 33, 20, "openclupload ! openclhistogram name=histogram "
+        "bins=64 ! opencldownload");
+    GstElement *element = gst_bin_get_by_name (GST_BIN (harness.h->element), "histogram");
+    for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+      g_object_set (element, "draw", draw, nullptr);
+      TestFrame frame (format, 33, 20);
+      frame.fill (Content::Random, 9700 + draw);
+      std::string label = describe (frame, Content::Random, 64) + (draw ? " drawn" : "") +
+          " in OpenCL memory";
+      auto counts = reference::histogram (frame.view (), 64);
+      TestFrame expected = frame;
+      if (draw) {
+        auto view = expected.view ();
+        reference::draw_histogram (view, counts, 64);
+      }
+      GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+      fail_unless (out != nullptr, "%s: no output", label.c_str ());
+      check_pixels (out, expected, label);
+      gst_buffer_unref (out);
+      GstMessage *message = harness.pop_histogram ();
+      check_message (message, format.reference, 64, 1, counts, label);
+      gst_message_unref (message);
+    }
+    GstPad *pad = gst_element_get_static_pad (element, "sink");
+    GstCaps *caps = gst_pad_get_current_caps (pad);
+    fail_unless (caps && gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+    gst_object_unref (pad);
+    gst_object_unref (element);
+  }
+}
+GST_END_TEST;
+
 /* The work-group path (local atomics over sub-histogram copies, as on GPUs) on whatever device
  * runs the tests: CPU devices otherwise get one work-item per group. Each test runs in its own
  * process, so the variable stays with it. */
@@ -620,6 +681,7 @@ histogram_suite (void)
   tcase_add_test (tc, test_draw_toggled);
   tcase_add_test (tc, test_caps_change_renames_channels);
   tcase_add_test (tc, test_allocation_query_is_downstreams);
+  tcase_add_test (tc, test_opencl_memory);
   tcase_add_test (tc, test_work_groups_every_format_small);
   tcase_add_test (tc, test_work_groups_640x480);
   tcase_add_test (tc, test_work_groups_draw);

@@ -9,6 +9,7 @@
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
+#include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
 
 using gst_opencl::DeviceSpec;
@@ -220,6 +221,47 @@ GST_START_TEST (test_kernel_sources)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_tensor_caps)
+{
+  std::string why;
+  GstCaps *caps = gst_caps_from_string ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,dimensions=8:250:250:250,framerate=0/1");
+  auto info = gst_opencl::tensor_info_from_caps (caps, &why);
+  gst_caps_unref (caps);
+  fail_unless (info.has_value (), "%s", why.c_str ());
+  fail_unless (info->type == gst_opencl::TensorType::Float32);
+  fail_unless_equals_int (info->dimensions.size (), 4);
+  fail_unless_equals_int (info->dimension (0), 8);
+  fail_unless_equals_int (info->dimension (3), 250);
+  fail_unless_equals_int (info->dimension (7), 1);
+  fail_unless_equals_uint64 (info->size_bytes (), 4ull * 8 * 250 * 250 * 250);
+
+  /* Back to caps and parsed again: the same tensor. */
+  GstCaps *again = gst_opencl::tensor_info_to_caps (*info, 30, 1);
+  auto reparsed = gst_opencl::tensor_info_from_caps (again, &why);
+  gst_caps_unref (again);
+  fail_unless (reparsed.has_value () && *reparsed == *info);
+
+  const char *bad[] = {
+    "other/tensors,format=static,num_tensors=2,types=uint8,dimensions=4",
+    "other/tensors,format=flexible,num_tensors=1,types=uint8,dimensions=4",
+    "other/tensors,format=static,num_tensors=1,types=float64,dimensions=4",
+    "other/tensors,format=static,num_tensors=1,types=uint8,dimensions=4:0",
+    "other/tensors,format=static,num_tensors=1,types=uint8,dimensions=4::2",
+    "other/tensors,format=static,num_tensors=1,types=uint8,dimensions=x",
+    "other/tensors,format=static,num_tensors=1,types=uint8",
+    "video/x-raw,format=RGBA,width=4,height=4",
+  };
+  for (const char *text : bad) {
+    caps = gst_caps_from_string (text);
+    why.clear ();
+    fail_if (gst_opencl::tensor_info_from_caps (caps, &why).has_value (), "accepted %s", text);
+    fail_if (why.empty (), "no reason given for %s", text);
+    gst_caps_unref (caps);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 layer_suite (void)
 {
@@ -235,6 +277,7 @@ layer_suite (void)
   tcase_add_test (tc, test_program_cache_disabled);
   tcase_add_test (tc, test_build_failure_carries_log);
   tcase_add_test (tc, test_kernel_sources);
+  tcase_add_test (tc, test_tensor_caps);
   return s;
 }
 

@@ -6,17 +6,19 @@
  * (the only wait: the host needs the pixels). Device buffers are sized in set_caps and only grow
  * when a buffer arrives with larger strides; programs come from the context's cache.
  *
- * Analysis elements (gst_opencl_filter_set_analysis ()) run in place instead: the one device copy
- * of the frame is uploaded, process_ip () reads it, and it is read back only when the subclass
- * drew into it; otherwise the frame goes on untouched (passthrough, no copy). */
+ * Analysis elements (gst_opencl_filter_set_analysis ()) run in place instead, with the same caps
+ * on both sides: process_ip () reads the frame where it is (OpenCL memory) or from one upload of
+ * the host frame, which is read back only when the subclass drew into it; otherwise the frame
+ * goes on untouched (passthrough, no copy). */
 #include "opencl/gstopenclfilter.h"
 
-#include <atomic>
-#include <mutex>
 #include <new>
 #include <vector>
 
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -24,9 +26,7 @@
 enum
 {
   PROP_0,
-  PROP_DEVICE,
-  PROP_DEVICE_NAME,
-  PROP_KERNEL_TIME,
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
 };
 
 namespace {
@@ -39,27 +39,6 @@ struct PlaneLayout
   gsize size_bytes;
 };
 
-gsize
-plane_row_bytes (const GstVideoInfo * info, guint plane)
-{
-  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) == plane)
-      return (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp);
-  }
-  return 0;
-}
-
-gsize
-plane_rows (const GstVideoInfo * info, guint plane)
-{
-  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) == plane)
-      return (gsize) GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-  }
-  return 0;
-}
-
 /* Device layout for a mapped frame: planes packed one after another with the frame's strides.
  * Writes the offsets into `device_info` and returns the bytes needed. */
 gsize
@@ -71,8 +50,8 @@ device_layout (const GstVideoFrame * frame, GstVideoInfo * device_info,
   gsize total = 0;
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (frame); plane++) {
     gsize stride = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
-    gsize rows = plane_rows (&frame->info, plane);
-    gsize size = rows ? stride * (rows - 1) + plane_row_bytes (&frame->info, plane) : 0;
+    gsize rows = gst_opencl::plane_rows (&frame->info, plane);
+    gsize size = rows ? stride * (rows - 1) + gst_opencl::plane_row_bytes (&frame->info, plane) : 0;
     device_info->offset[plane] = total;
     planes.push_back ({ total, size });
     total += stride * rows;
@@ -84,11 +63,7 @@ device_layout (const GstVideoFrame * frame, GstVideoInfo * device_info,
 
 struct GstOpenCLFilterPrivate
 {
-  std::mutex settings_lock;
-  std::string device_string;
-
-  GstOpenCLContext *context = nullptr;  /* guarded by the object lock while it changes */
-  std::atomic<guint64> kernel_time_ns { 0 };
+  gst_opencl::ElementDevice device;
 
   /* State derived from caps. */
   GstVideoInfo in_info {};
@@ -101,7 +76,6 @@ struct GstOpenCLFilterPrivate
   gsize out_capacity_bytes = 0;
   std::vector<PlaneLayout> in_planes;
   std::vector<PlaneLayout> out_planes;
-  std::vector<cl::Event> kernel_events;  /* capacity kept between frames */
 
   gst_opencl::GlBridge gl;
 };
@@ -128,7 +102,6 @@ static void
 gst_opencl_filter_finalize (GObject * object)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (object));
-  gst_clear_object (&priv->context);
   priv->~GstOpenCLFilterPrivate ();
   G_OBJECT_CLASS (gst_opencl_filter_parent_class)->finalize (object);
 }
@@ -138,18 +111,8 @@ gst_opencl_filter_set_property (GObject * object, guint prop_id, const GValue * 
     GParamSpec * pspec)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (object));
-  switch (prop_id) {
-    case PROP_DEVICE:{
-      std::lock_guard<std::mutex> lock (priv->settings_lock);
-      const gchar *text = g_value_get_string (value);
-      priv->device_string = text ? text : "";
-      GST_DEBUG_OBJECT (object, "device set to \"%s\"", priv->device_string.c_str ());
-      break;
-    }
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!priv->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -157,41 +120,15 @@ gst_opencl_filter_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (object));
-  switch (prop_id) {
-    case PROP_DEVICE:{
-      std::lock_guard<std::mutex> lock (priv->settings_lock);
-      g_value_set_string (value, priv->device_string.c_str ());
-      break;
-    }
-    case PROP_DEVICE_NAME:
-      GST_OBJECT_LOCK (object);
-      g_value_set_string (value, priv->context ?
-          gst_opencl_context_device (priv->context).name.c_str () : nullptr);
-      GST_OBJECT_UNLOCK (object);
-      break;
-    case PROP_KERNEL_TIME:
-      g_value_set_uint64 (value, priv->kernel_time_ns.load ());
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static std::string
-device_string (GstOpenCLFilterPrivate * priv)
-{
-  std::lock_guard<std::mutex> lock (priv->settings_lock);
-  return gst_opencl::effective_device_string (priv->device_string);
+  if (!priv->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
 gst_opencl_filter_set_context (GstElement * element, GstContext * context)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (element));
-  auto spec = gst_opencl::parse_device_spec (device_string (priv));
-  if (spec)
-    gst_opencl_handle_set_context (element, context, *spec, &priv->context);
+  priv->device.set_context (element, context);
   priv->gl.set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_filter_parent_class)->set_context (element, context);
 }
@@ -200,16 +137,10 @@ static gboolean
 gst_opencl_filter_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (trans));
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GST_OBJECT_LOCK (trans);
-    GstOpenCLContext *context = priv->context ? GST_OPENCL_CONTEXT (gst_object_ref (priv->context))
-        : nullptr;
-    GST_OBJECT_UNLOCK (trans);
-    gboolean answered = gst_opencl_handle_context_query (GST_ELEMENT (trans), query, context);
-    gst_clear_object (&context);
-    if (answered || priv->gl.handle_context_query (GST_ELEMENT (trans), query))
-      return TRUE;
-  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      (priv->device.handle_context_query (GST_ELEMENT (trans), query) ||
+          priv->gl.handle_context_query (GST_ELEMENT (trans), query)))
+    return TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->query (trans, direction,
       query);
 }
@@ -218,12 +149,8 @@ static gboolean
 gst_opencl_filter_start (GstBaseTransform * trans)
 {
   auto *priv = get_priv (GST_OPENCL_FILTER (trans));
-  priv->kernel_time_ns = 0;
   return GST_OPENCL_GUARD (trans, "cannot open the OpenCL device", [&]() {
-    gst_opencl_ensure_element_context (GST_ELEMENT (trans), device_string (priv),
-        &priv->context);
-    GST_INFO_OBJECT (trans, "running on %s",
-        gst_opencl_context_device (priv->context).name.c_str ());
+    priv->device.start (GST_ELEMENT (trans));
   });
 }
 
@@ -234,13 +161,8 @@ gst_opencl_filter_stop (GstBaseTransform * trans)
   priv->in_frame = GstOpenCLFrame ();
   priv->out_frame = GstOpenCLFrame ();
   priv->in_capacity_bytes = priv->out_capacity_bytes = 0;
-  priv->kernel_events.clear ();
   priv->gl.reset ();
-  GST_OBJECT_LOCK (trans);
-  GstOpenCLContext *context = priv->context;
-  priv->context = nullptr;
-  GST_OBJECT_UNLOCK (trans);
-  gst_clear_object (&context);
+  priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
 }
 
@@ -300,7 +222,7 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
   priv->out_gl = gst_opencl::GlBridge::caps_are_gl (outcaps);
 
   gboolean ok = GST_OPENCL_GUARD (trans, "cannot configure the filter", [&]() {
-    if (!priv->context)
+    if (!priv->device.started ())
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
     check_fits_device (filter, &priv->in_info);
     check_fits_device (filter, &priv->out_info);
@@ -316,6 +238,67 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
   GST_DEBUG_OBJECT (trans, "in %" GST_PTR_FORMAT " (gl %d), out %" GST_PTR_FORMAT " (gl %d)",
       incaps, priv->in_gl, outcaps, priv->out_gl);
   return klass->set_info ? klass->set_info (filter, &priv->in_info, &priv->out_info) : TRUE;
+}
+
+/* Same format and size on both sides; frames in system or OpenCL memory may come out in either,
+ * OpenCL memory first, so a chain of the plugin's elements keeps its frames on the device while
+ * other elements downstream still get system memory. GL memory stays GL memory. */
+static GstCaps *
+gst_opencl_filter_transform_caps (GstBaseTransform * trans, GstPadDirection, GstCaps * caps,
+    GstCaps * filter)
+{
+  /* In place (analysis), frames leave as they came: the same caps, memory included. */
+  if (gst_base_transform_is_in_place (trans))
+    return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) :
+        gst_caps_ref (caps);
+  GstCaps *result = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    const GstStructure *structure = gst_caps_get_structure (caps, i);
+    bool gl = features && gst_caps_features_contains (features, "memory:GLMemory");
+    if (gl || (features && gst_caps_features_is_any (features))) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_copy (features));
+      continue;
+    }
+    for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_new (memory, nullptr));
+    }
+  }
+  if (filter) {
+    GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = filtered;
+  }
+  return result;
+}
+
+/* Of the output caps downstream accepts, OpenCL memory is taken when it is there: the next
+ * element then reads the frame where it already is. */
+static GstCaps *
+gst_opencl_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+  if (direction == GST_PAD_SINK) {
+    GstCaps *on_device = gst_caps_new_empty ();
+    for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
+      GstCapsFeatures *features = gst_caps_get_features (othercaps, i);
+      if (features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_OPENCL))
+        gst_caps_append_structure_full (on_device,
+            gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+            gst_caps_features_copy (features));
+    }
+    if (gst_caps_is_empty (on_device)) {
+      gst_caps_unref (on_device);
+    } else {
+      gst_caps_unref (othercaps);
+      othercaps = on_device;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
 }
 
 /* Output buffers are sized from the output caps, never from the (possibly tight or padded)
@@ -354,33 +337,40 @@ gst_opencl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (caps && gst_opencl::GlBridge::caps_are_gl (caps) &&
       !priv->gl.decide_allocation (GST_ELEMENT (trans), query))
     return FALSE;
+  if (caps && gst_opencl::caps_are_opencl_memory (caps)) {
+    gboolean ok = FALSE;
+    GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
+      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query,
+          priv->device.context ());
+    });
+    if (!ok)
+      return FALSE;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->decide_allocation (trans,
       query);
 }
 
+/* Controlled properties (GstController) take their values at the frame's stream time. */
 static void
-record_kernel_time (GstOpenCLFilterPrivate * priv)
+gst_opencl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 {
-  guint64 total_ns = 0;
-  for (const auto & event : priv->kernel_events) {
-    total_ns += event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
-        event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
-  }
-  priv->kernel_time_ns = total_ns;
-  priv->kernel_events.clear ();
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
 }
 
 /* One non-blocking write per plane of the mapped frame; it must stay mapped until the queue has
- * passed them. */
+ * passed them (`last_write` tells when). */
 static void
 upload_planes (cl::CommandQueue & queue, GstVideoFrame * frame, const GstOpenCLFrame & device,
-    const std::vector<PlaneLayout> & planes)
+    const std::vector<PlaneLayout> & planes, cl::Event * last_write)
 {
   for (guint plane = 0; plane < planes.size (); plane++) {
     const auto & layout = planes[plane];
     if (layout.size_bytes)
       queue.enqueueWriteBuffer (device.buffer, CL_FALSE, layout.offset_bytes, layout.size_bytes,
-          GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+          GST_VIDEO_FRAME_PLANE_DATA (frame, plane), nullptr, last_write);
   }
 }
 
@@ -400,6 +390,65 @@ download_planes (cl::CommandQueue & queue, const GstOpenCLFrame & device,
   }
 }
 
+/* A frame's device side: the buffer's own OpenCL memory when it has some (of this element's
+ * context), else the element's staging buffer, filled from or read into the mapped host frame. */
+struct FrameSide
+{
+  GstOpenCLFrame resident;
+  GstVideoFrame host {};
+  bool mapped = false;
+
+  ~FrameSide ()
+  {
+    if (mapped)
+      gst_video_frame_unmap (&host);
+  }
+};
+
+static const GstOpenCLFrame *
+input_side (GstOpenCLFilterPrivate * priv, GstOpenCLFilter * filter, GstBuffer * buffer,
+    FrameSide & side, cl::Event * upload_done)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), false, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->in_info, buffer, GST_MAP_READ))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot map the input frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->in_frame.info, priv->in_planes);
+  ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, bytes,
+      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
+  upload_planes (priv->device.device ().queue, &side.host, priv->in_frame, priv->in_planes,
+      upload_done);
+  return &priv->in_frame;
+}
+
+static const GstOpenCLFrame *
+output_side (GstOpenCLFilterPrivate * priv, GstOpenCLFilter * filter, GstBuffer * buffer,
+    FrameSide & side)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->out_info, buffer, GST_MAP_WRITE))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
+        "cannot map the output frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->out_frame.info, priv->out_planes);
+  ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, bytes,
+      CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
+  return &priv->out_frame;
+}
+
+/* Frames in OpenCL memory are used where they are; frames in system (or GL) memory are copied
+ * through the element's device buffers. The element waits only when the host needs something:
+ * the output pixels, or the end of an upload before it lets go of the input frame. */
 static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -407,46 +456,69 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
   auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
 
-  GstVideoFrame in_frame, out_frame;
-  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the input frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-
   gboolean processed = FALSE;
+  /* Declared out here: the mapped frames outlive any work the queue still does on them. */
+  FrameSide in_side, out_side;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame processing failed", [&]() {
-    auto & queue = gst_opencl_filter_device (filter).queue;
-    gsize in_bytes = device_layout (&in_frame, &priv->in_frame.info, priv->in_planes);
-    gsize out_bytes = device_layout (&out_frame, &priv->out_frame.info, priv->out_planes);
-    ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, in_bytes,
-        CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
-    ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, out_bytes,
-        CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
-
-    /* The frame stays mapped until the final blocking read, so non-blocking writes are safe. */
-    upload_planes (queue, &in_frame, priv->in_frame, priv->in_planes);
-    processed = klass->process (filter, &priv->in_frame, &priv->out_frame);
+    auto & queue = priv->device.device ().queue;
+    try {
+    cl::Event upload_done;
+    const GstOpenCLFrame *in = input_side (priv, filter, inbuf, in_side, &upload_done);
+    const GstOpenCLFrame *out = output_side (priv, filter, outbuf, out_side);
+    processed = klass->process (filter, in, out);
     if (!processed) {
       queue.finish ();
-      priv->kernel_events.clear ();
+      priv->device.discard_frame ();
       return;
     }
-    download_planes (queue, priv->out_frame, priv->out_planes, &out_frame);
-    record_kernel_time (priv);
+    if (out_side.mapped) {
+      download_planes (queue, *out, priv->out_planes, &out_side.host);
+      priv->device.finish_frame ();
+      return;
+    }
+    if (upload_done ())
+      upload_done.wait ();
+    priv->device.defer_frame ();
+    } catch (...) {
+      /* Copies may still read or write the mapped frames: let them end before the unmap. */
+      try {
+        queue.finish ();
+      } catch (...) {
+      }
+      priv->device.discard_frame ();
+      throw;
+    }
   });
-
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
   return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-/* In-place (analysis) mode: upload, let the subclass read (and, when it may, write) the device
- * copy, read the planes back only when it wrote, and wait once either way. */
+/* In place: the buffer's own OpenCL memory when it has some, else the staging buffer filled
+ * from the mapped frame (mapped for writing too when the subclass may draw into it). */
+static const GstOpenCLFrame *
+analysis_side (GstOpenCLFilterPrivate * priv, GstBaseTransform * trans, GstBuffer * buffer,
+    bool writable, FrameSide & side)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), writable, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->in_info, buffer,
+          writable ? GST_MAP_READWRITE : GST_MAP_READ))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot map the frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->in_frame.info, priv->in_planes);
+  ensure_capacity (GST_OPENCL_FILTER (trans), priv->in_frame, priv->in_capacity_bytes, bytes,
+      input_flags (trans));
+  upload_planes (priv->device.device ().queue, &side.host, priv->in_frame, priv->in_planes,
+      nullptr);
+  return &priv->in_frame;
+}
+
+/* In-place (analysis) mode: let the subclass read (and, when it may, write) the frame on the
+ * device; a mapped frame is read back only when the subclass drew into it. The host waits once
+ * either way: the subclass's results (read back without blocking) are complete on return. */
 static GstFlowReturn
 gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
@@ -460,34 +532,37 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   }
 
   /* In passthrough the buffer is shared with upstream and must not be touched. */
-  gboolean writable = !gst_base_transform_is_passthrough (trans) &&
+  const bool writable = !gst_base_transform_is_passthrough (trans) &&
       gst_buffer_is_writable (buffer);
-  GstVideoFrame frame;
-  if (!gst_video_frame_map (&frame, &priv->in_info, buffer,
-          writable ? GST_MAP_READWRITE : GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-
   gboolean processed = FALSE;
+  /* Declared out here: the mapped frame outlives any work the queue still does on it. */
+  FrameSide side;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame analysis failed", [&]() {
-    auto & queue = gst_opencl_filter_device (filter).queue;
-    gsize bytes = device_layout (&frame, &priv->in_frame.info, priv->in_planes);
-    ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, bytes, input_flags (trans));
-    upload_planes (queue, &frame, priv->in_frame, priv->in_planes);
-    gboolean written = FALSE;
-    processed = klass->process_ip (filter, &priv->in_frame, writable, &written);
-    if (processed && written && writable)
-      download_planes (queue, priv->in_frame, priv->in_planes, &frame);
-    else
-      queue.finish ();
-    if (processed)
-      record_kernel_time (priv);
-    else
-      priv->kernel_events.clear ();
+    auto & queue = priv->device.device ().queue;
+    try {
+      const GstOpenCLFrame *frame = analysis_side (priv, trans, buffer, writable, side);
+      gboolean written = FALSE;
+      processed = klass->process_ip (filter, frame, writable, &written);
+      if (!processed) {
+        queue.finish ();
+        priv->device.discard_frame ();
+        return;
+      }
+      if (written && writable && side.mapped)
+        download_planes (queue, *frame, priv->in_planes, &side.host);
+      else
+        queue.finish ();
+      priv->device.finish_frame ();
+    } catch (...) {
+      /* Copies may still read or write the mapped frame: let them end before the unmap. */
+      try {
+        queue.finish ();
+      } catch (...) {
+      }
+      priv->device.discard_frame ();
+      throw;
+    }
   });
-
-  gst_video_frame_unmap (&frame);
   return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -502,37 +577,7 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   gobject_class->set_property = gst_opencl_filter_set_property;
   gobject_class->get_property = gst_opencl_filter_get_property;
 
-  /**
-   * GstOpenCLFilter:device:
-   *
-   * The OpenCL device: empty for automatic (the first GPU, else the first CPU device), "gpu",
-   * "cpu", or "<platform name substring>[:<device index>]". When empty, the environment variable
-   * GST_OPENCL_DEVICE is read. Takes effect at the next start.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_string ("device", "Device",
-          "OpenCL device: empty = automatic (first GPU, else first CPU; GST_OPENCL_DEVICE "
-          "overrides), \"gpu\", \"cpu\" or \"<platform name substring>[:<device index>]\"",
-          "", (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
-  /**
-   * GstOpenCLFilter:device-name:
-   *
-   * The device in use, "<device name> (<platform name>)"; NULL before the element starts.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
-      g_param_spec_string ("device-name", "Device name",
-          "The OpenCL device in use, as \"<device> (<platform>)\" (set once started)", nullptr,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  /**
-   * GstOpenCLFilter:kernel-time:
-   *
-   * Device time of the kernels of the last frame, in nanoseconds, from OpenCL profiling events.
-   */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_TIME,
-      g_param_spec_uint64 ("kernel-time", "Kernel time",
-          "Device time of the last frame's kernels in nanoseconds (OpenCL profiling events)",
-          0, G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
 
   element_class->set_context = gst_opencl_filter_set_context;
 
@@ -543,10 +588,13 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   trans_class->query = gst_opencl_filter_query;
   trans_class->propose_allocation = gst_opencl_filter_propose_allocation;
   trans_class->decide_allocation = gst_opencl_filter_decide_allocation;
+  trans_class->before_transform = gst_opencl_filter_before_transform;
   trans_class->transform = gst_opencl_filter_transform;
   /* Used only by elements that call gst_opencl_filter_set_analysis (). */
   trans_class->transform_ip = gst_opencl_filter_transform_ip;
   trans_class->transform_size = gst_opencl_filter_transform_size;
+  trans_class->transform_caps = gst_opencl_filter_transform_caps;
+  trans_class->fixate_caps = gst_opencl_filter_fixate_caps;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_FILTER, (GstPluginAPIFlags) 0);
 }
@@ -558,6 +606,11 @@ gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass, const g
   gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
       "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]", formats);
   GstCaps *caps = gst_caps_from_string (text);
+  /* The same formats in OpenCL memory: frames that stay on the device between elements. */
+  GstCaps *opencl = gst_caps_copy (caps);
+  gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
+          nullptr));
+  caps = gst_caps_merge (opencl, caps);
   g_free (text);
 #ifdef HAVE_GL
   if (gl_rgba) {
@@ -587,24 +640,12 @@ gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames
 gst_opencl::Device &
 gst_opencl_filter_device (GstOpenCLFilter * filter)
 {
-  return gst_opencl_context_device (get_priv (filter)->context);
+  return get_priv (filter)->device.device ();
 }
 
 void
 gst_opencl_filter_launch (GstOpenCLFilter * filter, const cl::Kernel & kernel,
     const cl::NDRange & global, const cl::NDRange & local)
 {
-  auto *priv = get_priv (filter);
-  size_t rounded[3] = { 1, 1, 1 };
-  for (size_t axis = 0; axis < global.dimensions (); axis++) {
-    size_t group = local.dimensions () > axis ? local.get ()[axis] : 1;
-    rounded[axis] = (global.get ()[axis] + group - 1) / group * group;
-  }
-  cl::NDRange padded = global.dimensions () == 1 ? cl::NDRange (rounded[0]) :
-      global.dimensions () == 2 ? cl::NDRange (rounded[0], rounded[1]) :
-      cl::NDRange (rounded[0], rounded[1], rounded[2]);
-  cl::Event event;
-  gst_opencl_context_device (priv->context).queue.enqueueNDRangeKernel (kernel, cl::NullRange,
-      padded, local, nullptr, &event);
-  priv->kernel_events.push_back (event);
+  get_priv (filter)->device.launch (kernel, global, local);
 }

@@ -37,11 +37,12 @@ struct _GstOpenCLFilterClass
       const GstOpenCLFrame * out);
 
   /* In-place (analysis) mode, for elements that call gst_opencl_filter_set_analysis () in their
-   * init: the frame's planes are uploaded into `frame`; enqueue kernels that read it (through
-   * gst_opencl_filter_launch ()) and, only when `frame_writable` is TRUE, may also write it, then
-   * set *frame_written so the planes are read back into the buffer. Non-blocking reads of small
-   * results are fine: the base waits for the queue before it returns, so a subclass that chains
-   * up from GstBaseTransform::transform_ip finds them complete. Must not throw. */
+   * init: `frame` is the frame on the device (the buffer's own OpenCL memory, or a copy of the
+   * host frame). Enqueue kernels that read it (through gst_opencl_filter_launch ()) and, only when
+   * `frame_writable` is TRUE, may also write it; then set *frame_written, so a host frame is read
+   * back into the buffer. Non-blocking reads of small results are fine: the base waits for the
+   * queue before it returns, so a subclass that chains up from GstBaseTransform::transform_ip
+   * finds them complete. Must not throw. */
   gboolean (*process_ip) (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
       gboolean frame_writable, gboolean * frame_written);
 

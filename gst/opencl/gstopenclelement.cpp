@@ -1,0 +1,216 @@
+/* gst-opencl: the device, context and kernel timing every OpenCL element shares.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclelement.h"
+
+#include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+namespace gst_opencl {
+
+ElementDevice::~ElementDevice ()
+{
+  gst_clear_object (&context_);
+}
+
+void
+ElementDevice::install_properties (GObjectClass * klass, guint first_id)
+{
+  /**
+   * GstOpenCLElement:device:
+   *
+   * The OpenCL device: empty for automatic (the first GPU, else the first CPU device), "gpu",
+   * "cpu", or "<platform name substring>[:<device index>]". When empty, the environment variable
+   * GST_OPENCL_DEVICE is read. Takes effect at the next start.
+   */
+  g_object_class_install_property (klass, first_id + DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: empty = automatic (first GPU, else first CPU; GST_OPENCL_DEVICE "
+          "overrides), \"gpu\", \"cpu\" or \"<platform name substring>[:<device index>]\"",
+          "", (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  /**
+   * GstOpenCLElement:device-name:
+   *
+   * The device in use, "<device name> (<platform name>)"; NULL before the element starts.
+   */
+  g_object_class_install_property (klass, first_id + DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "The OpenCL device in use, as \"<device> (<platform>)\" (set once started)", nullptr,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  /**
+   * GstOpenCLElement:kernel-time:
+   *
+   * Device time of the kernels of the last frame, in nanoseconds, from OpenCL profiling events.
+   */
+  g_object_class_install_property (klass, first_id + KERNEL_TIME,
+      g_param_spec_uint64 ("kernel-time", "Kernel time",
+          "Device time of the last frame's kernels in nanoseconds (OpenCL profiling events)",
+          0, G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+}
+
+bool
+ElementDevice::set_property (guint first_id, guint prop_id, const GValue * value)
+{
+  if (prop_id != first_id + DEVICE)
+    return false;
+  std::lock_guard<std::mutex> lock (settings_lock_);
+  const gchar *text = g_value_get_string (value);
+  device_property_ = text ? text : "";
+  GST_DEBUG ("device set to \"%s\"", device_property_.c_str ());
+  return true;
+}
+
+bool
+ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id,
+    GValue * value)
+{
+  if (prop_id == first_id + DEVICE) {
+    std::lock_guard<std::mutex> lock (settings_lock_);
+    g_value_set_string (value, device_property_.c_str ());
+  } else if (prop_id == first_id + DEVICE_NAME) {
+    GST_OBJECT_LOCK (element);
+    g_value_set_string (value, context_ ?
+        gst_opencl_context_device (context_).name.c_str () : nullptr);
+    GST_OBJECT_UNLOCK (element);
+  } else if (prop_id == first_id + KERNEL_TIME) {
+    try {
+      harvest_deferred ();
+    } catch (...) {
+      GST_WARNING_OBJECT (element, "cannot read the profiling events of the last frame");
+    }
+    g_value_set_uint64 (value, kernel_time_ns_.load ());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string
+ElementDevice::device_string ()
+{
+  std::lock_guard<std::mutex> lock (settings_lock_);
+  return effective_device_string (device_property_);
+}
+
+void
+ElementDevice::set_context (GstElement * element, GstContext * context)
+{
+  auto spec = parse_device_spec (device_string ());
+  if (spec)
+    gst_opencl_handle_set_context (element, context, *spec, &context_);
+}
+
+bool
+ElementDevice::handle_context_query (GstElement * element, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return false;
+  GST_OBJECT_LOCK (element);
+  GstOpenCLContext *context = context_ ? GST_OPENCL_CONTEXT (gst_object_ref (context_)) :
+      nullptr;
+  GST_OBJECT_UNLOCK (element);
+  bool answered = gst_opencl_handle_context_query (element, query, context);
+  gst_clear_object (&context);
+  return answered;
+}
+
+void
+ElementDevice::start (GstElement * element)
+{
+  kernel_time_ns_ = 0;
+  discard_frame ();
+  gst_opencl_ensure_element_context (element, device_string (), &context_);
+  GST_INFO_OBJECT (element, "running on %s", gst_opencl_context_device (context_).name.c_str ());
+}
+
+void
+ElementDevice::stop (GstElement * element)
+{
+  discard_frame ();
+  GST_OBJECT_LOCK (element);
+  GstOpenCLContext *context = context_;
+  context_ = nullptr;
+  GST_OBJECT_UNLOCK (element);
+  gst_clear_object (&context);
+}
+
+Device &
+ElementDevice::device ()
+{
+  if (!context_)
+    throw Failure (Failure::Kind::NotFound, "no OpenCL device (the element is not started)");
+  return gst_opencl_context_device (context_);
+}
+
+void
+ElementDevice::launch (const cl::Kernel & kernel, const cl::NDRange & global,
+    const cl::NDRange & local, const std::vector<cl::Event> * wait_for, cl::Event * event_out)
+{
+  size_t rounded[3] = { 1, 1, 1 };
+  for (size_t axis = 0; axis < global.dimensions (); axis++) {
+    size_t group = local.dimensions () > axis ? local.get ()[axis] : 1;
+    rounded[axis] = (global.get ()[axis] + group - 1) / group * group;
+  }
+  cl::NDRange padded = global.dimensions () == 1 ? cl::NDRange (rounded[0]) :
+      global.dimensions () == 2 ? cl::NDRange (rounded[0], rounded[1]) :
+      cl::NDRange (rounded[0], rounded[1], rounded[2]);
+  cl::Event event;
+  device ().queue.enqueueNDRangeKernel (kernel, cl::NullRange, padded, local, wait_for, &event);
+  kernel_events_.push_back (event);
+  if (event_out)
+    *event_out = event;
+}
+
+void
+ElementDevice::sum_kernel_time (std::vector<cl::Event> & events)
+{
+  guint64 total_ns = 0;
+  for (const auto & event : events) {
+    total_ns += event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
+        event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+  }
+  kernel_time_ns_ = total_ns;
+  events.clear ();
+}
+
+void
+ElementDevice::finish_frame ()
+{
+  {
+    std::lock_guard<std::mutex> lock (deferred_lock_);
+    deferred_events_.clear ();
+  }
+  sum_kernel_time (kernel_events_);
+}
+
+/* The in-order queue completes a frame's kernels in order: the last one done means all are. */
+void
+ElementDevice::harvest_deferred ()
+{
+  std::lock_guard<std::mutex> lock (deferred_lock_);
+  if (!deferred_events_.empty () &&
+      deferred_events_.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () == CL_COMPLETE)
+    sum_kernel_time (deferred_events_);
+}
+
+void
+ElementDevice::defer_frame ()
+{
+  harvest_deferred ();
+  /* An older frame still running is forgotten: kernel-time is about the latest one. */
+  std::lock_guard<std::mutex> lock (deferred_lock_);
+  deferred_events_.swap (kernel_events_);
+  kernel_events_.clear ();
+}
+
+void
+ElementDevice::discard_frame ()
+{
+  kernel_events_.clear ();
+  std::lock_guard<std::mutex> lock (deferred_lock_);
+  deferred_events_.clear ();
+}
+
+}  // namespace gst_opencl

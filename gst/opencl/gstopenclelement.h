@@ -1,0 +1,82 @@
+/* gst-opencl: what every OpenCL element has, whatever its base class: the `device`,
+ * `device-name` and `kernel-time` properties, the shared context and its GstContext plumbing,
+ * and kernel launches that are timed with profiling events.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Elements hold one ElementDevice by composition (filters, sources and transforms of non-video
+ * data derive from different GStreamer base classes), and forward to it from their vfuncs. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "opencl/gstopenclcontext.h"
+
+namespace gst_opencl {
+
+class ElementDevice
+{
+public:
+  /* Property ids of the three properties, consecutive from `first_id`. */
+  enum PropertyOffset : guint { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, COUNT = 3 };
+
+  ElementDevice () = default;
+  ElementDevice (const ElementDevice &) = delete;
+  ElementDevice & operator= (const ElementDevice &) = delete;
+  ~ElementDevice ();
+
+  /* Installs `device`, `device-name` and `kernel-time` with ids first_id .. first_id + 2. */
+  static void install_properties (GObjectClass * klass, guint first_id);
+
+  /* Return true when `prop_id` was one of the three (then the value was handled). */
+  bool set_property (guint first_id, guint prop_id, const GValue * value);
+  bool get_property (GstElement * element, guint first_id, guint prop_id, GValue * value);
+
+  /* GstElement::set_context and the context query, for "gst.opencl.context". */
+  void set_context (GstElement * element, GstContext * context);
+  bool handle_context_query (GstElement * element, GstQuery * query);
+
+  /* Finds or creates the context (downstream, upstream, application, else new). Throws. */
+  void start (GstElement * element);
+  void stop (GstElement * element);
+
+  bool started () const { return context_ != nullptr; }
+  /* Valid between start () and stop (). */
+  Device & device ();
+  /* The shared context object (not a new reference), for buffer pools and memory. */
+  GstOpenCLContext *context () { device (); return context_; }
+
+  /* Enqueues `kernel` on the shared queue; `global` is rounded up to a multiple of `local`.
+   * The event is kept until finish_frame (). Throws cl::Error. */
+  void launch (const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local,
+      const std::vector<cl::Event> * wait_for = nullptr, cl::Event * event_out = nullptr);
+  /* Sums the device time of the kernels launched since the last call into `kernel-time`. Call
+   * once the frame's work is known to be complete (it reads profiling info). */
+  void finish_frame ();
+  /* For a frame whose results stay on the device, so nothing waits for it: its events are read
+   * at a later frame, once they have completed (kernel-time then lags by a frame or so). */
+  void defer_frame ();
+  /* Drops the recorded events without reading them (after a failure). */
+  void discard_frame ();
+  guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }
+
+private:
+  std::string device_string () ;
+
+  std::mutex settings_lock_;
+  std::string device_property_;
+  GstOpenCLContext *context_ = nullptr;  /* changed under the element's object lock */
+  std::atomic<guint64> kernel_time_ns_ { 0 };
+  std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
+  std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
+  std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */
+
+  void sum_kernel_time (std::vector<cl::Event> & events);
+  void harvest_deferred ();
+};
+
+}  // namespace gst_opencl
