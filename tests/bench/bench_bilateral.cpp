@@ -14,14 +14,10 @@
 #include <gst/gst.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,14 +32,8 @@ using bench::json_stats;
 using bench::json_string;
 using bench::summarize;
 
-using Clock = std::chrono::steady_clock;
-
-struct FrameSize
-{
-  int width = 0;
-  int height = 0;
-  int frames = 0;  /* 0: the --frames value */
-};
+using bench::FrameSize;
+using bench::split;
 
 struct Options
 {
@@ -72,20 +62,6 @@ struct CaseResult
   Stats wall;
 };
 
-/* What the probes collect while a pipeline runs (they run in the streaming thread). */
-struct Probe
-{
-  std::mutex lock;
-  GstElement *filter = nullptr;
-  int warmup = 0;
-  int filter_frames = 0;
-  int sink_frames = 0;
-  std::optional<Clock::time_point> last_stamp;
-  std::string device_name;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
-};
-
 [[noreturn]] void
 usage (const char *program, int status)
 {
@@ -104,52 +80,26 @@ usage (const char *program, int status)
   std::exit (status);
 }
 
-std::vector<std::string>
-split (const std::string & text, char separator)
-{
-  std::vector<std::string> parts;
-  std::stringstream stream (text);
-  std::string part;
-  while (std::getline (stream, part, separator))
-    if (!part.empty ())
-      parts.push_back (part);
-  return parts;
-}
-
 int
 parse_positive (const char *program, const std::string & text, int minimum)
 {
-  char *end = nullptr;
-  long value = std::strtol (text.c_str (), &end, 10);
-  if (text.empty () || *end != '\0' || value < minimum || value > 1000000) {
+  auto value = bench::parse_int (text, minimum);
+  if (!value) {
     std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
     usage (program, 2);
   }
-  return (int) value;
+  return *value;
 }
 
 std::vector<FrameSize>
 parse_sizes (const char *program, const std::string & text)
 {
-  std::vector<FrameSize> sizes;
-  for (const auto & item : split (text, ',')) {
-    FrameSize size;
-    std::string dims = item;
-    auto colon = item.find (':');
-    if (colon != std::string::npos) {
-      size.frames = parse_positive (program, item.substr (colon + 1), 1);
-      dims = item.substr (0, colon);
-    }
-    auto x = dims.find ('x');
-    if (x == std::string::npos)
-      usage (program, 2);
-    size.width = parse_positive (program, dims.substr (0, x), 1);
-    size.height = parse_positive (program, dims.substr (x + 1), 1);
-    sizes.push_back (size);
-  }
-  if (sizes.empty ())
+  auto sizes = bench::parse_sizes (text);
+  if (!sizes) {
+    std::fprintf (stderr, "invalid sizes \"%s\"\n", text.c_str ());
     usage (program, 2);
-  return sizes;
+  }
+  return *sizes;
 }
 
 Options
@@ -193,42 +143,6 @@ parse_options (int argc, char **argv)
   return options;
 }
 
-GstPadProbeReturn
-on_filter_output (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  /* kernel-time is set in transform () before the buffer is pushed, in this same thread. */
-  guint64 kernel_ns = 0;
-  g_object_get (probe->filter, "kernel-time", &kernel_ns, nullptr);
-  std::lock_guard<std::mutex> lock (probe->lock);
-  /* device-name is only set from start () to stop (): read it while frames flow. */
-  if (probe->device_name.empty ()) {
-    gchar *name = nullptr;
-    g_object_get (probe->filter, "device-name", &name, nullptr);
-    if (name)
-      probe->device_name = name;
-    g_free (name);
-  }
-  if (probe->filter_frames++ >= probe->warmup)
-    probe->kernel_ms.push_back ((double) kernel_ns * 1e-6);
-  return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn
-on_sink_input (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  auto now = Clock::now ();
-  std::lock_guard<std::mutex> lock (probe->lock);
-  /* Intervals ending at a measured frame; the stamp of the last warm-up frame starts the first. */
-  if (probe->sink_frames >= probe->warmup && probe->last_stamp)
-    probe->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
-            *probe->last_stamp).count ());
-  probe->last_stamp = now;
-  probe->sink_frames++;
-  return GST_PAD_PROBE_OK;
-}
-
 std::string
 pipeline_description (const Options & options, const FrameSize & size, const std::string & mode,
     int buffers)
@@ -265,13 +179,8 @@ run_case (const Options & options, CaseResult & result)
   if (!options.device.empty ())
     g_object_set (filter, "device", options.device.c_str (), nullptr);
 
-  Probe probe;
-  probe.filter = filter;
-  probe.warmup = options.warmup;
-  GstPad *filter_src = gst_element_get_static_pad (filter, "src");
-  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (filter_src, GST_PAD_PROBE_TYPE_BUFFER, on_filter_output, &probe, nullptr);
-  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, &probe, nullptr);
+  bench::FrameProbe probe;
+  probe.attach (filter, sink, options.warmup);
 
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     result.error = "the pipeline would not start";
@@ -323,8 +232,6 @@ run_case (const Options & options, CaseResult & result)
   result.wall = summarize (result.wall_ms);
 
   gst_object_unref (bus);
-  gst_object_unref (filter_src);
-  gst_object_unref (sink_pad);
   gst_object_unref (sink);
   gst_object_unref (filter);
   gst_object_unref (pipeline);

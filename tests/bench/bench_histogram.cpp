@@ -16,15 +16,11 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <mutex>
-#include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,15 +28,9 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::FrameSize;
 using bench::Stats;
-
-struct FrameSize
-{
-  int width = 0;
-  int height = 0;
-  int frames = 0;  /* 0: the --frames value */
-};
+using bench::split;
 
 struct Options
 {
@@ -68,19 +58,6 @@ struct CaseResult
   Stats wall;
 };
 
-struct Probe
-{
-  std::mutex lock;
-  GstElement *element = nullptr;
-  int warmup = 0;
-  int element_frames = 0;
-  int sink_frames = 0;
-  std::optional<Clock::time_point> last_stamp;
-  std::string device_name;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
-};
-
 [[noreturn]] void
 usage (const char *program, int status)
 {
@@ -98,52 +75,26 @@ usage (const char *program, int status)
   std::exit (status);
 }
 
-std::vector<std::string>
-split (const std::string & text, char separator)
-{
-  std::vector<std::string> parts;
-  std::stringstream stream (text);
-  std::string part;
-  while (std::getline (stream, part, separator))
-    if (!part.empty ())
-      parts.push_back (part);
-  return parts;
-}
-
 int
 parse_positive (const char *program, const std::string & text, int minimum)
 {
-  char *end = nullptr;
-  long value = std::strtol (text.c_str (), &end, 10);
-  if (text.empty () || *end != '\0' || value < minimum || value > 1000000) {
+  auto value = bench::parse_int (text, minimum);
+  if (!value) {
     std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
     usage (program, 2);
   }
-  return (int) value;
+  return *value;
 }
 
 std::vector<FrameSize>
 parse_sizes (const char *program, const std::string & text)
 {
-  std::vector<FrameSize> sizes;
-  for (const auto & item : split (text, ',')) {
-    FrameSize size;
-    std::string dims = item;
-    auto colon = item.find (':');
-    if (colon != std::string::npos) {
-      size.frames = parse_positive (program, item.substr (colon + 1), 1);
-      dims = item.substr (0, colon);
-    }
-    auto x = dims.find ('x');
-    if (x == std::string::npos)
-      usage (program, 2);
-    size.width = parse_positive (program, dims.substr (0, x), 1);
-    size.height = parse_positive (program, dims.substr (x + 1), 1);
-    sizes.push_back (size);
-  }
-  if (sizes.empty ())
+  auto sizes = bench::parse_sizes (text);
+  if (!sizes) {
+    std::fprintf (stderr, "invalid sizes \"%s\"\n", text.c_str ());
     usage (program, 2);
-  return sizes;
+  }
+  return *sizes;
 }
 
 Options
@@ -206,39 +157,6 @@ make_frame (const GstVideoInfo * info, const std::string & content)
   GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
   gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
   return buffer;
-}
-
-GstPadProbeReturn
-on_element_output (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  guint64 kernel_ns = 0;
-  g_object_get (probe->element, "kernel-time", &kernel_ns, nullptr);
-  std::lock_guard<std::mutex> lock (probe->lock);
-  if (probe->device_name.empty ()) {
-    gchar *name = nullptr;
-    g_object_get (probe->element, "device-name", &name, nullptr);
-    if (name)
-      probe->device_name = name;
-    g_free (name);
-  }
-  if (probe->element_frames++ >= probe->warmup)
-    probe->kernel_ms.push_back ((double) kernel_ns * 1e-6);
-  return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn
-on_sink_input (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  auto now = Clock::now ();
-  std::lock_guard<std::mutex> lock (probe->lock);
-  if (probe->sink_frames >= probe->warmup && probe->last_stamp)
-    probe->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
-            *probe->last_stamp).count ());
-  probe->last_stamp = now;
-  probe->sink_frames++;
-  return GST_PAD_PROBE_OK;
 }
 
 /* Pops bus messages until EOS or an error; drains the histogram messages on the way. */
@@ -308,14 +226,8 @@ run_case (const Options & options, CaseResult & result)
   gst_caps_unref (caps);
   GstBuffer *frame = make_frame (&info, result.content);
 
-  Probe probe;
-  probe.element = element;
-  probe.warmup = options.warmup;
-  GstPad *element_src = gst_element_get_static_pad (element, "src");
-  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (element_src, GST_PAD_PROBE_TYPE_BUFFER, on_element_output, &probe,
-      nullptr);
-  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, &probe, nullptr);
+  bench::FrameProbe probe;
+  probe.attach (element, sink, options.warmup);
 
   GstBus *bus = gst_element_get_bus (pipeline);
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
@@ -348,8 +260,6 @@ run_case (const Options & options, CaseResult & result)
 
   gst_buffer_unref (frame);
   gst_object_unref (bus);
-  gst_object_unref (element_src);
-  gst_object_unref (sink_pad);
   gst_object_unref (sink);
   gst_object_unref (element);
   gst_object_unref (src);

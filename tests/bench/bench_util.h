@@ -2,12 +2,147 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <gst/gst.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace bench {
+
+/* A frame size from the command line; frames 0 means the program's --frames. */
+struct FrameSize
+{
+  int width = 0;
+  int height = 0;
+  int frames = 0;
+};
+
+inline std::vector<std::string>
+split (const std::string & text, char separator)
+{
+  std::vector<std::string> parts;
+  std::stringstream stream (text);
+  std::string part;
+  while (std::getline (stream, part, separator))
+    if (!part.empty ())
+      parts.push_back (part);
+  return parts;
+}
+
+/* A whole number from `minimum` to 1000000, or nothing. */
+inline std::optional<int>
+parse_int (const std::string & text, int minimum)
+{
+  char *end = nullptr;
+  long value = std::strtol (text.c_str (), &end, 10);
+  if (text.empty () || *end != '\0' || value < minimum || value > 1000000)
+    return std::nullopt;
+  return (int) value;
+}
+
+/* "WxH[:N],..." or nothing when malformed. */
+inline std::optional<std::vector<FrameSize>>
+parse_sizes (const std::string & text)
+{
+  std::vector<FrameSize> sizes;
+  for (const auto & item : split (text, ',')) {
+    FrameSize size;
+    std::string dims = item;
+    auto colon = item.find (':');
+    if (colon != std::string::npos) {
+      auto frames = parse_int (item.substr (colon + 1), 1);
+      if (!frames)
+        return std::nullopt;
+      size.frames = *frames;
+      dims = item.substr (0, colon);
+    }
+    auto x = dims.find ('x');
+    if (x == std::string::npos)
+      return std::nullopt;
+    auto width = parse_int (dims.substr (0, x), 1);
+    auto height = parse_int (dims.substr (x + 1), 1);
+    if (!width || !height)
+      return std::nullopt;
+    size.width = *width;
+    size.height = *height;
+    sizes.push_back (size);
+  }
+  if (sizes.empty ())
+    return std::nullopt;
+  return sizes;
+}
+
+/* Per-frame figures of one OpenCL element in a running pipeline: its `kernel-time` as each frame
+ * leaves it (read in the streaming thread right after transform (), which set it), and the
+ * steady_clock interval between frames at the sink. The first `warmup` frames are left out. */
+struct FrameProbe
+{
+  using Clock = std::chrono::steady_clock;
+
+  std::mutex lock;
+  GstElement *element = nullptr;
+  int warmup = 0;
+  int element_frames = 0;
+  int sink_frames = 0;
+  std::optional<Clock::time_point> last_stamp;
+  std::string device_name;
+  std::vector<double> kernel_ms;
+  std::vector<double> wall_ms;
+
+  /* Adds the two pad probes; `this` must outlive the pipeline's streaming. */
+  void attach (GstElement * measured, GstElement * sink, int warmup_frames)
+  {
+    element = measured;
+    warmup = warmup_frames;
+    GstPad *element_src = gst_element_get_static_pad (measured, "src");
+    GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (element_src, GST_PAD_PROBE_TYPE_BUFFER, on_element_output, this, nullptr);
+    gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, this, nullptr);
+    gst_object_unref (element_src);
+    gst_object_unref (sink_pad);
+  }
+
+private:
+  static GstPadProbeReturn on_element_output (GstPad *, GstPadProbeInfo *, gpointer user_data)
+  {
+    auto *probe = static_cast<FrameProbe *> (user_data);
+    guint64 kernel_ns = 0;
+    g_object_get (probe->element, "kernel-time", &kernel_ns, nullptr);
+    std::lock_guard<std::mutex> guard (probe->lock);
+    /* device-name is only set from start () to stop (): read it while frames flow. */
+    if (probe->device_name.empty ()) {
+      gchar *name = nullptr;
+      g_object_get (probe->element, "device-name", &name, nullptr);
+      if (name)
+        probe->device_name = name;
+      g_free (name);
+    }
+    if (probe->element_frames++ >= probe->warmup)
+      probe->kernel_ms.push_back ((double) kernel_ns * 1e-6);
+    return GST_PAD_PROBE_OK;
+  }
+
+  static GstPadProbeReturn on_sink_input (GstPad *, GstPadProbeInfo *, gpointer user_data)
+  {
+    auto *probe = static_cast<FrameProbe *> (user_data);
+    auto now = Clock::now ();
+    std::lock_guard<std::mutex> guard (probe->lock);
+    /* Intervals ending at a measured frame; the last warm-up frame's stamp starts the first. */
+    if (probe->sink_frames >= probe->warmup && probe->last_stamp)
+      probe->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
+              *probe->last_stamp).count ());
+    probe->last_stamp = now;
+    probe->sink_frames++;
+    return GST_PAD_PROBE_OK;
+  }
+};
 
 struct Stats
 {
