@@ -296,6 +296,9 @@ GST_START_TEST (test_properties_and_defaults)
   }
   GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "kernel-time");
   fail_unless (spec && !(spec->flags & G_PARAM_WRITABLE));
+  gboolean qos = TRUE;
+  g_object_get (element, "qos", &qos, nullptr);
+  fail_unless (!qos, "an analyser must not drop late frames");
 
   /* Not a power of two: rounded down. */
   for (auto pair : { std::pair<guint, guint> { 100, 64 }, { 3, 2 }, { 255, 128 }, { 16, 16 },

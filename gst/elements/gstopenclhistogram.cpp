@@ -613,6 +613,9 @@ gst_opencl_histogram_init (GstOpenCLHistogram * self)
 {
   self->impl = new GstOpenCLHistogramImpl ();
   gst_opencl_filter_set_analysis (GST_OPENCL_FILTER (self), DEFAULT_DRAW);
+  /* An analyser reports on every frame and passes every frame on: late frames are not its to
+   * drop (the sink still can). */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), FALSE);
 }
 
 static void
