@@ -570,6 +570,29 @@ GST_START_TEST (test_allocation_query_is_downstreams)
 }
 GST_END_TEST;
 
+/* A buffer smaller than its caps say is an error on the bus and a flow error, not a crash; the
+ * next good frame is analysed again. */
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  Harness harness (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+    g_object_set (harness.h->element, "draw", draw, nullptr);
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 100, nullptr);
+    gst_buffer_memset (buffer, 0, 7, 100);
+    fail_unless_equals_int (gst_harness_push (harness.h, buffer), GST_FLOW_ERROR);
+    bool error_seen = false;
+    while (GstMessage *message = gst_bus_pop (harness.bus)) {
+      error_seen |= GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR;
+      gst_message_unref (message);
+    }
+    fail_unless (error_seen, "draw=%d: no error message", draw);
+  }
+  TestFrame frame (all_formats[0], 64, 48);
+  frame.fill (Content::Random, 9800);
+  push_and_check (harness, frame, Content::Random, 256);
+}
+GST_END_TEST;
+
 /* The pixel rows of every plane of `buffer` equal those of `expected` (strides may differ). */
 void
 check_pixels (GstBuffer * buffer, TestFrame & expected, const std::string & label)
@@ -685,6 +708,7 @@ histogram_suite (void)
   tcase_add_test (tc, test_caps_change_renames_channels);
   tcase_add_test (tc, test_allocation_query_is_downstreams);
   tcase_add_test (tc, test_opencl_memory);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_work_groups_every_format_small);
   tcase_add_test (tc, test_work_groups_640x480);
   tcase_add_test (tc, test_work_groups_draw);
