@@ -169,11 +169,11 @@ struct Harness
     gst_harness_teardown (h);
     gst_object_unref (bus);
   }
-  void set_caps (GstVideoFormat format, int width, int height)
+  void set_caps (GstVideoFormat format, int width, int height, int fps_n = 30)
   {
     GstVideoInfo info;
     gst_video_info_set_format (&info, format, width, height);
-    info.fps_n = 30;
+    info.fps_n = fps_n;
     info.fps_d = 1;
     gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   }
@@ -413,6 +413,41 @@ GST_START_TEST (test_bins_change_closes_interval)
   check_message (message, format.reference, 4, 1, reference::histogram (frame.view (), 4),
       "after the change");
   gst_message_unref (message);
+}
+GST_END_TEST;
+
+/* Without buffer durations the framerate gives each frame's length; with neither, a frame cannot
+ * be placed in time and closes its interval. */
+GST_START_TEST (test_interval_without_durations)
+{
+  const FormatCase format = all_formats[4];  /* GRAY8 */
+  Harness harness (format.video, 17, 9);
+  g_object_set (harness.h->element, "bins", 8u, "interval", (guint64) (GST_SECOND / 10),
+      nullptr);
+  TestFrame frame (format, 17, 9);
+  frame.fill (Content::Gradient, 6100);
+  auto counts = reference::histogram (frame.view (), 8);
+  /* 30 frames per second: 3 frames reach 100 ms. */
+  for (int i = 0; i < 3; i++) {
+    fail_unless (harness.pop_histogram () == nullptr, "message after %d frames", i);
+    gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+  }
+  auto three = counts;
+  for (auto & count : three)
+    count *= 3;
+  GstMessage *message = harness.pop_histogram ();
+  check_message (message, format.reference, 8, 3, three, "three frames at 30/1");
+  fail_unless_equals_uint64 (uint64_field (gst_message_get_structure (message), "duration"),
+      3 * gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  gst_message_unref (message);
+
+  harness.set_caps (format.video, 17, 9, 0);
+  for (int i = 0; i < 2; i++) {
+    gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+    message = harness.pop_histogram ();
+    check_message (message, format.reference, 8, 1, counts, "no framerate, no duration");
+    gst_message_unref (message);
+  }
 }
 GST_END_TEST;
 
@@ -701,6 +736,7 @@ histogram_suite (void)
   tcase_add_test (tc, test_padded_rows);
   tcase_add_test (tc, test_interval_sums_frames);
   tcase_add_test (tc, test_bins_change_closes_interval);
+  tcase_add_test (tc, test_interval_without_durations);
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_passthrough_without_copy);
   tcase_add_test (tc, test_draw_changes_only_the_corner);

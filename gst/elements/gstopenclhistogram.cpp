@@ -174,6 +174,7 @@ struct State
   cl::Buffer counts;                 /* MAX_CHANNELS x MAX_BINS uint, allocated once */
   std::vector<cl_uint> counts_host;  /* the last frame's counts, read back without blocking */
   guint frame_bins = 0;              /* bins of the counts in counts_host */
+  GstClockTime frame_period_ns = GST_CLOCK_TIME_NONE;  /* from the framerate, if any */
 };
 
 /* Frames summed for the next message. Touched only from the streaming thread. */
@@ -235,14 +236,15 @@ gst_opencl_histogram_set_property (GObject * object, guint prop_id, const GValue
   auto & s = impl->settings;
   switch (prop_id) {
     case PROP_BINS:{
-      guint requested = g_value_get_uint (value);
-      s.bins = power_of_two_floor (CLAMP (requested, MIN_BINS, MAX_BINS));
-      GST_DEBUG_OBJECT (object, "bins %u", s.bins);
-      if (s.bins != requested) {
+      const guint requested = g_value_get_uint (value);
+      const guint bins = power_of_two_floor (CLAMP (requested, MIN_BINS, MAX_BINS));
+      s.bins = bins;
+      GST_DEBUG_OBJECT (object, "bins %u", bins);
+      if (bins != requested) {
         lock.unlock ();
         GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
             ("bins must be a power of two from 2 to 256: %u rounded down to %u", requested,
-                power_of_two_floor (CLAMP (requested, MIN_BINS, MAX_BINS))), (nullptr));
+                bins), (nullptr));
       }
       break;
     }
@@ -343,17 +345,11 @@ post_interval (GstOpenCLHistogram * self)
 
 /* A frame's duration: the buffer's, else one frame period from the caps, else unknown. */
 static GstClockTime
-frame_duration (GstOpenCLHistogram * self, GstBuffer * buffer)
+frame_duration (const State & state, GstBuffer * buffer)
 {
   if (GST_BUFFER_DURATION_IS_VALID (buffer))
     return GST_BUFFER_DURATION (buffer);
-  GstVideoInfo info;
-  GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
-  GstClockTime duration = GST_CLOCK_TIME_NONE;
-  if (caps && gst_video_info_from_caps (&info, caps) && info.fps_n > 0 && info.fps_d > 0)
-    duration = gst_util_uint64_scale_int (GST_SECOND, info.fps_d, info.fps_n);
-  gst_clear_caps (&caps);
-  return duration;
+  return state.frame_period_ns;
 }
 
 /* Adds the frame's counts (read back by process_ip) to the interval; posts when it is full. */
@@ -377,12 +373,14 @@ accumulate (GstOpenCLHistogram * self, GstBuffer * buffer)
     interval.sums[i] += state.counts_host[i];
   interval.frames++;
 
-  GstClockTime duration = frame_duration (self, buffer);
+  GstClockTime duration = frame_duration (state, buffer);
   if (GST_CLOCK_TIME_IS_VALID (duration))
     interval.duration_ns += duration;
-  /* A frame of unknown length cannot be placed in time: it closes the interval. */
+  /* Full to the nearest frame: within half this frame of the interval (3 frames of 1/30 s,
+   * 99999999 ns in integer nanoseconds, fill an interval of 100 ms). A frame of unknown length
+   * cannot be placed in time: it closes the interval. */
   if (settings.interval_ns == 0 || !GST_CLOCK_TIME_IS_VALID (duration) ||
-      interval.duration_ns >= settings.interval_ns)
+      interval.duration_ns + duration / 2 >= settings.interval_ns)
     post_interval (self);
 }
 
@@ -404,6 +402,9 @@ gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
     state.channels = state.layout.channel_names.size ();
     state.width = GST_VIDEO_INFO_WIDTH (in_info);
     state.height = GST_VIDEO_INFO_HEIGHT (in_info);
+    state.frame_period_ns = GST_VIDEO_INFO_FPS_N (in_info) > 0 &&
+        GST_VIDEO_INFO_FPS_D (in_info) > 0 ? gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (in_info), GST_VIDEO_INFO_FPS_N (in_info)) : GST_CLOCK_TIME_NONE;
     state.kernels_ready = false;
     if (!state.counts ()) {
       state.counts = cl::Buffer (gst_opencl_filter_device (filter).context, CL_MEM_READ_WRITE,
@@ -665,8 +666,9 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    * GstOpenCLHistogram:interval:
    *
    * Nanoseconds of video summed into one message: 0 posts one per frame. Otherwise frames are
-   * summed until their durations reach the interval; a frame without a known duration (no
-   * buffer duration, no framerate) closes the interval, and at EOS the partial one is posted.
+   * summed until their durations reach the interval, to the nearest frame (within half of the
+   * last frame's duration); a frame without a known duration (no buffer duration, no
+   * framerate) closes the interval, and at EOS the partial one is posted.
    */
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
