@@ -3,6 +3,7 @@
 #include <gst/gst.h>
 
 #include "elements/gstopenclbilateral.h"
+#include "elements/gstopenclhistogram.h"
 #include "elements/gstopencltransfer.h"
 #include "opencl/gstopenclmemory.h"
 #include "elements/gstopenclmandelboxsrc.h"
@@ -22,6 +23,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ok = TRUE;
   gst_opencl_memory_init_once ();
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclhistogram, plugin);
   ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
   ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
   ok &= GST_ELEMENT_REGISTER (openclmandelboxsrc, plugin);

@@ -4,7 +4,12 @@
  * Per frame: map the input and output frames, enqueue one non-blocking write per input plane,
  * let the subclass enqueue its kernels, enqueue one read per output plane and wait for the last
  * (the only wait: the host needs the pixels). Device buffers are sized in set_caps and only grow
- * when a buffer arrives with larger strides; programs come from the context's cache. */
+ * when a buffer arrives with larger strides; programs come from the context's cache.
+ *
+ * Analysis elements (gst_opencl_filter_set_analysis ()) run in place instead, with the same caps
+ * on both sides: process_ip () reads the frame where it is (OpenCL memory) or from one upload of
+ * the host frame, which is read back only when the subclass drew into it; otherwise the frame
+ * goes on untouched (passthrough, no copy). */
 #include "opencl/gstopenclfilter.h"
 
 #include <new>
@@ -192,6 +197,14 @@ ensure_capacity (GstOpenCLFilter * filter, GstOpenCLFrame & frame, gsize & capac
   GST_DEBUG_OBJECT (filter, "device frame buffer of %" G_GSIZE_FORMAT " bytes", bytes);
 }
 
+/* In-place elements read the frame back after their kernels drew into it. */
+static cl_mem_flags
+input_flags (GstBaseTransform * trans)
+{
+  return gst_base_transform_is_in_place (trans) ? CL_MEM_READ_WRITE :
+      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY;
+}
+
 static gboolean
 gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
@@ -214,9 +227,11 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
     check_fits_device (filter, &priv->in_info);
     check_fits_device (filter, &priv->out_info);
     ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, priv->in_info.size,
-        CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
-    ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
-        CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
+        input_flags (trans));
+    /* In place, kernels read and write the input copy: no output buffer on the device. */
+    if (!gst_base_transform_is_in_place (trans))
+      ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
+          CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
   });
   if (!ok)
     return FALSE;
@@ -229,9 +244,13 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
  * OpenCL memory first, so a chain of the plugin's elements keeps its frames on the device while
  * other elements downstream still get system memory. GL memory stays GL memory. */
 static GstCaps *
-gst_opencl_filter_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps * caps,
+gst_opencl_filter_transform_caps (GstBaseTransform * trans, GstPadDirection, GstCaps * caps,
     GstCaps * filter)
 {
+  /* In place (analysis), frames leave as they came: the same caps, memory included. */
+  if (gst_base_transform_is_in_place (trans))
+    return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) :
+        gst_caps_ref (caps);
   GstCaps *result = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstCapsFeatures *features = gst_caps_get_features (caps, i);
@@ -302,8 +321,10 @@ gst_opencl_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decid
   if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->propose_allocation (trans,
           decide_query, query))
     return FALSE;
-  /* Kernels take any stride: upstream may hand over padded frames. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  /* Kernels take any stride: upstream may hand over padded frames. In place (analysis) the
+   * frames go on downstream as they came, so only downstream's answer (forwarded above) counts. */
+  if (!gst_base_transform_is_in_place (trans))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   return TRUE;
 }
 
@@ -471,6 +492,80 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
   return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
+/* In place: the buffer's own OpenCL memory when it has some, else the staging buffer filled
+ * from the mapped frame (mapped for writing too when the subclass may draw into it). */
+static const GstOpenCLFrame *
+analysis_side (GstOpenCLFilterPrivate * priv, GstBaseTransform * trans, GstBuffer * buffer,
+    bool writable, FrameSide & side)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), writable, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->in_info, buffer,
+          writable ? GST_MAP_READWRITE : GST_MAP_READ))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot map the frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->in_frame.info, priv->in_planes);
+  ensure_capacity (GST_OPENCL_FILTER (trans), priv->in_frame, priv->in_capacity_bytes, bytes,
+      input_flags (trans));
+  upload_planes (priv->device.device ().queue, &side.host, priv->in_frame, priv->in_planes,
+      nullptr);
+  return &priv->in_frame;
+}
+
+/* In-place (analysis) mode: let the subclass read (and, when it may, write) the frame on the
+ * device; a mapped frame is read back only when the subclass drew into it. The host waits once
+ * either way: the subclass's results (read back without blocking) are complete on return. */
+static GstFlowReturn
+gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  auto *filter = GST_OPENCL_FILTER (trans);
+  auto *priv = get_priv (filter);
+  auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
+  if (!klass->process_ip) {
+    GST_ELEMENT_ERROR (trans, CORE, NOT_IMPLEMENTED, ("no in-place processing"),
+        ("%s has no process_ip", G_OBJECT_TYPE_NAME (trans)));
+    return GST_FLOW_ERROR;
+  }
+
+  /* In passthrough the buffer is shared with upstream and must not be touched. */
+  const bool writable = !gst_base_transform_is_passthrough (trans) &&
+      gst_buffer_is_writable (buffer);
+  gboolean processed = FALSE;
+  /* Declared out here: the mapped frame outlives any work the queue still does on it. */
+  FrameSide side;
+  gboolean ok = GST_OPENCL_GUARD (trans, "frame analysis failed", [&]() {
+    auto & queue = priv->device.device ().queue;
+    try {
+      const GstOpenCLFrame *frame = analysis_side (priv, trans, buffer, writable, side);
+      gboolean written = FALSE;
+      processed = klass->process_ip (filter, frame, writable, &written);
+      if (!processed) {
+        queue.finish ();
+        priv->device.discard_frame ();
+        return;
+      }
+      if (written && writable && side.mapped)
+        download_planes (queue, *frame, priv->in_planes, &side.host);
+      else
+        queue.finish ();
+      priv->device.finish_frame ();
+    } catch (...) {
+      /* Copies may still read or write the mapped frame: let them end before the unmap. */
+      try {
+        queue.finish ();
+      } catch (...) {
+      }
+      priv->device.discard_frame ();
+      throw;
+    }
+  });
+  return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
 static void
 gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
 {
@@ -495,6 +590,8 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   trans_class->decide_allocation = gst_opencl_filter_decide_allocation;
   trans_class->before_transform = gst_opencl_filter_before_transform;
   trans_class->transform = gst_opencl_filter_transform;
+  /* Used only by elements that call gst_opencl_filter_set_analysis (). */
+  trans_class->transform_ip = gst_opencl_filter_transform_ip;
   trans_class->transform_size = gst_opencl_filter_transform_size;
   trans_class->transform_caps = gst_opencl_filter_transform_caps;
   trans_class->fixate_caps = gst_opencl_filter_fixate_caps;
@@ -530,6 +627,14 @@ gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass, const g
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
+}
+
+void
+gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames)
+{
+  auto *trans = GST_BASE_TRANSFORM (filter);
+  gst_base_transform_set_in_place (trans, TRUE);
+  gst_base_transform_set_passthrough (trans, !writes_frames);
 }
 
 gst_opencl::Device &

@@ -45,7 +45,44 @@ def bilateral(path, data):
     print()
 
 
-REPORTERS = {"openclbilateral": bilateral}
+def histogram(path, data):
+    cases = data["openclhistogram"]["cases"]
+    peer = data.get("peer") or {}
+    peer_cases = {}
+    for c in peer.get("cases", []):
+        peer_cases[(c["width"], c["height"], c["content"], c["peer"], c["variant"])] = \
+            c["ms"]["median"]
+    columns = sorted({(p, v) for (_, _, _, p, v) in peer_cases})
+    machine = data.get("machine", {})
+    print(f"**openclhistogram**, {data['openclhistogram'].get('format', 'RGBA')}, "
+          f"{data['openclhistogram'].get('bins')} bins, on {cases[0].get('device_name', '?')}; "
+          f"machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores"
+          + (f", {', '.join(machine['gpus'])}" if machine.get("gpus") else "")
+          + (f"; load average {machine['loadavg_before']} before, {machine['loadavg_after']} after"
+             if machine.get("loadavg_before") else "") + ".")
+    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
+    header = "| size | content | frames | kernel ms (median) | kernel IQR ms | wall ms per frame |"
+    rule = "| --- | --- | --- | --- | --- | --- |"
+    for p, v in columns:
+        header += f" {p} {v} ms |"
+        rule += " --- |"
+    print(header)
+    print(rule)
+    for c in cases:
+        if not c.get("ok"):
+            print(f"| {c['width']}x{c['height']} | {c['content']} | failed: {c.get('error')} |"
+                  " | | |" + " |" * len(columns))
+            continue
+        line = (f"| {c['width']}x{c['height']} | {c['content']} | {c['frames']} | "
+                f"{fmt_ms(c['kernel_ms']['median'])} | {fmt_ms(c['kernel_ms']['iqr'])} | "
+                f"{fmt_ms(c['wall_ms']['median'])} |")
+        for p, v in columns:
+            line += f" {fmt_ms(peer_cases.get((c['width'], c['height'], c['content'], p, v)))} |"
+        print(line)
+    print()
+
+
+REPORTERS = {"openclbilateral": bilateral, "openclhistogram": histogram}
 
 
 def main(argv):
