@@ -463,6 +463,34 @@ GST_START_TEST (test_odd_sizes_and_padded_rows)
 }
 GST_END_TEST;
 
+/* A buffer shorter than its caps say (by one byte, by half, empty) is a clear error, never a
+ * read past its end; the same element then runs a whole frame. */
+GST_START_TEST (test_truncated_buffers)
+{
+  for (const auto & row : rows ()) {
+    if (row.kind == Kind::Source)
+      continue;
+    for (GstVideoFormat format : row.formats) {
+      GstVideoInfo info;
+      gst_video_info_set_format (&info, format, 24, 16);
+      for (gsize cut : { (gsize) 1, info.size / 2, info.size }) {
+        auto frames = frames_of (format, 24, 16, 2, 9);
+        frames[0].truncate = cut;
+        std::string error;
+        auto out = reliability::run_frames (row.segment, frames, &error);
+        fail_unless (!error.empty (), "%s %s: a frame %" G_GSIZE_FORMAT " bytes short went "
+            "through", row.name, gst_video_format_to_string (format), cut);
+        fail_unless (out.empty ());
+        GST_INFO ("%s, %" G_GSIZE_FORMAT " bytes short: %s", row.name, cut, error.c_str ());
+      }
+      std::string error;
+      auto out = reliability::run_frames (row.segment, frames_of (format, 24, 16, 1, 9), &error);
+      fail_unless (error.empty () && out.size () == 1, "%s: %s", row.name, error.c_str ());
+    }
+  }
+}
+GST_END_TEST;
+
 /* With the device limited to exactly one frame's bytes, that frame runs and a frame one row
  * taller is refused with a clear error naming the sizes; the element then runs again. */
 GST_START_TEST (test_largest_frame_and_one_beyond)
@@ -815,6 +843,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_caps_changes_mid_stream);
   tcase_add_test (tc, test_source_caps_change);
   tcase_add_test (tc, test_odd_sizes_and_padded_rows);
+  tcase_add_test (tc, test_truncated_buffers);
   tcase_add_test (tc, test_largest_frame_and_one_beyond);
   tcase_add_test (tc, test_bad_property_values);
   tcase_add_test (tc, test_property_hammer_while_playing);

@@ -114,6 +114,9 @@ make_buffer (const FrameSpec & spec, GstClockTime pts)
   if (spec.pad)
     gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE, spec.format, spec.width,
         spec.height, GST_VIDEO_INFO_N_PLANES (&info), offsets, strides);
+  if (spec.truncate)
+    gst_buffer_resize (buffer, 0, gst_buffer_get_size (buffer) - MIN (spec.truncate,
+            gst_buffer_get_size (buffer)));
   GST_BUFFER_PTS (buffer) = pts;
   GST_BUFFER_DURATION (buffer) = GST_SECOND / 30;
   return buffer;

@@ -24,6 +24,8 @@ struct FrameSpec
   uint32_t seed = 1;
   /* When not empty: the pixels, rows packed (as Output::pixels), instead of the seed's. */
   std::vector<uint8_t> pixels;
+  /* Bytes cut off the end of the buffer (a truncated frame). */
+  gsize truncate = 0;
 };
 
 /* A frame as it came out: its caps and its pixels, rows packed without padding. */
@@ -31,6 +33,8 @@ struct Output
 {
   std::string caps;
   std::vector<uint8_t> pixels;
+  /* Bytes cut off the end of the buffer (a truncated frame). */
+  gsize truncate = 0;
 };
 
 GstBuffer *make_buffer (const FrameSpec & spec, GstClockTime pts);

@@ -30,7 +30,7 @@ fi
 targets=(device_spec tensor_caps)
 ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz_}" >/dev/null
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=suppressions=$root/tests/sanitize.supp:print_suppressions=0
 export GST_REGISTRY=$root/$build/fuzz-registry.bin
