@@ -3,6 +3,7 @@
 #include <gst/gst.h>
 
 #include "elements/gstopenclbilateral.h"
+#include "elements/gstopenclsort.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
 
   gboolean ok = TRUE;
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclsort, plugin);
   return ok;
 }
 
