@@ -1,0 +1,329 @@
+/* gst-opencl: benchmark of the device sort (gst_opencl::DeviceSort, the sort openclsort runs)
+ * against std::sort on one core, the table of the bitonic-sort article.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For every size 2^n it makes random int32 keys (std::mt19937, fixed seed), then
+ *   - std::sort on a copy, on this one thread, --cpu-runs times (median);
+ *   - the device sort of one row of 2^n keys, --runs times after --warmup runs: the keys are
+ *     copied on the device into the work buffer (not timed), the sort is enqueued (every launch
+ *     records a profiling event, nothing waits in between), and the queue is finished once.
+ *     Per run it records the kernel time (sum of the launches' END - START), the device span
+ *     (first START to last END: kernel time plus the gaps between launches) and the host wall
+ *     time from the first enqueue to the end of finish ().
+ * The first device result is read back and compared with std::sort's, element for element.
+ * Links the shared layer directly (no plugin needed). Prints a table; --json writes it all. */
+#include <gst/gst.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclsort.h"
+#include "opencl/gstopenclutils.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options
+{
+  std::vector<int> log2_sizes { 20, 21, 22, 23, 24, 25 };
+  int runs = 10;
+  int warmup = 2;
+  int cpu_runs = 3;
+  std::string device;
+  std::string json_path;
+  bool skip_cpu = false;
+};
+
+struct Stats
+{
+  double median = 0, min = 0, max = 0;
+};
+
+struct SizeResult
+{
+  int log2_size = 0;
+  size_t count = 0;
+  size_t launches = 0;
+  bool correct = false;
+  std::vector<double> std_sort_ms, kernel_ms, span_ms, wall_ms;
+  Stats std_sort, kernel, span, wall;
+};
+
+[[noreturn]] void
+usage (const char *program, int status)
+{
+  std::fprintf (status ? stderr : stdout,
+      "usage: %s [options]\n"
+      "  --sizes N,...     log2 of the key counts (default 20,21,22,23,24,25; 26 works too)\n"
+      "  --runs N          measured device sorts per size (default 10)\n"
+      "  --warmup N        device sorts left out first (default 2)\n"
+      "  --cpu-runs N      std::sort runs per size (default 3)\n"
+      "  --no-cpu          skip std::sort (the result check then uses it once anyway)\n"
+      "  --device STRING   gpu, cpu or <platform>[:n] (default: automatic, GST_OPENCL_DEVICE)\n"
+      "  --json PATH       write the results as JSON\n", program);
+  std::exit (status);
+}
+
+int
+parse_int (const char *program, const std::string & text, int minimum, int maximum)
+{
+  char *end = nullptr;
+  long value = std::strtol (text.c_str (), &end, 10);
+  if (text.empty () || *end != '\0' || value < minimum || value > maximum) {
+    std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
+    usage (program, 2);
+  }
+  return (int) value;
+}
+
+Options
+parse_options (int argc, char **argv)
+{
+  Options options;
+  for (int i = 1; i < argc; i++) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage (argv[0], 2);
+      return argv[++i];
+    };
+    if (arg == "--sizes") {
+      options.log2_sizes.clear ();
+      std::stringstream stream (value ());
+      std::string part;
+      while (std::getline (stream, part, ','))
+        options.log2_sizes.push_back (parse_int (argv[0], part, 0, 30));
+      if (options.log2_sizes.empty ())
+        usage (argv[0], 2);
+    } else if (arg == "--runs") {
+      options.runs = parse_int (argv[0], value (), 1, 100000);
+    } else if (arg == "--warmup") {
+      options.warmup = parse_int (argv[0], value (), 0, 100000);
+    } else if (arg == "--cpu-runs") {
+      options.cpu_runs = parse_int (argv[0], value (), 1, 1000);
+    } else if (arg == "--no-cpu") {
+      options.skip_cpu = true;
+    } else if (arg == "--device") {
+      options.device = value ();
+    } else if (arg == "--json") {
+      options.json_path = value ();
+    } else if (arg == "--help" || arg == "-h") {
+      usage (argv[0], 0);
+    } else {
+      std::fprintf (stderr, "unknown option %s\n", arg.c_str ());
+      usage (argv[0], 2);
+    }
+  }
+  return options;
+}
+
+Stats
+summarize (std::vector<double> values)
+{
+  Stats stats;
+  if (values.empty ())
+    return stats;
+  std::sort (values.begin (), values.end ());
+  stats.min = values.front ();
+  stats.max = values.back ();
+  size_t middle = values.size () / 2;
+  stats.median = values.size () % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  return stats;
+}
+
+double
+ms_since (Clock::time_point start)
+{
+  return std::chrono::duration<double, std::milli> (Clock::now () - start).count ();
+}
+
+void
+measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::DeviceSort & sort,
+    SizeResult & result)
+{
+  const size_t count = size_t (1) << result.log2_size;
+  result.count = count;
+  std::mt19937 random (20110601u + result.log2_size);
+  std::vector<int32_t> keys (count);
+  for (auto & key : keys)
+    key = (int32_t) random ();
+
+  /* std::sort, one thread. */
+  std::vector<int32_t> expected;
+  for (int run = 0; run < (options.skip_cpu ? 1 : options.cpu_runs); run++) {
+    expected = keys;
+    auto start = Clock::now ();
+    std::sort (expected.begin (), expected.end ());
+    if (!options.skip_cpu)
+      result.std_sort_ms.push_back (ms_since (start));
+  }
+
+  const size_t bytes = count * sizeof (int32_t);
+  cl::Buffer original (device.context, CL_MEM_READ_ONLY, bytes);
+  cl::Buffer work (device.context, CL_MEM_READ_WRITE, bytes);
+  device.queue.enqueueWriteBuffer (original, CL_TRUE, 0, bytes, keys.data ());
+
+  std::vector<cl::Event> events;
+  auto launcher = [&](const cl::Kernel & kernel, const cl::NDRange & global,
+      const cl::NDRange & local) {
+    cl::Event event;
+    device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr, &event);
+    events.push_back (event);
+  };
+  result.launches = sort.launch_count (1, count);
+  for (int run = 0; run < options.warmup + options.runs; run++) {
+    device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
+    device.queue.finish ();
+    events.clear ();
+    auto start = Clock::now ();
+    sort.enqueue (work, work, 1, count, launcher);
+    device.queue.finish ();
+    double wall = ms_since (start);
+    if (run == 0) {
+      std::vector<int32_t> sorted (count);
+      device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
+      result.correct = sorted == expected;
+    }
+    if (run < options.warmup)
+      continue;
+    cl_ulong kernel_ns = 0, first = ~cl_ulong (0), last = 0;
+    for (const auto & event : events) {
+      cl_ulong begin = event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+      cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END> ();
+      kernel_ns += end - begin;
+      first = std::min (first, begin);
+      last = std::max (last, end);
+    }
+    result.kernel_ms.push_back (kernel_ns * 1e-6);
+    result.span_ms.push_back (events.empty () ? 0.0 : (last - first) * 1e-6);
+    result.wall_ms.push_back (wall);
+  }
+  result.std_sort = summarize (result.std_sort_ms);
+  result.kernel = summarize (result.kernel_ms);
+  result.span = summarize (result.span_ms);
+  result.wall = summarize (result.wall_ms);
+}
+
+std::string
+json_number (double value)
+{
+  char text[32];
+  std::snprintf (text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string
+json_string (const std::string & text)
+{
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if ((unsigned char) c >= 0x20)
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string
+json_stats (const Stats & s, const std::vector<double> & samples)
+{
+  std::string out = "{\"median\": " + json_number (s.median) + ", \"min\": " +
+      json_number (s.min) + ", \"max\": " + json_number (s.max) + ", \"samples\": [";
+  for (size_t i = 0; i < samples.size (); i++)
+    out += (i ? ", " : "") + json_number (samples[i]);
+  return out + "]}";
+}
+
+bool
+write_json (const Options & options, const std::string & command_line,
+    const gst_opencl::Device & device, const gst_opencl::DeviceSort & sort,
+    const std::vector<SizeResult> & results)
+{
+  std::ofstream file (options.json_path);
+  if (!file)
+    return false;
+  file << "{\n  \"benchmark\": \"device sort (openclsort), one row of random int32\",\n";
+  file << "  \"command\": " << json_string (command_line) << ",\n";
+  file << "  \"device_name\": " << json_string (device.name) << ",\n";
+  file << "  \"chunk_words\": " << sort.chunk_words () << ", \"group_size\": " <<
+      sort.group_size () << ",\n";
+  file << "  \"runs\": " << options.runs << ", \"warmup\": " << options.warmup <<
+      ", \"cpu_runs\": " << options.cpu_runs << ",\n";
+  file << "  \"sizes\": [";
+  for (size_t i = 0; i < results.size (); i++) {
+    const auto & r = results[i];
+    file << (i ? ",\n" : "\n") << "    {\"log2\": " << r.log2_size << ", \"count\": " <<
+        r.count << ", \"launches\": " << r.launches << ", \"correct\": " <<
+        (r.correct ? "true" : "false") << ",\n";
+    file << "     \"std_sort_ms\": " << json_stats (r.std_sort, r.std_sort_ms) << ",\n";
+    file << "     \"kernel_ms\": " << json_stats (r.kernel, r.kernel_ms) << ",\n";
+    file << "     \"span_ms\": " << json_stats (r.span, r.span_ms) << ",\n";
+    file << "     \"wall_ms\": " << json_stats (r.wall, r.wall_ms) << "}";
+  }
+  file << "\n  ]\n}\n";
+  return (bool) file;
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  std::string command_line;
+  for (int i = 0; i < argc; i++)
+    command_line += (i ? " " : "") + std::string (argv[i]);
+  gst_init (&argc, &argv);
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
+  Options options = parse_options (argc, argv);
+
+  std::vector<SizeResult> results;
+  bool all_correct = true;
+  try {
+    GstOpenCLContext *context = gst_opencl_context_new (
+        gst_opencl::effective_device_string (options.device));
+    auto & device = gst_opencl_context_device (context);
+    gst_opencl::DeviceSort sort (device, gst_opencl::SortKey::Int32,
+        gst_opencl::SortOrder::Ascending);
+    std::printf ("device sort on %s: %zu keys per work-group of %zu in local memory\n",
+        device.name.c_str (), sort.chunk_words (), sort.group_size ());
+    std::printf ("%-6s %10s %8s %12s %12s %12s %12s %9s  %s\n", "log2", "N", "launches",
+        "std::sort", "kernel", "span", "wall", "speed-up", "(ms, medians)");
+    for (int log2_size : options.log2_sizes) {
+      SizeResult result;
+      result.log2_size = log2_size;
+      measure_size (options, device, sort, result);
+      all_correct &= result.correct;
+      std::printf ("%-6d %10zu %8zu %12.3f %12.3f %12.3f %12.3f %8.2fx  %s\n", log2_size,
+          result.count, result.launches, result.std_sort.median, result.kernel.median,
+          result.span.median, result.wall.median, result.kernel.median > 0 ?
+          result.std_sort.median / result.kernel.median : 0.0,
+          result.correct ? "" : "WRONG RESULT");
+      std::fflush (stdout);
+      results.push_back (std::move (result));
+    }
+    if (!options.json_path.empty ()) {
+      if (!write_json (options, command_line, device, sort, results)) {
+        std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
+        gst_object_unref (context);
+        return 1;
+      }
+      std::printf ("wrote %s\n", options.json_path.c_str ());
+    }
+    gst_object_unref (context);
+  } catch (...) {
+    std::fprintf (stderr, "error: %s\n",
+        gst_opencl::describe_exception (std::current_exception ()).c_str ());
+    return 1;
+  }
+  return all_correct ? 0 : 1;
+}
