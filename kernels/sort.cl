@@ -156,11 +156,40 @@ sort_merge (__global uint * words, __global uint * dst, __local uint * tile, uin
       store_keys);
 }
 
+/* Compare-exchange of registers x[i] and x[j] (i < j) in the block's direction. */
+#define EXCHANGE(i, j) \
+  { \
+    const uint a = x[i], b = x[j]; \
+    const bool swap = descending ? a < b : a > b; \
+    x[i] = swap ? b : a; \
+    x[j] = swap ? a : b; \
+  }
+
+/* The steps of distance d among 2^STEPS registers, written out so every index is a constant and
+ * the registers stay registers on every compiler. */
+#define STEPS_1 EXCHANGE (0, 1)
+#define LEVEL_4_2 EXCHANGE (0, 2) EXCHANGE (1, 3)
+#define LEVEL_4_1 EXCHANGE (0, 1) EXCHANGE (2, 3)
+#define STEPS_2 LEVEL_4_2 LEVEL_4_1
+#define LEVEL_8_4 EXCHANGE (0, 4) EXCHANGE (1, 5) EXCHANGE (2, 6) EXCHANGE (3, 7)
+#define LEVEL_8_2 EXCHANGE (0, 2) EXCHANGE (1, 3) EXCHANGE (4, 6) EXCHANGE (5, 7)
+#define LEVEL_8_1 EXCHANGE (0, 1) EXCHANGE (2, 3) EXCHANGE (4, 5) EXCHANGE (6, 7)
+#define STEPS_3 LEVEL_8_4 LEVEL_8_2 LEVEL_8_1
+#define LEVEL_16_8 EXCHANGE (0, 8) EXCHANGE (1, 9) EXCHANGE (2, 10) EXCHANGE (3, 11) \
+  EXCHANGE (4, 12) EXCHANGE (5, 13) EXCHANGE (6, 14) EXCHANGE (7, 15)
+#define LEVEL_16_4 EXCHANGE (0, 4) EXCHANGE (1, 5) EXCHANGE (2, 6) EXCHANGE (3, 7) \
+  EXCHANGE (8, 12) EXCHANGE (9, 13) EXCHANGE (10, 14) EXCHANGE (11, 15)
+#define LEVEL_16_2 EXCHANGE (0, 2) EXCHANGE (1, 3) EXCHANGE (4, 6) EXCHANGE (5, 7) \
+  EXCHANGE (8, 10) EXCHANGE (9, 11) EXCHANGE (12, 14) EXCHANGE (13, 15)
+#define LEVEL_16_1 EXCHANGE (0, 1) EXCHANGE (2, 3) EXCHANGE (4, 5) EXCHANGE (6, 7) \
+  EXCHANGE (8, 9) EXCHANGE (10, 11) EXCHANGE (12, 13) EXCHANGE (14, 15)
+#define STEPS_4 LEVEL_16_8 LEVEL_16_4 LEVEL_16_2 LEVEL_16_1
+
 /* STEPS consecutive steps of stage k, strides stride_first, stride_first / 2, ...: work-item q
  * holds the 2^STEPS words base + t * smallest (t < 2^STEPS) of one aligned block of
  * 2 * stride_first words, so every step is a compare-exchange between two of its registers.
  * All words of the block share the direction (k >= 2 * stride_first). */
-#define DEFINE_SORT_GLOBAL(NAME, STEPS) \
+#define DEFINE_SORT_GLOBAL(NAME, STEPS, NETWORK) \
 __kernel void \
 NAME (__global uint * words, uint work_items, uint k, uint stride_first, uint padded) \
 { \
@@ -174,22 +203,12 @@ NAME (__global uint * words, uint work_items, uint k, uint stride_first, uint pa
   uint x[1 << STEPS]; \
   for (uint t = 0; t < (1u << STEPS); t++) \
     x[t] = words[base + t * smallest]; \
-  for (int level = STEPS - 1; level >= 0; level--) { \
-      for (uint t = 0; t < (1u << STEPS); t++) { \
-      if ((t & (1u << level)) == 0) { \
-        const uint a = x[t]; \
-        const uint b = x[t | (1u << level)]; \
-        const bool swap = descending ? a < b : a > b; \
-        x[t] = swap ? b : a; \
-        x[t | (1u << level)] = swap ? a : b; \
-      } \
-    } \
-  } \
+  NETWORK \
   for (uint t = 0; t < (1u << STEPS); t++) \
     words[base + t * smallest] = x[t]; \
 }
 
-DEFINE_SORT_GLOBAL (sort_global_2, 1)
-DEFINE_SORT_GLOBAL (sort_global_4, 2)
-DEFINE_SORT_GLOBAL (sort_global_8, 3)
-DEFINE_SORT_GLOBAL (sort_global_16, 4)
+DEFINE_SORT_GLOBAL (sort_global_2, 1, STEPS_1)
+DEFINE_SORT_GLOBAL (sort_global_4, 2, STEPS_2)
+DEFINE_SORT_GLOBAL (sort_global_8, 3, STEPS_3)
+DEFINE_SORT_GLOBAL (sort_global_16, 4, STEPS_4)

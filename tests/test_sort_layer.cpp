@@ -163,12 +163,17 @@ interesting_lengths (size_t chunk)
   return lengths;
 }
 
+/* The device's own work-group shape, and the GPU shape (512 work-items sharing a 4096-word
+ * chunk, barriers between steps) whatever the device. */
+constexpr size_t DEVICE_SHAPE = 0;
+constexpr size_t GPU_SHAPE = 512;
+
 template <typename T>
 void
-check_lengths (size_t max_chunk_words, size_t max_length)
+check_lengths (size_t group_size, size_t max_length)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort sort (shared_device (), key_of<T> (), order, max_chunk_words);
+    DeviceSort sort (shared_device (), key_of<T> (), order, 0, group_size);
     uint32_t seed = 1;
     for (size_t length : interesting_lengths (sort.chunk_words ())) {
       if (length > max_length)
@@ -211,31 +216,39 @@ structured_values (const std::string & pattern, size_t count, uint32_t seed)
 
 GST_START_TEST (test_int32_lengths)
 {
-  check_lengths<int32_t> (0, 65537);
+  check_lengths<int32_t> (DEVICE_SHAPE, 65537);
+  check_lengths<int32_t> (GPU_SHAPE, 65537);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_uint32_lengths)
 {
-  check_lengths<uint32_t> (0, 65537);
+  check_lengths<uint32_t> (DEVICE_SHAPE, 65537);
+  check_lengths<uint32_t> (GPU_SHAPE, 65537);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_float32_lengths)
 {
-  check_lengths<float> (0, 65537);
+  check_lengths<float> (DEVICE_SHAPE, 65537);
+  check_lengths<float> (GPU_SHAPE, 65537);
 }
 GST_END_TEST;
 
 /* An 8-word chunk sends every stride >= 8 through the global passes (1 to 4 strides each), so
- * short rows exercise the whole schedule. */
+ * short rows exercise the whole schedule; with one work-item or several per group. */
 GST_START_TEST (test_small_chunk_schedule)
 {
-  for (size_t chunk : { 2, 8 }) {
+  const struct
+  {
+    size_t chunk, group;
+  } shapes[] = { { 2, 1 }, { 8, 1 }, { 8, 4 }, { 64, 8 } };
+  for (const auto & shape : shapes) {
     for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-      DeviceSort ints (shared_device (), SortKey::Int32, order, chunk);
-      DeviceSort floats (shared_device (), SortKey::Float32, order, chunk);
-      fail_unless_equals_int (ints.chunk_words (), chunk);
+      DeviceSort ints (shared_device (), SortKey::Int32, order, shape.chunk, shape.group);
+      DeviceSort floats (shared_device (), SortKey::Float32, order, shape.chunk, shape.group);
+      fail_unless_equals_int (ints.chunk_words (), shape.chunk);
+      fail_unless (ints.group_size () <= shape.group, "%zu work-items", ints.group_size ());
       for (size_t length = 1; length <= 70; length++) {
         expect_sorted (ints, random_values<int32_t> (length, length), 1, length, "random");
         expect_sorted (floats, random_values<float> (3 * length, length), 3, length, "random");
@@ -251,7 +264,7 @@ GST_START_TEST (test_batches)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order);
-    DeviceSort uints (shared_device (), SortKey::UInt32, order);
+    DeviceSort uints (shared_device (), SortKey::UInt32, order, 0, GPU_SHAPE);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
     for (size_t rows : { 2, 3, 7, 64 }) {
       for (size_t length : { 1, 2, 3, 100, 1000, 4097 }) {
@@ -274,7 +287,7 @@ GST_START_TEST (test_structured_input)
 {
   const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort ints (shared_device (), SortKey::Int32, order);
+    DeviceSort ints (shared_device (), SortKey::Int32, order, 0, GPU_SHAPE);
     DeviceSort uints (shared_device (), SortKey::UInt32, order);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
     for (const char *pattern : patterns) {
@@ -306,19 +319,21 @@ GST_START_TEST (test_special_floats)
   };
   std::mt19937 random (5);
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort sort (shared_device (), SortKey::Float32, order);
-    for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
-      std::vector<float> values = random_values<float> (length, (uint32_t) length);
-      for (size_t i = 0; i < length; i++) {
-        if (random () % 3 == 0 || i < G_N_ELEMENTS (special_bits)) {
-          uint32_t bits = special_bits[random () % G_N_ELEMENTS (special_bits)];
-          if (i < G_N_ELEMENTS (special_bits))
-            bits = special_bits[i];
-          std::memcpy (&values[i], &bits, sizeof bits);
+    for (size_t group : { DEVICE_SHAPE, GPU_SHAPE }) {
+      DeviceSort sort (shared_device (), SortKey::Float32, order, 0, group);
+      for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
+        std::vector<float> values = random_values<float> (length, (uint32_t) length);
+        for (size_t i = 0; i < length; i++) {
+          if (random () % 3 == 0 || i < G_N_ELEMENTS (special_bits)) {
+            uint32_t bits = special_bits[random () % G_N_ELEMENTS (special_bits)];
+            if (i < G_N_ELEMENTS (special_bits))
+              bits = special_bits[i];
+            std::memcpy (&values[i], &bits, sizeof bits);
+          }
         }
+        std::shuffle (values.begin (), values.end (), random);
+        expect_sorted (sort, values, 1, length, "special values");
       }
-      std::shuffle (values.begin (), values.end (), random);
-      expect_sorted (sort, values, 1, length, "special values");
     }
   }
 
@@ -400,7 +415,7 @@ GST_START_TEST (test_packed_key_index)
 {
   std::mt19937 random (11);
   for (size_t chunk : { size_t (0), size_t (16) }) {
-    DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, chunk);
+    DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, chunk, 4);
     for (size_t length : { 1, 640, 4097, 30000 }) {
       for (bool descending : { false, true }) {
         std::vector<uint32_t> keys (length), words (length);

@@ -21,8 +21,12 @@ namespace gst_opencl {
 
 namespace {
 
+/* GPUs: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per step) each.
+ * CPUs: local memory is ordinary cache and a barrier costs more than a step (on PoCL the whole
+ * group's loop is split at every barrier), so one work-item walks a 4096-word chunk alone. */
 constexpr size_t TARGET_GROUP_SIZE = 512;
 constexpr size_t WORDS_PER_ITEM = 8;
+constexpr size_t CPU_CHUNK_WORDS = 4096;
 constexpr size_t GLOBAL_GROUP_SIZE = 256;
 constexpr unsigned MAX_GLOBAL_STEPS = 4;
 
@@ -61,7 +65,8 @@ DeviceSort::padded_length (size_t length)
   return padded;
 }
 
-DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, size_t max_chunk_words)
+DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, size_t max_chunk_words,
+    size_t group_size)
   : device_ (device), key_ (key), order_ (order)
 {
   chunks_ = device.kernel ("sort", "sort_chunks", "");
@@ -74,8 +79,16 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, size_t ma
   size_t group = std::min ({ TARGET_GROUP_SIZE, device.max_work_group_size,
       kernel_group_limit (chunks_, device.device), kernel_group_limit (merge_, device.device) });
   group = floor_power_of_two (std::max<size_t> (group, 1));
+  size_t chunk = group * WORDS_PER_ITEM;
+  if (group_size) {
+    group = std::min (group, floor_power_of_two (group_size));
+    chunk = group * WORDS_PER_ITEM;
+  } else if (device.type & CL_DEVICE_TYPE_CPU) {
+    group = 1;
+    chunk = CPU_CHUNK_WORDS;
+  }
   /* Half the local memory at most, so the driver has room for its own. */
-  size_t chunk = std::min (group * WORDS_PER_ITEM,
+  chunk = std::min (chunk,
       floor_power_of_two ((size_t) device.local_mem_bytes / (2 * sizeof (cl_uint))));
   if (max_chunk_words)
     chunk = std::min (chunk, floor_power_of_two (max_chunk_words));

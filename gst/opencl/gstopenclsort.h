@@ -45,10 +45,14 @@ public:
   static constexpr size_t MAX_WORDS = size_t (1) << 31;
 
   /* Builds kernels/sort.cl through the device's program cache (one program for every key type
-   * and order). `max_chunk_words`, when not 0, caps the words sorted in local memory per
-   * work-group (a power of two >= 2; tests use it to reach the global passes with small rows).
+   * and order). The work-group shape is chosen for the device: on GPUs 512 work-items sort a
+   * 4096-word chunk in local memory, on CPUs one work-item sorts a 4096-word chunk. Tests
+   * override it: `max_chunk_words` (a power of two >= 2) caps the chunk, to reach the global
+   * passes with short rows; `group_size` asks for that many work-items per group (the chunk then
+   * holds 8 words per work-item), to run the GPU shape on a CPU. 0 keeps the device's choice.
    * Throws cl::Error, BuildFailure. */
-  DeviceSort (Device & device, SortKey key, SortOrder order, size_t max_chunk_words = 0);
+  DeviceSort (Device & device, SortKey key, SortOrder order, size_t max_chunk_words = 0,
+      size_t group_size = 0);
 
   /* Enqueues the sort of rows x length keys of `src` into `dst` (the same buffer is allowed;
    * both hold rows * length 4-byte keys). Nothing is enqueued when rows or length is 0.

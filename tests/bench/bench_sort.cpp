@@ -11,6 +11,9 @@
  *     (first START to last END: kernel time plus the gaps between launches) and the host wall
  *     time from the first enqueue to the end of finish ().
  * The first device result is read back and compared with std::sort's, element for element.
+ * With --article it also times the article's way (one launch of the single-stride kernel per
+ * step, every stride in global memory, clFinish after each), on the same kernel code. Keys are
+ * non-negative (as rand () gives), so that baseline may compare them as unsigned words.
  * Links the shared layer directly (no plugin needed). Prints a table; --json writes it all. */
 #include <gst/gst.h>
 
@@ -41,6 +44,9 @@ struct Options
   std::string device;
   std::string json_path;
   bool skip_cpu = false;
+  bool article = false;
+  int max_chunk_words = 0;
+  int article_runs = 3;
 };
 
 struct Stats
@@ -54,8 +60,9 @@ struct SizeResult
   size_t count = 0;
   size_t launches = 0;
   bool correct = false;
-  std::vector<double> std_sort_ms, kernel_ms, span_ms, wall_ms;
-  Stats std_sort, kernel, span, wall;
+  bool article_correct = true;
+  std::vector<double> std_sort_ms, kernel_ms, span_ms, wall_ms, article_kernel_ms, article_wall_ms;
+  Stats std_sort, kernel, span, wall, article_kernel, article_wall;
 };
 
 [[noreturn]] void
@@ -68,6 +75,10 @@ usage (const char *program, int status)
       "  --warmup N        device sorts left out first (default 2)\n"
       "  --cpu-runs N      std::sort runs per size (default 3)\n"
       "  --no-cpu          skip std::sort (the result check then uses it once anyway)\n"
+      "  --article         also time the article's one-launch-per-step sort with a finish\n"
+      "                    after each (--article-runs N times, default 3)\n"
+      "  --chunk N         cap the keys sorted in local memory per work-group (power of two;\n"
+      "                    default: the device sort's choice for the device)\n"
       "  --device STRING   gpu, cpu or <platform>[:n] (default: automatic, GST_OPENCL_DEVICE)\n"
       "  --json PATH       write the results as JSON\n", program);
   std::exit (status);
@@ -110,6 +121,12 @@ parse_options (int argc, char **argv)
       options.warmup = parse_int (argv[0], value (), 0, 100000);
     } else if (arg == "--cpu-runs") {
       options.cpu_runs = parse_int (argv[0], value (), 1, 1000);
+    } else if (arg == "--article") {
+      options.article = true;
+    } else if (arg == "--article-runs") {
+      options.article_runs = parse_int (argv[0], value (), 1, 1000);
+    } else if (arg == "--chunk") {
+      options.max_chunk_words = parse_int (argv[0], value (), 2, 1 << 20);
     } else if (arg == "--no-cpu") {
       options.skip_cpu = true;
     } else if (arg == "--device") {
@@ -146,6 +163,48 @@ ms_since (Clock::time_point start)
   return std::chrono::duration<double, std::milli> (Clock::now () - start).count ();
 }
 
+/* The article's schedule: every step of every stage a launch of its own, one compare-exchange
+ * per work-item, each followed by a blocking finish. sort_global_2 is that kernel. */
+void
+measure_article (const Options & options, gst_opencl::Device & device, const cl::Buffer & original,
+    const cl::Buffer & work, const std::vector<int32_t> & expected, SizeResult & result)
+{
+  const size_t count = result.count;
+  const size_t bytes = count * sizeof (int32_t);
+  cl::Kernel step = device.kernel ("sort", "sort_global_2", "");
+  const size_t group = std::min<size_t> (256, device.max_work_group_size);
+  const size_t items = std::max<size_t> (count / 2, 1);
+  const size_t rounded = (items + group - 1) / group * group;
+  for (int run = 0; run < options.article_runs; run++) {
+    device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
+    device.queue.finish ();
+    cl_ulong kernel_ns = 0;
+    auto start = Clock::now ();
+    for (size_t k = 2; k <= count; k *= 2) {
+      for (size_t stride = k / 2; stride > 0; stride /= 2) {
+        step.setArg (0, work);
+        step.setArg (1, (cl_uint) items);
+        step.setArg (2, (cl_uint) k);
+        step.setArg (3, (cl_uint) stride);
+        step.setArg (4, (cl_uint) count);
+        cl::Event event;
+        device.queue.enqueueNDRangeKernel (step, cl::NullRange, cl::NDRange (rounded),
+            cl::NDRange (group), nullptr, &event);
+        device.queue.finish ();
+        kernel_ns += event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
+            event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+      }
+    }
+    result.article_wall_ms.push_back (ms_since (start));
+    result.article_kernel_ms.push_back (kernel_ns * 1e-6);
+    if (run == 0) {
+      std::vector<int32_t> sorted (count);
+      device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
+      result.article_correct = sorted == expected;
+    }
+  }
+}
+
 void
 measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::DeviceSort & sort,
     SizeResult & result)
@@ -155,7 +214,7 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
   std::mt19937 random (20110601u + result.log2_size);
   std::vector<int32_t> keys (count);
   for (auto & key : keys)
-    key = (int32_t) random ();
+    key = (int32_t) (random () >> 1);
 
   /* std::sort, one thread. */
   std::vector<int32_t> expected;
@@ -207,10 +266,14 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
     result.span_ms.push_back (events.empty () ? 0.0 : (last - first) * 1e-6);
     result.wall_ms.push_back (wall);
   }
+  if (options.article)
+    measure_article (options, device, original, work, expected, result);
   result.std_sort = summarize (result.std_sort_ms);
   result.kernel = summarize (result.kernel_ms);
   result.span = summarize (result.span_ms);
   result.wall = summarize (result.wall_ms);
+  result.article_kernel = summarize (result.article_kernel_ms);
+  result.article_wall = summarize (result.article_wall_ms);
 }
 
 std::string
@@ -268,7 +331,14 @@ write_json (const Options & options, const std::string & command_line,
     file << "     \"std_sort_ms\": " << json_stats (r.std_sort, r.std_sort_ms) << ",\n";
     file << "     \"kernel_ms\": " << json_stats (r.kernel, r.kernel_ms) << ",\n";
     file << "     \"span_ms\": " << json_stats (r.span, r.span_ms) << ",\n";
-    file << "     \"wall_ms\": " << json_stats (r.wall, r.wall_ms) << "}";
+    file << "     \"wall_ms\": " << json_stats (r.wall, r.wall_ms);
+    if (options.article) {
+      file << ",\n     \"article_correct\": " << (r.article_correct ? "true" : "false") <<
+          ",\n     \"article_kernel_ms\": " << json_stats (r.article_kernel,
+          r.article_kernel_ms) << ",\n     \"article_wall_ms\": " <<
+          json_stats (r.article_wall, r.article_wall_ms);
+    }
+    file << "}";
   }
   file << "\n  ]\n}\n";
   return (bool) file;
@@ -293,21 +363,21 @@ main (int argc, char **argv)
         gst_opencl::effective_device_string (options.device));
     auto & device = gst_opencl_context_device (context);
     gst_opencl::DeviceSort sort (device, gst_opencl::SortKey::Int32,
-        gst_opencl::SortOrder::Ascending);
+        gst_opencl::SortOrder::Ascending, (size_t) options.max_chunk_words);
     std::printf ("device sort on %s: %zu keys per work-group of %zu in local memory\n",
         device.name.c_str (), sort.chunk_words (), sort.group_size ());
-    std::printf ("%-6s %10s %8s %12s %12s %12s %12s %9s  %s\n", "log2", "N", "launches",
-        "std::sort", "kernel", "span", "wall", "speed-up", "(ms, medians)");
+    std::printf ("%-6s %10s %8s %12s %12s %12s %12s %9s %12s  %s\n", "log2", "N", "launches",
+        "std::sort", "kernel", "span", "wall", "speed-up", "article", "(ms, medians)");
     for (int log2_size : options.log2_sizes) {
       SizeResult result;
       result.log2_size = log2_size;
       measure_size (options, device, sort, result);
-      all_correct &= result.correct;
-      std::printf ("%-6d %10zu %8zu %12.3f %12.3f %12.3f %12.3f %8.2fx  %s\n", log2_size,
+      all_correct &= result.correct && result.article_correct;
+      std::printf ("%-6d %10zu %8zu %12.3f %12.3f %12.3f %12.3f %8.2fx %12.3f  %s\n", log2_size,
           result.count, result.launches, result.std_sort.median, result.kernel.median,
           result.span.median, result.wall.median, result.kernel.median > 0 ?
-          result.std_sort.median / result.kernel.median : 0.0,
-          result.correct ? "" : "WRONG RESULT");
+          result.std_sort.median / result.kernel.median : 0.0, result.article_wall.median,
+          result.correct && result.article_correct ? "" : "WRONG RESULT");
       std::fflush (stdout);
       results.push_back (std::move (result));
     }

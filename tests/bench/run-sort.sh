@@ -15,7 +15,9 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/tests/bench"
 command="tests/bench/run-sort.sh"
-for arg in "$@"; do command+=" $(printf '%q' "$arg")"; done
+for arg in "$@"; do
+  if [[ "$arg" =~ ^[A-Za-z0-9_./:,=+@-]+$ ]]; then command+=" $arg"; else command+=" $(printf '%q' "$arg")"; fi
+done
 build="$root/build-bench"
 do_build=1
 sizes="20,21,22,23,24,25"
