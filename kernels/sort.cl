@@ -19,6 +19,8 @@
  *                 long strides.
  *   sort_merge    the steps of one stage with strides < chunk, in local memory; the last stage
  *                 stores the keys.
+ *   sort_pad      (CPUs, no local stages) maps and pads the keys into the words;
+ *   sort_unpad    maps the sorted words of the rows back to keys.
  * The host enqueues them back to back on an in-order queue with no wait in between. */
 
 #define KEY_INT32 0
@@ -154,6 +156,31 @@ sort_merge (__global uint * words, __global uint * dst, __local uint * tile, uin
   local_stages (tile, chunk, base, k, k, 1u << padded_log2);
   store_chunk (tile, chunk, base, words, dst, rows, length, padded_log2, key_type, descending,
       store_keys);
+}
+
+__kernel void
+sort_pad (__global const uint * src, __global uint * words, uint rows, uint length,
+    uint padded_log2, int key_type, int descending)
+{
+  const uint flat = get_global_id (0);
+  const uint row = flat >> padded_log2;
+  const uint position = flat & ((1u << padded_log2) - 1);
+  if (row >= rows)
+    return;
+  words[flat] = position < length ?
+      to_word (src[row * length + position], key_type, descending) : SENTINEL;
+}
+
+__kernel void
+sort_unpad (__global const uint * words, __global uint * dst, uint rows, uint length,
+    uint padded_log2, int key_type, int descending)
+{
+  const uint index = get_global_id (0);
+  if (index >= rows * length)
+    return;
+  const uint row = index / length;
+  const uint position = index - row * length;
+  dst[index] = from_word (words[(row << padded_log2) + position], key_type, descending);
 }
 
 /* Compare-exchange of registers x[i] and x[j] (i < j) in the block's direction. */

@@ -23,6 +23,8 @@
 using gst_opencl::DeviceSort;
 using gst_opencl::SortKey;
 using gst_opencl::SortOrder;
+using gst_opencl::SortStrategy;
+using gst_opencl::SortTuning;
 
 namespace {
 
@@ -163,17 +165,37 @@ interesting_lengths (size_t chunk)
   return lengths;
 }
 
-/* The device's own work-group shape, and the GPU shape (512 work-items sharing a 4096-word
- * chunk, barriers between steps) whatever the device. */
-constexpr size_t DEVICE_SHAPE = 0;
-constexpr size_t GPU_SHAPE = 512;
+/* Local stages in a given shape, or global passes of up to `steps` strides. */
+SortTuning
+local_stages (size_t group_size, size_t max_chunk_words = 0)
+{
+  SortTuning tuning;
+  tuning.strategy = SortStrategy::LocalStages;
+  tuning.group_size = group_size;
+  tuning.max_chunk_words = max_chunk_words;
+  return tuning;
+}
+
+SortTuning
+global_passes (unsigned steps)
+{
+  SortTuning tuning;
+  tuning.strategy = SortStrategy::GlobalPasses;
+  tuning.max_global_steps = steps;
+  return tuning;
+}
+
+/* Both strategies whatever the device: the GPU shape (512 work-items sharing a 4096-word chunk,
+ * barriers between steps) and the CPU one (global passes of up to 4 strides). */
+const SortTuning GPU_SHAPE = local_stages (512);
+const SortTuning CPU_SHAPE = global_passes (4);
 
 template <typename T>
 void
-check_lengths (size_t group_size, size_t max_length)
+check_lengths (const SortTuning & tuning, size_t max_length)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort sort (shared_device (), key_of<T> (), order, 0, group_size);
+    DeviceSort sort (shared_device (), key_of<T> (), order, tuning);
     uint32_t seed = 1;
     for (size_t length : interesting_lengths (sort.chunk_words ())) {
       if (length > max_length)
@@ -216,21 +238,21 @@ structured_values (const std::string & pattern, size_t count, uint32_t seed)
 
 GST_START_TEST (test_int32_lengths)
 {
-  check_lengths<int32_t> (DEVICE_SHAPE, 65537);
+  check_lengths<int32_t> (CPU_SHAPE, 65537);
   check_lengths<int32_t> (GPU_SHAPE, 65537);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_uint32_lengths)
 {
-  check_lengths<uint32_t> (DEVICE_SHAPE, 65537);
+  check_lengths<uint32_t> (CPU_SHAPE, 65537);
   check_lengths<uint32_t> (GPU_SHAPE, 65537);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_float32_lengths)
 {
-  check_lengths<float> (DEVICE_SHAPE, 65537);
+  check_lengths<float> (CPU_SHAPE, 65537);
   check_lengths<float> (GPU_SHAPE, 65537);
 }
 GST_END_TEST;
@@ -245,8 +267,10 @@ GST_START_TEST (test_small_chunk_schedule)
   } shapes[] = { { 2, 1 }, { 8, 1 }, { 8, 4 }, { 64, 8 } };
   for (const auto & shape : shapes) {
     for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-      DeviceSort ints (shared_device (), SortKey::Int32, order, shape.chunk, shape.group);
-      DeviceSort floats (shared_device (), SortKey::Float32, order, shape.chunk, shape.group);
+      DeviceSort ints (shared_device (), SortKey::Int32, order,
+          local_stages (shape.group, shape.chunk));
+      DeviceSort floats (shared_device (), SortKey::Float32, order,
+          local_stages (shape.group, shape.chunk));
       fail_unless_equals_int (ints.chunk_words (), shape.chunk);
       fail_unless (ints.group_size () <= shape.group, "%zu work-items", ints.group_size ());
       for (size_t length = 1; length <= 70; length++) {
@@ -260,11 +284,30 @@ GST_START_TEST (test_small_chunk_schedule)
 }
 GST_END_TEST;
 
+/* Global passes of 1, 2, 3 and 4 strides each, on every short length and a few long ones. */
+GST_START_TEST (test_global_passes)
+{
+  for (unsigned steps = 1; steps <= 4; steps++) {
+    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+      DeviceSort ints (shared_device (), SortKey::Int32, order, global_passes (steps));
+      DeviceSort floats (shared_device (), SortKey::Float32, order, global_passes (steps));
+      for (size_t length = 1; length <= 40; length++) {
+        expect_sorted (ints, random_values<int32_t> (2 * length, length), 2, length, "random");
+        expect_sorted (floats, random_values<float> (length, length), 1, length, "random");
+      }
+      for (size_t length : { 1000, 4097, 20000 })
+        expect_sorted (ints, random_values<int32_t> (length, length), 1, length, "random",
+            false);
+    }
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_batches)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order);
-    DeviceSort uints (shared_device (), SortKey::UInt32, order, 0, GPU_SHAPE);
+    DeviceSort uints (shared_device (), SortKey::UInt32, order, GPU_SHAPE);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
     for (size_t rows : { 2, 3, 7, 64 }) {
       for (size_t length : { 1, 2, 3, 100, 1000, 4097 }) {
@@ -287,7 +330,7 @@ GST_START_TEST (test_structured_input)
 {
   const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort ints (shared_device (), SortKey::Int32, order, 0, GPU_SHAPE);
+    DeviceSort ints (shared_device (), SortKey::Int32, order, GPU_SHAPE);
     DeviceSort uints (shared_device (), SortKey::UInt32, order);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
     for (const char *pattern : patterns) {
@@ -319,8 +362,8 @@ GST_START_TEST (test_special_floats)
   };
   std::mt19937 random (5);
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    for (size_t group : { DEVICE_SHAPE, GPU_SHAPE }) {
-      DeviceSort sort (shared_device (), SortKey::Float32, order, 0, group);
+    for (const auto & tuning : { CPU_SHAPE, GPU_SHAPE }) {
+      DeviceSort sort (shared_device (), SortKey::Float32, order, tuning);
       for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
         std::vector<float> values = random_values<float> (length, (uint32_t) length);
         for (size_t i = 0; i < length; i++) {
@@ -360,7 +403,22 @@ GST_END_TEST;
 
 GST_START_TEST (test_empty_and_shapes)
 {
-  DeviceSort sort (shared_device (), SortKey::Int32, SortOrder::Ascending);
+  /* The device's choice. */
+  DeviceSort automatic (shared_device (), SortKey::Int32, SortOrder::Ascending);
+  const bool cpu = shared_device ().type & CL_DEVICE_TYPE_CPU;
+  fail_unless (automatic.strategy () == (cpu ? SortStrategy::GlobalPasses :
+          SortStrategy::LocalStages));
+
+  /* Global passes: pad, ceil (strides / 4) passes per stage, unpad. */
+  DeviceSort global (shared_device (), SortKey::Int32, SortOrder::Ascending, global_passes (4));
+  fail_unless_equals_int (global.launch_count (0, 1), 0);
+  fail_unless_equals_int (global.launch_count (1, 1), 2);
+  fail_unless_equals_int (global.launch_count (3, 16), 2 + 4);
+  fail_unless_equals_int (global.launch_count (1, 17), 2 + 4 + 2);
+  DeviceSort single (shared_device (), SortKey::Int32, SortOrder::Ascending, global_passes (1));
+  fail_unless_equals_int (single.launch_count (1, 1024), 2 + 10 * 11 / 2);
+
+  DeviceSort sort (shared_device (), SortKey::Int32, SortOrder::Ascending, local_stages (0));
   const size_t chunk = sort.chunk_words ();
   fail_unless (chunk >= 2 && (chunk & (chunk - 1)) == 0, "chunk %zu", chunk);
 
@@ -415,7 +473,8 @@ GST_START_TEST (test_packed_key_index)
 {
   std::mt19937 random (11);
   for (size_t chunk : { size_t (0), size_t (16) }) {
-    DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, chunk, 4);
+    DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending,
+        chunk ? local_stages (4, chunk) : SortTuning ());
     for (size_t length : { 1, 640, 4097, 30000 }) {
       for (bool descending : { false, true }) {
         std::vector<uint32_t> keys (length), words (length);
@@ -452,6 +511,7 @@ sort_layer_suite (void)
   tcase_add_test (tc, test_uint32_lengths);
   tcase_add_test (tc, test_float32_lengths);
   tcase_add_test (tc, test_small_chunk_schedule);
+  tcase_add_test (tc, test_global_passes);
   tcase_add_test (tc, test_batches);
   tcase_add_test (tc, test_structured_input);
   tcase_add_test (tc, test_special_floats);

@@ -6,8 +6,10 @@
  *   P > C:   sort_chunks sorts every chunk (stages 2 .. C); then for each stage k = 2C .. P the
  *            strides k/2 .. C run as global passes of up to four strides each (sort_global_N),
  *            and the strides C/2 .. 1 as one sort_merge launch; the last one writes the keys.
- * For P = 2^25 and C = 4096 that is 1 + 13 merges + 13 x ~2 global passes instead of the 325
- * single-stride passes of the plain network. */
+ * For P = 2^25 and C = 4096 that is 1 + 13 merges + 28 global passes instead of the 325
+ * single-stride passes of the plain network.
+ * With GlobalPasses (CPUs): sort_pad, then for each stage k = 2 .. P its strides in global
+ * passes (one stride each on CPUs), then sort_unpad. */
 #include "opencl/gstopenclsort.h"
 
 #include <algorithm>
@@ -21,12 +23,10 @@ namespace gst_opencl {
 
 namespace {
 
-/* GPUs: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per step) each.
- * CPUs: local memory is ordinary cache and a barrier costs more than a step (on PoCL the whole
- * group's loop is split at every barrier), so one work-item walks a 4096-word chunk alone. */
+/* Local stages: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per step)
+ * each. */
 constexpr size_t TARGET_GROUP_SIZE = 512;
 constexpr size_t WORDS_PER_ITEM = 8;
-constexpr size_t CPU_CHUNK_WORDS = 4096;
 constexpr size_t GLOBAL_GROUP_SIZE = 256;
 constexpr unsigned MAX_GLOBAL_STEPS = 4;
 
@@ -65,42 +65,54 @@ DeviceSort::padded_length (size_t length)
   return padded;
 }
 
-DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, size_t max_chunk_words,
-    size_t group_size)
+DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const SortTuning & tuning)
   : device_ (device), key_ (key), order_ (order)
 {
   chunks_ = device.kernel ("sort", "sort_chunks", "");
   merge_ = device.kernel ("sort", "sort_merge", "");
+  pad_ = device.kernel ("sort", "sort_pad", "");
+  unpad_ = device.kernel ("sort", "sort_unpad", "");
   const char *global_names[] = { "sort_global_2", "sort_global_4", "sort_global_8",
     "sort_global_16" };
   for (unsigned i = 0; i < MAX_GLOBAL_STEPS; i++)
     global_[i] = device.kernel ("sort", global_names[i], "");
 
+  strategy_ = tuning.strategy;
+  if (strategy_ == SortStrategy::Automatic)
+    strategy_ = (device.type & CL_DEVICE_TYPE_CPU) ? SortStrategy::GlobalPasses :
+        SortStrategy::LocalStages;
+  /* On PoCL the one-stride pass (two loads, one compare-exchange) vectorises across work-items
+   * best; more strides per pass measured slower there (docs/openclsort.md). GPUs save memory
+   * traffic with four. */
+  max_global_steps_ = (device.type & CL_DEVICE_TYPE_CPU) ? 1 : MAX_GLOBAL_STEPS;
+  if (tuning.max_global_steps)
+    max_global_steps_ = std::clamp (tuning.max_global_steps, 1u, MAX_GLOBAL_STEPS);
+
   size_t group = std::min ({ TARGET_GROUP_SIZE, device.max_work_group_size,
       kernel_group_limit (chunks_, device.device), kernel_group_limit (merge_, device.device) });
   group = floor_power_of_two (std::max<size_t> (group, 1));
-  size_t chunk = group * WORDS_PER_ITEM;
-  if (group_size) {
-    group = std::min (group, floor_power_of_two (group_size));
-    chunk = group * WORDS_PER_ITEM;
-  } else if (device.type & CL_DEVICE_TYPE_CPU) {
-    group = 1;
-    chunk = CPU_CHUNK_WORDS;
-  }
+  if (tuning.group_size)
+    group = std::min (group, floor_power_of_two (tuning.group_size));
   /* Half the local memory at most, so the driver has room for its own. */
-  chunk = std::min (chunk,
+  size_t chunk = std::min (group * WORDS_PER_ITEM,
       floor_power_of_two ((size_t) device.local_mem_bytes / (2 * sizeof (cl_uint))));
-  if (max_chunk_words)
-    chunk = std::min (chunk, floor_power_of_two (max_chunk_words));
+  if (tuning.max_chunk_words)
+    chunk = std::min (chunk, floor_power_of_two (tuning.max_chunk_words));
   chunk_words_ = std::max<size_t> (chunk, 2);
   group_size_ = std::min (group, chunk_words_ / 2);
 
   size_t global_group = std::min (GLOBAL_GROUP_SIZE, device.max_work_group_size);
   for (const auto & kernel : global_)
     global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
+  for (const auto & kernel : { pad_, unpad_ })
+    global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
   global_group_size_ = std::max<size_t> (global_group, 1);
-  GST_DEBUG ("sort on %s: %zu words per work-group of %zu, global passes in groups of %zu",
-      device.name.c_str (), chunk_words_, group_size_, global_group_size_);
+  if (strategy_ == SortStrategy::LocalStages)
+    GST_DEBUG ("sort on %s: local stages, %zu words per work-group of %zu, global passes of up "
+        "to %u strides", device.name.c_str (), chunk_words_, group_size_, max_global_steps_);
+  else
+    GST_DEBUG ("sort on %s: global passes of up to %u strides", device.name.c_str (),
+        max_global_steps_);
 }
 
 void
@@ -110,6 +122,24 @@ DeviceSort::schedule (size_t rows, size_t length,
   if (rows == 0 || length == 0)
     return;
   const size_t padded = padded_length (length);
+  /* Strides stride, stride/2, ..., down to `last` in global passes of up to max steps. */
+  auto global_passes = [&](size_t k, size_t stride, size_t last) {
+    while (stride >= last) {
+      unsigned remaining = log2_exact (stride / last) + 1;
+      unsigned steps = std::min (remaining, max_global_steps_);
+      visit ({ Pass::Kind::Global, k, stride, steps, false });
+      stride >>= steps;
+    }
+  };
+
+  if (strategy_ == SortStrategy::GlobalPasses) {
+    visit ({ Pass::Kind::Pad, 0, 0, 0, false });
+    for (size_t k = 2; k <= padded; k *= 2)
+      global_passes (k, k / 2, 1);
+    visit ({ Pass::Kind::Unpad, 0, 0, 0, true });
+    return;
+  }
+
   const size_t chunk = chunk_words_;
   if (padded <= chunk) {
     visit ({ Pass::Kind::Chunks, padded, 0, 0, true });
@@ -117,14 +147,7 @@ DeviceSort::schedule (size_t rows, size_t length,
   }
   visit ({ Pass::Kind::Chunks, chunk, 0, 0, false });
   for (size_t k = 2 * chunk; k <= padded; k *= 2) {
-    size_t stride = k / 2;
-    while (stride >= chunk) {
-      /* Strides stride, stride/2, ..., chunk remain for global memory. */
-      unsigned remaining = log2_exact (stride / chunk) + 1;
-      unsigned steps = std::min (remaining, MAX_GLOBAL_STEPS);
-      visit ({ Pass::Kind::Global, k, stride, steps, false });
-      stride >>= steps;
-    }
+    global_passes (k, k / 2, chunk);
     visit ({ Pass::Kind::Merge, k, 0, 0, k == padded });
   }
 }
@@ -164,7 +187,8 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
         std::to_string (rows) + " x " + std::to_string (length) + " keys");
 
   const size_t chunk = chunk_words_;
-  if (padded > chunk && scratch_words_ < total_words) {
+  const bool needs_scratch = strategy_ == SortStrategy::GlobalPasses || padded > chunk;
+  if (needs_scratch && scratch_words_ < total_words) {
     if (total_words * sizeof (cl_uint) > device_.max_alloc_bytes)
       throw Failure (Failure::Kind::TooLarge, "sorting " + std::to_string (rows) + " rows of " +
           std::to_string (length) + " keys needs " + std::to_string (total_words * 4) +
@@ -181,7 +205,12 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
   const size_t groups = (total_words + chunk - 1) / chunk;
   const cl::NDRange local_range (group_size_);
   const cl::NDRange local_global (groups * group_size_);
-  const cl::Buffer & words = padded > chunk ? scratch_ : dst;
+  const cl::Buffer & words = needs_scratch ? scratch_ : dst;
+  auto launch_flat = [&](cl::Kernel & kernel, size_t work_items) {
+    size_t rounded = (work_items + global_group_size_ - 1) / global_group_size_ *
+        global_group_size_;
+    launch (kernel, cl::NDRange (rounded), cl::NDRange (global_group_size_));
+  };
 
   schedule (rows, length, [&](const Pass & pass) {
         switch (pass.kind) {
@@ -207,11 +236,29 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
             kernel.setArg (2, (cl_uint) pass.k);
             kernel.setArg (3, (cl_uint) pass.stride);
             kernel.setArg (4, (cl_uint) padded);
-            size_t rounded = (work_items + global_group_size_ - 1) / global_group_size_ *
-                global_group_size_;
-            launch (kernel, cl::NDRange (rounded), cl::NDRange (global_group_size_));
+            launch_flat (kernel, work_items);
             break;
           }
+          case Pass::Kind::Pad:
+            pad_.setArg (0, src);
+            pad_.setArg (1, words);
+            pad_.setArg (2, (cl_uint) rows);
+            pad_.setArg (3, (cl_uint) length);
+            pad_.setArg (4, padded_log2);
+            pad_.setArg (5, key_type);
+            pad_.setArg (6, descending);
+            launch_flat (pad_, total_words);
+            break;
+          case Pass::Kind::Unpad:
+            unpad_.setArg (0, words);
+            unpad_.setArg (1, dst);
+            unpad_.setArg (2, (cl_uint) rows);
+            unpad_.setArg (3, (cl_uint) length);
+            unpad_.setArg (4, padded_log2);
+            unpad_.setArg (5, key_type);
+            unpad_.setArg (6, descending);
+            launch_flat (unpad_, rows * length);
+            break;
           case Pass::Kind::Merge:
             merge_.setArg (0, words);
             merge_.setArg (1, dst);

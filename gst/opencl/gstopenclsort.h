@@ -34,6 +34,27 @@ namespace gst_opencl {
 enum class SortKey { Int32 = 0, UInt32 = 1, Float32 = 2 };
 enum class SortOrder { Ascending = 0, Descending = 1 };
 
+/* How the network is scheduled. LocalStages: every stride shorter than a work-group's chunk runs
+ * in local memory, longer ones in global passes of up to four strides each held in registers
+ * (GPUs). GlobalPasses: every stride runs in global passes, between one pass that maps and pads
+ * the keys and one that maps them back (CPUs: their local memory is ordinary cache and a
+ * barrier costs more than a step; PoCL runs one-stride passes fastest). Automatic picks by
+ * device type. */
+enum class SortStrategy { Automatic, LocalStages, GlobalPasses };
+
+/* Overrides of the device's choices, for tests and experiments; 0 keeps the choice. */
+struct SortTuning
+{
+  SortStrategy strategy = SortStrategy::Automatic;
+  /* LocalStages: cap on the words a work-group sorts in local memory (a power of two >= 2),
+   * to reach the global passes with short rows. */
+  size_t max_chunk_words = 0;
+  /* LocalStages: work-items per group (the chunk then holds 8 words per work-item). */
+  size_t group_size = 0;
+  /* Strides per global pass, 1 to 4 (default 4 on GPUs, 1 on CPUs). */
+  unsigned max_global_steps = 0;
+};
+
 class DeviceSort
 {
 public:
@@ -45,14 +66,11 @@ public:
   static constexpr size_t MAX_WORDS = size_t (1) << 31;
 
   /* Builds kernels/sort.cl through the device's program cache (one program for every key type
-   * and order). The work-group shape is chosen for the device: on GPUs 512 work-items sort a
-   * 4096-word chunk in local memory, on CPUs one work-item sorts a 4096-word chunk. Tests
-   * override it: `max_chunk_words` (a power of two >= 2) caps the chunk, to reach the global
-   * passes with short rows; `group_size` asks for that many work-items per group (the chunk then
-   * holds 8 words per work-item), to run the GPU shape on a CPU. 0 keeps the device's choice.
-   * Throws cl::Error, BuildFailure. */
-  DeviceSort (Device & device, SortKey key, SortOrder order, size_t max_chunk_words = 0,
-      size_t group_size = 0);
+   * and order) and picks the schedule for the device: on GPUs local stages with 512 work-items
+   * sharing a 4096-word chunk, on CPUs one-stride global passes. Throws cl::Error,
+   * BuildFailure. */
+  DeviceSort (Device & device, SortKey key, SortOrder order,
+      const SortTuning & tuning = SortTuning ());
 
   /* Enqueues the sort of rows x length keys of `src` into `dst` (the same buffer is allowed;
    * both hold rows * length 4-byte keys). Nothing is enqueued when rows or length is 0.
@@ -66,7 +84,9 @@ public:
 
   SortKey key () const { return key_; }
   SortOrder order () const { return order_; }
-  /* Words a work-group sorts in local memory, and its work-items. */
+  /* LocalStages or GlobalPasses (never Automatic). */
+  SortStrategy strategy () const { return strategy_; }
+  /* Words a work-group sorts in local memory, and its work-items (LocalStages). */
   size_t chunk_words () const { return chunk_words_; }
   size_t group_size () const { return group_size_; }
   /* Kernel launches enqueue () makes for that shape. */
@@ -82,10 +102,11 @@ public:
   }
 
 private:
-  /* One launch of the schedule: sort_chunks, sort_global_N (steps = log2 N) or sort_merge. */
+  /* One launch of the schedule: sort_chunks, sort_global_N (steps = log2 N), sort_merge,
+   * sort_pad or sort_unpad. */
   struct Pass
   {
-    enum class Kind { Chunks, Global, Merge } kind;
+    enum class Kind { Chunks, Global, Merge, Pad, Unpad } kind;
     size_t k = 0;            /* stage: the size of the bitonic sequences it merges */
     size_t stride = 0;       /* first stride of a global pass */
     unsigned steps = 0;      /* strides a global pass covers */
@@ -98,12 +119,16 @@ private:
   Device & device_;
   SortKey key_;
   SortOrder order_;
+  SortStrategy strategy_ = SortStrategy::LocalStages;
+  unsigned max_global_steps_ = 4;
   size_t group_size_ = 0;
   size_t chunk_words_ = 0;
   size_t global_group_size_ = 0;
   cl::Kernel chunks_;
   cl::Kernel merge_;
   cl::Kernel global_[4];  /* 1, 2, 3, 4 steps per pass */
+  cl::Kernel pad_;
+  cl::Kernel unpad_;
   cl::Buffer scratch_;
   size_t scratch_words_ = 0;
 };

@@ -46,6 +46,9 @@ struct Options
   bool skip_cpu = false;
   bool article = false;
   int max_chunk_words = 0;
+  int group_size = 0;
+  int max_steps = 0;
+  std::string strategy = "automatic";
   int article_runs = 3;
 };
 
@@ -79,6 +82,10 @@ usage (const char *program, int status)
       "                    after each (--article-runs N times, default 3)\n"
       "  --chunk N         cap the keys sorted in local memory per work-group (power of two;\n"
       "                    default: the device sort's choice for the device)\n"
+      "  --group N         work-items per work-group of the local stages (default: the device\n"
+      "                    sort's choice)\n"
+      "  --strategy S      automatic (default), local or global (see gstopenclsort.h)\n"
+      "  --steps N         strides per global pass, 1 to 4 (default 4)\n"
       "  --device STRING   gpu, cpu or <platform>[:n] (default: automatic, GST_OPENCL_DEVICE)\n"
       "  --json PATH       write the results as JSON\n", program);
   std::exit (status);
@@ -127,6 +134,15 @@ parse_options (int argc, char **argv)
       options.article_runs = parse_int (argv[0], value (), 1, 1000);
     } else if (arg == "--chunk") {
       options.max_chunk_words = parse_int (argv[0], value (), 2, 1 << 20);
+    } else if (arg == "--group") {
+      options.group_size = parse_int (argv[0], value (), 1, 1 << 16);
+    } else if (arg == "--strategy") {
+      options.strategy = value ();
+      if (options.strategy != "automatic" && options.strategy != "local" &&
+          options.strategy != "global")
+        usage (argv[0], 2);
+    } else if (arg == "--steps") {
+      options.max_steps = parse_int (argv[0], value (), 1, 4);
     } else if (arg == "--no-cpu") {
       options.skip_cpu = true;
     } else if (arg == "--device") {
@@ -318,8 +334,11 @@ write_json (const Options & options, const std::string & command_line,
   file << "{\n  \"benchmark\": \"device sort (openclsort), one row of random int32\",\n";
   file << "  \"command\": " << json_string (command_line) << ",\n";
   file << "  \"device_name\": " << json_string (device.name) << ",\n";
-  file << "  \"chunk_words\": " << sort.chunk_words () << ", \"group_size\": " <<
-      sort.group_size () << ",\n";
+  const bool local = sort.strategy () == gst_opencl::SortStrategy::LocalStages;
+  file << "  \"strategy\": \"" << (local ? "local stages" : "global passes") << "\",\n";
+  if (local)
+    file << "  \"chunk_words\": " << sort.chunk_words () << ", \"group_size\": " <<
+        sort.group_size () << ",\n";
   file << "  \"runs\": " << options.runs << ", \"warmup\": " << options.warmup <<
       ", \"cpu_runs\": " << options.cpu_runs << ",\n";
   file << "  \"sizes\": [";
@@ -362,10 +381,19 @@ main (int argc, char **argv)
     GstOpenCLContext *context = gst_opencl_context_new (
         gst_opencl::effective_device_string (options.device));
     auto & device = gst_opencl_context_device (context);
+    gst_opencl::SortTuning tuning;
+    tuning.strategy = options.strategy == "local" ? gst_opencl::SortStrategy::LocalStages :
+        options.strategy == "global" ? gst_opencl::SortStrategy::GlobalPasses :
+        gst_opencl::SortStrategy::Automatic;
+    tuning.max_chunk_words = (size_t) options.max_chunk_words;
+    tuning.group_size = (size_t) options.group_size;
+    tuning.max_global_steps = (unsigned) options.max_steps;
     gst_opencl::DeviceSort sort (device, gst_opencl::SortKey::Int32,
-        gst_opencl::SortOrder::Ascending, (size_t) options.max_chunk_words);
-    std::printf ("device sort on %s: %zu keys per work-group of %zu in local memory\n",
-        device.name.c_str (), sort.chunk_words (), sort.group_size ());
+        gst_opencl::SortOrder::Ascending, tuning);
+    const bool local = sort.strategy () == gst_opencl::SortStrategy::LocalStages;
+    std::printf ("device sort on %s: %s\n", device.name.c_str (), local ?
+        ("local stages, " + std::to_string (sort.chunk_words ()) + " keys per work-group of " +
+            std::to_string (sort.group_size ())).c_str () : "global passes");
     std::printf ("%-6s %10s %8s %12s %12s %12s %12s %9s %12s  %s\n", "log2", "N", "launches",
         "std::sort", "kernel", "span", "wall", "speed-up", "article", "(ms, medians)");
     for (int log2_size : options.log2_sizes) {
