@@ -173,6 +173,7 @@ local_stages (size_t group_size, size_t max_chunk_words = 0)
   tuning.strategy = SortStrategy::LocalStages;
   tuning.group_size = group_size;
   tuning.max_chunk_words = max_chunk_words;
+  tuning.max_global_steps = 4;  /* as on GPUs */
   return tuning;
 }
 
