@@ -2,7 +2,8 @@
  * against std::sort on one core, the table of the bitonic-sort article.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * For every size 2^n it makes random int32 keys (std::mt19937, fixed seed), then
+ * For every size 2^n it makes random non-negative int32 keys (std::mt19937, fixed seed), then
+ * measures in turns (so both see the same load on a shared machine):
  *   - std::sort on a copy, on this one thread, --cpu-runs times (median);
  *   - the device sort of one row of 2^n keys, --runs times after --warmup runs: the keys are
  *     copied on the device into the work buffer (not timed), the sort is enqueued (every launch
@@ -45,6 +46,7 @@ struct Options
   std::string json_path;
   bool skip_cpu = false;
   bool article = false;
+  bool finish_each = false;
   int max_chunk_words = 0;
   int group_size = 0;
   int max_steps = 0;
@@ -78,6 +80,8 @@ usage (const char *program, int status)
       "  --warmup N        device sorts left out first (default 2)\n"
       "  --cpu-runs N      std::sort runs per size (default 3)\n"
       "  --no-cpu          skip std::sort (the result check then uses it once anyway)\n"
+      "  --finish-each     wait for every launch of the device sort (to measure what the host\n"
+      "                    synchronisation the device sort avoids costs)\n"
       "  --article         also time the article's one-launch-per-step sort with a finish\n"
       "                    after each (--article-runs N times, default 3)\n"
       "  --chunk N         cap the keys sorted in local memory per work-group (power of two;\n"
@@ -128,6 +132,8 @@ parse_options (int argc, char **argv)
       options.warmup = parse_int (argv[0], value (), 0, 100000);
     } else if (arg == "--cpu-runs") {
       options.cpu_runs = parse_int (argv[0], value (), 1, 1000);
+    } else if (arg == "--finish-each") {
+      options.finish_each = true;
     } else if (arg == "--article") {
       options.article = true;
     } else if (arg == "--article-runs") {
@@ -232,15 +238,17 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
   for (auto & key : keys)
     key = (int32_t) (random () >> 1);
 
-  /* std::sort, one thread. */
-  std::vector<int32_t> expected;
-  for (int run = 0; run < (options.skip_cpu ? 1 : options.cpu_runs); run++) {
-    expected = keys;
+  /* The reference result, then std::sort (one thread) and the device sort in turns, so that
+   * both see the same load on a shared machine. */
+  std::vector<int32_t> expected = keys;
+  std::sort (expected.begin (), expected.end ());
+  std::vector<int32_t> copy;
+  auto time_std_sort = [&]() {
+    copy = keys;
     auto start = Clock::now ();
-    std::sort (expected.begin (), expected.end ());
-    if (!options.skip_cpu)
-      result.std_sort_ms.push_back (ms_since (start));
-  }
+    std::sort (copy.begin (), copy.end ());
+    result.std_sort_ms.push_back (ms_since (start));
+  };
 
   const size_t bytes = count * sizeof (int32_t);
   cl::Buffer original (device.context, CL_MEM_READ_ONLY, bytes);
@@ -253,9 +261,17 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
     cl::Event event;
     device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr, &event);
     events.push_back (event);
+    if (options.finish_each)
+      device.queue.finish ();
   };
   result.launches = sort.launch_count (1, count);
-  for (int run = 0; run < options.warmup + options.runs; run++) {
+  const int cpu_runs = options.skip_cpu ? 0 : options.cpu_runs;
+  for (int run = 0; run < options.warmup + std::max (options.runs, cpu_runs); run++) {
+    const int measured = run - options.warmup;
+    if (measured >= 0 && measured < cpu_runs)
+      time_std_sort ();
+    if (measured >= options.runs)
+      continue;
     device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
     device.queue.finish ();
     events.clear ();
@@ -268,7 +284,7 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
       device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
       result.correct = sorted == expected;
     }
-    if (run < options.warmup)
+    if (measured < 0)
       continue;
     cl_ulong kernel_ns = 0, first = ~cl_ulong (0), last = 0;
     for (const auto & event : events) {
