@@ -32,9 +32,10 @@
 /* Floats in the total order -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, NaNs by their bits
  * as unsigned integers (positive NaNs by payload, then negative NaNs by payload). The map is a
  * bijection of the 2^32 bit patterns onto the words:
- *   negative, not NaN (0x80000000 .. 0xFF800000) -> 0xFF800000 - bits  (0 .. 0x7F800000)
- *   sign bit clear, NaNs too (0 .. 0x7FFFFFFF)   -> bits + 0x7F800001  (0x7F800001 .. 0xFF800000)
- *   negative NaN (0xFF800001 .. 0xFFFFFFFF)      -> bits               (0xFF800001 .. 0xFFFFFFFF) */
+ *   negative, not NaN (0x80000000 .. 0xFF800000) -> 0xFF800000 - bits (0 .. 0x7F800000)
+ *   sign bit clear, NaNs too (0 .. 0x7FFFFFFF)   -> bits + 0x7F800001 (0x7F800001 .. 0xFF800000)
+ *   negative NaN (0xFF800001 .. 0xFFFFFFFF)      -> bits              (0xFF800001 .. 0xFFFFFFFF)
+ * so -0.0 (0x7F800000) sorts just before +0.0 (0x7F800001). */
 inline uint
 to_word (uint bits, int key_type, int descending)
 {

@@ -115,9 +115,9 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
         max_global_steps_);
 }
 
+template <typename Visit>
 void
-DeviceSort::schedule (size_t rows, size_t length,
-    const std::function<void (const Pass &)> & visit) const
+DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
 {
   if (rows == 0 || length == 0)
     return;

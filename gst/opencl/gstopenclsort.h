@@ -112,9 +112,9 @@ private:
     unsigned steps = 0;      /* strides a global pass covers */
     bool store_keys = false; /* the last launch writes the keys to dst */
   };
-  /* Calls `visit (pass)` for every launch of the sort of rows x length, in order. */
-  void schedule (size_t rows, size_t length, const std::function<void (const Pass &)> & visit)
-      const;
+  /* Calls `visit (pass)` for every launch of the sort of rows x length, in order. A template
+   * (defined and used in the .cpp only), so that enqueue () allocates nothing. */
+  template <typename Visit> void schedule (size_t rows, size_t length, Visit && visit) const;
 
   Device & device_;
   SortKey key_;

@@ -14,7 +14,8 @@ import sys
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Time torch.sort on CUDA as the peer of bench_sort.")
+    parser = argparse.ArgumentParser(
+        description="Time torch.sort on CUDA as the peer of bench_sort.")
     parser.add_argument("--sizes", default="20,21,22,23,24,25",
                         help="log2 of the key counts, comma separated (default 20..25)")
     parser.add_argument("--runs", type=int, default=20)
