@@ -15,8 +15,9 @@
  *                 runs every stage up to min(padded, chunk) there, stores the words (or, when
  *                 that was the whole sort, the keys).
  *   sort_global_N one work-item holds N = 2, 4, 8 or 16 words in registers and runs log2(N)
- *                 consecutive steps of stride >= chunk on them: one global pass per log2(N)
- *                 long strides.
+ *                 consecutive steps of one stage on them: one pass over global memory per
+ *                 log2(N) strides (the strides >= chunk with local stages, every stride
+ *                 without).
  *   sort_merge    the steps of one stage with strides < chunk, in local memory; the last stage
  *                 stores the keys.
  *   sort_pad      (CPUs, no local stages) maps and pads the keys into the words;
@@ -35,7 +36,7 @@
  *   negative, not NaN (0x80000000 .. 0xFF800000) -> 0xFF800000 - bits (0 .. 0x7F800000)
  *   sign bit clear, NaNs too (0 .. 0x7FFFFFFF)   -> bits + 0x7F800001 (0x7F800001 .. 0xFF800000)
  *   negative NaN (0xFF800001 .. 0xFFFFFFFF)      -> bits              (0xFF800001 .. 0xFFFFFFFF)
- * so -0.0 (0x7F800000) sorts just before +0.0 (0x7F800001). */
+ * so -0.0 (word 0x7F800000) sorts just before +0.0 (word 0x7F800001). */
 inline uint
 to_word (uint bits, int key_type, int descending)
 {
