@@ -76,9 +76,47 @@ pair_low (uint pair, uint stride)
   return (pair << 1) - (pair & (stride - 1));
 }
 
+/* One compare-exchange step of stage k at distance D among the eight words x[0..7] that start
+ * at flat index `first`; every index is a constant, so x stays in registers. */
+#define OCTET_EXCHANGE(i, j) \
+  { \
+    const bool descending = k != padded && ((first + (i)) & k) != 0; \
+    const uint a = x[i], b = x[j]; \
+    const bool swap = descending ? a < b : a > b; \
+    x[i] = swap ? b : a; \
+    x[j] = swap ? a : b; \
+  }
+#define OCTET_STEP_4 OCTET_EXCHANGE (0, 4) OCTET_EXCHANGE (1, 5) OCTET_EXCHANGE (2, 6) \
+  OCTET_EXCHANGE (3, 7)
+#define OCTET_STEP_2 OCTET_EXCHANGE (0, 2) OCTET_EXCHANGE (1, 3) OCTET_EXCHANGE (4, 6) \
+  OCTET_EXCHANGE (5, 7)
+#define OCTET_STEP_1 OCTET_EXCHANGE (0, 1) OCTET_EXCHANGE (2, 3) OCTET_EXCHANGE (4, 5) \
+  OCTET_EXCHANGE (6, 7)
+
+/* Strides `stride` (4, 2 or 1) down to 1 of stage k on the work-item's eight words of the tile,
+ * in registers. */
+inline void
+octet_steps (__local uint * words, uint first, uint k, uint stride, uint padded)
+{
+  uint x[8];
+  const uint8 loaded = vload8 (0, words);
+  x[0] = loaded.s0; x[1] = loaded.s1; x[2] = loaded.s2; x[3] = loaded.s3;
+  x[4] = loaded.s4; x[5] = loaded.s5; x[6] = loaded.s6; x[7] = loaded.s7;
+  if (stride >= 4) {
+    OCTET_STEP_4
+  }
+  if (stride >= 2) {
+    OCTET_STEP_2
+  }
+  OCTET_STEP_1
+  vstore8 ((uint8) (x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]), 0, words);
+}
+
 /* Stages k_first .. k_last (powers of two) on the chunk in `tile`, whose first word has the flat
  * index `base`. Strides start at min(k / 2, chunk / 2): longer ones were done in global memory.
- * Ends with a barrier. */
+ * When every work-item owns eight words (the GPU shape), strides 4, 2 and 1 of each stage run in
+ * its registers, one barrier for three steps; longer strides, and other shapes, run pair by
+ * pair in local memory. Ends with a barrier. */
 inline void
 local_stages (__local uint * tile, uint chunk, uint base, uint k_first, uint k_last,
     uint padded)
@@ -86,8 +124,10 @@ local_stages (__local uint * tile, uint chunk, uint base, uint k_first, uint k_l
   const uint lid = get_local_id (0);
   const uint items = get_local_size (0);
   const uint pairs = chunk >> 1;
+  const bool octets = chunk == items * 8;
   for (uint k = k_first; k != 0 && k <= k_last; k <<= 1) {
-    for (uint stride = min (k, chunk) >> 1; stride > 0; stride >>= 1) {
+    uint stride = min (k, chunk) >> 1;
+    for (; stride > 0 && !(octets && stride < 8); stride >>= 1) {
       barrier (CLK_LOCAL_MEM_FENCE);
       for (uint pair = lid; pair < pairs; pair += items) {
         const uint low = pair_low (pair, stride);
@@ -98,6 +138,10 @@ local_stages (__local uint * tile, uint chunk, uint base, uint k_first, uint k_l
         tile[low] = swap ? b : a;
         tile[low + stride] = swap ? a : b;
       }
+    }
+    if (stride > 0) {
+      barrier (CLK_LOCAL_MEM_FENCE);
+      octet_steps (tile + lid * 8, base + lid * 8, k, stride, padded);
     }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
