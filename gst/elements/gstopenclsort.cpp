@@ -11,6 +11,7 @@
  * Arrays: `other/tensors,format=static,num_tensors=1,types={int32,uint32,float32},
  * dimensions=L[:R...]` (dimensions innermost first): each row of L values is sorted, every
  * buffer holds the product of the other dimensions in rows. Output caps equal the input caps.
+ * (On a gst-launch line, write `dimensions=(string)L:R`, or it is read as a flag set.)
  * Floats sort in the total order -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs by their
  * bits as unsigned integers); descending is its exact reverse.
  *
@@ -25,7 +26,7 @@
  * gst-launch-1.0 videotestsrc pattern=smpte ! video/x-raw,format=RGBA ! openclsort \
  *     direction=columns order=descending ! videoconvert ! autovideosink
  * gst-launch-1.0 filesrc location=in.raw blocksize=4096 ! \
- *     other/tensors,format=static,num_tensors=1,types=int32,dimensions=1024:1,framerate=0/1 ! \
+ *     "other/tensors,format=static,num_tensors=1,types=int32,dimensions=(string)1024:1,framerate=(fraction)0/1" ! \
  *     openclsort ! filesink location=sorted.raw
  * ]|
  */
