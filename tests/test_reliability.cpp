@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 
 #include "common/reliability.h"
 #include "common/testutil.h"
@@ -61,6 +62,9 @@ rows ()
         GST_VIDEO_FORMAT_GRAY8 }, "histogram",
       { { "bins", { 64, 256 } }, { "interval", { 0, 1e8 } }, { "post-messages", { 0, 1 } },
         { "draw", { 0, 1 } } } },
+    { "sort", Kind::Filter, "openclsort", "openclsort",
+      { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8 }, "pixelsort",
+      { { "order", { 0, 1 } }, { "direction", { 0, 1 } }, { "key", { 0, 1, 2, 3 } } } },
     { "upload-download", Kind::Filter, "openclupload ! opencldownload", "openclupload",
       { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
         GST_VIDEO_FORMAT_GRAY8 }, nullptr, {} },
@@ -831,6 +835,116 @@ GST_START_TEST (test_long_run_memory_flat)
 }
 GST_END_TEST;
 
+namespace {
+
+/* Elements that take one other/tensors stream: the launch fragment and the types it takes. */
+struct TensorRow
+{
+  const char *name;
+  const char *segment;
+  const char *type;       /* a type it takes */
+  gsize element_bytes;
+};
+
+const std::vector<TensorRow> &
+tensor_rows ()
+{
+  static const std::vector<TensorRow> table = {
+    { "sort", "openclsort", "int32", 4 },
+  };
+  return table;
+}
+
+std::string
+tensor_caps (const char *type, const std::string & dimensions)
+{
+  return std::string ("other/tensors,format=static,num_tensors=1,types=") + type +
+      ",dimensions=(string)" + dimensions + ",framerate=(fraction)0/1";
+}
+
+/* Pushes raw buffers with the given caps through "appsrc ! <segment> ! appsink"; returns the
+ * buffers out and the first error. */
+std::vector<std::vector<uint8_t>>
+run_tensors (const std::string & segment, const std::string & caps,
+    const std::vector<gsize> & sizes, std::string * error)
+{
+  std::string line = "appsrc name=src format=time caps=\"" + caps + "\" ! " + segment +
+      " ! appsink name=sink sync=false";
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch (line.c_str (), &parse_error);
+  fail_unless (pipeline != nullptr && !parse_error, "%s: %s", line.c_str (),
+      parse_error ? parse_error->message : "");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  std::mt19937 random (5);
+  for (gsize size : sizes) {
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, size, nullptr);
+    GstMapInfo map;
+    gst_buffer_map (buffer, &map, GST_MAP_WRITE);
+    for (gsize i = 0; i < size; i++)
+      map.data[i] = (uint8_t) (random () >> 24);
+    gst_buffer_unmap (buffer, &map);
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), buffer) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::vector<std::vector<uint8_t>> outputs;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+          60 * GST_SECOND)) {
+    GstMapInfo map;
+    gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ);
+    outputs.emplace_back (map.data, map.data + map.size);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+  }
+  *error = pop_error (bus);
+  fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
+      "%s: neither EOS nor an error", line.c_str ());
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return outputs;
+}
+
+}  // namespace
+
+/* other/tensors caps whose dimensions overflow or are zero, and buffers that do not match their
+ * caps (short, long, empty, truncated): a clear error each, never a crash; good input after. */
+GST_START_TEST (test_hostile_tensors)
+{
+  for (const auto & row : tensor_rows ()) {
+    std::string error;
+    /* Caps that describe no buffer anyone can make. */
+    for (const char *dimensions : { "2147483647:2147483647:2147483647", "65536:65536:65536:65536",
+            "0", "4:0", "-1", "4294967296", "1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1",
+            "2147483647:2147483647" }) {
+      auto out = run_tensors (row.segment, tensor_caps (row.type, dimensions), { 64 }, &error);
+      fail_unless (!error.empty () && out.empty (), "%s: dimensions %s were accepted",
+          row.name, dimensions);
+      GST_INFO ("%s, dimensions %s: %s", row.name, dimensions, error.c_str ());
+    }
+    /* Buffers that do not match good caps: 16 x 3 elements. */
+    const gsize good = 16 * 3 * row.element_bytes;
+    for (gsize size : { good - 1, good / 2, good + row.element_bytes, (gsize) 1, (gsize) 0 }) {
+      auto out = run_tensors (row.segment, tensor_caps (row.type, "16:3"), { good, size },
+          &error);
+      fail_unless (!error.empty (), "%s: a %" G_GSIZE_FORMAT "-byte buffer for %"
+          G_GSIZE_FORMAT "-byte caps went through", row.name, size, good);
+      fail_unless (out.size () <= 1, "%s: the bad buffer came out", row.name);
+      GST_INFO ("%s, %" G_GSIZE_FORMAT " bytes: %s", row.name, size, error.c_str ());
+    }
+    auto out = run_tensors (row.segment, tensor_caps (row.type, "16:3"), { good, good },
+        &error);
+    fail_unless (error.empty () && out.size () == 2 && out[0].size () == good, "%s: %s",
+        row.name, error.c_str ());
+  }
+}
+GST_END_TEST;
+
 static Suite *
 reliability_suite (void)
 {
@@ -844,6 +958,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_source_caps_change);
   tcase_add_test (tc, test_odd_sizes_and_padded_rows);
   tcase_add_test (tc, test_truncated_buffers);
+  tcase_add_test (tc, test_hostile_tensors);
   tcase_add_test (tc, test_largest_frame_and_one_beyond);
   tcase_add_test (tc, test_bad_property_values);
   tcase_add_test (tc, test_property_hammer_while_playing);
