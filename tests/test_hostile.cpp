@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
@@ -101,6 +102,42 @@ GST_START_TEST (test_hostile_device_strings)
 }
 GST_END_TEST;
 
+/* A real allocation failure from the driver (a buffer twice the device's largest allocation, so
+ * nothing the plugin would ever ask for) becomes an element error naming the OpenCL call and the
+ * error code, through the same boundary every vfunc uses. */
+GST_START_TEST (test_driver_allocation_failure_names_the_call)
+{
+  GstOpenCLContext *context = gst_opencl_context_new ("");
+  auto & device = gst_opencl_context_device (context);
+  GstElement *element = gst_element_factory_make ("fakesink", nullptr);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (element, bus);
+  const cl_ulong too_many = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> () * 2;
+  gboolean ok = GST_OPENCL_GUARD (element, "cannot allocate", [&]() {
+    cl::Buffer buffer (device.context, CL_MEM_READ_WRITE, too_many);
+    /* Some drivers only fail when the memory is first used. */
+    cl_uchar zero = 0;
+    device.queue.enqueueFillBuffer (buffer, zero, 0, too_many);
+    device.queue.finish ();
+  });
+  fail_if (ok, "a %" G_GUINT64_FORMAT "-byte buffer was allocated", (guint64) too_many);
+  GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (message != nullptr);
+  GError *error = nullptr;
+  gst_message_parse_error (message, &error, nullptr);
+  std::string text = error->message;
+  g_clear_error (&error);
+  gst_message_unref (message);
+  GST_INFO ("%s", text.c_str ());
+  fail_unless (text.find ("cannot allocate: cl") == 0 && text.find (" failed: CL_") !=
+      std::string::npos, "%s", text.c_str ());
+  gst_element_set_bus (element, nullptr);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  gst_object_unref (context);
+}
+GST_END_TEST;
+
 static Suite *
 hostile_suite (void)
 {
@@ -109,6 +146,7 @@ hostile_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_hostile_tensor_caps);
   tcase_add_test (tc, test_hostile_device_strings);
+  tcase_add_test (tc, test_driver_allocation_failure_names_the_call);
   return s;
 }
 
