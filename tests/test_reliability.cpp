@@ -505,14 +505,29 @@ GST_START_TEST (test_largest_frame_and_one_beyond)
     g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", limit.c_str (), TRUE);
     std::string fits = testutil::run_pipeline (row_line (row, 1, GST_VIDEO_FORMAT_RGBA, W, H) +
         " ! fakesink");
-    std::string beyond = testutil::run_pipeline (row_line (row, 1, GST_VIDEO_FORMAT_RGBA, W, H + 1) +
-        " ! fakesink");
+    /* Beyond, then the same pipeline (same element) back from NULL at the largest size. */
+    std::string line = row_line (row, 1, GST_VIDEO_FORMAT_RGBA, W, H + 1) + " ! fakesink";
+    std::string beyond_caps = caps_text (GST_VIDEO_FORMAT_RGBA, W, H + 1);
+    line.replace (line.find (beyond_caps), beyond_caps.size (), "capsfilter name=cf caps=\"" +
+        beyond_caps + "\"");
+    GstElement *pipeline = gst_parse_launch (line.c_str (), nullptr);
+    fail_unless (pipeline != nullptr, "%s", line.c_str ());
+    gst_object_ref (pipeline);
+    std::string beyond = testutil::run_pipeline (pipeline);
+    GstElement *cf = gst_bin_get_by_name (GST_BIN (pipeline), "cf");
+    GstCaps *caps = gst_caps_from_string (caps_text (GST_VIDEO_FORMAT_RGBA, W, H).c_str ());
+    g_object_set (cf, "caps", caps, nullptr);
+    gst_caps_unref (caps);
+    gst_object_unref (cf);
+    std::string again = testutil::run_pipeline (pipeline);
     g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
     fail_unless (fits.empty (), "%s: the largest frame failed: %s", row.name, fits.c_str ());
     fail_unless (!beyond.empty (), "%s: a frame beyond the limit ran", row.name);
     fail_unless (contains (beyond, std::to_string (W * (H + 1) * 4)) && contains (beyond, limit),
         "%s: the error does not name the frame's and the device's sizes: %s", row.name,
         beyond.c_str ());
+    fail_unless (again.empty (), "%s: not reusable after the error: %s", row.name,
+        again.c_str ());
     g_print ("beyond the limit, %s: %s\n", row.name, beyond.c_str ());
   }
 }
