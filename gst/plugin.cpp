@@ -3,6 +3,8 @@
 #include <gst/gst.h>
 
 #include "elements/gstopenclbilateral.h"
+#include "elements/gstopenclconvolve3d.h"
+#include "elements/gstopenclmulticonvolve.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -18,6 +20,8 @@ plugin_init (GstPlugin * plugin)
 
   gboolean ok = TRUE;
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclconvolve3d, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclmulticonvolve, plugin);
   return ok;
 }
 
