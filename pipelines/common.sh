@@ -32,10 +32,11 @@ use_build_plugin () {
 }
 use_build_plugin
 
-# Stops the script with a hint when GStreamer cannot find openclbilateral.
+# Stops the script with a hint when GStreamer cannot find the element (default openclbilateral).
 require_plugin () {
-  if ! gst-inspect-1.0 openclbilateral >/dev/null 2>&1; then
-    echo "error: GStreamer cannot find the element openclbilateral" \
+  local element=${1:-openclbilateral}
+  if ! gst-inspect-1.0 "$element" >/dev/null 2>&1; then
+    echo "error: GStreamer cannot find the element $element" \
       "(GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-unset})." >&2
     echo "Build it first (meson setup build && ninja -C build), or run: bash pipelines/demo.sh" >&2
     exit 1
