@@ -17,6 +17,7 @@ namespace {
 
 /* Accumulators one work-item holds (floats); beyond this, registers spill. */
 constexpr int MAX_ACCUMULATORS = 256;
+constexpr int CPU_ACCUMULATORS = 128;
 /* Rows and planes timed per candidate: the cost per output does not depend on the extent, so a
  * slab keeps tuning short on slow devices. */
 constexpr size_t TUNING_ROWS = 64;
@@ -218,8 +219,14 @@ Convolution::candidates (const Device & device) const
     if (memories[0] != FilterMemory::Local && filter_fits (device, FilterMemory::Local))
       memories.push_back (FilterMemory::Local);
   } else {
-    /* CPU drivers compile slowly: two candidates only. */
-    unrolls = { 4, 8 };
+    /* CPU drivers compile slowly: two candidates only, the two largest unrolls whose
+     * accumulators stay within what a vectorized work-group keeps in registers (measured with
+     * PoCL: 32 filters run best at unroll 4 and twice as slow at 8). */
+    unrolls.clear ();
+    for (int unroll : { 8, 4, 2, 1 }) {
+      if (unrolls.size () < 2 && (unroll == 1 || unroll * per_output <= CPU_ACCUMULATORS))
+        unrolls.push_back (unroll);
+    }
     groups = { { 16, 4 } };
   }
   std::vector<ConvolutionVariant> list;
