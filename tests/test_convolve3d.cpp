@@ -7,7 +7,10 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include <glib/gstdio.h>
+
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -431,6 +434,41 @@ GST_START_TEST (test_bad_settings_are_errors)
 }
 GST_END_TEST;
 
+/* RGBA in GL memory goes through the host: the result must equal the system-memory path's. */
+GST_START_TEST (test_gl_memory_matches_system_memory)
+{
+  if (!g_getenv ("DISPLAY") || !gst_registry_check_feature_version (gst_registry_get (),
+          "glupload", 1, 0, 0)) {
+    g_printerr ("no display or no GL elements: GL check skipped\n");
+    return;
+  }
+  gchar *dir = g_dir_make_tmp ("convolve3d-gl-XXXXXX", nullptr);
+  std::string source = "videotestsrc num-buffers=5 pattern=ball ! video/x-raw,format=RGBA,"
+      "width=40,height=24,framerate=30/1 ! ";
+  std::string filter = " openclconvolve3d kernel-width=3 kernel-height=3 kernel-depth=3 ! ";
+  std::string gl_path = std::string (dir) + "/gl.raw", system_path = std::string (dir) +
+      "/system.raw";
+  std::string error = testutil::run_pipeline (source + "glupload !" + filter +
+      "gldownload ! video/x-raw,format=RGBA ! filesink location=" + gl_path);
+  fail_unless_equals_string (error.c_str (), "");
+  error = testutil::run_pipeline (source + filter + "filesink location=" + system_path);
+  fail_unless_equals_string (error.c_str (), "");
+  gchar *gl = nullptr, *system = nullptr;
+  gsize gl_size = 0, system_size = 0;
+  fail_unless (g_file_get_contents (gl_path.c_str (), &gl, &gl_size, nullptr));
+  fail_unless (g_file_get_contents (system_path.c_str (), &system, &system_size, nullptr));
+  fail_unless_equals_uint64 (system_size, 5 * 40 * 24 * 4);
+  fail_unless_equals_uint64 (gl_size, system_size);
+  fail_unless (memcmp (gl, system, gl_size) == 0, "GL and system memory outputs differ");
+  g_free (gl);
+  g_free (system);
+  g_remove (gl_path.c_str ());
+  g_remove (system_path.c_str ());
+  g_rmdir (dir);
+  g_free (dir);
+}
+GST_END_TEST;
+
 static Suite *
 convolve3d_suite (void)
 {
@@ -446,6 +484,7 @@ convolve3d_suite (void)
   tcase_add_test (tc, test_flush_and_caps_change_reset_the_window);
   tcase_add_test (tc, test_padded_input_rows);
   tcase_add_test (tc, test_bad_settings_are_errors);
+  tcase_add_test (tc, test_gl_memory_matches_system_memory);
   return s;
 }
 

@@ -22,6 +22,9 @@ constexpr int CPU_ACCUMULATORS = 128;
  * slab keeps tuning short on slow devices. */
 constexpr size_t TUNING_ROWS = 64;
 constexpr size_t TUNING_PLANES = 4;
+/* Part of the tuning file's hash: bump it when the candidates or the kernel change, so choices
+ * made among the old ones are not reused. */
+constexpr const char *TUNING_VERSION = "2";
 
 const char *
 memory_name (FilterMemory memory)
@@ -249,9 +252,9 @@ std::string
 Convolution::tuning_path (const Device & device, const ConvolutionSpec & spec)
 {
   cl::Platform platform (device.device.getInfo<CL_DEVICE_PLATFORM> ());
-  std::string identity = platform.getInfo<CL_PLATFORM_NAME> () + '\0' +
-      device.device.getInfo<CL_DEVICE_NAME> () + '\0' +
-      device.device.getInfo<CL_DRIVER_VERSION> () + '\0' + spec.build_options ();
+  std::string identity = std::string (TUNING_VERSION) + '\0' +
+      platform.getInfo<CL_PLATFORM_NAME> () + '\0' + device.device.getInfo<CL_DEVICE_NAME> () +
+      '\0' + device.device.getInfo<CL_DRIVER_VERSION> () + '\0' + spec.build_options ();
   gchar name[32];
   g_snprintf (name, sizeof name, "%016" G_GINT64_MODIFIER "x.txt",
       (guint64) stable_hash (identity));
