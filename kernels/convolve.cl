@@ -127,7 +127,7 @@ plane_offset (int z, int l, int depth, int plane_stride, int16 slots)
 __kernel __attribute__ ((reqd_work_group_size (GROUP_X, GROUP_Y, 1)))
 void
 convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_stride,
-    int16 slots, __global void *dst, int dst_offset, int dst_row_stride, int dst_plane_stride,
+    int16 slots, __global uchar *dst, int dst_offset, int dst_row_stride, int dst_plane_stride,
     int width, int height, int depth, FILTER_ARG_SPACE const float *filters, float scale,
     float offset,
     __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride)
