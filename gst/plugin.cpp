@@ -5,6 +5,10 @@
 #include "elements/gstopenclbilateral.h"
 #include "elements/gstopenclconvolve3d.h"
 #include "elements/gstopenclmulticonvolve.h"
+#include "elements/gstopenclhistogram.h"
+#include "elements/gstopencltransfer.h"
+#include "opencl/gstopenclmemory.h"
+#include "elements/gstopenclmandelboxsrc.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -19,9 +23,14 @@ plugin_init (GstPlugin * plugin)
     GST_WARNING ("no OpenCL platform found: the opencl elements will fail to start");
 
   gboolean ok = TRUE;
+  gst_opencl_memory_init_once ();
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
   ok &= GST_ELEMENT_REGISTER (openclconvolve3d, plugin);
   ok &= GST_ELEMENT_REGISTER (openclmulticonvolve, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclhistogram, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
+  ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclmandelboxsrc, plugin);
   return ok;
 }
 

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
 #include <cmath>
@@ -231,6 +232,49 @@ GST_START_TEST (test_property_changes_between_frames)
 }
 GST_END_TEST;
 
+/* Properties are controllable: a GstController curve sets sigma-range per frame from the
+ * frame's stream time. */
+GST_START_TEST (test_controlled_property_follows_stream_time)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 24, 16, &info);
+  GstControlSource *source = gst_interpolation_control_source_new ();
+  g_object_set (source, "mode", GST_INTERPOLATION_MODE_NONE, nullptr);
+  auto *timed = GST_TIMED_VALUE_CONTROL_SOURCE (source);
+  gst_timed_value_control_source_set (timed, 0, 5.0);
+  gst_timed_value_control_source_set (timed, GST_SECOND, 80.0);
+  gst_object_add_control_binding (GST_OBJECT (h->element),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (h->element), "sigma-range", source));
+
+  Frame input (24, 16, 4);
+  testutil::fill (input, Pattern::Edges, 77);
+  struct
+  {
+    GstClockTime pts;
+    double sigma_range;
+  } frames[] = { { 0, 5.0 }, { GST_SECOND, 80.0 }, { GST_SECOND / 2, 5.0 } };
+  for (const auto & frame : frames) {
+    GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
+    GST_BUFFER_PTS (buffer) = frame.pts;
+    GstBuffer *out = gst_harness_push_and_pull (h, buffer);
+    fail_unless (out != nullptr);
+    Frame actual = testutil::from_buffer (out, &info);
+    gst_buffer_unref (out);
+    Settings s;
+    s.sigma_range = frame.sigma_range;
+    auto difference = testutil::compare (actual, reference_output (input,
+            GST_VIDEO_FORMAT_RGBA, s), { 1, 1, 1, 0 });
+    fail_unless (difference.over == 0, "pts %" GST_TIME_FORMAT ": %s",
+        GST_TIME_ARGS (frame.pts), testutil::describe (difference).c_str ());
+  }
+  gdouble sigma_range = 0;
+  g_object_get (h->element, "sigma-range", &sigma_range, nullptr);
+  fail_unless (sigma_range == 5.0);
+  gst_object_unref (source);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_properties_and_defaults)
 {
   GstElement *element = gst_element_factory_make ("openclbilateral", nullptr);
@@ -309,6 +353,7 @@ bilateral_suite (void)
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_and_defaults);
+  tcase_add_test (tc, test_controlled_property_follows_stream_time);
   tcase_add_test (tc, test_every_format_and_mode_small_sizes);
   tcase_add_test (tc, test_640x480);
   tcase_add_test (tc, test_padded_rows);

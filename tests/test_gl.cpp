@@ -10,6 +10,7 @@
 
 #include "common/testutil.h"
 #include "reference/bilateral_reference.h"
+#include "reference/histogram_reference.h"
 
 GST_START_TEST (test_gl_memory_matches_reference)
 {
@@ -81,6 +82,85 @@ GST_START_TEST (test_gl_source_to_gl_sink)
 }
 GST_END_TEST;
 
+/* openclhistogram on RGBA textures: the counts match the reference, and with draw=true the
+ * downloaded frame is the reference drawing. */
+GST_START_TEST (test_gl_histogram_matches_reference)
+{
+  const int width = 300, height = 150, bins = 32;
+  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time ! glupload ! "
+      "openclhistogram name=f bins=32 draw=true ! gldownload ! "
+      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
+  fail_unless (pipeline != nullptr);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  g_object_set (src, "caps", caps, nullptr);
+  gst_caps_unref (caps);
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  testutil::Frame input (width, height, 4);
+  testutil::fill (input, testutil::Pattern::Edges, 78);
+  GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
+  GST_BUFFER_PTS (buffer) = 0;
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+
+  reference::HistogramFrame view;
+  view.format = reference::HistogramFormat::RGBA;
+  view.width = width;
+  view.height = height;
+  view.planes[0] = input.bytes.data ();
+  view.strides[0] = input.stride;
+  auto counts = reference::histogram (view, bins);
+
+  GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 120 * GST_SECOND);
+  fail_unless (sample != nullptr, "no frame came out of the GL pipeline");
+  testutil::Frame actual = testutil::from_buffer (gst_sample_get_buffer (sample), &info);
+  gst_sample_unref (sample);
+  reference::draw_histogram (view, counts, bins);  /* now `input` holds the expected frame */
+  auto difference = testutil::compare (actual, input, { 0, 0, 0, 0 });
+  fail_unless (difference.over == 0, "drawn frame: %s", testutil::describe (difference).c_str ());
+
+  GstMessage *message = nullptr;
+  while (!message) {
+    message = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_ELEMENT);
+    fail_unless (message != nullptr, "no opencl-histogram message");
+    if (!gst_structure_has_name (gst_message_get_structure (message), "opencl-histogram"))
+      gst_clear_message (&message);
+  }
+  const auto channels = reference::histogram_channels (view.format);
+  for (size_t c = 0; c < channels.size (); c++) {
+    const GValue *array = gst_structure_get_value (gst_message_get_structure (message),
+        channels[c].c_str ());
+    fail_unless (array != nullptr && (int) gst_value_array_get_size (array) == bins);
+    for (int b = 0; b < bins; b++)
+      fail_unless_equals_uint64 (g_value_get_uint64 (gst_value_array_get_value (array, b)),
+          counts[c * bins + b]);
+  }
+  gst_message_unref (message);
+
+  GstPad *pad = gst_element_get_static_pad (filter, "sink");
+  GstCaps *negotiated = gst_pad_get_current_caps (pad);
+  fail_unless (negotiated != nullptr);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (negotiated, 0),
+          "memory:GLMemory"), "negotiated %" GST_PTR_FORMAT, negotiated);
+  gst_caps_unref (negotiated);
+  gst_object_unref (pad);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (filter);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 static Suite *
 gl_suite (void)
 {
@@ -90,6 +170,7 @@ gl_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_gl_memory_matches_reference);
   tcase_add_test (tc, test_gl_source_to_gl_sink);
+  tcase_add_test (tc, test_gl_histogram_matches_reference);
   return s;
 }
 

@@ -240,9 +240,10 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     return;
   auto & device = gst_opencl_filter_device (filter);
   choose_group (device, key.channels, key.radius, state);
+  const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
   gchar *options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-      "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu", key.channels, key.mode, key.radius,
-      state.group_w, state.group_h, state.out_x);
+      "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d", key.channels, key.mode,
+      key.radius, state.group_w, state.group_h, state.out_x, poly_exp2 ? 1 : 0);
   std::string build_options (options);
   g_free (options);
   state.kernel = device.kernel ("bilateral", "bilateral", build_options);

@@ -75,6 +75,11 @@ ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id
         gst_opencl_context_device (context_).name.c_str () : nullptr);
     GST_OBJECT_UNLOCK (element);
   } else if (prop_id == first_id + KERNEL_TIME) {
+    try {
+      harvest_deferred ();
+    } catch (...) {
+      GST_WARNING_OBJECT (element, "cannot read the profiling events of the last frame");
+    }
     g_value_set_uint64 (value, kernel_time_ns_.load ());
   } else {
     return false;
@@ -115,7 +120,7 @@ void
 ElementDevice::start (GstElement * element)
 {
   kernel_time_ns_ = 0;
-  kernel_events_.clear ();
+  discard_frame ();
   gst_opencl_ensure_element_context (element, device_string (), &context_);
   GST_INFO_OBJECT (element, "running on %s", gst_opencl_context_device (context_).name.c_str ());
 }
@@ -123,7 +128,7 @@ ElementDevice::start (GstElement * element)
 void
 ElementDevice::stop (GstElement * element)
 {
-  kernel_events_.clear ();
+  discard_frame ();
   GST_OBJECT_LOCK (element);
   GstOpenCLContext *context = context_;
   context_ = nullptr;
@@ -159,14 +164,44 @@ ElementDevice::launch (const cl::Kernel & kernel, const cl::NDRange & global,
 }
 
 void
-ElementDevice::finish_frame ()
+ElementDevice::sum_kernel_time (std::vector<cl::Event> & events)
 {
   guint64 total_ns = 0;
-  for (const auto & event : kernel_events_) {
+  for (const auto & event : events) {
     total_ns += event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
         event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
   }
   kernel_time_ns_ = total_ns;
+  events.clear ();
+}
+
+void
+ElementDevice::finish_frame ()
+{
+  {
+    std::lock_guard<std::mutex> lock (deferred_lock_);
+    deferred_events_.clear ();
+  }
+  sum_kernel_time (kernel_events_);
+}
+
+/* The in-order queue completes a frame's kernels in order: the last one done means all are. */
+void
+ElementDevice::harvest_deferred ()
+{
+  std::lock_guard<std::mutex> lock (deferred_lock_);
+  if (!deferred_events_.empty () &&
+      deferred_events_.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () == CL_COMPLETE)
+    sum_kernel_time (deferred_events_);
+}
+
+void
+ElementDevice::defer_frame ()
+{
+  harvest_deferred ();
+  /* An older frame still running is forgotten: kernel-time is about the latest one. */
+  std::lock_guard<std::mutex> lock (deferred_lock_);
+  deferred_events_.swap (kernel_events_);
   kernel_events_.clear ();
 }
 
@@ -174,6 +209,8 @@ void
 ElementDevice::discard_frame ()
 {
   kernel_events_.clear ();
+  std::lock_guard<std::mutex> lock (deferred_lock_);
+  deferred_events_.clear ();
 }
 
 }  // namespace gst_opencl

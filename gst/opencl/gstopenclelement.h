@@ -47,6 +47,8 @@ public:
   bool started () const { return context_ != nullptr; }
   /* Valid between start () and stop (). */
   Device & device ();
+  /* The shared context object (not a new reference), for buffer pools and memory. */
+  GstOpenCLContext *context () { device (); return context_; }
 
   /* Enqueues `kernel` on the shared queue; `global` is rounded up to a multiple of `local`.
    * The event is kept until finish_frame (). Throws cl::Error. */
@@ -55,6 +57,9 @@ public:
   /* Sums the device time of the kernels launched since the last call into `kernel-time`. Call
    * once the frame's work is known to be complete (it reads profiling info). */
   void finish_frame ();
+  /* For a frame whose results stay on the device, so nothing waits for it: its events are read
+   * at a later frame, once they have completed (kernel-time then lags by a frame or so). */
+  void defer_frame ();
   /* Drops the recorded events without reading them (after a failure). */
   void discard_frame ();
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }
@@ -67,6 +72,11 @@ private:
   GstOpenCLContext *context_ = nullptr;  /* changed under the element's object lock */
   std::atomic<guint64> kernel_time_ns_ { 0 };
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
+  std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
+  std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */
+
+  void sum_kernel_time (std::vector<cl::Event> & events);
+  void harvest_deferred ();
 };
 
 }  // namespace gst_opencl

@@ -4,14 +4,21 @@
  * Per frame: map the input and output frames, enqueue one non-blocking write per input plane,
  * let the subclass enqueue its kernels, enqueue one read per output plane and wait for the last
  * (the only wait: the host needs the pixels). Device buffers are sized in set_caps and only grow
- * when a buffer arrives with larger strides; programs come from the context's cache. */
+ * when a buffer arrives with larger strides; programs come from the context's cache.
+ *
+ * Analysis elements (gst_opencl_filter_set_analysis ()) run in place instead, with the same caps
+ * on both sides: process_ip () reads the frame where it is (OpenCL memory) or from one upload of
+ * the host frame, which is read back only when the subclass drew into it; otherwise the frame
+ * goes on untouched (passthrough, no copy). */
 #include "opencl/gstopenclfilter.h"
 
 #include <new>
 #include <vector>
 
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -32,27 +39,6 @@ struct PlaneLayout
   gsize size_bytes;
 };
 
-gsize
-plane_row_bytes (const GstVideoInfo * info, guint plane)
-{
-  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) == plane)
-      return (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, comp) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp);
-  }
-  return 0;
-}
-
-gsize
-plane_rows (const GstVideoInfo * info, guint plane)
-{
-  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-    if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) == plane)
-      return (gsize) GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-  }
-  return 0;
-}
-
 /* Device layout for a mapped frame: planes packed one after another with the frame's strides.
  * Writes the offsets into `device_info` and returns the bytes needed. */
 gsize
@@ -64,8 +50,8 @@ device_layout (const GstVideoFrame * frame, GstVideoInfo * device_info,
   gsize total = 0;
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (frame); plane++) {
     gsize stride = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
-    gsize rows = plane_rows (&frame->info, plane);
-    gsize size = rows ? stride * (rows - 1) + plane_row_bytes (&frame->info, plane) : 0;
+    gsize rows = gst_opencl::plane_rows (&frame->info, plane);
+    gsize size = rows ? stride * (rows - 1) + gst_opencl::plane_row_bytes (&frame->info, plane) : 0;
     device_info->offset[plane] = total;
     planes.push_back ({ total, size });
     total += stride * rows;
@@ -211,6 +197,14 @@ ensure_capacity (GstOpenCLFilter * filter, GstOpenCLFrame & frame, gsize & capac
   GST_DEBUG_OBJECT (filter, "device frame buffer of %" G_GSIZE_FORMAT " bytes", bytes);
 }
 
+/* In-place elements read the frame back after their kernels drew into it. */
+static cl_mem_flags
+input_flags (GstBaseTransform * trans)
+{
+  return gst_base_transform_is_in_place (trans) ? CL_MEM_READ_WRITE :
+      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY;
+}
+
 static gboolean
 gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
@@ -233,15 +227,78 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
     check_fits_device (filter, &priv->in_info);
     check_fits_device (filter, &priv->out_info);
     ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, priv->in_info.size,
-        CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
-    ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
-        CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
+        input_flags (trans));
+    /* In place, kernels read and write the input copy: no output buffer on the device. */
+    if (!gst_base_transform_is_in_place (trans))
+      ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
+          CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
   });
   if (!ok)
     return FALSE;
   GST_DEBUG_OBJECT (trans, "in %" GST_PTR_FORMAT " (gl %d), out %" GST_PTR_FORMAT " (gl %d)",
       incaps, priv->in_gl, outcaps, priv->out_gl);
   return klass->set_info ? klass->set_info (filter, &priv->in_info, &priv->out_info) : TRUE;
+}
+
+/* Same format and size on both sides; frames in system or OpenCL memory may come out in either,
+ * OpenCL memory first, so a chain of the plugin's elements keeps its frames on the device while
+ * other elements downstream still get system memory. GL memory stays GL memory. */
+static GstCaps *
+gst_opencl_filter_transform_caps (GstBaseTransform * trans, GstPadDirection, GstCaps * caps,
+    GstCaps * filter)
+{
+  /* In place (analysis), frames leave as they came: the same caps, memory included. */
+  if (gst_base_transform_is_in_place (trans))
+    return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) :
+        gst_caps_ref (caps);
+  GstCaps *result = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    const GstStructure *structure = gst_caps_get_structure (caps, i);
+    bool gl = features && gst_caps_features_contains (features, "memory:GLMemory");
+    if (gl || (features && gst_caps_features_is_any (features))) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_copy (features));
+      continue;
+    }
+    for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_new (memory, nullptr));
+    }
+  }
+  if (filter) {
+    GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = filtered;
+  }
+  return result;
+}
+
+/* Of the output caps downstream accepts, OpenCL memory is taken when it is there: the next
+ * element then reads the frame where it already is. */
+static GstCaps *
+gst_opencl_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+  if (direction == GST_PAD_SINK) {
+    GstCaps *on_device = gst_caps_new_empty ();
+    for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
+      GstCapsFeatures *features = gst_caps_get_features (othercaps, i);
+      if (features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_OPENCL))
+        gst_caps_append_structure_full (on_device,
+            gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+            gst_caps_features_copy (features));
+    }
+    if (gst_caps_is_empty (on_device)) {
+      gst_caps_unref (on_device);
+    } else {
+      gst_caps_unref (othercaps);
+      othercaps = on_device;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
 }
 
 /* Output buffers are sized from the output caps, never from the (possibly tight or padded)
@@ -264,8 +321,10 @@ gst_opencl_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decid
   if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->propose_allocation (trans,
           decide_query, query))
     return FALSE;
-  /* Kernels take any stride: upstream may hand over padded frames. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  /* Kernels take any stride: upstream may hand over padded frames. In place (analysis) the
+   * frames go on downstream as they came, so only downstream's answer (forwarded above) counts. */
+  if (!gst_base_transform_is_in_place (trans))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   return TRUE;
 }
 
@@ -278,10 +337,118 @@ gst_opencl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (caps && gst_opencl::GlBridge::caps_are_gl (caps) &&
       !priv->gl.decide_allocation (GST_ELEMENT (trans), query))
     return FALSE;
+  if (caps && gst_opencl::caps_are_opencl_memory (caps)) {
+    gboolean ok = FALSE;
+    GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
+      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query,
+          priv->device.context ());
+    });
+    if (!ok)
+      return FALSE;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->decide_allocation (trans,
       query);
 }
 
+/* Controlled properties (GstController) take their values at the frame's stream time. */
+static void
+gst_opencl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+/* One non-blocking write per plane of the mapped frame; it must stay mapped until the queue has
+ * passed them (`last_write` tells when). */
+static void
+upload_planes (cl::CommandQueue & queue, GstVideoFrame * frame, const GstOpenCLFrame & device,
+    const std::vector<PlaneLayout> & planes, cl::Event * last_write)
+{
+  for (guint plane = 0; plane < planes.size (); plane++) {
+    const auto & layout = planes[plane];
+    if (layout.size_bytes)
+      queue.enqueueWriteBuffer (device.buffer, CL_FALSE, layout.offset_bytes, layout.size_bytes,
+          GST_VIDEO_FRAME_PLANE_DATA (frame, plane), nullptr, last_write);
+  }
+}
+
+/* One read per plane into the mapped frame; the last blocks, which is the frame's one wait. */
+static void
+download_planes (cl::CommandQueue & queue, const GstOpenCLFrame & device,
+    const std::vector<PlaneLayout> & planes, GstVideoFrame * frame)
+{
+  for (guint plane = 0; plane < planes.size (); plane++) {
+    const auto & layout = planes[plane];
+    bool last = plane + 1 == planes.size ();
+    if (layout.size_bytes)
+      queue.enqueueReadBuffer (device.buffer, last ? CL_TRUE : CL_FALSE, layout.offset_bytes,
+          layout.size_bytes, GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+    else if (last)
+      queue.finish ();
+  }
+}
+
+/* A frame's device side: the buffer's own OpenCL memory when it has some (of this element's
+ * context), else the element's staging buffer, filled from or read into the mapped host frame. */
+struct FrameSide
+{
+  GstOpenCLFrame resident;
+  GstVideoFrame host {};
+  bool mapped = false;
+
+  ~FrameSide ()
+  {
+    if (mapped)
+      gst_video_frame_unmap (&host);
+  }
+};
+
+static const GstOpenCLFrame *
+input_side (GstOpenCLFilterPrivate * priv, GstOpenCLFilter * filter, GstBuffer * buffer,
+    FrameSide & side, cl::Event * upload_done)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), false, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->in_info, buffer, GST_MAP_READ))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot map the input frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->in_frame.info, priv->in_planes);
+  ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, bytes,
+      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
+  upload_planes (priv->device.device ().queue, &side.host, priv->in_frame, priv->in_planes,
+      upload_done);
+  return &priv->in_frame;
+}
+
+static const GstOpenCLFrame *
+output_side (GstOpenCLFilterPrivate * priv, GstOpenCLFilter * filter, GstBuffer * buffer,
+    FrameSide & side)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->out_info, buffer, GST_MAP_WRITE))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
+        "cannot map the output frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->out_frame.info, priv->out_planes);
+  ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, bytes,
+      CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
+  return &priv->out_frame;
+}
+
+/* Frames in OpenCL memory are used where they are; frames in system (or GL) memory are copied
+ * through the element's device buffers. The element waits only when the host needs something:
+ * the output pixels, or the end of an upload before it lets go of the input frame. */
 static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -289,55 +456,113 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
   auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
 
-  GstVideoFrame in_frame, out_frame;
-  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the input frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-
   gboolean processed = FALSE;
+  /* Declared out here: the mapped frames outlive any work the queue still does on them. */
+  FrameSide in_side, out_side;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame processing failed", [&]() {
-    auto & queue = gst_opencl_filter_device (filter).queue;
-    gsize in_bytes = device_layout (&in_frame, &priv->in_frame.info, priv->in_planes);
-    gsize out_bytes = device_layout (&out_frame, &priv->out_frame.info, priv->out_planes);
-    ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, in_bytes,
-        CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY);
-    ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, out_bytes,
-        CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
-
-    /* The frame stays mapped until the final blocking read, so non-blocking writes are safe. */
-    for (guint plane = 0; plane < priv->in_planes.size (); plane++) {
-      const auto & layout = priv->in_planes[plane];
-      if (layout.size_bytes)
-        queue.enqueueWriteBuffer (priv->in_frame.buffer, CL_FALSE, layout.offset_bytes,
-            layout.size_bytes, GST_VIDEO_FRAME_PLANE_DATA (&in_frame, plane));
-    }
-    processed = klass->process (filter, &priv->in_frame, &priv->out_frame);
+    auto & queue = priv->device.device ().queue;
+    try {
+    cl::Event upload_done;
+    const GstOpenCLFrame *in = input_side (priv, filter, inbuf, in_side, &upload_done);
+    const GstOpenCLFrame *out = output_side (priv, filter, outbuf, out_side);
+    processed = klass->process (filter, in, out);
     if (!processed) {
       queue.finish ();
       priv->device.discard_frame ();
       return;
     }
-    for (guint plane = 0; plane < priv->out_planes.size (); plane++) {
-      const auto & layout = priv->out_planes[plane];
-      bool last = plane + 1 == priv->out_planes.size ();
-      if (layout.size_bytes)
-        queue.enqueueReadBuffer (priv->out_frame.buffer, last ? CL_TRUE : CL_FALSE,
-            layout.offset_bytes, layout.size_bytes,
-            GST_VIDEO_FRAME_PLANE_DATA (&out_frame, plane));
-      else if (last)
-        queue.finish ();
+    if (out_side.mapped) {
+      download_planes (queue, *out, priv->out_planes, &out_side.host);
+      priv->device.finish_frame ();
+      return;
     }
-    priv->device.finish_frame ();
+    if (upload_done ())
+      upload_done.wait ();
+    priv->device.defer_frame ();
+    } catch (...) {
+      /* Copies may still read or write the mapped frames: let them end before the unmap. */
+      try {
+        queue.finish ();
+      } catch (...) {
+      }
+      priv->device.discard_frame ();
+      throw;
+    }
   });
+  return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
 
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
+/* In place: the buffer's own OpenCL memory when it has some, else the staging buffer filled
+ * from the mapped frame (mapped for writing too when the subclass may draw into it). */
+static const GstOpenCLFrame *
+analysis_side (GstOpenCLFilterPrivate * priv, GstBaseTransform * trans, GstBuffer * buffer,
+    bool writable, FrameSide & side)
+{
+  gst_opencl::DeviceFrameView view;
+  if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), writable, &view)) {
+    side.resident.buffer = view.buffer;
+    side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (!gst_video_frame_map (&side.host, &priv->in_info, buffer,
+          writable ? GST_MAP_READWRITE : GST_MAP_READ))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot map the frame");
+  side.mapped = true;
+  gsize bytes = device_layout (&side.host, &priv->in_frame.info, priv->in_planes);
+  ensure_capacity (GST_OPENCL_FILTER (trans), priv->in_frame, priv->in_capacity_bytes, bytes,
+      input_flags (trans));
+  upload_planes (priv->device.device ().queue, &side.host, priv->in_frame, priv->in_planes,
+      nullptr);
+  return &priv->in_frame;
+}
+
+/* In-place (analysis) mode: let the subclass read (and, when it may, write) the frame on the
+ * device; a mapped frame is read back only when the subclass drew into it. The host waits once
+ * either way: the subclass's results (read back without blocking) are complete on return. */
+static GstFlowReturn
+gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  auto *filter = GST_OPENCL_FILTER (trans);
+  auto *priv = get_priv (filter);
+  auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
+  if (!klass->process_ip) {
+    GST_ELEMENT_ERROR (trans, CORE, NOT_IMPLEMENTED, ("no in-place processing"),
+        ("%s has no process_ip", G_OBJECT_TYPE_NAME (trans)));
+    return GST_FLOW_ERROR;
+  }
+
+  /* In passthrough the buffer is shared with upstream and must not be touched. */
+  const bool writable = !gst_base_transform_is_passthrough (trans) &&
+      gst_buffer_is_writable (buffer);
+  gboolean processed = FALSE;
+  /* Declared out here: the mapped frame outlives any work the queue still does on it. */
+  FrameSide side;
+  gboolean ok = GST_OPENCL_GUARD (trans, "frame analysis failed", [&]() {
+    auto & queue = priv->device.device ().queue;
+    try {
+      const GstOpenCLFrame *frame = analysis_side (priv, trans, buffer, writable, side);
+      gboolean written = FALSE;
+      processed = klass->process_ip (filter, frame, writable, &written);
+      if (!processed) {
+        queue.finish ();
+        priv->device.discard_frame ();
+        return;
+      }
+      if (written && writable && side.mapped)
+        download_planes (queue, *frame, priv->in_planes, &side.host);
+      else
+        queue.finish ();
+      priv->device.finish_frame ();
+    } catch (...) {
+      /* Copies may still read or write the mapped frame: let them end before the unmap. */
+      try {
+        queue.finish ();
+      } catch (...) {
+      }
+      priv->device.discard_frame ();
+      throw;
+    }
+  });
   return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -363,8 +588,13 @@ gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
   trans_class->query = gst_opencl_filter_query;
   trans_class->propose_allocation = gst_opencl_filter_propose_allocation;
   trans_class->decide_allocation = gst_opencl_filter_decide_allocation;
+  trans_class->before_transform = gst_opencl_filter_before_transform;
   trans_class->transform = gst_opencl_filter_transform;
+  /* Used only by elements that call gst_opencl_filter_set_analysis (). */
+  trans_class->transform_ip = gst_opencl_filter_transform_ip;
   trans_class->transform_size = gst_opencl_filter_transform_size;
+  trans_class->transform_caps = gst_opencl_filter_transform_caps;
+  trans_class->fixate_caps = gst_opencl_filter_fixate_caps;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_FILTER, (GstPluginAPIFlags) 0);
 }
@@ -376,6 +606,11 @@ gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass, const g
   gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
       "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]", formats);
   GstCaps *caps = gst_caps_from_string (text);
+  /* The same formats in OpenCL memory: frames that stay on the device between elements. */
+  GstCaps *opencl = gst_caps_copy (caps);
+  gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
+          nullptr));
+  caps = gst_caps_merge (opencl, caps);
   g_free (text);
 #ifdef HAVE_GL
   if (gl_rgba) {
@@ -392,6 +627,14 @@ gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass, const g
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
+}
+
+void
+gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames)
+{
+  auto *trans = GST_BASE_TRANSFORM (filter);
+  gst_base_transform_set_in_place (trans, TRUE);
+  gst_base_transform_set_passthrough (trans, !writes_frames);
 }
 
 gst_opencl::Device &

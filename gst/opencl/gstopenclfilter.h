@@ -36,7 +36,17 @@ struct _GstOpenCLFilterClass
   gboolean (*process) (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
       const GstOpenCLFrame * out);
 
-  gpointer padding[8];
+  /* In-place (analysis) mode, for elements that call gst_opencl_filter_set_analysis () in their
+   * init: `frame` is the frame on the device (the buffer's own OpenCL memory, or a copy of the
+   * host frame). Enqueue kernels that read it (through gst_opencl_filter_launch ()) and, only when
+   * `frame_writable` is TRUE, may also write it; then set *frame_written, so a host frame is read
+   * back into the buffer. Non-blocking reads of small results are fine: the base waits for the
+   * queue before it returns, so a subclass that chains up from GstBaseTransform::transform_ip
+   * finds them complete. Must not throw. */
+  gboolean (*process_ip) (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
+      gboolean frame_writable, gboolean * frame_written);
+
+  gpointer padding[7];
 };
 
 /* Pad templates for the formats the subclass handles in system memory; with GL built, RGBA in
@@ -45,6 +55,12 @@ void gst_opencl_filter_class_add_pad_templates (GstOpenCLFilterClass * klass,
     const gchar * formats, gboolean gl_rgba);
 
 G_END_DECLS
+
+/* Switches the element to in-place (analysis) mode, with process_ip () doing the work: frames
+ * pass through untouched (GstBaseTransform passthrough, no copy) unless `writes_frames`, in which
+ * case they are made writable and process_ip () may draw into them. Call from the instance init,
+ * and again whenever the subclass starts or stops writing (safe while playing). */
+void gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames);
 
 /* The device of the running element (valid from start () to stop ()). */
 gst_opencl::Device & gst_opencl_filter_device (GstOpenCLFilter * filter);

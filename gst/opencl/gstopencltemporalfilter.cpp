@@ -537,8 +537,27 @@ void
 gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass * klass,
     const gchar * formats, gboolean gl_rgba)
 {
-  /* The same templates as GstOpenCLFilter's; the function only touches GstElementClass. */
-  gst_opencl_filter_class_add_pad_templates ((GstOpenCLFilterClass *) klass, formats, gl_rgba);
+  /* System memory, and RGBA in GL memory through the host. Not memory:OpenCLMemory: the window
+   * is kept in the element's own ring, filled by host uploads. */
+  gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
+      "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]", formats);
+  GstCaps *caps = gst_caps_from_string (text);
+  g_free (text);
+#ifdef HAVE_GL
+  if (gl_rgba) {
+    gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "
+            "format=(string)RGBA, texture-target=(string)2D, width=(int)[1, max], "
+            "height=(int)[1, max], framerate=(fraction)[0/1, max]"));
+  }
+#else
+  (void) gl_rgba;
+#endif
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
 }
 
 gst_opencl::ElementDevice &

@@ -62,8 +62,8 @@ struct _GstOpenCLTemporalFilterClass
   gpointer padding[8];
 };
 
-/* Pad templates as gst_opencl_filter_class_add_pad_templates () makes them (single-plane
- * formats only). */
+/* Pad templates for the (single-plane) formats in system memory; with GL built, RGBA in GL
+ * memory is added when `gl_rgba` is true. */
 void gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass * klass,
     const gchar * formats, gboolean gl_rgba);
 

@@ -14,27 +14,26 @@
 #include <gst/gst.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Stats;
+using bench::json_number;
+using bench::json_samples;
+using bench::json_stats;
+using bench::json_string;
+using bench::summarize;
 
-struct FrameSize
-{
-  int width = 0;
-  int height = 0;
-  int frames = 0;  /* 0: the --frames value */
-};
+using bench::FrameSize;
+using bench::split;
 
 struct Options
 {
@@ -49,10 +48,6 @@ struct Options
   int timeout_s = 600;
 };
 
-struct Stats
-{
-  double median = 0, min = 0, max = 0, q1 = 0, q3 = 0, mean = 0;
-};
 
 struct CaseResult
 {
@@ -65,20 +60,6 @@ struct CaseResult
   std::vector<double> wall_ms;
   Stats kernel;
   Stats wall;
-};
-
-/* What the probes collect while a pipeline runs (they run in the streaming thread). */
-struct Probe
-{
-  std::mutex lock;
-  GstElement *filter = nullptr;
-  int warmup = 0;
-  int filter_frames = 0;
-  int sink_frames = 0;
-  std::optional<Clock::time_point> last_stamp;
-  std::string device_name;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
 };
 
 [[noreturn]] void
@@ -99,52 +80,26 @@ usage (const char *program, int status)
   std::exit (status);
 }
 
-std::vector<std::string>
-split (const std::string & text, char separator)
-{
-  std::vector<std::string> parts;
-  std::stringstream stream (text);
-  std::string part;
-  while (std::getline (stream, part, separator))
-    if (!part.empty ())
-      parts.push_back (part);
-  return parts;
-}
-
 int
 parse_positive (const char *program, const std::string & text, int minimum)
 {
-  char *end = nullptr;
-  long value = std::strtol (text.c_str (), &end, 10);
-  if (text.empty () || *end != '\0' || value < minimum || value > 1000000) {
+  auto value = bench::parse_int (text, minimum);
+  if (!value) {
     std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
     usage (program, 2);
   }
-  return (int) value;
+  return *value;
 }
 
 std::vector<FrameSize>
 parse_sizes (const char *program, const std::string & text)
 {
-  std::vector<FrameSize> sizes;
-  for (const auto & item : split (text, ',')) {
-    FrameSize size;
-    std::string dims = item;
-    auto colon = item.find (':');
-    if (colon != std::string::npos) {
-      size.frames = parse_positive (program, item.substr (colon + 1), 1);
-      dims = item.substr (0, colon);
-    }
-    auto x = dims.find ('x');
-    if (x == std::string::npos)
-      usage (program, 2);
-    size.width = parse_positive (program, dims.substr (0, x), 1);
-    size.height = parse_positive (program, dims.substr (x + 1), 1);
-    sizes.push_back (size);
-  }
-  if (sizes.empty ())
+  auto sizes = bench::parse_sizes (text);
+  if (!sizes) {
+    std::fprintf (stderr, "invalid sizes \"%s\"\n", text.c_str ());
     usage (program, 2);
-  return sizes;
+  }
+  return *sizes;
 }
 
 Options
@@ -188,74 +143,6 @@ parse_options (int argc, char **argv)
   return options;
 }
 
-/* Quantile by linear interpolation between the closest ranks (sorted input). */
-double
-quantile (const std::vector<double> & sorted, double q)
-{
-  if (sorted.empty ())
-    return 0.0;
-  double position = q * (double) (sorted.size () - 1);
-  size_t below = (size_t) position;
-  size_t above = std::min (below + 1, sorted.size () - 1);
-  double fraction = position - (double) below;
-  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
-}
-
-Stats
-summarize (std::vector<double> values)
-{
-  Stats stats;
-  if (values.empty ())
-    return stats;
-  std::sort (values.begin (), values.end ());
-  stats.min = values.front ();
-  stats.max = values.back ();
-  stats.median = quantile (values, 0.5);
-  stats.q1 = quantile (values, 0.25);
-  stats.q3 = quantile (values, 0.75);
-  double sum = 0;
-  for (double v : values)
-    sum += v;
-  stats.mean = sum / (double) values.size ();
-  return stats;
-}
-
-GstPadProbeReturn
-on_filter_output (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  /* kernel-time is set in transform () before the buffer is pushed, in this same thread. */
-  guint64 kernel_ns = 0;
-  g_object_get (probe->filter, "kernel-time", &kernel_ns, nullptr);
-  std::lock_guard<std::mutex> lock (probe->lock);
-  /* device-name is only set from start () to stop (): read it while frames flow. */
-  if (probe->device_name.empty ()) {
-    gchar *name = nullptr;
-    g_object_get (probe->filter, "device-name", &name, nullptr);
-    if (name)
-      probe->device_name = name;
-    g_free (name);
-  }
-  if (probe->filter_frames++ >= probe->warmup)
-    probe->kernel_ms.push_back ((double) kernel_ns * 1e-6);
-  return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn
-on_sink_input (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  auto now = Clock::now ();
-  std::lock_guard<std::mutex> lock (probe->lock);
-  /* Intervals ending at a measured frame; the stamp of the last warm-up frame starts the first. */
-  if (probe->sink_frames >= probe->warmup && probe->last_stamp)
-    probe->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
-            *probe->last_stamp).count ());
-  probe->last_stamp = now;
-  probe->sink_frames++;
-  return GST_PAD_PROBE_OK;
-}
-
 std::string
 pipeline_description (const Options & options, const FrameSize & size, const std::string & mode,
     int buffers)
@@ -292,13 +179,8 @@ run_case (const Options & options, CaseResult & result)
   if (!options.device.empty ())
     g_object_set (filter, "device", options.device.c_str (), nullptr);
 
-  Probe probe;
-  probe.filter = filter;
-  probe.warmup = options.warmup;
-  GstPad *filter_src = gst_element_get_static_pad (filter, "src");
-  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (filter_src, GST_PAD_PROBE_TYPE_BUFFER, on_filter_output, &probe, nullptr);
-  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, &probe, nullptr);
+  bench::FrameProbe probe;
+  probe.attach (filter, sink, options.warmup);
 
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     result.error = "the pipeline would not start";
@@ -350,68 +232,9 @@ run_case (const Options & options, CaseResult & result)
   result.wall = summarize (result.wall_ms);
 
   gst_object_unref (bus);
-  gst_object_unref (filter_src);
-  gst_object_unref (sink_pad);
   gst_object_unref (sink);
   gst_object_unref (filter);
   gst_object_unref (pipeline);
-}
-
-std::string
-json_string (const std::string & text)
-{
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char escaped[8];
-          std::snprintf (escaped, sizeof escaped, "\\u%04x", c);
-          out += escaped;
-        } else {
-          out += (char) c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string
-json_number (double value)
-{
-  char text[32];
-  std::snprintf (text, sizeof text, "%.6g", value);
-  return text;
-}
-
-std::string
-json_stats (const Stats & s)
-{
-  return "{\"median\": " + json_number (s.median) + ", \"min\": " + json_number (s.min) +
-      ", \"max\": " + json_number (s.max) + ", \"q1\": " + json_number (s.q1) + ", \"q3\": " +
-      json_number (s.q3) + ", \"iqr\": " + json_number (s.q3 - s.q1) + ", \"mean\": " +
-      json_number (s.mean) + "}";
-}
-
-std::string
-json_samples (const std::vector<double> & values)
-{
-  std::string out = "[";
-  for (size_t i = 0; i < values.size (); i++)
-    out += (i ? ", " : "") + json_number (values[i]);
-  return out + "]";
 }
 
 bool

@@ -1,0 +1,465 @@
+/* gst-opencl: openclmandelboxsrc, a video source that ray-marches the Mandelbox.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:element-openclmandelboxsrc
+ * @title: openclmandelboxsrc
+ *
+ * Renders the Mandelbox fractal with a distance-estimator ray marcher on an OpenCL device, one
+ * kernel launch per frame: box and sphere folds colour the surface, which is lit by an ambient
+ * term and one point light. The camera orbits the origin (`yaw`, `pitch`, `distance`, `fov`);
+ * with `animate` (the default) the yaw advances with the stream time at `rotation-speed` degrees
+ * per second. Where a ray misses, the pixel is transparent black. With `animate=false` and the
+ * other properties at their defaults, a square frame is the picture of the article "GPU
+ * Computing with OpenCL" (eye at (0, 0, -15), view plane 10 units wide, light at (5, 5, -10)).
+ * docs/openclmandelboxsrc.md defines the picture exactly.
+ *
+ * Every property but `device` and `is-live` may change while playing; the next frame uses it.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 openclmandelboxsrc ! video/x-raw,width=640,height=360 ! videoconvert ! \
+ *     autovideosink
+ * gst-launch-1.0 openclmandelboxsrc num-buffers=1 animate=false ! \
+ *     video/x-raw,width=512,height=512 ! videoconvert ! pngenc ! filesink location=mandelbox.png
+ * gst-launch-1.0 openclmandelboxsrc is-live=true ! glimagesink
+ * ]|
+ */
+#include "elements/gstopenclmandelboxsrc.h"
+
+#include <cmath>
+#include <mutex>
+
+#include "opencl/gstopenclutils.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_mandelbox_src_debug);
+#define GST_CAT_DEFAULT gst_opencl_mandelbox_src_debug
+
+namespace {
+
+constexpr double DEFAULT_SCALE = 3.0;
+constexpr int DEFAULT_ITERATIONS = 50;
+constexpr int DEFAULT_STEPS = 100;
+constexpr double DEFAULT_YAW = 0.0;
+constexpr double DEFAULT_PITCH = 0.0;
+constexpr double DEFAULT_DISTANCE = 15.0;
+/* 2 atan (1/2) in degrees: the article's view plane, 10 units high and 10 units from the eye. */
+constexpr double DEFAULT_FOV = 53.13010235415598;
+constexpr double DEFAULT_LIGHT_X = 5.0;
+constexpr double DEFAULT_LIGHT_Y = 5.0;
+constexpr double DEFAULT_LIGHT_Z = -10.0;
+constexpr gboolean DEFAULT_ANIMATE = TRUE;
+constexpr double DEFAULT_ROTATION_SPEED = 10.0;
+
+constexpr double MAX_ABS_SCALE = 10.0;
+constexpr int MAX_ITERATIONS = 1000;
+constexpr int MAX_STEPS = 10000;
+constexpr double MIN_DISTANCE = 0.01;
+constexpr double MAX_DISTANCE = 1000.0;
+constexpr double MIN_FOV = 1.0;
+constexpr double MAX_FOV = 179.0;
+constexpr double MAX_ABS_LIGHT = 1000.0;
+constexpr double MAX_ABS_ROTATION_SPEED = 3600.0;
+
+/* Rays give up this far beyond the eye's distance: the article's 100 units at distance 15. */
+constexpr double RAY_LENGTH_BEYOND_DISTANCE = 85.0;
+
+/* The kernel's `order` argument. */
+constexpr cl_int ORDER_RGB = 0;
+constexpr cl_int ORDER_BGR = 1;
+
+struct Settings
+{
+  double scale = DEFAULT_SCALE;
+  int iterations = DEFAULT_ITERATIONS;
+  int steps = DEFAULT_STEPS;
+  double yaw = DEFAULT_YAW;
+  double pitch = DEFAULT_PITCH;
+  double distance = DEFAULT_DISTANCE;
+  double fov = DEFAULT_FOV;
+  double light[3] = { DEFAULT_LIGHT_X, DEFAULT_LIGHT_Y, DEFAULT_LIGHT_Z };
+  bool animate = DEFAULT_ANIMATE;
+  double rotation_speed = DEFAULT_ROTATION_SPEED;
+};
+
+struct State
+{
+  cl::Kernel kernel;
+  cl_int order = ORDER_RGB;
+  cl_int opaque = 0;     /* RGBx/BGRx: the fourth byte is 255 everywhere */
+  cl::NDRange group;
+};
+
+/* The camera of one frame, as the kernel takes it. */
+struct Camera
+{
+  cl_float4 eye, forward, right, up;
+};
+
+cl_float4
+to_float4 (double x, double y, double z)
+{
+  return cl_float4 { { (float) x, (float) y, (float) z, 0.0f } };
+}
+
+/* The orbit camera: at yaw = pitch = 0 the eye is at (0, 0, -distance) looking along +z with
+ * +x right and +y up. Yaw turns the eye about the y axis (positive yaw moves it towards -x),
+ * pitch raises it towards +y; it always looks at the origin. Right and up come scaled by
+ * tan (fov / 2), so a pixel's ray is forward + u right + v up. */
+Camera
+make_camera (const Settings & s, double yaw_degrees)
+{
+  const double yaw = yaw_degrees * G_PI / 180.0;
+  const double pitch = s.pitch * G_PI / 180.0;
+  const double half_height = std::tan (s.fov * G_PI / 360.0);
+  const double cy = std::cos (yaw), sy = std::sin (yaw);
+  const double cp = std::cos (pitch), sp = std::sin (pitch);
+  Camera camera;
+  camera.eye = to_float4 (-s.distance * cp * sy, s.distance * sp, -s.distance * cp * cy);
+  camera.forward = to_float4 (cp * sy, -sp, cp * cy);
+  camera.right = to_float4 (cy * half_height, 0.0, -sy * half_height);
+  camera.up = to_float4 (sp * sy * half_height, cp * half_height, sp * cy * half_height);
+  return camera;
+}
+
+/* The yaw of the frame at `stream_time`: the property, plus the rotation when animated. */
+double
+frame_yaw (const Settings & s, GstClockTime stream_time)
+{
+  if (!s.animate || !GST_CLOCK_TIME_IS_VALID (stream_time))
+    return s.yaw;
+  double seconds = (double) stream_time / GST_SECOND;
+  return std::fmod (s.yaw + s.rotation_speed * seconds, 360.0);
+}
+
+}  // namespace
+
+struct GstOpenCLMandelboxSrcImpl
+{
+  std::mutex lock;
+  Settings settings;
+  State state;
+};
+
+struct _GstOpenCLMandelboxSrc
+{
+  GstOpenCLSrc parent;
+  GstOpenCLMandelboxSrcImpl *impl;
+};
+
+enum
+{
+  PROP_0,
+  PROP_SCALE,
+  PROP_ITERATIONS,
+  PROP_STEPS,
+  PROP_YAW,
+  PROP_PITCH,
+  PROP_DISTANCE,
+  PROP_FOV,
+  PROP_LIGHT_X,
+  PROP_LIGHT_Y,
+  PROP_LIGHT_Z,
+  PROP_ANIMATE,
+  PROP_ROTATION_SPEED,
+};
+
+#define FORMATS "RGBA, BGRA, RGBx, BGRx"
+
+G_DEFINE_TYPE (GstOpenCLMandelboxSrc, gst_opencl_mandelbox_src, GST_TYPE_OPENCL_SRC);
+GST_ELEMENT_REGISTER_DEFINE (openclmandelboxsrc, "openclmandelboxsrc", GST_RANK_NONE,
+    GST_TYPE_OPENCL_MANDELBOX_SRC);
+
+static void
+gst_opencl_mandelbox_src_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  auto *impl = GST_OPENCL_MANDELBOX_SRC (object)->impl;
+  std::lock_guard<std::mutex> lock (impl->lock);
+  auto & s = impl->settings;
+  switch (prop_id) {
+    case PROP_SCALE:
+      s.scale = g_value_get_double (value);
+      break;
+    case PROP_ITERATIONS:
+      s.iterations = g_value_get_int (value);
+      break;
+    case PROP_STEPS:
+      s.steps = g_value_get_int (value);
+      break;
+    case PROP_YAW:
+      s.yaw = g_value_get_double (value);
+      break;
+    case PROP_PITCH:
+      s.pitch = g_value_get_double (value);
+      break;
+    case PROP_DISTANCE:
+      s.distance = g_value_get_double (value);
+      break;
+    case PROP_FOV:
+      s.fov = g_value_get_double (value);
+      break;
+    case PROP_LIGHT_X:
+    case PROP_LIGHT_Y:
+    case PROP_LIGHT_Z:
+      s.light[prop_id - PROP_LIGHT_X] = g_value_get_double (value);
+      break;
+    case PROP_ANIMATE:
+      s.animate = g_value_get_boolean (value);
+      break;
+    case PROP_ROTATION_SPEED:
+      s.rotation_speed = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  gchar *text = g_strdup_value_contents (value);
+  GST_DEBUG_OBJECT (object, "%s = %s", pspec->name, text);
+  g_free (text);
+}
+
+static void
+gst_opencl_mandelbox_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  auto *impl = GST_OPENCL_MANDELBOX_SRC (object)->impl;
+  std::lock_guard<std::mutex> lock (impl->lock);
+  const auto & s = impl->settings;
+  switch (prop_id) {
+    case PROP_SCALE:
+      g_value_set_double (value, s.scale);
+      break;
+    case PROP_ITERATIONS:
+      g_value_set_int (value, s.iterations);
+      break;
+    case PROP_STEPS:
+      g_value_set_int (value, s.steps);
+      break;
+    case PROP_YAW:
+      g_value_set_double (value, s.yaw);
+      break;
+    case PROP_PITCH:
+      g_value_set_double (value, s.pitch);
+      break;
+    case PROP_DISTANCE:
+      g_value_set_double (value, s.distance);
+      break;
+    case PROP_FOV:
+      g_value_set_double (value, s.fov);
+      break;
+    case PROP_LIGHT_X:
+    case PROP_LIGHT_Y:
+    case PROP_LIGHT_Z:
+      g_value_set_double (value, s.light[prop_id - PROP_LIGHT_X]);
+      break;
+    case PROP_ANIMATE:
+      g_value_set_boolean (value, s.animate);
+      break;
+    case PROP_ROTATION_SPEED:
+      g_value_set_double (value, s.rotation_speed);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static gboolean
+gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info)
+{
+  auto *impl = GST_OPENCL_MANDELBOX_SRC (src)->impl;
+  return GST_OPENCL_GUARD (src, "cannot set up the Mandelbox renderer", [&]() {
+    State & state = impl->state;
+    const auto format = GST_VIDEO_INFO_FORMAT (info);
+    state.order = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx ?
+        ORDER_BGR : ORDER_RGB;
+    state.opaque = format == GST_VIDEO_FORMAT_RGBx || format == GST_VIDEO_FORMAT_BGRx;
+    auto & device = gst_opencl_src_device (src);
+    /* One build for every setting (all are arguments); from the cache after the first. */
+    if (!state.kernel ())
+      state.kernel = device.kernel ("mandelbox", "mandelbox", "");
+    /* Neighbouring rays take similar paths: square tiles keep a group's work even. */
+    state.group = device.max_work_group_size >= 64 ? cl::NDRange (8, 8) : cl::NullRange;
+  });
+}
+
+static gboolean
+gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out, GstClockTime,
+    GstClockTime stream_time)
+{
+  auto *impl = GST_OPENCL_MANDELBOX_SRC (src)->impl;
+  return GST_OPENCL_GUARD (src, "Mandelbox rendering failed", [&]() {
+    Settings s;
+    {
+      std::lock_guard<std::mutex> lock (impl->lock);
+      s = impl->settings;
+    }
+    State & state = impl->state;
+    const double yaw = frame_yaw (s, stream_time);
+    const Camera camera = make_camera (s, yaw);
+    const int width = GST_VIDEO_INFO_WIDTH (&out->info);
+    const int height = GST_VIDEO_INFO_HEIGHT (&out->info);
+
+    cl::Kernel & kernel = state.kernel;
+    kernel.setArg (0, out->buffer);
+    kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0));
+    kernel.setArg (2, (cl_int) width);
+    kernel.setArg (3, (cl_int) height);
+    kernel.setArg (4, camera.eye);
+    kernel.setArg (5, camera.forward);
+    kernel.setArg (6, camera.right);
+    kernel.setArg (7, camera.up);
+    kernel.setArg (8, to_float4 (s.light[0], s.light[1], s.light[2]));
+    kernel.setArg (9, (cl_float) s.scale);
+    kernel.setArg (10, (cl_int) s.iterations);
+    kernel.setArg (11, (cl_int) s.steps);
+    kernel.setArg (12, (cl_float) (s.distance + RAY_LENGTH_BEYOND_DISTANCE));
+    kernel.setArg (13, state.order);
+    kernel.setArg (14, state.opaque);
+    gst_opencl_src_launch (src, kernel, cl::NDRange (width, height), state.group);
+    GST_LOG_OBJECT (src, "frame at stream time %" GST_TIME_FORMAT ", yaw %.3f",
+        GST_TIME_ARGS (stream_time), yaw);
+  });
+}
+
+static void
+gst_opencl_mandelbox_src_init (GstOpenCLMandelboxSrc * self)
+{
+  self->impl = new GstOpenCLMandelboxSrcImpl ();
+}
+
+static void
+gst_opencl_mandelbox_src_finalize (GObject * object)
+{
+  delete GST_OPENCL_MANDELBOX_SRC (object)->impl;
+  G_OBJECT_CLASS (gst_opencl_mandelbox_src_parent_class)->finalize (object);
+}
+
+static void
+install_double (GObjectClass * klass, guint id, const char *name, const char *nick,
+    const char *blurb, double minimum, double maximum, double default_value)
+{
+  g_object_class_install_property (klass, id, g_param_spec_double (name, nick, blurb, minimum,
+          maximum, default_value, (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)));
+}
+
+static void
+gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  auto *src_class = GST_OPENCL_SRC_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_mandelbox_src_debug, "openclmandelboxsrc", 0,
+      "OpenCL Mandelbox source");
+
+  gobject_class->set_property = gst_opencl_mandelbox_src_set_property;
+  gobject_class->get_property = gst_opencl_mandelbox_src_get_property;
+  gobject_class->finalize = gst_opencl_mandelbox_src_finalize;
+
+  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  /**
+   * GstOpenCLMandelboxSrc:scale:
+   *
+   * The Mandelbox's scale: each iteration maps z to scale z + c after the folds.
+   */
+  install_double (gobject_class, PROP_SCALE, "scale", "Scale",
+      "Mandelbox scale (z = scale * fold(z) + c)", -MAX_ABS_SCALE, MAX_ABS_SCALE, DEFAULT_SCALE);
+  /**
+   * GstOpenCLMandelboxSrc:iterations:
+   *
+   * Iterations of the distance estimator; a point that has not escaped by then is inside.
+   */
+  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
+      g_param_spec_int ("iterations", "Iterations",
+          "Iterations of the distance estimator per evaluation", 1, MAX_ITERATIONS,
+          DEFAULT_ITERATIONS, flags));
+  /**
+   * GstOpenCLMandelboxSrc:steps:
+   *
+   * Most ray-marching steps per pixel; a ray that has not hit by then is a miss.
+   */
+  g_object_class_install_property (gobject_class, PROP_STEPS,
+      g_param_spec_int ("steps", "Steps", "Most ray-marching steps per pixel", 1, MAX_STEPS,
+          DEFAULT_STEPS, flags));
+  /**
+   * GstOpenCLMandelboxSrc:yaw:
+   *
+   * Camera angle about the y axis, in degrees (with `animate`, at stream time 0).
+   */
+  install_double (gobject_class, PROP_YAW, "yaw", "Yaw",
+      "Camera angle about the y axis in degrees (at stream time 0 when animated)", -360.0,
+      360.0, DEFAULT_YAW);
+  /**
+   * GstOpenCLMandelboxSrc:pitch:
+   *
+   * Camera elevation above the x-z plane, in degrees; the camera looks down at the origin for
+   * positive values.
+   */
+  install_double (gobject_class, PROP_PITCH, "pitch", "Pitch",
+      "Camera elevation above the x-z plane in degrees", -90.0, 90.0, DEFAULT_PITCH);
+  /**
+   * GstOpenCLMandelboxSrc:distance:
+   *
+   * Distance of the eye from the origin it looks at. Rays are followed up to distance + 85.
+   */
+  install_double (gobject_class, PROP_DISTANCE, "distance", "Distance",
+      "Distance of the camera from the origin", MIN_DISTANCE, MAX_DISTANCE, DEFAULT_DISTANCE);
+  /**
+   * GstOpenCLMandelboxSrc:fov:
+   *
+   * Vertical field of view in degrees; the horizontal one follows the frame's aspect ratio.
+   * The default, 2 atan (1/2), is the article's view plane: 10 units high, 10 units away.
+   */
+  install_double (gobject_class, PROP_FOV, "fov", "Field of view",
+      "Vertical field of view in degrees (horizontal follows the aspect ratio)", MIN_FOV,
+      MAX_FOV, DEFAULT_FOV);
+  /**
+   * GstOpenCLMandelboxSrc:light-x:
+   *
+   * x coordinate of the point light, in world space (it does not move with the camera).
+   */
+  install_double (gobject_class, PROP_LIGHT_X, "light-x", "Light x",
+      "x of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_X);
+  /**
+   * GstOpenCLMandelboxSrc:light-y:
+   *
+   * y coordinate of the point light, in world space.
+   */
+  install_double (gobject_class, PROP_LIGHT_Y, "light-y", "Light y",
+      "y of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Y);
+  /**
+   * GstOpenCLMandelboxSrc:light-z:
+   *
+   * z coordinate of the point light, in world space.
+   */
+  install_double (gobject_class, PROP_LIGHT_Z, "light-z", "Light z",
+      "z of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Z);
+  /**
+   * GstOpenCLMandelboxSrc:animate:
+   *
+   * Turn the camera with the stream time: the frame's yaw is yaw + rotation-speed x t.
+   */
+  g_object_class_install_property (gobject_class, PROP_ANIMATE,
+      g_param_spec_boolean ("animate", "Animate",
+          "Turn the camera about the y axis with the stream time", DEFAULT_ANIMATE, flags));
+  /**
+   * GstOpenCLMandelboxSrc:rotation-speed:
+   *
+   * How fast the camera turns when animated, in degrees per second of stream time.
+   */
+  install_double (gobject_class, PROP_ROTATION_SPEED, "rotation-speed", "Rotation speed",
+      "Yaw change per second of stream time when animated, in degrees",
+      -MAX_ABS_ROTATION_SPEED, MAX_ABS_ROTATION_SPEED, DEFAULT_ROTATION_SPEED);
+
+  gst_element_class_set_static_metadata (element_class, "OpenCL Mandelbox source",
+      "Source/Video", "Ray-marches the Mandelbox fractal on an OpenCL device",
+      "gst-opencl developers");
+  gst_opencl_src_class_add_pad_template (src_class, FORMATS, TRUE);
+
+  src_class->set_info = gst_opencl_mandelbox_src_set_info;
+  src_class->render = gst_opencl_mandelbox_src_render;
+}

@@ -1,0 +1,393 @@
+/* gst-opencl: video frames held in OpenCL device memory, as a GstMemory type.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclmemory.h"
+
+#include <memory>
+#include <mutex>
+#include <new>
+
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+namespace {
+
+/* Which copy of the frame holds the latest pixels. */
+enum class Newest { Device, Host, Both };
+
+struct MemoryImpl
+{
+  std::mutex lock;
+  GstOpenCLContext *context = nullptr;  /* a reference */
+  cl::Buffer buffer;
+  GstVideoInfo info {};
+  std::unique_ptr<guint8[]> host;       /* staging copy, made at the first host map */
+  Newest newest = Newest::Device;
+  cl::Event upload;                     /* the last upload from `host`, while it may run */
+
+  ~MemoryImpl () { gst_clear_object (&context); }
+};
+
+}  // namespace
+
+struct GstOpenCLMemory
+{
+  GstMemory memory;
+  MemoryImpl *impl;
+};
+
+struct _GstOpenCLAllocator
+{
+  GstAllocator parent;
+};
+
+G_DEFINE_TYPE (GstOpenCLAllocator, gst_opencl_allocator, GST_TYPE_ALLOCATOR);
+
+static GstAllocator *opencl_allocator = nullptr;
+
+static MemoryImpl *
+impl_of (GstMemory * memory)
+{
+  return reinterpret_cast<GstOpenCLMemory *> (memory)->impl;
+}
+
+/* Waits for the last upload from the host copy, so the host copy may be written again. */
+static void
+finish_upload (MemoryImpl * impl)
+{
+  if (impl->upload ()) {
+    impl->upload.wait ();
+    impl->upload = cl::Event ();
+  }
+}
+
+static void
+upload_host_copy (MemoryImpl * impl)
+{
+  auto & queue = gst_opencl_context_device (impl->context).queue;
+  finish_upload (impl);
+  queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host.get (),
+      nullptr, &impl->upload);
+  impl->newest = Newest::Both;
+}
+
+static gpointer
+gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
+{
+  MemoryImpl *impl = impl_of (memory);
+  std::lock_guard<std::mutex> lock (impl->lock);
+  try {
+    if (flags & GST_MAP_OPENCL) {
+      if (impl->newest == Newest::Host)
+        upload_host_copy (impl);
+      if (flags & GST_MAP_WRITE)
+        impl->newest = Newest::Device;
+      return &impl->buffer;
+    }
+    if (!impl->host)
+      impl->host.reset (new guint8[impl->info.size]);
+    if (impl->newest == Newest::Device) {
+      /* The host needs the pixels now: the one blocking call of this path. */
+      finish_upload (impl);
+      gst_opencl_context_device (impl->context).queue.enqueueReadBuffer (impl->buffer, CL_TRUE,
+          0, impl->info.size, impl->host.get ());
+      impl->newest = Newest::Both;
+    }
+    if (flags & GST_MAP_WRITE) {
+      finish_upload (impl);
+      impl->newest = Newest::Host;
+    }
+    return impl->host.get ();
+  } catch (...) {
+    GST_ERROR ("cannot map OpenCL memory %p: %s", memory,
+        gst_opencl::describe_exception (std::current_exception ()).c_str ());
+    return nullptr;
+  }
+}
+
+static void
+gst_opencl_memory_unmap (GstMemory *)
+{
+}
+
+static GstMemory *
+gst_opencl_memory_share (GstMemory *, gssize, gssize)
+{
+  return nullptr;  /* a sub-range of a device frame is not a frame */
+}
+
+static GstMemory *
+gst_opencl_allocator_alloc (GstAllocator *, gsize, GstAllocationParams *)
+{
+  g_critical ("OpenCL memory needs a context: use gst_opencl::opencl_memory_alloc ()");
+  return nullptr;
+}
+
+static void
+gst_opencl_allocator_free (GstAllocator *, GstMemory * memory)
+{
+  auto *opencl_memory = reinterpret_cast<GstOpenCLMemory *> (memory);
+  {
+    /* Pending uploads read the host copy: let them finish before it goes. */
+    std::lock_guard<std::mutex> lock (opencl_memory->impl->lock);
+    try {
+      finish_upload (opencl_memory->impl);
+    } catch (...) {
+      GST_WARNING ("an upload into freed OpenCL memory failed");
+    }
+  }
+  delete opencl_memory->impl;
+  g_free (opencl_memory);
+}
+
+static void
+gst_opencl_allocator_class_init (GstOpenCLAllocatorClass * klass)
+{
+  auto *allocator_class = GST_ALLOCATOR_CLASS (klass);
+  allocator_class->alloc = gst_opencl_allocator_alloc;
+  allocator_class->free = gst_opencl_allocator_free;
+}
+
+static void
+gst_opencl_allocator_init (GstOpenCLAllocator * self)
+{
+  auto *allocator = GST_ALLOCATOR_CAST (self);
+  allocator->mem_type = GST_OPENCL_MEMORY_TYPE_NAME;
+  allocator->mem_map = gst_opencl_memory_map;
+  allocator->mem_unmap = gst_opencl_memory_unmap;
+  allocator->mem_share = gst_opencl_memory_share;
+  GST_OBJECT_FLAG_SET (allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+void
+gst_opencl_memory_init_once (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    opencl_allocator = GST_ALLOCATOR (g_object_new (GST_TYPE_OPENCL_ALLOCATOR, nullptr));
+    gst_object_ref_sink (opencl_allocator);
+    /* The registry keeps its own reference; ours lives as long as the process. */
+    gst_allocator_register (GST_OPENCL_MEMORY_TYPE_NAME,
+        GST_ALLOCATOR (gst_object_ref (opencl_allocator)));
+    GST_OBJECT_FLAG_SET (opencl_allocator, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+gboolean
+gst_is_opencl_memory (GstMemory * memory)
+{
+  return memory && memory->allocator && GST_IS_OPENCL_ALLOCATOR (memory->allocator);
+}
+
+namespace gst_opencl {
+
+bool
+caps_are_opencl_memory (const GstCaps * caps)
+{
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return false;
+  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+  return features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_OPENCL);
+}
+
+GstMemory *
+opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info)
+{
+  gst_opencl_memory_init_once ();
+  auto & device = gst_opencl_context_device (context);
+  if (info->size == 0 || (guint64) info->size > device.max_alloc_bytes)
+    throw Failure (Failure::Kind::TooLarge, "a frame of " + std::to_string (info->size) +
+        " bytes does not fit one allocation on " + device.name);
+  auto impl = std::make_unique<MemoryImpl> ();
+  impl->buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE, info->size);
+  impl->context = GST_OPENCL_CONTEXT (gst_object_ref (context));
+  impl->info = *info;
+
+  auto *memory = g_new0 (GstOpenCLMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (memory), (GstMemoryFlags) GST_MEMORY_FLAG_NO_SHARE,
+      opencl_allocator, nullptr, info->size, 0, 0, info->size);
+  memory->impl = impl.release ();
+  return GST_MEMORY_CAST (memory);
+}
+
+GstOpenCLContext *
+opencl_memory_context (GstMemory * memory)
+{
+  return impl_of (memory)->context;
+}
+
+const GstVideoInfo *
+opencl_memory_info (GstMemory * memory)
+{
+  return &impl_of (memory)->info;
+}
+
+cl::Buffer
+opencl_memory_device_buffer (GstMemory * memory, bool will_write)
+{
+  MemoryImpl *impl = impl_of (memory);
+  std::lock_guard<std::mutex> lock (impl->lock);
+  if (impl->newest == Newest::Host)
+    upload_host_copy (impl);
+  if (will_write)
+    impl->newest = Newest::Device;
+  return impl->buffer;
+}
+
+bool
+decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context)
+{
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video caps in the allocation query"),
+        (nullptr));
+    return false;
+  }
+  guint min_buffers = 2, max_buffers = 0;
+  GstBufferPool *pool = nullptr;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint size;
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min_buffers, &max_buffers);
+    min_buffers = MAX (min_buffers, 2u);
+  }
+  if (pool && !GST_IS_OPENCL_BUFFER_POOL (pool))
+    gst_clear_object (&pool);
+  if (!pool)
+    pool = gst_opencl_buffer_pool_new (context);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min_buffers, max_buffers);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("cannot configure the OpenCL buffer pool"),
+        ("caps %" GST_PTR_FORMAT, caps));
+    return false;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, (guint) info.size, min_buffers,
+        max_buffers);
+  else
+    gst_query_add_allocation_pool (query, pool, (guint) info.size, min_buffers, max_buffers);
+  gst_object_unref (pool);
+  return true;
+}
+
+bool
+buffer_device_frame (GstBuffer * buffer, GstOpenCLContext * context, bool will_write,
+    DeviceFrameView * view)
+{
+  if (gst_buffer_n_memory (buffer) != 1)
+    return false;
+  GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
+  if (!gst_is_opencl_memory (memory) || impl_of (memory)->context != context)
+    return false;
+  view->info = impl_of (memory)->info;
+  if (GstVideoMeta * meta = gst_buffer_get_video_meta (buffer)) {
+    for (guint plane = 0; plane < meta->n_planes; plane++) {
+      view->info.offset[plane] = meta->offset[plane];
+      view->info.stride[plane] = meta->stride[plane];
+    }
+  }
+  view->buffer = opencl_memory_device_buffer (memory, will_write);
+  return true;
+}
+
+}  // namespace gst_opencl
+
+/* The buffer pool. */
+
+struct GstOpenCLBufferPoolImpl
+{
+  GstOpenCLContext *context = nullptr;
+  GstVideoInfo info {};
+};
+
+struct _GstOpenCLBufferPool
+{
+  GstBufferPool parent;
+  GstOpenCLBufferPoolImpl *impl;
+};
+
+G_DEFINE_TYPE (GstOpenCLBufferPool, gst_opencl_buffer_pool, GST_TYPE_BUFFER_POOL);
+
+static const gchar **
+gst_opencl_buffer_pool_get_options (GstBufferPool *)
+{
+  static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META, nullptr };
+  return options;
+}
+
+static gboolean
+gst_opencl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  auto *impl = GST_OPENCL_BUFFER_POOL (pool)->impl;
+  GstCaps *caps = nullptr;
+  guint size, min_buffers, max_buffers;
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min_buffers, &max_buffers) ||
+      !caps || !gst_video_info_from_caps (&impl->info, caps)) {
+    GST_WARNING_OBJECT (pool, "no video caps in the configuration");
+    return FALSE;
+  }
+  gst_buffer_pool_config_set_params (config, caps, (guint) impl->info.size, min_buffers,
+      max_buffers);
+  return GST_BUFFER_POOL_CLASS (gst_opencl_buffer_pool_parent_class)->set_config (pool, config);
+}
+
+static GstFlowReturn
+gst_opencl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams *)
+{
+  auto *impl = GST_OPENCL_BUFFER_POOL (pool)->impl;
+  try {
+    GstMemory *memory = gst_opencl::opencl_memory_alloc (impl->context, &impl->info);
+    *buffer = gst_buffer_new ();
+    gst_buffer_append_memory (*buffer, memory);
+    const GstVideoInfo *info = &impl->info;
+    gst_buffer_add_video_meta_full (*buffer, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_N_PLANES (info), (gsize *) info->offset, (gint *) info->stride);
+    return GST_FLOW_OK;
+  } catch (...) {
+    GST_ERROR_OBJECT (pool, "cannot allocate an OpenCL frame: %s",
+        gst_opencl::describe_exception (std::current_exception ()).c_str ());
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+gst_opencl_buffer_pool_finalize (GObject * object)
+{
+  auto *impl = GST_OPENCL_BUFFER_POOL (object)->impl;
+  gst_clear_object (&impl->context);
+  delete impl;
+  G_OBJECT_CLASS (gst_opencl_buffer_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_buffer_pool_class_init (GstOpenCLBufferPoolClass * klass)
+{
+  auto *pool_class = GST_BUFFER_POOL_CLASS (klass);
+  G_OBJECT_CLASS (klass)->finalize = gst_opencl_buffer_pool_finalize;
+  pool_class->get_options = gst_opencl_buffer_pool_get_options;
+  pool_class->set_config = gst_opencl_buffer_pool_set_config;
+  pool_class->alloc_buffer = gst_opencl_buffer_pool_alloc_buffer;
+}
+
+static void
+gst_opencl_buffer_pool_init (GstOpenCLBufferPool * self)
+{
+  self->impl = new GstOpenCLBufferPoolImpl ();
+}
+
+GstBufferPool *
+gst_opencl_buffer_pool_new (GstOpenCLContext * context)
+{
+  gst_opencl_memory_init_once ();
+  auto *pool = GST_OPENCL_BUFFER_POOL (g_object_new (GST_TYPE_OPENCL_BUFFER_POOL, nullptr));
+  gst_object_ref_sink (pool);
+  pool->impl->context = GST_OPENCL_CONTEXT (gst_object_ref (context));
+  return GST_BUFFER_POOL_CAST (pool);
+}

@@ -1,0 +1,85 @@
+/* gst-opencl: video frames held in OpenCL device memory, as a GstMemory type.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A GstOpenCLMemory holds one device buffer with every plane of a frame, laid out as its
+ * GstVideoInfo says (offsets and strides). Elements of the plugin hand it to each other under the
+ * caps feature memory:OpenCLMemory, so frames stay on the device between them.
+ *
+ * The host sees the frame on demand: mapping for reading downloads it (only when the device copy
+ * changed since the last download), mapping for writing marks the host copy as the newer one and
+ * uploads it at the next device access. Mapping with GST_MAP_OPENCL gives the device buffer
+ * itself (a cl::Buffer *), after any pending upload; mapping it for writing marks the device copy
+ * as the newer one. The in-order queue orders all of it, so no wait is needed but the download. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "opencl/gstopenclcontext.h"
+
+G_BEGIN_DECLS
+
+#define GST_CAPS_FEATURE_MEMORY_OPENCL "memory:OpenCLMemory"
+#define GST_OPENCL_MEMORY_TYPE_NAME "OpenCLMemory"
+
+/* Map flag: the mapped pointer is the memory's cl::Buffer, not host bytes. */
+#define GST_MAP_OPENCL ((GstMapFlags) (GST_MAP_FLAG_LAST << 1))
+
+#define GST_TYPE_OPENCL_ALLOCATOR (gst_opencl_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstOpenCLAllocator, gst_opencl_allocator, GST, OPENCL_ALLOCATOR,
+    GstAllocator)
+
+#define GST_TYPE_OPENCL_BUFFER_POOL (gst_opencl_buffer_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstOpenCLBufferPool, gst_opencl_buffer_pool, GST, OPENCL_BUFFER_POOL,
+    GstBufferPool)
+
+/* Registers the memory type; called once from plugin_init (and by tests). */
+void gst_opencl_memory_init_once (void);
+
+gboolean gst_is_opencl_memory (GstMemory * memory);
+
+/* A pool of buffers of one GstOpenCLMemory each, with a GstVideoMeta, for `context`. Configure
+ * it with gst_buffer_pool_config_set_params (caps with a video format); it sizes the memory
+ * from the caps. */
+GstBufferPool *gst_opencl_buffer_pool_new (GstOpenCLContext * context);
+
+G_END_DECLS
+
+namespace gst_opencl {
+
+/* Whether caps carry memory:OpenCLMemory. */
+bool caps_are_opencl_memory (const GstCaps * caps);
+
+/* A frame of GstOpenCLMemory seen from the device side: the buffer and its layout. */
+struct DeviceFrameView
+{
+  cl::Buffer buffer;
+  GstVideoInfo info;  /* offsets and strides of the planes in `buffer` */
+};
+
+/* Allocates one device frame laid out as `info` (its offsets, strides and size). Throws. */
+GstMemory *opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info);
+
+/* The context a GstOpenCLMemory belongs to (not a new reference). */
+GstOpenCLContext *opencl_memory_context (GstMemory * memory);
+
+/* The layout a GstOpenCLMemory was made with. */
+const GstVideoInfo *opencl_memory_info (GstMemory * memory);
+
+/* Device access without GstMapInfo bookkeeping, for elements on the frame path: makes the device
+ * copy current (enqueues the upload of a newer host copy) and returns the buffer. With
+ * `will_write`, the host copy becomes stale. Throws cl::Error. */
+cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
+
+/* For decide_allocation with caps in OpenCL memory: puts a configured pool of `context` in the
+ * query, in place of any pool that is not one of ours. Returns false after posting an element
+ * error. */
+bool decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context);
+
+/* The device view of a buffer that holds one GstOpenCLMemory of `context` (its layout from the
+ * buffer's GstVideoMeta when it has one), or false when it does not (system memory, several
+ * memories, another context). */
+bool buffer_device_frame (GstBuffer * buffer, GstOpenCLContext * context, bool will_write,
+    DeviceFrameView * view);
+
+}  // namespace gst_opencl

@@ -1,0 +1,564 @@
+/* gst-opencl: abstract base class for video sources whose frames an OpenCL kernel renders.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Per frame: the subclass enqueues its kernels into the device frame allocated in set_caps, the
+ * base enqueues one blocking read into the mapped output buffer (the only wait: the host needs
+ * the pixels; a rectangular read when the buffer's rows are padded) and sums the kernels' device
+ * time into `kernel-time`. Timestamps come from the frame count and the framerate, as
+ * videotestsrc's do: they continue across caps changes and restart at the position of a seek.
+ * GL memory output goes through the host: writing a mapped GstGLMemory marks it for upload. */
+#include "opencl/gstopenclsrc.h"
+
+#include <new>
+
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
+  PROP_IS_LIVE = PROP_DEVICE_FIRST + gst_opencl::ElementDevice::COUNT,
+};
+
+constexpr gboolean DEFAULT_IS_LIVE = FALSE;
+
+struct GstOpenCLSrcPrivate
+{
+  gst_opencl::ElementDevice device;
+  gst_opencl::GlBridge gl;
+
+  /* State derived from caps; `info` and `negotiated` are read by queries under the object lock. */
+  GstVideoInfo info {};
+  bool negotiated = false;
+  GstOpenCLFrame frame;          /* the device copy: tight rows, described by info */
+  gsize capacity_bytes = 0;
+
+  /* Frames since the last caps change or seek, and the frames and time before them. */
+  guint64 frames = 0;
+  guint64 accum_frames = 0;
+  GstClockTime accum_time = 0;
+};
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLSrc, gst_opencl_src, GST_TYPE_PUSH_SRC);
+
+/* GObject hands out zeroed private memory; the C++ members are constructed in place in init and
+ * destroyed in finalize. */
+static GstOpenCLSrcPrivate *
+get_priv (GstOpenCLSrc * src)
+{
+  return static_cast<GstOpenCLSrcPrivate *> (gst_opencl_src_get_instance_private (src));
+}
+
+/* Start of frame `n` counted from the last caps change or seek (0 when there is no framerate). */
+static GstClockTime
+frame_time (const GstVideoInfo * info, guint64 n)
+{
+  if (info->fps_n <= 0)
+    return 0;
+  return gst_util_uint64_scale (n, (guint64) info->fps_d * GST_SECOND, (guint64) info->fps_n);
+}
+
+static void
+gst_opencl_src_init (GstOpenCLSrc * src)
+{
+  new (gst_opencl_src_get_instance_private (src)) GstOpenCLSrcPrivate ();
+  gst_base_src_set_format (GST_BASE_SRC (src), GST_FORMAT_TIME);
+  gst_base_src_set_live (GST_BASE_SRC (src), DEFAULT_IS_LIVE);
+}
+
+static void
+gst_opencl_src_finalize (GObject * object)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (object));
+  priv->~GstOpenCLSrcPrivate ();
+  G_OBJECT_CLASS (gst_opencl_src_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_src_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (object));
+  if (priv->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
+    return;
+  switch (prop_id) {
+    case PROP_IS_LIVE:
+      gst_base_src_set_live (GST_BASE_SRC (object), g_value_get_boolean (value));
+      GST_DEBUG_OBJECT (object, "is-live %d", g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_opencl_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (object));
+  if (priv->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
+    return;
+  switch (prop_id) {
+    case PROP_IS_LIVE:
+      g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (object)));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_opencl_src_set_context (GstElement * element, GstContext * context)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (element));
+  priv->device.set_context (element, context);
+  priv->gl.set_context (element, context);
+  GST_ELEMENT_CLASS (gst_opencl_src_parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_opencl_src_start (GstBaseSrc * base)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (base));
+  GST_OBJECT_LOCK (base);
+  priv->negotiated = false;
+  GST_OBJECT_UNLOCK (base);
+  priv->frames = priv->accum_frames = 0;
+  priv->accum_time = 0;
+  return GST_OPENCL_GUARD (base, "cannot open the OpenCL device", [&]() {
+    priv->device.start (GST_ELEMENT (base));
+  });
+}
+
+static gboolean
+gst_opencl_src_stop (GstBaseSrc * base)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (base));
+  GST_OBJECT_LOCK (base);
+  priv->negotiated = false;
+  GST_OBJECT_UNLOCK (base);
+  priv->frame = GstOpenCLFrame ();
+  priv->capacity_bytes = 0;
+  priv->gl.reset ();
+  priv->device.stop (GST_ELEMENT (base));
+  return TRUE;
+}
+
+/* Fixes what downstream left open to the subclass's defaults, then the rest the usual way (the
+ * first format of the list). */
+static GstCaps *
+gst_opencl_src_fixate (GstBaseSrc * base, GstCaps * caps)
+{
+  auto *klass = GST_OPENCL_SRC_GET_CLASS (base);
+  caps = gst_caps_truncate (gst_caps_make_writable (caps));
+  GstStructure *structure = gst_caps_get_structure (caps, 0);
+  gst_structure_fixate_field_nearest_int (structure, "width", klass->default_width);
+  gst_structure_fixate_field_nearest_int (structure, "height", klass->default_height);
+  gst_structure_fixate_field_nearest_fraction (structure, "framerate", klass->default_fps_n,
+      klass->default_fps_d);
+  if (gst_structure_has_field (structure, "pixel-aspect-ratio"))
+    gst_structure_fixate_field_nearest_fraction (structure, "pixel-aspect-ratio", 1, 1);
+  return GST_BASE_SRC_CLASS (gst_opencl_src_parent_class)->fixate (base, caps);
+}
+
+static void
+check_fits_device (const gst_opencl::Device & device, const GstVideoInfo * info)
+{
+  if ((guint64) info->size > device.max_alloc_bytes || info->width > G_MAXINT / 8 ||
+      info->height > G_MAXINT / 8) {
+    gchar *message = g_strdup_printf ("a %dx%d frame (%" G_GSIZE_FORMAT " bytes) exceeds the "
+        "largest buffer %s can allocate (%" G_GUINT64_FORMAT " bytes)", info->width,
+        info->height, info->size, device.name.c_str (), (guint64) device.max_alloc_bytes);
+    std::string text (message);
+    g_free (message);
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, text);
+  }
+}
+
+static gboolean
+gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
+{
+  auto *src = GST_OPENCL_SRC (base);
+  auto *priv = get_priv (src);
+  auto *klass = GST_OPENCL_SRC_GET_CLASS (src);
+
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("invalid caps"), ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  gboolean ok = GST_OPENCL_GUARD (base, "cannot configure the source", [&]() {
+    if (!priv->device.started ())
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
+    if (GST_VIDEO_INFO_N_PLANES (&info) != 1)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+          std::string ("cannot render ") + GST_VIDEO_INFO_NAME (&info) +
+          ": only packed formats");
+    auto & device = gst_opencl_src_device (src);
+    check_fits_device (device, &info);
+    /* Allocated per caps, not per frame; kept when the new caps need no more. */
+    if (!priv->frame.buffer () || priv->capacity_bytes < info.size) {
+      priv->frame.buffer = cl::Buffer (device.context, CL_MEM_WRITE_ONLY |
+          CL_MEM_HOST_READ_ONLY, MAX (info.size, (gsize) 1));
+      priv->capacity_bytes = info.size;
+      GST_DEBUG_OBJECT (src, "device frame of %" G_GSIZE_FORMAT " bytes", info.size);
+    }
+  });
+  if (!ok)
+    return FALSE;
+
+  /* Timestamps go on from where the previous caps left them. */
+  GST_OBJECT_LOCK (base);
+  if (priv->negotiated) {
+    priv->accum_time += frame_time (&priv->info, priv->frames);
+    priv->accum_frames += priv->frames;
+  }
+  priv->frames = 0;
+  priv->info = info;
+  priv->negotiated = true;
+  GST_OBJECT_UNLOCK (base);
+  priv->frame.info = info;
+  gst_base_src_set_blocksize (base, (guint) info.size);
+  GST_DEBUG_OBJECT (src, "caps %" GST_PTR_FORMAT, caps);
+  return klass->set_info ? klass->set_info (src, &info) : TRUE;
+}
+
+/* System memory: downstream's pool when it offers one that takes our caps, else a video pool. */
+static gboolean
+decide_system_allocation (GstBaseSrc * base, GstQuery * query, GstCaps * caps)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  GstBufferPool *pool = nullptr;
+  guint size = (guint) info.size, min = 0, max = 0;
+  const bool have_pool = gst_query_get_n_allocation_pools (query) > 0;
+  if (have_pool) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    size = MAX (size, (guint) info.size);
+  }
+  if (!pool)
+    pool = gst_video_buffer_pool_new ();
+
+  GstAllocator *allocator = nullptr;
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+
+  /* Padded rows are fine: the read-back writes whatever stride the buffer has. */
+  const bool video_meta = gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+      nullptr);
+  auto configure = [&](GstBufferPool * target) {
+    GstStructure *config = gst_buffer_pool_get_config (target);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    gst_buffer_pool_config_set_allocator (config, allocator, &params);
+    if (video_meta)
+      gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    return gst_buffer_pool_set_config (target, config);
+  };
+  if (!configure (pool)) {
+    GST_DEBUG_OBJECT (base, "downstream's pool refused the config: using a video pool");
+    gst_object_unref (pool);
+    pool = gst_video_buffer_pool_new ();
+    if (!configure (pool)) {
+      gst_object_unref (pool);
+      gst_clear_object (&allocator);
+      GST_ELEMENT_ERROR (base, RESOURCE, SETTINGS, ("buffer pool rejected its config"),
+          ("%" GST_PTR_FORMAT, caps));
+      return FALSE;
+    }
+  }
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  gst_clear_object (&allocator);
+  return TRUE;
+}
+
+static gboolean
+gst_opencl_src_decide_allocation (GstBaseSrc * base, GstQuery * query)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (base));
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (!caps) {
+    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("allocation query without caps"), (nullptr));
+    return FALSE;
+  }
+  /* A GL pool is configured completely by the bridge (its allocator is a GL one). */
+  if (gst_opencl::GlBridge::caps_are_gl (caps))
+    return priv->gl.decide_allocation (GST_ELEMENT (base), query);
+  return decide_system_allocation (base, query, caps);
+}
+
+static gboolean
+gst_opencl_src_query (GstBaseSrc * base, GstQuery * query)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (base));
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CONTEXT:
+      if (priv->device.handle_context_query (GST_ELEMENT (base), query) ||
+          priv->gl.handle_context_query (GST_ELEMENT (base), query))
+        return TRUE;
+      break;
+    case GST_QUERY_LATENCY:{
+      /* A live source hands over a frame one frame duration after its timestamp. */
+      GST_OBJECT_LOCK (base);
+      const bool known = priv->negotiated && priv->info.fps_n > 0;
+      GstClockTime latency = known ? gst_util_uint64_scale (GST_SECOND, priv->info.fps_d,
+          priv->info.fps_n) : 0;
+      GST_OBJECT_UNLOCK (base);
+      if (known) {
+        gst_query_set_latency (query, gst_base_src_is_live (base), latency, latency);
+        return TRUE;
+      }
+      break;
+    }
+    case GST_QUERY_CONVERT:{
+      GstFormat src_format, dest_format;
+      gint64 src_value, dest_value;
+      gst_query_parse_convert (query, &src_format, &src_value, &dest_format, nullptr);
+      GST_OBJECT_LOCK (base);
+      const bool known = priv->negotiated;
+      GstVideoInfo info = priv->info;
+      GST_OBJECT_UNLOCK (base);
+      if (known && gst_video_info_convert (&info, src_format, src_value, dest_format,
+              &dest_value)) {
+        gst_query_set_convert (query, src_format, src_value, dest_format, dest_value);
+        return TRUE;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return GST_BASE_SRC_CLASS (gst_opencl_src_parent_class)->query (base, query);
+}
+
+/* Every frame can be made at any position. */
+static gboolean
+gst_opencl_src_is_seekable (GstBaseSrc *)
+{
+  return TRUE;
+}
+
+static gboolean
+gst_opencl_src_do_seek (GstBaseSrc * base, GstSegment * segment)
+{
+  auto *priv = get_priv (GST_OPENCL_SRC (base));
+  if (segment->rate < 0) {
+    GST_WARNING_OBJECT (base, "reverse playback is not supported");
+    return FALSE;
+  }
+  /* Stream time is the position: an animation seeks with it. */
+  segment->time = segment->start;
+  GST_OBJECT_LOCK (base);
+  const GstVideoInfo info = priv->info;
+  GST_OBJECT_UNLOCK (base);
+  priv->accum_frames = 0;
+  priv->accum_time = 0;
+  priv->frames = info.fps_n > 0 && GST_CLOCK_TIME_IS_VALID (segment->position) ?
+      gst_util_uint64_scale (segment->position, (guint64) info.fps_n,
+      (guint64) info.fps_d * GST_SECOND) : 0;
+  GST_DEBUG_OBJECT (base, "seek to %" GST_TIME_FORMAT ": frame %" G_GUINT64_FORMAT,
+      GST_TIME_ARGS (segment->position), priv->frames);
+  return TRUE;
+}
+
+/* A live source waits for the clock to reach each frame's timestamp. */
+static void
+gst_opencl_src_get_times (GstBaseSrc * base, GstBuffer * buffer, GstClockTime * start,
+    GstClockTime * end)
+{
+  *start = *end = GST_CLOCK_TIME_NONE;
+  if (!gst_base_src_is_live (base) || !GST_BUFFER_PTS_IS_VALID (buffer))
+    return;
+  *start = GST_BUFFER_PTS (buffer);
+  if (GST_BUFFER_DURATION_IS_VALID (buffer))
+    *end = *start + GST_BUFFER_DURATION (buffer);
+}
+
+/* One blocking read of the device frame into the mapped buffer, whatever its row stride. */
+static void
+read_back (cl::CommandQueue & queue, const GstOpenCLFrame & device_frame,
+    GstVideoFrame * frame)
+{
+  const GstVideoInfo *info = &device_frame.info;
+  const gsize row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (info) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  const gsize rows = GST_VIDEO_INFO_HEIGHT (info);
+  const gsize device_stride = GST_VIDEO_INFO_PLANE_STRIDE (info, 0);
+  const gsize host_stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  void *data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+  if (host_stride == device_stride) {
+    queue.enqueueReadBuffer (device_frame.buffer, CL_TRUE, 0,
+        device_stride * (rows - 1) + row_bytes, data);
+  } else {
+    queue.enqueueReadBufferRect (device_frame.buffer, CL_TRUE, { 0, 0, 0 }, { 0, 0, 0 },
+        { row_bytes, rows, 1 }, device_stride, 0, host_stride, 0, data);
+  }
+}
+
+static GstFlowReturn
+gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
+{
+  auto *src = GST_OPENCL_SRC (push_src);
+  auto *base = GST_BASE_SRC (push_src);
+  auto *priv = get_priv (src);
+  auto *klass = GST_OPENCL_SRC_GET_CLASS (src);
+
+  if (!priv->negotiated) {
+    GST_ELEMENT_ERROR (src, CORE, NEGOTIATION, (nullptr), ("no caps before the first frame"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  const GstVideoInfo *info = &priv->frame.info;
+  /* A framerate of 0/1 is a still picture: one frame. */
+  if (info->fps_n == 0 && priv->frames == 1)
+    return GST_FLOW_EOS;
+
+  const GstClockTime offset_time = frame_time (info, priv->frames);
+  const GstClockTime timestamp = priv->accum_time + offset_time;
+  const GstClockTime duration = info->fps_n > 0 ?
+      frame_time (info, priv->frames + 1) - offset_time : GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (src);
+  GstClockTime running_time = gst_segment_to_running_time (&base->segment, GST_FORMAT_TIME,
+      timestamp);
+  GstClockTime stream_time = gst_segment_to_stream_time (&base->segment, GST_FORMAT_TIME,
+      timestamp);
+  GST_OBJECT_UNLOCK (src);
+  /* Outside the segment (a frame that starts before a seek position): its own timestamp. */
+  if (!GST_CLOCK_TIME_IS_VALID (running_time))
+    running_time = timestamp;
+  if (!GST_CLOCK_TIME_IS_VALID (stream_time))
+    stream_time = timestamp;
+
+  /* Controlled properties (GstController bindings) take their values for this frame. */
+  gst_object_sync_values (GST_OBJECT (src), stream_time);
+
+  GstVideoFrame frame;
+  if (!gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (src, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  gboolean rendered = FALSE;
+  gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
+    auto & queue = gst_opencl_src_device (src).queue;
+    rendered = klass->render (src, &priv->frame, running_time, stream_time);
+    if (!rendered) {
+      queue.finish ();
+      priv->device.discard_frame ();
+      return;
+    }
+    read_back (queue, priv->frame, &frame);
+    priv->device.finish_frame ();
+  });
+  gst_video_frame_unmap (&frame);
+  if (!ok || !rendered) {
+    priv->device.discard_frame ();
+    return GST_FLOW_ERROR;
+  }
+
+  GST_BUFFER_PTS (buffer) = timestamp;
+  GST_BUFFER_DTS (buffer) = timestamp;
+  GST_BUFFER_DURATION (buffer) = duration;
+  GST_BUFFER_OFFSET (buffer) = priv->accum_frames + priv->frames;
+  GST_BUFFER_OFFSET_END (buffer) = GST_BUFFER_OFFSET (buffer) + 1;
+  priv->frames++;
+  GST_LOG_OBJECT (src, "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT ", kernels %"
+      G_GUINT64_FORMAT " ns", GST_BUFFER_OFFSET (buffer), GST_TIME_ARGS (timestamp),
+      priv->device.kernel_time_ns ());
+  return GST_FLOW_OK;
+}
+
+static void
+gst_opencl_src_class_init (GstOpenCLSrcClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  auto *base_class = GST_BASE_SRC_CLASS (klass);
+  auto *push_class = GST_PUSH_SRC_CLASS (klass);
+
+  gobject_class->finalize = gst_opencl_src_finalize;
+  gobject_class->set_property = gst_opencl_src_set_property;
+  gobject_class->get_property = gst_opencl_src_get_property;
+
+  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
+  /**
+   * GstOpenCLSrc:is-live:
+   *
+   * Whether the source is live: it then produces frames only in PLAYING, each when the pipeline
+   * clock reaches its timestamp, and reports one frame duration of latency.
+   */
+  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
+      g_param_spec_boolean ("is-live", "Is live",
+          "Produce frames in real time against the pipeline clock (latency: one frame)",
+          DEFAULT_IS_LIVE, (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+
+  element_class->set_context = gst_opencl_src_set_context;
+
+  base_class->start = gst_opencl_src_start;
+  base_class->stop = gst_opencl_src_stop;
+  base_class->fixate = gst_opencl_src_fixate;
+  base_class->set_caps = gst_opencl_src_set_caps;
+  base_class->decide_allocation = gst_opencl_src_decide_allocation;
+  base_class->query = gst_opencl_src_query;
+  base_class->is_seekable = gst_opencl_src_is_seekable;
+  base_class->do_seek = gst_opencl_src_do_seek;
+  base_class->get_times = gst_opencl_src_get_times;
+  push_class->fill = gst_opencl_src_fill;
+
+  klass->default_width = 1280;
+  klass->default_height = 720;
+  klass->default_fps_n = 30;
+  klass->default_fps_d = 1;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_SRC, (GstPluginAPIFlags) 0);
+}
+
+void
+gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * formats,
+    gboolean gl_rgba)
+{
+  gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
+      "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max], "
+      "pixel-aspect-ratio=(fraction)1/1", formats);
+  GstCaps *caps = gst_caps_from_string (text);
+  g_free (text);
+#ifdef HAVE_GL
+  if (gl_rgba) {
+    gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "
+            "format=(string)RGBA, texture-target=(string)2D, width=(int)[1, max], "
+            "height=(int)[1, max], framerate=(fraction)[0/1, max], "
+            "pixel-aspect-ratio=(fraction)1/1"));
+  }
+#else
+  (void) gl_rgba;
+#endif
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+}
+
+gst_opencl::Device &
+gst_opencl_src_device (GstOpenCLSrc * src)
+{
+  return get_priv (src)->device.device ();
+}
+
+void
+gst_opencl_src_launch (GstOpenCLSrc * src, const cl::Kernel & kernel, const cl::NDRange & global,
+    const cl::NDRange & local)
+{
+  get_priv (src)->device.launch (kernel, global, local);
+}

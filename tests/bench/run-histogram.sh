@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# gst-opencl: benchmark openclhistogram and its peers (cv2.calcHist on the CPU, torch.bincount
+# on a CUDA GPU when torch has one) in one run, into one JSON file.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# usage: tests/bench/run-histogram.sh [options] [-- bench_histogram options]
+#   --build DIR      build folder (default build-bench); configured and built when missing
+#   --no-build       use DIR as it is (e.g. a carried build on another machine)
+#   --sizes LIST     frame sizes for all, as bench_histogram's --sizes (default 1920x1080,3840x2160)
+#   --peer-runs N    samples per case for the peers (default 50)
+#   --no-peer        skip the peers
+#   --with-peers     let peer_histogram.py apt-get install python3-opencv when cv2 is missing
+#   --tag TAG        results go to tests/bench/results/histogram-TAG.json (default: from the device)
+#   --out PATH       write the results there instead
+# Everything after `--` goes to bench_histogram (--frames, --device, --contents, --bins, ...).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/tests/bench"
+command="tests/bench/run-histogram.sh"
+for arg in "$@"; do
+  if [[ "$arg" =~ ^[A-Za-z0-9_./:,=+@-]+$ ]]; then command+=" $arg"; else command+=" $(printf '%q' "$arg")"; fi
+done
+build="$root/build-bench"
+do_build=1
+sizes="1920x1080,3840x2160"
+peer_runs=50
+peer=1
+install_flag=()
+tag=""
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    --no-build) do_build=0; shift ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    --peer-runs) peer_runs="$2"; shift 2 ;;
+    --no-peer) peer=0; shift ;;
+    --with-peers) install_flag=(--install); shift ;;
+    --tag) tag="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$do_build" = 1 ]; then
+  if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" "$root" -Dtests=disabled -Dbench=enabled >/dev/null || exit 1
+  fi
+  ninja -C "$build" >/dev/null || exit 1
+fi
+bench="$build/tests/bench/bench_histogram"
+[ -x "$bench" ] || { echo "no $bench: build first" >&2; exit 1; }
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$bench" --sizes "$sizes" --json "$work/bench.json" "$@"
+bench_status=$?
+[ -f "$work/bench.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
+
+if [ "$peer" = 1 ]; then
+  # Debian's python3-opencv lives in the system interpreter; use it when `python3` lacks cv2
+  # (torch, where there is one, is usually in `python3`: try that first).
+  py=python3
+  if ! python3 -c 'import cv2' 2>/dev/null && ! python3 -c 'import torch' 2>/dev/null &&
+      [ -x /usr/bin/python3 ]; then
+    py=/usr/bin/python3
+  fi
+  "$py" "$here/peer_histogram.py" --sizes "$sizes" --runs "$peer_runs" --threads "$(nproc)" \
+    "${install_flag[@]}" --json "$work/peer.json" || echo "the peers failed" >&2
+fi
+
+python3 - "$work" "$tag" "$out" "$here/results" "$command" "$load_before" <<'PY'
+import json, os, platform, re, subprocess, sys
+
+work, tag, out, results_dir, command, load_before = sys.argv[1:7]
+with open(os.path.join(work, "bench.json")) as f:
+    bench = json.load(f)
+peer = None
+if os.path.exists(os.path.join(work, "peer.json")):
+    with open(os.path.join(work, "peer.json")) as f:
+        peer = json.load(f)
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+def gpu_names():
+    try:
+        text = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                               "--format=csv,noheader"], capture_output=True, text=True,
+                              timeout=30).stdout
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    except (OSError, subprocess.SubprocessError):
+        return []
+
+device = next((c["device_name"] for c in bench["cases"] if c.get("device_name")), "")
+if not tag:
+    if "Portable Computing Language" in device:
+        tag = "cpu-pocl"
+    else:
+        name = device.split(" (")[0].lower()
+        tag = "gpu-" + (re.sub(r"[^a-z0-9]+", "-", name).strip("-") or "unknown")
+load_after = ""
+try:
+    with open("/proc/loadavg") as f:
+        load_after = " ".join(f.read().split()[:3])
+except OSError:
+    pass
+merged = {
+    "machine": {"tag": tag, "kernel": platform.release(), "cpu": cpu_model(),
+                "cores": os.cpu_count(), "gpus": gpu_names(), "opencl_device": device,
+                "loadavg_before": load_before, "loadavg_after": load_after},
+    "command": command,
+    "openclhistogram": bench,
+    "peer": peer,
+}
+path = out or os.path.join(results_dir, "histogram-" + tag + ".json")
+os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+with open(path, "w") as f:
+    json.dump(merged, f, indent=2)
+    f.write("\n")
+
+peers = {}
+for case in (peer or {}).get("cases", []):
+    peers[(case["width"], case["height"], case["content"], case["peer"], case["variant"])] = \
+        case["ms"]["median"]
+columns = sorted({(p, v) for (_, _, _, p, v) in peers})
+header = f"{'size':<11} {'content':<11} {'kernel ms':>10} {'wall ms':>9}"
+for p, v in columns:
+    header += f" {p + ' ' + v:>20}"
+print("\n" + header)
+for case in bench["cases"]:
+    line = (f"{case['width']}x{case['height']:<6} {case['content']:<11} "
+            f"{case['kernel_ms']['median']:>10.3f} {case['wall_ms']['median']:>9.3f}")
+    for p, v in columns:
+        value = peers.get((case["width"], case["height"], case["content"], p, v))
+        line += f" {value if value is not None else float('nan'):>20.3f}"
+    print(line)
+print(f"device: {device}")
+print(f"wrote {path}")
+PY
+merge_status=$?
+[ $merge_status = 0 ] || exit $merge_status
+exit $bench_status

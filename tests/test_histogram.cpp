@@ -1,0 +1,754 @@
+/* gst-opencl tests: openclhistogram's messages and drawn graph against the CPU reference.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference/histogram_reference.h"
+
+using reference::HistogramFormat;
+
+namespace {
+
+enum class Content { Random, OneColour, Gradient };
+
+const char *
+content_name (Content content)
+{
+  switch (content) {
+    case Content::Random:
+      return "random";
+    case Content::OneColour:
+      return "one colour";
+    case Content::Gradient:
+      return "gradient";
+  }
+  return "?";
+}
+
+struct FormatCase
+{
+  GstVideoFormat video;
+  HistogramFormat reference;
+};
+
+const FormatCase all_formats[] = {
+  { GST_VIDEO_FORMAT_RGBA, HistogramFormat::RGBA },
+  { GST_VIDEO_FORMAT_BGRA, HistogramFormat::BGRA },
+  { GST_VIDEO_FORMAT_RGBx, HistogramFormat::RGBx },
+  { GST_VIDEO_FORMAT_BGRx, HistogramFormat::BGRx },
+  { GST_VIDEO_FORMAT_GRAY8, HistogramFormat::GRAY8 },
+  { GST_VIDEO_FORMAT_I420, HistogramFormat::I420 },
+  { GST_VIDEO_FORMAT_NV12, HistogramFormat::NV12 },
+};
+
+const int all_bins[] = { 2, 4, 8, 16, 32, 64, 128, 256 };
+
+/* A frame in host memory with every plane's rows `padding` bytes longer than GStreamer's default
+ * stride; the padding holds 0xA5, which a histogram that read it would count. */
+struct TestFrame
+{
+  FormatCase format;
+  GstVideoInfo info;   /* offsets and strides of `bytes` */
+  std::vector<uint8_t> bytes;
+
+  TestFrame (const FormatCase & f, int width, int height, int padding = 0) : format (f)
+  {
+    gst_video_info_set_format (&info, f.video, width, height);
+    gsize offset = 0;
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+      info.stride[plane] += padding;
+      info.offset[plane] = offset;
+      offset += (gsize) info.stride[plane] * rows (plane);
+    }
+    info.size = offset;
+    bytes.assign (offset, 0xA5);
+  }
+
+  guint component_of (guint plane) const
+  {
+    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (&info); comp++)
+      if (GST_VIDEO_FORMAT_INFO_PLANE (info.finfo, comp) == plane)
+        return comp;
+    return 0;
+  }
+  int rows (guint plane) const
+  {
+    return GST_VIDEO_INFO_COMP_HEIGHT (&info, component_of (plane));
+  }
+  int row_bytes (guint plane) const
+  {
+    guint comp = component_of (plane);
+    return GST_VIDEO_INFO_COMP_WIDTH (&info, comp) * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp);
+  }
+  uint8_t *row (guint plane, int y)
+  {
+    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
+  }
+
+  reference::HistogramFrame view ()
+  {
+    reference::HistogramFrame frame;
+    frame.format = format.reference;
+    frame.width = GST_VIDEO_INFO_WIDTH (&info);
+    frame.height = GST_VIDEO_INFO_HEIGHT (&info);
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+      frame.planes[plane] = bytes.data () + info.offset[plane];
+      frame.strides[plane] = info.stride[plane];
+    }
+    return frame;
+  }
+
+  /* Fills the samples (not the padding). One colour: every pixel has the same bytes. Gradient:
+   * a diagonal ramp, different per byte of the pixel. */
+  void fill (Content content, uint32_t seed)
+  {
+    std::mt19937 random (seed);
+    std::uniform_int_distribution<int> byte (0, 255);
+    std::vector<int> colour (8);
+    for (auto & value : colour)
+      value = byte (random);
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+      const int pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&info, component_of (plane));
+      const int width = row_bytes (plane) / pixel_bytes;
+      for (int y = 0; y < rows (plane); y++) {
+        uint8_t *r = row (plane, y);
+        for (int i = 0; i < row_bytes (plane); i++) {
+          const int x = i / pixel_bytes, s = i % pixel_bytes;
+          int value = 0;
+          switch (content) {
+            case Content::Random:
+              value = byte (random);
+              break;
+            case Content::OneColour:
+              value = colour[plane * 2 + s];
+              break;
+            case Content::Gradient:
+              value = ((x + y) * 255 / std::max (1, width + rows (plane) - 2) + 61 * s +
+                  97 * plane) % 256;
+              break;
+          }
+          r[i] = (uint8_t) value;
+        }
+      }
+    }
+  }
+
+  GstBuffer *to_buffer () const
+  {
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
+    gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
+    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE, format.video,
+        GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
+        GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset, (gint *) info.stride);
+    return buffer;
+  }
+};
+
+/* A harness around openclhistogram whose messages land on a bus of its own. */
+struct Harness
+{
+  GstHarness *h = nullptr;
+  GstBus *bus = nullptr;
+
+  /* `launch`: the element alone, or a gst-launch description holding one openclhistogram. */
+  Harness (GstVideoFormat format, int width, int height, const char *launch = nullptr)
+  {
+    h = launch ? gst_harness_new_parse (launch) : gst_harness_new ("openclhistogram");
+    bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    set_caps (format, width, height);
+  }
+  ~Harness ()
+  {
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+  }
+  void set_caps (GstVideoFormat format, int width, int height, int fps_n = 30)
+  {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, format, width, height);
+    info.fps_n = fps_n;
+    info.fps_d = 1;
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  }
+  /* The next opencl-histogram message, or nullptr when none is queued. */
+  GstMessage *pop_histogram ()
+  {
+    while (GstMessage *message = gst_bus_pop (bus)) {
+      const GstStructure *s = gst_message_get_structure (message);
+      if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ELEMENT && s &&
+          gst_structure_has_name (s, "opencl-histogram"))
+        return message;
+      fail_if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR, "error message");
+      gst_message_unref (message);
+    }
+    return nullptr;
+  }
+};
+
+guint64
+uint64_field (const GstStructure * s, const char *name)
+{
+  guint64 value = 0;
+  fail_unless (gst_structure_get_uint64 (s, name, &value), "no guint64 field %s", name);
+  return value;
+}
+
+/* Checks one message against expected counts (channel-major, as the reference gives them). */
+void
+check_message (GstMessage * message, HistogramFormat format, int bins, guint frames,
+    const std::vector<uint64_t> & expected, const std::string & label)
+{
+  fail_unless (message != nullptr, "%s: no opencl-histogram message", label.c_str ());
+  const GstStructure *s = gst_message_get_structure (message);
+  guint message_bins = 0, message_frames = 0;
+  fail_unless (gst_structure_get_uint (s, "bins", &message_bins));
+  fail_unless (gst_structure_get_uint (s, "frames", &message_frames));
+  fail_unless_equals_int (message_bins, bins);
+  fail_unless_equals_int (message_frames, frames);
+  for (const char *field : { "timestamp", "stream-time", "running-time", "duration" })
+    uint64_field (s, field);
+
+  const auto channels = reference::histogram_channels (format);
+  fail_unless_equals_int (gst_structure_n_fields (s), 6 + channels.size ());
+  for (size_t c = 0; c < channels.size (); c++) {
+    const GValue *array = gst_structure_get_value (s, channels[c].c_str ());
+    fail_unless (array && GST_VALUE_HOLDS_ARRAY (array), "%s: no array %s", label.c_str (),
+        channels[c].c_str ());
+    fail_unless_equals_int (gst_value_array_get_size (array), bins);
+    for (int b = 0; b < bins; b++) {
+      const GValue *count = gst_value_array_get_value (array, b);
+      fail_unless (G_VALUE_HOLDS_UINT64 (count));
+      guint64 actual = g_value_get_uint64 (count);
+      fail_unless (actual == expected[c * bins + b], "%s: %s bin %d of %d: %" G_GUINT64_FORMAT
+          " counted, %" G_GUINT64_FORMAT " expected", label.c_str (), channels[c].c_str (), b,
+          bins, actual, (guint64) expected[c * bins + b]);
+    }
+  }
+}
+
+std::string
+describe (const TestFrame & frame, Content content, int bins)
+{
+  return std::string (gst_video_format_to_string (frame.format.video)) + " " +
+      std::to_string (GST_VIDEO_INFO_WIDTH (&frame.info)) + "x" +
+      std::to_string (GST_VIDEO_INFO_HEIGHT (&frame.info)) + " stride " +
+      std::to_string (frame.info.stride[0]) + " " + content_name (content) + " bins " +
+      std::to_string (bins);
+}
+
+/* Pushes a frame and checks the message it produced against the reference. */
+void
+push_and_check (Harness & harness, TestFrame & frame, Content content, int bins)
+{
+  std::string label = describe (frame, content, bins);
+  g_object_set (harness.h->element, "bins", (guint) bins, nullptr);
+  GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+  fail_unless (out != nullptr, "%s: no output", label.c_str ());
+  gst_buffer_unref (out);
+  GstMessage *message = harness.pop_histogram ();
+  check_message (message, frame.format.reference, bins, 1,
+      reference::histogram (frame.view (), bins), label);
+  gst_message_unref (message);
+  fail_unless (harness.pop_histogram () == nullptr, "%s: more than one message", label.c_str ());
+}
+
+void
+check_sizes (int width, int height, int padding, const std::vector<Content> & contents,
+    const std::vector<int> & bin_counts, uint32_t seed)
+{
+  for (const auto & format : all_formats) {
+    Harness harness (format.video, width, height);
+    for (Content content : contents) {
+      for (int bins : bin_counts) {
+        TestFrame frame (format, width, height, padding);
+        frame.fill (content, seed++);
+        push_and_check (harness, frame, content, bins);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+GST_START_TEST (test_properties_and_defaults)
+{
+  GstElement *element = gst_element_factory_make ("openclhistogram", nullptr);
+  fail_unless (element != nullptr);
+  guint bins = 0;
+  gboolean post_messages = FALSE, draw = TRUE;
+  guint64 interval = 1;
+  g_object_get (element, "bins", &bins, "post-messages", &post_messages, "interval", &interval,
+      "draw", &draw, nullptr);
+  fail_unless_equals_int (bins, 256);
+  fail_unless (post_messages);
+  fail_unless_equals_uint64 (interval, 0);
+  fail_unless (!draw);
+  for (const char *name : { "bins", "post-messages", "interval", "draw" }) {
+    GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), name);
+    fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING, "%s not mutable while playing", name);
+  }
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "kernel-time");
+  fail_unless (spec && !(spec->flags & G_PARAM_WRITABLE));
+  gboolean qos = TRUE;
+  g_object_get (element, "qos", &qos, nullptr);
+  fail_unless (!qos, "an analyser must not drop late frames");
+
+  /* Not a power of two: rounded down. */
+  for (auto pair : { std::pair<guint, guint> { 100, 64 }, { 3, 2 }, { 255, 128 }, { 16, 16 },
+          { 2, 2 }, { 256, 256 } }) {
+    g_object_set (element, "bins", pair.first, nullptr);
+    g_object_get (element, "bins", &bins, nullptr);
+    fail_unless_equals_int (bins, pair.second);
+  }
+  gst_object_unref (element);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_every_format_bins_and_content_small)
+{
+  const std::vector<int> bins (std::begin (all_bins), std::end (all_bins));
+  const std::vector<Content> contents { Content::Random, Content::OneColour, Content::Gradient };
+  check_sizes (1, 1, 0, contents, bins, 1);
+  check_sizes (17, 9, 0, contents, bins, 1000);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_640x480)
+{
+  check_sizes (640, 480, 0, { Content::Random, Content::OneColour, Content::Gradient },
+      { 256, 16 }, 2000);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_padded_rows)
+{
+  /* Padding that is not a multiple of 4, and a large one. */
+  check_sizes (17, 9, 3, { Content::Random }, { 256, 8 }, 3000);
+  check_sizes (33, 20, 60, { Content::Random, Content::Gradient }, { 256, 2 }, 4000);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_interval_sums_frames)
+{
+  const FormatCase format = all_formats[0];
+  const int bins = 32;
+  const GstClockTime frame_ns = GST_SECOND / 30;
+  Harness harness (format.video, 17, 9);
+  g_object_set (harness.h->element, "bins", (guint) bins, "interval", (guint64) (3 * frame_ns),
+      nullptr);
+
+  std::vector<uint64_t> expected (4 * bins, 0);
+  guint summed = 0, messages = 0;
+  GstClockTime interval_start = 0;
+  for (int i = 0; i < 7; i++) {
+    TestFrame frame (format, 17, 9);
+    frame.fill (i % 2 ? Content::Random : Content::Gradient, 5000 + i);
+    auto counts = reference::histogram (frame.view (), bins);
+    for (size_t k = 0; k < counts.size (); k++)
+      expected[k] += counts[k];
+    summed++;
+    GstBuffer *buffer = frame.to_buffer ();
+    GST_BUFFER_PTS (buffer) = i * frame_ns;
+    GST_BUFFER_DURATION (buffer) = frame_ns;
+    gst_buffer_unref (gst_harness_push_and_pull (harness.h, buffer));
+
+    GstMessage *message = harness.pop_histogram ();
+    if (summed < 3) {
+      fail_unless (message == nullptr, "message after %u of 3 frames", summed);
+      continue;
+    }
+    std::string label = "interval ending at frame " + std::to_string (i);
+    check_message (message, format.reference, bins, 3, expected, label);
+    const GstStructure *s = gst_message_get_structure (message);
+    fail_unless_equals_uint64 (uint64_field (s, "timestamp"), interval_start);
+    fail_unless_equals_uint64 (uint64_field (s, "running-time"), interval_start);
+    fail_unless_equals_uint64 (uint64_field (s, "duration"), 3 * frame_ns);
+    gst_message_unref (message);
+    messages++;
+    std::fill (expected.begin (), expected.end (), 0);
+    summed = 0;
+    interval_start = (i + 1) * frame_ns;
+  }
+  fail_unless_equals_int (messages, 2);
+
+  /* The partial interval (one frame) is posted at EOS. */
+  fail_unless (gst_harness_push_event (harness.h, gst_event_new_eos ()));
+  GstMessage *message = harness.pop_histogram ();
+  check_message (message, format.reference, bins, 1, expected, "at EOS");
+  fail_unless_equals_uint64 (uint64_field (gst_message_get_structure (message), "timestamp"),
+      6 * frame_ns);
+  gst_message_unref (message);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_bins_change_closes_interval)
+{
+  const FormatCase format = all_formats[4];  /* GRAY8 */
+  Harness harness (format.video, 17, 9);
+  g_object_set (harness.h->element, "bins", 16u, "interval", (guint64) GST_SECOND, nullptr);
+  TestFrame frame (format, 17, 9);
+  frame.fill (Content::Random, 6000);
+  gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+  gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+  fail_unless (harness.pop_histogram () == nullptr);
+
+  g_object_set (harness.h->element, "bins", 4u, nullptr);
+  gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+  /* The two 16-bin frames come out when the first 4-bin frame arrives. */
+  auto counts = reference::histogram (frame.view (), 16);
+  for (auto & count : counts)
+    count *= 2;
+  GstMessage *message = harness.pop_histogram ();
+  check_message (message, format.reference, 16, 2, counts, "before the change");
+  gst_message_unref (message);
+  fail_unless (gst_harness_push_event (harness.h, gst_event_new_eos ()));
+  message = harness.pop_histogram ();
+  check_message (message, format.reference, 4, 1, reference::histogram (frame.view (), 4),
+      "after the change");
+  gst_message_unref (message);
+}
+GST_END_TEST;
+
+/* Without buffer durations the framerate gives each frame's length; with neither, a frame cannot
+ * be placed in time and closes its interval. */
+GST_START_TEST (test_interval_without_durations)
+{
+  const FormatCase format = all_formats[4];  /* GRAY8 */
+  Harness harness (format.video, 17, 9);
+  g_object_set (harness.h->element, "bins", 8u, "interval", (guint64) (GST_SECOND / 10),
+      nullptr);
+  TestFrame frame (format, 17, 9);
+  frame.fill (Content::Gradient, 6100);
+  auto counts = reference::histogram (frame.view (), 8);
+  /* 30 frames per second: 3 frames reach 100 ms. */
+  for (int i = 0; i < 3; i++) {
+    fail_unless (harness.pop_histogram () == nullptr, "message after %d frames", i);
+    gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+  }
+  auto three = counts;
+  for (auto & count : three)
+    count *= 3;
+  GstMessage *message = harness.pop_histogram ();
+  check_message (message, format.reference, 8, 3, three, "three frames at 30/1");
+  fail_unless_equals_uint64 (uint64_field (gst_message_get_structure (message), "duration"),
+      3 * gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  gst_message_unref (message);
+
+  harness.set_caps (format.video, 17, 9, 0);
+  for (int i = 0; i < 2; i++) {
+    gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+    message = harness.pop_histogram ();
+    check_message (message, format.reference, 8, 1, counts, "no framerate, no duration");
+    gst_message_unref (message);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_post_messages_off)
+{
+  Harness harness (GST_VIDEO_FORMAT_RGBA, 17, 9);
+  g_object_set (harness.h->element, "post-messages", FALSE, nullptr);
+  TestFrame frame (all_formats[0], 17, 9);
+  frame.fill (Content::Random, 7000);
+  gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
+  fail_unless (harness.pop_histogram () == nullptr);
+  guint64 kernel_time = 0;
+  g_object_get (harness.h->element, "kernel-time", &kernel_time, nullptr);
+  fail_unless (kernel_time > 0, "kernel-time stayed 0");
+  fail_unless (kernel_time < 60 * GST_SECOND);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_passthrough_without_copy)
+{
+  for (const auto & format : { all_formats[0], all_formats[6] }) {
+    Harness harness (format.video, 33, 20);
+    TestFrame frame (format, 33, 20, 8);
+    frame.fill (Content::Random, 8000);
+    GstBuffer *in = frame.to_buffer ();
+    GstBuffer *out = gst_harness_push_and_pull (harness.h, gst_buffer_ref (in));
+    fail_unless (out == in, "%s: the frame was copied", gst_video_format_to_string (format.video));
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    fail_unless (map.size == frame.bytes.size () &&
+        std::equal (frame.bytes.begin (), frame.bytes.end (), map.data));
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    GstMessage *message = harness.pop_histogram ();
+    check_message (message, format.reference, 256, 1,
+        reference::histogram (frame.view (), 256), "passthrough");
+    gst_message_unref (message);
+  }
+}
+GST_END_TEST;
+
+/* With draw on, the output equals the reference drawing over the input: the drawn corner as the
+ * reference draws it, every other byte (padding included) untouched. The message still holds
+ * the undrawn frame's counts. */
+static void
+check_drawing ()
+{
+  struct
+  {
+    int width, height, bins;
+    Content content;
+  } sizes[] = {
+    { 300, 200, 256, Content::Random },
+    { 300, 200, 16, Content::Gradient },
+    { 17, 9, 8, Content::Gradient },
+    { 640, 480, 64, Content::OneColour },
+  };
+  uint32_t seed = 9000;
+  for (const auto & format : all_formats) {
+    Harness harness (format.video, sizes[0].width, sizes[0].height);
+    g_object_set (harness.h->element, "draw", TRUE, nullptr);
+    for (const auto & size : sizes) {
+      harness.set_caps (format.video, size.width, size.height);
+      TestFrame frame (format, size.width, size.height, 12);
+      frame.fill (size.content, seed++);
+      std::string label = describe (frame, size.content, size.bins) + " draw";
+      auto counts = reference::histogram (frame.view (), size.bins);
+      TestFrame expected = frame;
+      auto expected_view = expected.view ();
+      reference::draw_histogram (expected_view, counts, size.bins);
+
+      g_object_set (harness.h->element, "bins", (guint) size.bins, nullptr);
+      GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+      fail_unless (out != nullptr);
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+      fail_unless_equals_int (map.size, expected.bytes.size ());
+      size_t differences = 0, first = 0, changed = 0;
+      for (size_t i = 0; i < map.size; i++) {
+        if (map.data[i] != expected.bytes[i] && differences++ == 0)
+          first = i;
+        changed += map.data[i] != frame.bytes[i];
+      }
+      gst_buffer_unmap (out, &map);
+      gst_buffer_unref (out);
+      fail_unless (differences == 0, "%s: %zu bytes differ from the reference drawing, first at "
+          "byte %zu", label.c_str (), differences, first);
+      fail_unless (changed > 0, "%s: nothing was drawn", label.c_str ());
+
+      GstMessage *message = harness.pop_histogram ();
+      check_message (message, format.reference, size.bins, 1, counts, label);
+      gst_message_unref (message);
+    }
+  }
+}
+
+GST_START_TEST (test_draw_changes_only_the_corner)
+{
+  check_drawing ();
+}
+GST_END_TEST;
+
+/* Drawing toggled while running: frames in between pass through untouched again. */
+GST_START_TEST (test_draw_toggled)
+{
+  const FormatCase format = all_formats[0];
+  Harness harness (format.video, 40, 30);
+  TestFrame frame (format, 40, 30);
+  frame.fill (Content::Random, 9500);
+  for (gboolean draw : std::vector<gboolean> { FALSE, TRUE, FALSE }) {
+    g_object_set (harness.h->element, "draw", draw, nullptr);
+    GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    bool same = std::equal (frame.bytes.begin (), frame.bytes.end (), map.data);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    fail_unless (same == !draw, "draw=%d: frame %s", draw, same ? "untouched" : "changed");
+    gst_message_unref (harness.pop_histogram ());
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_caps_change_renames_channels)
+{
+  Harness harness (GST_VIDEO_FORMAT_RGBA, 17, 9);
+  g_object_set (harness.h->element, "bins", 16u, nullptr);
+  for (const auto & format : { all_formats[0], all_formats[5], all_formats[4] }) {
+    harness.set_caps (format.video, 21, 11);
+    TestFrame frame (format, 21, 11);
+    frame.fill (Content::Random, 9900);
+    push_and_check (harness, frame, Content::Random, 16);
+  }
+}
+GST_END_TEST;
+
+/* Frames leave as they came, so the element must not promise upstream that padded frames (video
+ * meta) are fine when downstream did not: the allocation query is downstream's answer. */
+GST_START_TEST (test_allocation_query_is_downstreams)
+{
+  Harness harness (GST_VIDEO_FORMAT_RGBA, 64, 32);
+  for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+    g_object_set (harness.h->element, "draw", draw, nullptr);
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 32);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+    gst_caps_unref (caps);
+    gst_pad_peer_query (harness.h->srcpad, query);
+    fail_if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr),
+        "draw=%d: video meta offered although downstream does not take it", draw);
+    gst_query_unref (query);
+  }
+}
+GST_END_TEST;
+
+/* A buffer smaller than its caps say is an error on the bus and a flow error, not a crash; the
+ * next good frame is analysed again. */
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  Harness harness (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+    g_object_set (harness.h->element, "draw", draw, nullptr);
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 100, nullptr);
+    gst_buffer_memset (buffer, 0, 7, 100);
+    fail_unless_equals_int (gst_harness_push (harness.h, buffer), GST_FLOW_ERROR);
+    bool error_seen = false;
+    while (GstMessage *message = gst_bus_pop (harness.bus)) {
+      error_seen |= GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR;
+      gst_message_unref (message);
+    }
+    fail_unless (error_seen, "draw=%d: no error message", draw);
+  }
+  TestFrame frame (all_formats[0], 64, 48);
+  frame.fill (Content::Random, 9800);
+  push_and_check (harness, frame, Content::Random, 256);
+}
+GST_END_TEST;
+
+/* The pixel rows of every plane of `buffer` equal those of `expected` (strides may differ). */
+void
+check_pixels (GstBuffer * buffer, TestFrame & expected, const std::string & label)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, expected.format.video, GST_VIDEO_INFO_WIDTH (&expected.info),
+      GST_VIDEO_INFO_HEIGHT (&expected.info));
+  GstVideoFrame frame;
+  fail_unless (gst_video_frame_map (&frame, &info, buffer, GST_MAP_READ), "%s: cannot map",
+      label.c_str ());
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&frame); plane++) {
+    for (int y = 0; y < expected.rows (plane); y++) {
+      const auto *row = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame,
+              plane)) + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, plane);
+      fail_unless (std::equal (row, row + expected.row_bytes (plane), expected.row (plane, y)),
+          "%s: plane %u row %d differs", label.c_str (), plane, y);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+/* Frames already in OpenCL memory are analysed (and drawn into) where they are: the element
+ * negotiates OpenCL memory on both sides and the results match the reference. */
+GST_START_TEST (test_opencl_memory)
+{
+  for (const auto & format : { all_formats[0], all_formats[6] }) {
+    Harness harness (format.video, 33, 20, "openclupload ! openclhistogram name=histogram "
+        "bins=64 ! opencldownload");
+    GstElement *element = gst_bin_get_by_name (GST_BIN (harness.h->element), "histogram");
+    for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+      g_object_set (element, "draw", draw, nullptr);
+      TestFrame frame (format, 33, 20);
+      frame.fill (Content::Random, 9700 + draw);
+      std::string label = describe (frame, Content::Random, 64) + (draw ? " drawn" : "") +
+          " in OpenCL memory";
+      auto counts = reference::histogram (frame.view (), 64);
+      TestFrame expected = frame;
+      if (draw) {
+        auto view = expected.view ();
+        reference::draw_histogram (view, counts, 64);
+      }
+      GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+      fail_unless (out != nullptr, "%s: no output", label.c_str ());
+      check_pixels (out, expected, label);
+      gst_buffer_unref (out);
+      GstMessage *message = harness.pop_histogram ();
+      check_message (message, format.reference, 64, 1, counts, label);
+      gst_message_unref (message);
+    }
+    GstPad *pad = gst_element_get_static_pad (element, "sink");
+    GstCaps *caps = gst_pad_get_current_caps (pad);
+    fail_unless (caps && gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+    gst_object_unref (pad);
+    gst_object_unref (element);
+  }
+}
+GST_END_TEST;
+
+/* The work-group path (local atomics over sub-histogram copies, as on GPUs) on whatever device
+ * runs the tests: CPU devices otherwise get one work-item per group. Each test runs in its own
+ * process, so the variable stays with it. */
+static void
+force_work_groups (void)
+{
+  g_setenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE", "256", TRUE);
+}
+
+GST_START_TEST (test_work_groups_every_format_small)
+{
+  force_work_groups ();
+  const std::vector<int> bins (std::begin (all_bins), std::end (all_bins));
+  check_sizes (1, 1, 0, { Content::Random, Content::OneColour }, bins, 11);
+  check_sizes (17, 9, 3, { Content::Random, Content::OneColour, Content::Gradient }, bins,
+      1100);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_work_groups_640x480)
+{
+  force_work_groups ();
+  check_sizes (640, 480, 0, { Content::Random, Content::OneColour, Content::Gradient },
+      { 256, 2 }, 2100);
+  check_sizes (33, 20, 60, { Content::Random }, { 64 }, 4100);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_work_groups_draw)
+{
+  force_work_groups ();
+  check_drawing ();
+}
+GST_END_TEST;
+
+static Suite *
+histogram_suite (void)
+{
+  Suite *s = suite_create ("openclhistogram");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_properties_and_defaults);
+  tcase_add_test (tc, test_every_format_bins_and_content_small);
+  tcase_add_test (tc, test_640x480);
+  tcase_add_test (tc, test_padded_rows);
+  tcase_add_test (tc, test_interval_sums_frames);
+  tcase_add_test (tc, test_bins_change_closes_interval);
+  tcase_add_test (tc, test_interval_without_durations);
+  tcase_add_test (tc, test_post_messages_off);
+  tcase_add_test (tc, test_passthrough_without_copy);
+  tcase_add_test (tc, test_draw_changes_only_the_corner);
+  tcase_add_test (tc, test_draw_toggled);
+  tcase_add_test (tc, test_caps_change_renames_channels);
+  tcase_add_test (tc, test_allocation_query_is_downstreams);
+  tcase_add_test (tc, test_opencl_memory);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
+  tcase_add_test (tc, test_work_groups_every_format_small);
+  tcase_add_test (tc, test_work_groups_640x480);
+  tcase_add_test (tc, test_work_groups_draw);
+  return s;
+}
+
+GST_CHECK_MAIN (histogram);

@@ -1,0 +1,274 @@
+/* gst-opencl tests: OpenCL memory between elements, openclupload and opencldownload.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/testutil.h"
+#include "reference/bilateral_reference.h"
+
+namespace {
+
+/* A frame of any format with rows padded by `padding` bytes, every byte random (the padding
+ * too: it must not leak into the output). */
+GstBuffer *
+random_frame (const GstVideoInfo * tight, int padding, uint32_t seed)
+{
+  GstVideoInfo padded = *tight;
+  gsize offset = 0;
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (tight); plane++) {
+    padded.stride[plane] = tight->stride[plane] + padding;
+    padded.offset[plane] = offset;
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (tight->finfo, plane, comp);
+    offset += (gsize) padded.stride[plane] * GST_VIDEO_INFO_COMP_HEIGHT (tight, comp[0]);
+  }
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, offset, nullptr);
+  GstMapInfo map;
+  gst_buffer_map (buffer, &map, GST_MAP_WRITE);
+  std::mt19937 random (seed);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = (guint8) random ();
+  gst_buffer_unmap (buffer, &map);
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (tight), GST_VIDEO_INFO_WIDTH (tight), GST_VIDEO_INFO_HEIGHT (tight),
+      GST_VIDEO_INFO_N_PLANES (tight), padded.offset, padded.stride);
+  return buffer;
+}
+
+/* Every pixel byte of every plane equal (padding ignored). */
+void
+check_same_pixels (GstBuffer * expected, GstBuffer * actual, const GstVideoInfo * info,
+    const std::string & label)
+{
+  GstVideoFrame a, b;
+  fail_unless (gst_video_frame_map (&a, info, expected, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, info, actual, GST_MAP_READ), "%s: cannot map output",
+      label.c_str ());
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&a); plane++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info->finfo, plane, comp);
+    const int rows = GST_VIDEO_FRAME_COMP_HEIGHT (&a, comp[0]);
+    int row_bytes = 0;
+    for (guint c = 0; c < GST_VIDEO_MAX_COMPONENTS && comp[c] >= 0; c++)
+      row_bytes = MAX (row_bytes, GST_VIDEO_FRAME_COMP_WIDTH (&a, comp[c]) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (&a, comp[c]));
+    for (int y = 0; y < rows; y++) {
+      const guint8 *row_a = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, plane) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, plane);
+      const guint8 *row_b = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, plane) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, plane);
+      for (int x = 0; x < row_bytes; x++)
+        fail_unless (row_a[x] == row_b[x], "%s: plane %u row %d byte %d: %d != %d",
+            label.c_str (), plane, y, x, row_a[x], row_b[x]);
+    }
+  }
+  gst_video_frame_unmap (&b);
+  gst_video_frame_unmap (&a);
+}
+
+const GstVideoFormat formats[] = {
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+};
+
+GstCaps *
+caps_for (const GstVideoInfo * info, bool opencl)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+  if (opencl)
+    gst_caps_set_features (caps, 0, gst_caps_features_new ("memory:OpenCLMemory", nullptr));
+  return caps;
+}
+
+}  // namespace
+
+/* Upload then download: bit-exact for every format, odd sizes and padded input rows. */
+GST_START_TEST (test_round_trip_is_exact)
+{
+  uint32_t seed = 1;
+  for (GstVideoFormat format : formats) {
+    for (auto size : { std::pair<int, int> { 1, 1 }, std::pair<int, int> { 17, 9 },
+            std::pair<int, int> { 64, 48 } }) {
+      GstVideoInfo info;
+      gst_video_info_set_format (&info, format, size.first, size.second);
+      GstHarness *h = gst_harness_new_parse ("openclupload ! "
+          "video/x-raw(memory:OpenCLMemory) ! opencldownload");
+      GstCaps *caps = caps_for (&info, false);
+      gst_harness_set_caps (h, gst_caps_ref (caps), caps);
+      for (int padding : { 0, 13 }) {
+        GstBuffer *input = random_frame (&info, padding, seed++);
+        GstBuffer *output = gst_harness_push_and_pull (h, gst_buffer_ref (input));
+        fail_unless (output != nullptr);
+        std::string label = std::string (gst_video_format_to_string (format)) + " " +
+            std::to_string (size.first) + "x" + std::to_string (size.second) + " padding " +
+            std::to_string (padding);
+        check_same_pixels (input, output, &info, label);
+        gst_buffer_unref (output);
+        gst_buffer_unref (input);
+      }
+      gst_harness_teardown (h);
+    }
+  }
+}
+GST_END_TEST;
+
+/* openclupload's output really is OpenCL memory, from a pool (buffers come back), and a host
+ * map of it gives the frame. */
+GST_START_TEST (test_upload_produces_opencl_memory_from_a_pool)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 32, 8);
+  GstHarness *h = gst_harness_new ("openclupload");
+  gst_harness_set_caps (h, caps_for (&info, false), caps_for (&info, true));
+  std::vector<GstMemory *> seen;
+  for (int i = 0; i < 6; i++) {
+    GstBuffer *input = random_frame (&info, 0, 100 + i);
+    GstBuffer *output = gst_harness_push_and_pull (h, gst_buffer_ref (input));
+    fail_unless_equals_int (gst_buffer_n_memory (output), 1);
+    GstMemory *memory = gst_buffer_peek_memory (output, 0);
+    fail_unless (gst_memory_is_type (memory, "OpenCLMemory"));
+    check_same_pixels (input, output, &info, "host map of OpenCL memory");
+    seen.push_back (memory);
+    gst_buffer_unref (output);
+    gst_buffer_unref (input);
+  }
+  /* A pool recycles its buffers: six frames, one at a time, need fewer than six memories. */
+  std::sort (seen.begin (), seen.end ());
+  fail_unless (std::unique (seen.begin (), seen.end ()) - seen.begin () < 6);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Buffers already in the memory an element produces pass through it: OpenCL memory through
+ * openclupload, system memory through opencldownload. */
+GST_START_TEST (test_passthrough_when_already_there)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 4);
+  for (bool upload : { true, false }) {
+    const char *element = upload ? "openclupload" : "opencldownload";
+    GstHarness *h = gst_harness_new (element);
+    gst_harness_set_caps (h, caps_for (&info, upload), caps_for (&info, upload));
+    GstBuffer *input = random_frame (&info, 0, 7);
+    GstBuffer *output = gst_harness_push_and_pull (h, gst_buffer_ref (input));
+    fail_unless (output == input, "%s copied instead of passing through", element);
+    gst_buffer_unref (output);
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+/* A pipeline negotiates OpenCL memory by itself and runs to EOS; the upload's device is the
+ * download's (one shared context). */
+GST_START_TEST (test_pipeline_negotiates_and_shares_context)
+{
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=5 ! "
+      "video/x-raw,format=I420,width=35,height=21 ! openclupload name=up ! "
+      "opencldownload name=down ! video/x-raw,format=I420 ! fakesink", &error);
+  fail_unless (pipeline && !error);
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstElement *down = gst_bin_get_by_name (GST_BIN (pipeline), "down");
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
+  GstPad *pad = gst_element_get_static_pad (up, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  fail_unless (caps != nullptr);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gchar *up_device = nullptr, *down_device = nullptr;
+  g_object_get (up, "device-name", &up_device, nullptr);
+  g_object_get (down, "device-name", &down_device, nullptr);
+  fail_unless (up_device && down_device);
+  fail_unless_equals_string (up_device, down_device);
+  g_free (up_device);
+  g_free (down_device);
+  gst_object_unref (up);
+  gst_object_unref (down);
+  std::string result = testutil::run_pipeline (pipeline);
+  fail_unless (result.empty (), "%s", result.c_str ());
+}
+GST_END_TEST;
+
+/* The negotiated caps on a named element's src pad carry OpenCL memory, or not. */
+static bool
+src_is_opencl (GstElement * bin, const char *name)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (bin), name);
+  fail_unless (element != nullptr, "no element %s", name);
+  GstPad *pad = gst_element_get_static_pad (element, "src");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  fail_unless (caps != nullptr, "%s has no caps", name);
+  bool opencl = gst_caps_features_contains (gst_caps_get_features (caps, 0),
+      "memory:OpenCLMemory");
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (element);
+  return opencl;
+}
+
+/* A filter between OpenCL-memory elements works on the device frames in place of host copies,
+ * and the result is the same as through system memory: within 1 of the float64 reference. The
+ * chains cover device in and out, device in / system out, and system in / device out. */
+GST_START_TEST (test_filter_on_device_frames_matches_reference)
+{
+  const char *chains[] = {
+    "openclupload ! openclbilateral name=f ! opencldownload",
+    "openclupload ! openclbilateral name=f ! video/x-raw ! identity",
+    "identity ! openclbilateral name=f ! video/x-raw(memory:OpenCLMemory) ! opencldownload",
+  };
+  const bool output_on_device[] = { true, false, true };
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 37, 21);
+  for (size_t c = 0; c < G_N_ELEMENTS (chains); c++) {
+    GstHarness *h = gst_harness_new_parse (chains[c]);
+    GstCaps *caps = caps_for (&info, false);
+    gst_harness_set_caps (h, gst_caps_ref (caps), caps);
+    for (int frame = 0; frame < 3; frame++) {
+      testutil::Frame input (37, 21, 4);
+      testutil::fill (input, frame == 1 ? testutil::Pattern::Edges : testutil::Pattern::Random,
+          500 + frame);
+      GstBuffer *out = gst_harness_push_and_pull (h,
+          testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA));
+      fail_unless (out != nullptr);
+      testutil::Frame actual = testutil::from_buffer (out, &info);
+      gst_buffer_unref (out);
+      testutil::Frame expected (37, 21, 4);
+      reference::BilateralParams params;
+      reference::bilateral (input.bytes.data (), input.stride, expected.bytes.data (),
+          expected.stride, 37, 21, 4, params);
+      auto difference = testutil::compare (actual, expected, { 1, 1, 1, 0 });
+      fail_unless (difference.over == 0, "%s, frame %d: %s", chains[c], frame,
+          testutil::describe (difference).c_str ());
+    }
+    fail_unless (src_is_opencl (h->element, "f") == output_on_device[c], "%s", chains[c]);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+static Suite *
+memory_suite (void)
+{
+  Suite *s = suite_create ("memory");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_round_trip_is_exact);
+  tcase_add_test (tc, test_upload_produces_opencl_memory_from_a_pool);
+  tcase_add_test (tc, test_passthrough_when_already_there);
+  tcase_add_test (tc, test_pipeline_negotiates_and_shares_context);
+  tcase_add_test (tc, test_filter_on_device_frames_matches_reference);
+  return s;
+}
+
+GST_CHECK_MAIN (memory);
