@@ -469,6 +469,57 @@ GST_START_TEST (test_gl_memory_matches_system_memory)
 }
 GST_END_TEST;
 
+/* Frames in OpenCL memory are copied into the window and written on the device: every
+ * combination of input and output memory gives the system-memory path's bytes. */
+GST_START_TEST (test_opencl_memory_matches_system_memory)
+{
+  gchar *dir = g_dir_make_tmp ("convolve3d-memory-XXXXXX", nullptr);
+  struct
+  {
+    const char *format;
+    const char *size;
+    const char *settings;
+    int bytes_per_frame;  /* rows padded to 4 bytes */
+  } cases[] = {
+    { "RGBA", "width=40,height=24", "kernel-width=3 kernel-height=5 kernel-depth=3",
+      40 * 24 * 4 },
+    { "GRAY8", "width=37,height=9", "preset=custom kernel-width=3 kernel-height=1 "
+          "kernel-depth=3 kernel=\"<1.0,2.0,0.5,-1.0,3.0,1.0,0.25,0.5,2.0>\"", 40 * 9 },
+  };
+  const char *paths[] = {
+    " ! openclconvolve3d %s ! ",
+    " ! openclupload ! openclconvolve3d %s ! opencldownload ! ",
+    " ! openclconvolve3d %s ! opencldownload ! ",
+    " ! openclupload ! openclconvolve3d %s ! ",
+  };
+  for (const auto & c : cases) {
+    std::string reference;
+    for (size_t p = 0; p < G_N_ELEMENTS (paths); p++) {
+      gchar *middle = g_strdup_printf (paths[p], c.settings);
+      std::string path = std::string (dir) + "/out-" + std::to_string (p) + ".raw";
+      std::string error = testutil::run_pipeline (std::string ("videotestsrc num-buffers=6 "
+              "pattern=ball ! video/x-raw,framerate=30/1,format=") + c.format + "," + c.size +
+          middle + "video/x-raw,format=" + c.format + " ! filesink location=" + path);
+      fail_unless_equals_string (error.c_str (), "");
+      gchar *contents = nullptr;
+      gsize size = 0;
+      fail_unless (g_file_get_contents (path.c_str (), &contents, &size, nullptr));
+      g_remove (path.c_str ());
+      fail_unless_equals_uint64 (size, 6 * (gsize) c.bytes_per_frame);
+      std::string bytes (contents, size);
+      g_free (contents);
+      if (p == 0)
+        reference = bytes;
+      else
+        fail_unless (bytes == reference, "path \"%s\" differs from system memory", middle);
+      g_free (middle);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+GST_END_TEST;
+
 static Suite *
 convolve3d_suite (void)
 {
@@ -485,6 +536,7 @@ convolve3d_suite (void)
   tcase_add_test (tc, test_padded_input_rows);
   tcase_add_test (tc, test_bad_settings_are_errors);
   tcase_add_test (tc, test_gl_memory_matches_system_memory);
+  tcase_add_test (tc, test_opencl_memory_matches_system_memory);
   return s;
 }
 

@@ -396,6 +396,7 @@ gst_opencl_convolve3d_process (GstOpenCLTemporalFilter * filter,
     for (guint l = 0; l < ring->slot_count; l++)
       args.slots.s[l] = (cl_int) slots[l];
     args.dst = &out->buffer;
+    args.dst_offset = (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, 0);
     args.dst_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0);
     args.dst_plane_stride = 0;
     args.width = state.width;

@@ -3,9 +3,12 @@
  *
  * GstBaseTransform's one-in-one-out transform () cannot hold frames back, so this class takes
  * the input in submit_input_buffer () and makes outputs in generate_output () (and at EOS, in
- * the sink event handler). Per frame: one non-blocking rectangular write into the frame's ring
- * slot (repacking any stride into the slot's), the subclass's kernels, and one blocking read of
- * the output (the only wait). Input frames stay mapped until that wait has passed. */
+ * the sink event handler). Per frame: one copy into the frame's ring slot (repacking any stride
+ * into the slot's): on the device when the frame is in OpenCL memory, else a non-blocking
+ * rectangular write from the mapped host frame; then the subclass's kernels, writing straight
+ * into an output frame in OpenCL memory, or into a device buffer read back with one blocking
+ * read. Host input frames stay mapped until a wait has passed (that read, or, with output on
+ * the device, a wait for the queue before they are let go). */
 #include "opencl/gstopencltemporalfilter.h"
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -177,9 +181,10 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
 
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, incaps) || !gst_caps_is_equal (incaps, outcaps) ||
-      GST_VIDEO_INFO_N_PLANES (&info) != 1) {
+  GstVideoInfo info, out_info;
+  if (!gst_video_info_from_caps (&info, incaps) ||
+      !gst_video_info_from_caps (&out_info, outcaps) ||
+      !gst_video_info_is_equal (&info, &out_info) || GST_VIDEO_INFO_N_PLANES (&info) != 1) {
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("invalid caps"),
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
@@ -222,6 +227,62 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+/* The same rule as GstOpenCLFilter's: a frame may arrive and leave in system or OpenCL memory,
+ * whichever the neighbours offer; GL memory stays GL memory. */
+static GstCaps *
+gst_opencl_temporal_filter_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps * caps,
+    GstCaps * filter)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    const GstStructure *structure = gst_caps_get_structure (caps, i);
+    if (features && (gst_caps_features_contains (features, "memory:GLMemory") ||
+            gst_caps_features_is_any (features))) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_copy (features));
+      continue;
+    }
+    for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_new (memory, nullptr));
+    }
+  }
+  if (filter) {
+    GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = filtered;
+  }
+  return result;
+}
+
+/* OpenCL memory on the output when downstream takes it: the next element reads the frame where
+ * it already is. */
+static GstCaps *
+gst_opencl_temporal_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+  if (direction == GST_PAD_SINK) {
+    GstCaps *on_device = gst_caps_new_empty ();
+    for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
+      GstCapsFeatures *features = gst_caps_get_features (othercaps, i);
+      if (features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_OPENCL))
+        gst_caps_append_structure_full (on_device,
+            gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+            gst_caps_features_copy (features));
+    }
+    if (gst_caps_is_empty (on_device)) {
+      gst_caps_unref (on_device);
+    } else {
+      gst_caps_unref (othercaps);
+      othercaps = on_device;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_temporal_filter_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
+}
+
 static gboolean
 gst_opencl_temporal_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -242,6 +303,15 @@ gst_opencl_temporal_filter_decide_allocation (GstBaseTransform * trans, GstQuery
   if (caps && gst_opencl::GlBridge::caps_are_gl (caps) &&
       !priv->gl.decide_allocation (GST_ELEMENT (trans), query))
     return FALSE;
+  if (caps && gst_opencl::caps_are_opencl_memory (caps)) {
+    gboolean ok = FALSE;
+    GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
+      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query,
+          priv->device.context ());
+    });
+    if (!ok)
+      return FALSE;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_temporal_filter_parent_class)->decide_allocation
       (trans, query);
 }
@@ -260,28 +330,46 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
   auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
 
-  GstVideoFrame frame;
-  if (!gst_video_frame_map (&frame, &priv->info, input, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (filter, STREAM, FAILED, ("cannot map the input frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
   const guint slot = (guint) (priv->received % priv->ring.slot_count);
-  gboolean ok = GST_OPENCL_GUARD (filter, "cannot upload the frame", [&]() {
-    const auto & info = priv->ring.info;
-    const size_t row_bytes = (size_t) GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) *
-        GST_VIDEO_INFO_WIDTH (&info);
-    cl::array<size_t, 3> buffer_origin { (size_t) slot * priv->ring.slot_bytes, 0, 0 };
-    cl::array<size_t, 3> host_origin { 0, 0, 0 };
-    cl::array<size_t, 3> region { row_bytes, (size_t) GST_VIDEO_INFO_HEIGHT (&info), 1 };
-    priv->device.device ().queue.enqueueWriteBufferRect (priv->ring.buffer, CL_FALSE,
-        buffer_origin, host_origin, region, (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&info, 0), 0,
-        (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), 0,
-        GST_VIDEO_FRAME_PLANE_DATA (&frame, 0));
+  const auto & info = priv->ring.info;
+  const size_t row_bytes = (size_t) GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) *
+      GST_VIDEO_INFO_WIDTH (&info);
+  cl::array<size_t, 3> slot_origin { (size_t) slot * priv->ring.slot_bytes, 0, 0 };
+  cl::array<size_t, 3> region { row_bytes, (size_t) GST_VIDEO_INFO_HEIGHT (&info), 1 };
+  const size_t slot_stride = (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+
+  bool on_device = false;
+  gboolean ok = GST_OPENCL_GUARD (filter, "cannot copy the frame into the window", [&]() {
+    gst_opencl::DeviceFrameView view;
+    if (!gst_opencl::buffer_device_frame (input, priv->device.context (), false, &view))
+      return;
+    on_device = true;
+    cl::array<size_t, 3> frame_origin { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&view.info, 0),
+      0, 0 };
+    priv->device.device ().queue.enqueueCopyBufferRect (view.buffer, priv->ring.buffer,
+        frame_origin, slot_origin, region, (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&view.info, 0),
+        0, slot_stride, 0);
   });
-  /* Mapped until the next wait, upload enqueued or not. */
-  priv->uploading.push_back (frame);
   if (!ok)
     return GST_FLOW_ERROR;
+  if (!on_device) {
+    GstVideoFrame frame;
+    if (!gst_video_frame_map (&frame, &priv->info, input, GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (filter, STREAM, FAILED, ("cannot map the input frame"), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    ok = GST_OPENCL_GUARD (filter, "cannot upload the frame", [&]() {
+      cl::array<size_t, 3> host_origin { 0, 0, 0 };
+      priv->device.device ().queue.enqueueWriteBufferRect (priv->ring.buffer, CL_FALSE,
+          slot_origin, host_origin, region, slot_stride, 0,
+          (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), 0,
+          GST_VIDEO_FRAME_PLANE_DATA (&frame, 0));
+    });
+    /* Mapped until the next wait, upload enqueued or not. */
+    priv->uploading.push_back (frame);
+    if (!ok)
+      return GST_FLOW_ERROR;
+  }
 
   FrameStamp & stamp = priv->stamps[slot];
   stamp.pts = GST_BUFFER_PTS (input);
@@ -339,31 +427,49 @@ new_output_buffer (GstOpenCLTemporalFilter * filter)
   return buffer;
 }
 
-/* Makes output `next_output` from the window; with `draining`, frames after the last are the
- * last. Sets *out_buffer (or leaves it NULL when the window is not full yet). */
-static GstFlowReturn
-make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_buffer)
+/* The kernels write straight into the output frame's OpenCL memory; nothing is read back. */
+static gboolean
+render_on_device (GstOpenCLTemporalFilter * filter, const gst_opencl::DeviceFrameView & view,
+    const guint * slots, gboolean * processed)
 {
   auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
-  *out_buffer = nullptr;
-  if (!priv->configured || priv->next_output >= priv->received)
-    return GST_FLOW_OK;
-  if (!draining && priv->received < priv->next_output + priv->radius + 1)
-    return GST_FLOW_OK;
+  gboolean ok = GST_OPENCL_GUARD (filter, "frame processing failed", [&]() {
+    auto & device = priv->device.device ();
+    GstOpenCLFrame out;
+    out.buffer = view.buffer;
+    out.info = view.info;
+    *processed = klass->process (filter, &priv->ring, slots, &out);
+    if (!*processed) {
+      device.queue.finish ();
+      priv->device.discard_frame ();
+      return;
+    }
+    if (priv->uploading.empty ()) {
+      priv->device.defer_frame ();
+      return;
+    }
+    /* Host frames are still mapped for their uploads: the host must wait before it lets them
+     * go. */
+    device.queue.finish ();
+    priv->device.finish_frame ();
+  });
+  release_uploads (filter, !(ok && *processed));
+  return ok;
+}
 
-  guint slots[GST_OPENCL_TEMPORAL_MAX_WINDOW];
-  for (guint l = 0; l < priv->ring.slot_count; l++)
-    slots[l] = slot_of (priv, (gint64) priv->next_output - (gint64) priv->radius + l);
-
-  GstBuffer *buffer = new_output_buffer (filter);
+/* The kernels write the element's device frame, read back into the mapped output buffer. */
+static gboolean
+render_through_host (GstOpenCLTemporalFilter * filter, GstBuffer * buffer, const guint * slots,
+    gboolean * processed)
+{
+  auto *priv = get_priv (filter);
+  auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
   GstVideoFrame frame;
   if (!gst_video_frame_map (&frame, &priv->info, buffer, GST_MAP_WRITE)) {
-    gst_buffer_unref (buffer);
     GST_ELEMENT_ERROR (filter, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
-    return GST_FLOW_ERROR;
+    return FALSE;
   }
-  gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (filter, "frame processing failed", [&]() {
     auto & device = priv->device.device ();
     const gsize stride = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
@@ -382,8 +488,8 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
     priv->out.info = frame.info;
     priv->out.info.offset[0] = 0;
     priv->out.info.stride[0] = (gint) stride;
-    processed = klass->process (filter, &priv->ring, slots, &priv->out);
-    if (!processed) {
+    *processed = klass->process (filter, &priv->ring, slots, &priv->out);
+    if (!*processed) {
       device.queue.finish ();
       priv->device.discard_frame ();
       return;
@@ -394,7 +500,37 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
   });
   gst_video_frame_unmap (&frame);
   /* The in-order queue has passed every upload enqueued before the read. */
-  release_uploads (filter, !(ok && processed));
+  release_uploads (filter, !(ok && *processed));
+  return ok;
+}
+
+/* Makes output `next_output` from the window; with `draining`, frames after the last are the
+ * last. Sets *out_buffer (or leaves it NULL when the window is not full yet). */
+static GstFlowReturn
+make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_buffer)
+{
+  auto *priv = get_priv (filter);
+  *out_buffer = nullptr;
+  if (!priv->configured || priv->next_output >= priv->received)
+    return GST_FLOW_OK;
+  if (!draining && priv->received < priv->next_output + priv->radius + 1)
+    return GST_FLOW_OK;
+
+  guint slots[GST_OPENCL_TEMPORAL_MAX_WINDOW];
+  for (guint l = 0; l < priv->ring.slot_count; l++)
+    slots[l] = slot_of (priv, (gint64) priv->next_output - (gint64) priv->radius + l);
+
+  GstBuffer *buffer = new_output_buffer (filter);
+  gst_opencl::DeviceFrameView view;
+  bool on_device = false;
+  gboolean processed = FALSE;
+  gboolean ok = GST_OPENCL_GUARD (filter, "cannot access the output frame", [&]() {
+    on_device = gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view);
+  });
+  if (ok) {
+    ok = on_device ? render_on_device (filter, view, slots, &processed) :
+        render_through_host (filter, buffer, slots, &processed);
+  }
   if (!ok || !processed) {
     gst_buffer_unref (buffer);
     return GST_FLOW_ERROR;
@@ -527,6 +663,8 @@ gst_opencl_temporal_filter_class_init (GstOpenCLTemporalFilterClass * klass)
   trans_class->sink_event = gst_opencl_temporal_filter_sink_event;
   trans_class->propose_allocation = gst_opencl_temporal_filter_propose_allocation;
   trans_class->decide_allocation = gst_opencl_temporal_filter_decide_allocation;
+  trans_class->transform_caps = gst_opencl_temporal_filter_transform_caps;
+  trans_class->fixate_caps = gst_opencl_temporal_filter_fixate_caps;
   trans_class->submit_input_buffer = gst_opencl_temporal_filter_submit_input_buffer;
   trans_class->generate_output = gst_opencl_temporal_filter_generate_output;
 
@@ -537,27 +675,8 @@ void
 gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass * klass,
     const gchar * formats, gboolean gl_rgba)
 {
-  /* System memory, and RGBA in GL memory through the host. Not memory:OpenCLMemory: the window
-   * is kept in the element's own ring, filled by host uploads. */
-  gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
-      "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]", formats);
-  GstCaps *caps = gst_caps_from_string (text);
-  g_free (text);
-#ifdef HAVE_GL
-  if (gl_rgba) {
-    gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "
-            "format=(string)RGBA, texture-target=(string)2D, width=(int)[1, max], "
-            "height=(int)[1, max], framerate=(fraction)[0/1, max]"));
-  }
-#else
-  (void) gl_rgba;
-#endif
-  auto *element_class = GST_ELEMENT_CLASS (klass);
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
+  /* The same templates as GstOpenCLFilter's; the function only touches the GstElementClass. */
+  gst_opencl_filter_class_add_pad_templates ((GstOpenCLFilterClass *) klass, formats, gl_rgba);
 }
 
 gst_opencl::ElementDevice &

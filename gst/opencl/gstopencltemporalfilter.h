@@ -54,16 +54,17 @@ struct _GstOpenCLTemporalFilterClass
   gboolean (*frame_uploaded) (GstOpenCLTemporalFilter * filter,
       const GstOpenCLFrameRing * ring, guint slot);
 
-  /* Enqueue the kernels that write output frame n into `out`: slots[l], l = 0 .. 2d, is the ring
-   * slot of input frame n - d + l (already clamped to the stream). Must not block or throw. */
+  /* Enqueue the kernels that write output frame n into `out` (plane 0 at out->info.offset[0],
+   * rows out->info.stride[0] bytes apart): slots[l], l = 0 .. 2d, is the ring slot of input frame
+   * n - d + l (already clamped to the stream). Must not block or throw. */
   gboolean (*process) (GstOpenCLTemporalFilter * filter, const GstOpenCLFrameRing * ring,
       const guint * slots, const GstOpenCLFrame * out);
 
   gpointer padding[8];
 };
 
-/* Pad templates for the (single-plane) formats in system memory; with GL built, RGBA in GL
- * memory is added when `gl_rgba` is true. */
+/* Pad templates as gst_opencl_filter_class_add_pad_templates () makes them: the formats
+ * (single-plane only) in system and OpenCL memory, and RGBA in GL memory when `gl_rgba`. */
 void gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass * klass,
     const gchar * formats, gboolean gl_rgba);
 
