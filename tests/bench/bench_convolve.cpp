@@ -390,9 +390,37 @@ tflops (double flop, const Stats & kernel)
   return kernel.median > 0 ? flop / (kernel.median * 1e-3) * 1e-12 : 0.0;
 }
 
+/* The first line of a /proc file that starts with `key` (its text after ": "), or the whole
+ * first line when `key` is empty. */
+std::string
+proc_line (const char *path, const std::string & key)
+{
+  std::ifstream file (path);
+  std::string line;
+  while (std::getline (file, line)) {
+    if (key.empty ())
+      return line;
+    if (line.compare (0, key.size (), key) == 0) {
+      auto colon = line.find (": ");
+      return colon == std::string::npos ? line : line.substr (colon + 2);
+    }
+  }
+  return "";
+}
+
+std::string
+load_average ()
+{
+  std::string line = proc_line ("/proc/loadavg", "");
+  std::stringstream fields (line);
+  std::string a, b, c;
+  fields >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
 bool
 write_json (const Options & o, const std::vector<CaseResult> & results,
-    const std::string & command_line)
+    const std::string & command_line, const std::string & load_before)
 {
   std::ofstream file (o.json_path);
   if (!file)
@@ -401,6 +429,10 @@ write_json (const Options & o, const std::vector<CaseResult> & results,
   file << "{\n  \"benchmark\": \"convolve\",\n";
   file << "  \"command\": " << json_string (command_line) << ",\n";
   file << "  \"gstreamer\": " << json_string (gst_version) << ",\n";
+  file << "  \"machine\": {\"cpu\": " << json_string (proc_line ("/proc/cpuinfo", "model name"))
+      << ", \"cores\": " << g_get_num_processors () << ", \"loadavg_before\": " <<
+      json_string (load_before) << ", \"loadavg_after\": " << json_string (load_average ()) <<
+      "},\n";
   file << "  \"device_property\": " << json_string (o.device) << ",\n";
   file << "  \"volume\": " << o.volume << ", \"kernel_size\": " << o.kernel_size << ",\n";
   file << "  \"useful_flop_definition\": \"2 x (S - K + 1)^3 x K^3 x N\",\n";
@@ -454,6 +486,7 @@ main (int argc, char **argv)
     gst_object_unref (factory);
   }
 
+  const std::string load_before = load_average ();
   std::vector<CaseResult> results;
   std::vector<std::string> temporary;
   const double k3 = (double) o.kernel_size * o.kernel_size * o.kernel_size;
@@ -538,7 +571,7 @@ main (int argc, char **argv)
   std::printf ("(ms; TFLOP/s = 2 x (S-K+1)^3 x K^3 x N / median kernel time; fps = kernel / "
       "wall)\n");
   if (!o.json_path.empty ()) {
-    if (!write_json (o, results, command_line)) {
+    if (!write_json (o, results, command_line, load_before)) {
       std::fprintf (stderr, "cannot write %s\n", o.json_path.c_str ());
       return 1;
     }

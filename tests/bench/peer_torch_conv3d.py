@@ -43,7 +43,8 @@ def main():
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
 
-    result = {"peer": "torch.nn.functional.conv3d", "command": " ".join(sys.argv),
+    result = {"benchmark": "peer_torch_conv3d", "peer": "torch.nn.functional.conv3d",
+              "command": " ".join(sys.argv),
               "volume": args.volume, "kernel_size": args.kernel_size,
               "useful_flop_definition": "2 x (S - K + 1)^3 x K^3 x N", "cases": []}
     try:
