@@ -358,6 +358,33 @@ GST_START_TEST (test_bad_settings_are_errors)
 }
 GST_END_TEST;
 
+/* GRAY8 frames in OpenCL memory are copied on the device: the same responses as from the host. */
+GST_START_TEST (test_opencl_memory_input)
+{
+  gchar *dir = g_dir_make_tmp ("multiconvolve-memory-XXXXXX", nullptr);
+  std::string outputs[2];
+  for (int on_device = 0; on_device < 2; on_device++) {
+    std::string path = std::string (dir) + "/out.raw";
+    std::string error = testutil::run_pipeline (std::string ("videotestsrc num-buffers=3 "
+            "pattern=ball ! video/x-raw,format=GRAY8,width=37,height=9 ! ") +
+        (on_device ? "openclupload ! " : "") + "openclmulticonvolve num-kernels=2 "
+        "kernel-size=3 kernels=\"<1,-1, 2,0, 1,1, 0,-2, 0,0, 0,2, -1,-1, -2,0, -1,1>\" ! "
+        "filesink location=" + path);
+    fail_unless_equals_string (error.c_str (), "");
+    gchar *contents = nullptr;
+    gsize size = 0;
+    fail_unless (g_file_get_contents (path.c_str (), &contents, &size, nullptr));
+    g_remove (path.c_str ());
+    fail_unless_equals_uint64 (size, 3 * 2 * 37 * 9 * sizeof (float));
+    outputs[on_device].assign (contents, size);
+    g_free (contents);
+  }
+  fail_unless (outputs[0] == outputs[1], "responses from OpenCL memory differ");
+  g_rmdir (dir);
+  g_free (dir);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_tuning)
 {
   /* No forced variant and no tuning cache: the element times its candidates on first use. */
@@ -386,6 +413,7 @@ multiconvolve_suite (void)
   tcase_add_test (tc, test_video_output);
   tcase_add_test (tc, test_kernels_file);
   tcase_add_test (tc, test_bad_settings_are_errors);
+  tcase_add_test (tc, test_opencl_memory_input);
   tcase_add_test (tc, test_tuning);
   return s;
 }

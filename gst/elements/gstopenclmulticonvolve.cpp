@@ -11,7 +11,7 @@
  * scipy.ndimage.correlate (..., mode='nearest') computes. Each work-item computes several
  * outputs along x for all N filters, so every input value it loads is used for all of them.
  *
- * Input: GRAY8 video, or one volume per buffer as
+ * Input: GRAY8 video (in system or OpenCL memory), or one volume per buffer as
  * other/tensors,format=static,num_tensors=1,types=uint8,dimensions=W:H:D (innermost first).
  * Output: other/tensors,types=float32,dimensions=N:W:H[:D], the N responses of a voxel
  * contiguous; or, for video input when downstream asks for video and N <= 4, GRAY8 (N = 1) or
@@ -43,6 +43,7 @@
 
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
 
@@ -181,6 +182,9 @@ enum
 
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)GRAY8, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
+#define VIDEO_IN_DEVICE_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " \
+    "format=(string)GRAY8, width=(int)[1, max], height=(int)[1, max], " \
+    "framerate=(fraction)[0/1, max]"
 #define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 
@@ -493,14 +497,22 @@ gst_opencl_multi_convolve_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   });
 }
 
-/* Enqueues the upload of `input` into the packed device volume. The memory must stay mapped
- * until the output read has completed. */
+/* Enqueues the upload of `input` into the packed device volume: from the frame's OpenCL memory
+ * when `view` is given, else from the mapped host frame or volume, which must stay mapped until
+ * the output read has completed. */
 static void
-upload_input (GstOpenCLMultiConvolve * self, const GstVideoFrame * frame, const GstMapInfo * map)
+upload_input (GstOpenCLMultiConvolve * self, const gst_opencl::DeviceFrameView * view,
+    const GstVideoFrame * frame, const GstMapInfo * map)
 {
   State & state = self->impl->state;
   auto & queue = self->impl->device.device ().queue;
-  if (frame) {
+  if (view) {
+    cl::array<size_t, 3> source { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&view->info, 0), 0, 0 };
+    cl::array<size_t, 3> origin { 0, 0, 0 };
+    cl::array<size_t, 3> region { (size_t) state.width, (size_t) state.height, 1 };
+    queue.enqueueCopyBufferRect (view->buffer, state.input, source, origin, region,
+        (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&view->info, 0), 0, (size_t) state.width, 0);
+  } else if (frame) {
     cl::array<size_t, 3> origin { 0, 0, 0 };
     cl::array<size_t, 3> region { (size_t) state.width, (size_t) state.height, 1 };
     queue.enqueueWriteBufferRect (state.input, CL_FALSE, origin, origin, region,
@@ -526,11 +538,27 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
     offset = impl->settings.offset;
   }
 
+  gst_opencl::DeviceFrameView in_view;
+  bool in_on_device = false;
+  if (state.video_in && !GST_OPENCL_GUARD (trans, "cannot read the input frame", [&]() {
+        in_on_device = gst_opencl::buffer_device_frame (inbuf, impl->device.context (), false,
+            &in_view);
+      }))
+    return GST_FLOW_ERROR;
+
   GstVideoFrame in_frame, out_frame;
   GstMapInfo in_map = GST_MAP_INFO_INIT, out_map = GST_MAP_INFO_INIT;
-  bool in_mapped = state.video_in ?
+  bool in_mapped = in_on_device || (state.video_in ?
       gst_video_frame_map (&in_frame, &state.in_video, inbuf, GST_MAP_READ) :
-      gst_buffer_map (inbuf, &in_map, GST_MAP_READ);
+      gst_buffer_map (inbuf, &in_map, GST_MAP_READ));
+  auto unmap_input = [&]() {
+    if (in_on_device)
+      return;
+    if (state.video_in)
+      gst_video_frame_unmap (&in_frame);
+    else
+      gst_buffer_unmap (inbuf, &in_map);
+  };
   if (!in_mapped) {
     GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the input"), (nullptr));
     return GST_FLOW_ERROR;
@@ -539,10 +567,7 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
       gst_video_frame_map (&out_frame, &state.out_video, outbuf, GST_MAP_WRITE) :
       gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE);
   if (!out_mapped) {
-    if (state.video_in)
-      gst_video_frame_unmap (&in_frame);
-    else
-      gst_buffer_unmap (inbuf, &in_map);
+    unmap_input ();
     GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output"), (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -554,7 +579,8 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
           std::to_string (in_map.size) + " bytes is smaller than the " +
           std::to_string (volume_bytes) + "-byte volume of its caps");
     auto & device = impl->device.device ();
-    upload_input (self, state.video_in ? &in_frame : nullptr, &in_map);
+    upload_input (self, in_on_device ? &in_view : nullptr, state.video_in ? &in_frame : nullptr,
+        &in_map);
 
     gst_opencl::ConvolutionArgs args;
     args.src = &state.input;
@@ -604,10 +630,7 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
     gst_video_frame_unmap (&out_frame);
   else
     gst_buffer_unmap (outbuf, &out_map);
-  if (state.video_in)
-    gst_video_frame_unmap (&in_frame);
-  else
-    gst_buffer_unmap (inbuf, &in_map);
+  unmap_input ();
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -709,7 +732,9 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
       "device", "gst-opencl developers");
 
-  GstCaps *sink = gst_caps_from_string (VIDEO_IN_CAPS);
+  /* GRAY8 in OpenCL memory is read where it is (a device-to-device copy). */
+  GstCaps *sink = gst_caps_from_string (VIDEO_IN_DEVICE_CAPS);
+  gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
   gst_caps_append (sink, gst_caps_from_string (
           gst_opencl::tensor_template_caps ("uint8").c_str ()));
   gst_element_class_add_pad_template (element_class,
