@@ -264,9 +264,19 @@ run_case (const Options & options, CaseResult & result)
   gst_pad_add_probe (filter_src, GST_PAD_PROBE_TYPE_BUFFER, on_filter_output, &probe, nullptr);
   gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, &probe, nullptr);
 
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-    result.error = "the pipeline would not start";
   GstBus *bus = gst_element_get_bus (pipeline);
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    result.error = "the pipeline would not start";
+    /* The element's own error says why (no such device, bad settings). */
+    if (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+      GError *bus_error = nullptr;
+      gst_message_parse_error (message, &bus_error, nullptr);
+      if (bus_error)
+        result.error += std::string (": ") + bus_error->message;
+      g_clear_error (&bus_error);
+      gst_message_unref (message);
+    }
+  }
   while (result.error.empty ()) {
     GstMessage *message = gst_bus_timed_pop_filtered (bus,
         (GstClockTime) options.timeout_s * GST_SECOND,
