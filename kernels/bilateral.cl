@@ -14,6 +14,9 @@
  *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx: channels 0-2 filtered, channel 3 copied) or 1 (GRAY8)
  *   MODE      0 colour distance, 1 luma difference, 2 per channel (CHANNELS 4 only)
  *   RADIUS    0..32;  GROUP_W, GROUP_H: work-group shape;  OUT_X: outputs per work-item
+ *   TILE_FLOAT 1 to keep the tile as floats, converted once when loaded (GPUs convert bytes to
+ *             floats at a quarter of their arithmetic rate: per tap that was the bound); 0 to
+ *             keep bytes, a quarter of the local memory, for radii whose float tile does not fit
  *   POLY_EXP2 1 to evaluate exp2 with a polynomial (CPU devices, where native_exp2 is a library
  *             call that does not vectorise); 0 for native_exp2 (GPUs have it in hardware)
  */
@@ -38,6 +41,15 @@
 
 #ifndef POLY_EXP2
 #define POLY_EXP2 0
+#endif
+#ifndef TILE_FLOAT
+#define TILE_FLOAT 0
+#endif
+
+#if TILE_FLOAT
+#define TILE_T value_t
+#else
+#define TILE_T pixel_t
 #endif
 
 #define MODE_COLOR 0
@@ -128,7 +140,13 @@ bilateral (__global const uchar * src, int src_stride,
     __global uchar * dst, int dst_stride, int width, int height,
     __constant float *spatial_log2, float range_scale, float4 luma)
 {
+#if TILE_FLOAT
+  __local value_t tile[TILE_H][TILE_W];
+#define TILE_VALUE(p) (p)
+#else
   __local pixel_t tile[TILE_H][TILE_W];
+#define TILE_VALUE(p) TO_VALUE (p)
+#endif
 
   const int lx = get_local_id (0);
   const int ly = get_local_id (1);
@@ -140,7 +158,11 @@ bilateral (__global const uchar * src, int src_stride,
     __global const uchar *row = src + (size_t) sy * src_stride;
     for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
       const int sx = clamp (tile_x0 + tx, 0, width - 1);
+#if TILE_FLOAT
+      tile[ty][tx] = TO_VALUE (LOAD_PIXEL (row, sx));
+#else
       tile[ty][tx] = LOAD_PIXEL (row, sx);
+#endif
     }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -154,17 +176,17 @@ bilateral (__global const uchar * src, int src_stride,
   weight_t weight_sum[OUT_X];
 #pragma unroll
   for (int k = 0; k < OUT_X; k++) {
-    centre[k] = TO_VALUE (tile[cy][cx + k]);
+    centre[k] = TILE_VALUE (tile[cy][cx + k]);
     sum[k] = (value_t) (0.0f);
     weight_sum[k] = (weight_t) (0.0f);
   }
 
   for (int dy = -RADIUS; dy <= RADIUS; dy++) {
     __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
-    __local const pixel_t *tile_row = &tile[cy + dy][0];
+    __local const TILE_T *tile_row = &tile[cy + dy][0];
     /* Columns cx - R .. cx + OUT_X - 1 + R serve all OUT_X outputs. */
     for (int c = -RADIUS; c < OUT_X + RADIUS; c++) {
-      const value_t v = TO_VALUE (tile_row[cx + c]);
+      const value_t v = TILE_VALUE (tile_row[cx + c]);
 #pragma unroll
       for (int k = 0; k < OUT_X; k++) {
         const int dx = c - k;
@@ -187,7 +209,8 @@ bilateral (__global const uchar * src, int src_stride,
   for (int k = 0; k < OUT_X; k++) {
     if (x0 + k < width) {
 #if CHANNELS == 4
-      STORE_PIXEL (finish4 (sum[k], weight_sum[k], tile[cy][cx + k].w), out_row, x0 + k);
+      STORE_PIXEL (finish4 (sum[k], weight_sum[k], (uchar) tile[cy][cx + k].w), out_row,
+          x0 + k);
 #else
       STORE_PIXEL (convert_uchar_sat_rte (sum[k] / weight_sum[k]), out_row, x0 + k);
 #endif

@@ -79,6 +79,7 @@ struct State
   KernelKey key;
   cl::Kernel kernel;
   size_t group_w = 16, group_h = 16, out_x = 2;
+  bool tile_float = true;
   cl::Buffer spatial_log2;                /* (2 * MAX_RADIUS + 1)^2 floats, allocated once */
   std::vector<float> spatial_host;        /* source of the last non-blocking upload */
   double table_sigma = -1.0;
@@ -210,20 +211,35 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
   });
 }
 
-/* Picks the work-group shape for a radius: the tallest group whose tile fits local memory. */
+/* Picks the work-group shape and tile type for a radius: on GPUs a float tile (no conversion
+ * per tap) when one fits local memory with groups of at least 8 rows, else a byte tile and the
+ * tallest group whose tile fits. CPU devices keep bytes (local memory is ordinary memory there,
+ * and the conversion vectorises). */
 static void
 choose_group (const gst_opencl::Device & device, int channels, int radius, State & state)
 {
   state.group_w = 16;
   state.out_x = 2;
-  const size_t pixel_bytes = channels;
-  for (size_t group_h : { 16, 8, 4, 2, 1 }) {
-    size_t tile_bytes = (state.group_w * state.out_x + 2 * radius) * (group_h + 2 * radius) *
-        pixel_bytes;
-    if (tile_bytes + 1024 <= device.local_mem_bytes &&
-        state.group_w * group_h <= device.max_work_group_size) {
-      state.group_h = group_h;
-      return;
+  /* GST_OPENCL_BILATERAL_TILE=float|byte forces a tile type: tests run the GPU's float tile
+   * on CPU devices with it. */
+  const char *forced = g_getenv ("GST_OPENCL_BILATERAL_TILE");
+  const bool want_float = forced ? g_strcmp0 (forced, "float") == 0 :
+      (device.type & CL_DEVICE_TYPE_GPU) != 0;
+  for (bool tile_float : { true, false }) {
+    if (tile_float && !want_float)
+      continue;
+    const size_t pixel_bytes = tile_float ? channels * sizeof (float) : channels;
+    for (size_t group_h : { 16, 8, 4, 2, 1 }) {
+      if (tile_float && group_h < 8)
+        break;
+      size_t tile_bytes = (state.group_w * state.out_x + 2 * radius) * (group_h + 2 * radius) *
+          pixel_bytes;
+      if (tile_bytes + 1024 <= device.local_mem_bytes &&
+          state.group_w * group_h <= device.max_work_group_size) {
+        state.group_h = group_h;
+        state.tile_float = tile_float;
+        return;
+      }
     }
   }
   throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
@@ -242,8 +258,9 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   choose_group (device, key.channels, key.radius, state);
   const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
   gchar *options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-      "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d", key.channels, key.mode,
-      key.radius, state.group_w, state.group_h, state.out_x, poly_exp2 ? 1 : 0);
+      "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d", key.channels,
+      key.mode, key.radius, state.group_w, state.group_h, state.out_x, poly_exp2 ? 1 : 0,
+      state.tile_float ? 1 : 0);
   std::string build_options (options);
   g_free (options);
   state.kernel = device.kernel ("bilateral", "bilateral", build_options);

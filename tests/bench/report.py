@@ -82,7 +82,66 @@ def histogram(path, data):
     print()
 
 
-REPORTERS = {"openclbilateral": bilateral, "openclhistogram": histogram}
+def machine_text(machine):
+    return (f"machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores"
+            + (f"; load average {machine['loadavg_before']} before, {machine['loadavg_after']} after"
+               if machine.get("loadavg_before") else ""))
+
+
+def convolve(path, data):
+    run = data["convolve"]
+    cases = run["cases"]
+    device = next((c["device_name"] for c in cases if c.get("device_name")), "?")
+    print(f"**openclmulticonvolve / openclconvolve3d** on {device}; "
+          f"{machine_text(run.get('machine', {}))}.")
+    print(f"From `{path}`, made by `{data.get('command', '?')}`. Useful work: "
+          f"{run.get('useful_flop_definition', '?')} floating-point operations, "
+          f"S = {run.get('volume')}, K = {run.get('kernel_size')}.\n")
+    volume = [c for c in cases if c.get("num_filters")]
+    if volume:
+        print("| case | volumes | kernel ms (median) | kernel IQR ms | useful TFLOP/s |")
+        print("| --- | --- | --- | --- | --- |")
+        for c in volume:
+            if not c.get("ok"):
+                print(f"| {c['name']} | failed: {c.get('error')} | | | |")
+                continue
+            k = c["kernel_ms"]
+            print(f"| {c['name']} | {len(c['kernel_ms_samples'])} | {fmt_ms(k['median'])} | "
+                  f"{fmt_ms(k['q3'] - k['q1'])} | {c['tflops_useful']:.4g} |")
+        print()
+    video = [c for c in cases if not c.get("num_filters")]
+    if video:
+        print("| case | frames | kernel ms (median) | kernel IQR ms | frames/s (kernel) | "
+              "frames/s (wall) |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for c in video:
+            if not c.get("ok"):
+                print(f"| {c['name']} | failed: {c.get('error')} | | | | |")
+                continue
+            k = c["kernel_ms"]
+            print(f"| {c['name']} | {len(c['kernel_ms_samples'])} | {fmt_ms(k['median'])} | "
+                  f"{fmt_ms(k['q3'] - k['q1'])} | {c['fps_kernel']:.1f} | {c['fps_wall']:.1f} |")
+        print()
+
+
+def peer_torch_conv3d(path, data):
+    run = data["peer_torch_conv3d"]
+    print(f"**{run.get('peer')}** (cuDNN {run.get('cudnn', '?')}, torch {run.get('torch', '?')}) "
+          f"on {run.get('device', '?')}, S = {run.get('volume')}, K = {run.get('kernel_size')}.")
+    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
+    if run.get("error"):
+        print(f"Not measured: {run['error']}.\n")
+        return
+    print("| mode | N | median ms | useful TFLOP/s |")
+    print("| --- | --- | --- | --- |")
+    for c in run["cases"]:
+        print(f"| {c['mode']} | {c['num_filters']} | {fmt_ms(c['median_ms'])} | "
+              f"{c['tflops_useful']:.4g} |")
+    print()
+
+
+REPORTERS = {"openclbilateral": bilateral, "openclhistogram": histogram, "convolve": convolve,
+             "peer_torch_conv3d": peer_torch_conv3d}
 
 
 def main(argv):
