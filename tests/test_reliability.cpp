@@ -5,6 +5,7 @@
 #include <gst/base/gstbasesrc.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
 
 #include <atomic>
 #include <cmath>
@@ -56,6 +57,14 @@ struct Row
   /* kernels/<file>.cl the element builds, or nullptr. */
   const char *kernel_file;
   std::vector<Hammer> hammer;
+  /* An array-of-floats property and the length the segment's settings need ("" when none),
+   * and the element's file property for the same values ("" when none). */
+  std::string array_property = "";
+  size_t array_length = 0;
+  std::string file_property = "";
+  /* The element's largest allocation for a frame of formats[0], in frame sizes (a
+   * convolution's float copies are larger than the frame). */
+  gsize alloc_factor = 1;
 };
 
 const std::vector<Row> &
@@ -77,6 +86,14 @@ rows ()
     { "upload-download", Kind::Filter, "openclupload ! opencldownload", "openclupload",
       { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
         GST_VIDEO_FORMAT_GRAY8 }, nullptr, {} },
+    { "convolve3d", Kind::Filter, "openclconvolve3d kernel-depth=3 sigma-t=1",
+      "openclconvolve3d", { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8 }, "convolve",
+      { { "sigma-xy", { 0.5, 1 } }, { "sigma-t", { 0.5, 1 } }, { "normalize", { 0, 1 } } },
+      "kernel", 0, "", 12 /* 3 float RGBA frames */ },
+    { "multiconvolve", Kind::Filter, "openclmulticonvolve num-kernels=1 kernel-size=3 "
+      "kernels=\"<0,-1,0,-1,5,-1,0,-1,0>\"", "openclmulticonvolve", { GST_VIDEO_FORMAT_GRAY8 },
+      "convolve", { { "scale", { 0.5, 1, 2 } }, { "offset", { 0, 10 } } }, "kernels", 9,
+      "kernels-file", 4 /* one float response per pixel */ },
     { "mandelboxsrc", Kind::Source, "openclmandelboxsrc animate=false iterations=6 steps=24",
       "openclmandelboxsrc", { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx }, "mandelbox",
       { { "yaw", { -30, 0, 45 } }, { "pitch", { -10, 20 } }, { "distance", { 10, 15 } },
@@ -221,16 +238,27 @@ first_of (GstElement * pipeline, const char *factory)
   return found;
 }
 
-/* The row chain of all video elements: the source row, then every filter row. */
+/* The row chain of all video elements: the source row, then every filter row (a videoconvert
+ * in front of a row that does not take the format so far). */
 std::string
 chain_line (int buffers, int width, int height)
 {
   std::string source, filters;
+  GstVideoFormat format = GST_VIDEO_FORMAT_RGBA;
   for (const auto & row : rows ()) {
-    if (row.kind == Kind::Source && source.empty ())
+    if (row.kind == Kind::Source && source.empty ()) {
       source = row_line (row, buffers, GST_VIDEO_FORMAT_RGBA, width, height);
-    else if (row.kind == Kind::Filter)
+    } else if (row.kind == Kind::Filter) {
+      bool takes = false;
+      for (GstVideoFormat f : row.formats)
+        takes = takes || f == format;
+      if (!takes) {
+        format = row.formats[0];
+        filters += std::string (" ! videoconvert ! video/x-raw,format=") +
+            gst_video_format_to_string (format);
+      }
       filters += std::string (" ! ") + row.segment;
+    }
   }
   return source + filters;
 }
@@ -310,7 +338,7 @@ GST_START_TEST (test_pause_play_while_streaming)
     for (int round = 0; round < 8; round++) {
       int before = frames.load ();
       gst_element_set_state (pipeline, GST_STATE_PLAYING);
-      for (int wait = 0; wait < 200 && frames.load () < before + 2; wait++)
+      for (int wait = 0; wait < 500 && frames.load () < before + 2; wait++)
         g_usleep (20000);
       fail_unless (frames.load () >= before + 2, "%s: round %d: no frames after PLAYING (%s)",
           row.name, round, pop_error (bus).c_str ());
@@ -509,14 +537,20 @@ GST_END_TEST;
 GST_START_TEST (test_largest_frame_and_one_beyond)
 {
   constexpr int W = 256, H = 256;
-  const std::string limit = std::to_string (W * H * 4);
   for (const auto & row : rows ()) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, row.formats[0], W, H);
+    const gsize factor = row.alloc_factor;
+    const std::string limit = std::to_string (info.size * factor);
+    GstVideoInfo beyond_info;
+    gst_video_info_set_format (&beyond_info, row.formats[0], W, H + 1);
+    const std::string beyond_bytes = std::to_string (beyond_info.size * factor);
     g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", limit.c_str (), TRUE);
-    std::string fits = testutil::run_pipeline (row_line (row, 1, GST_VIDEO_FORMAT_RGBA, W, H) +
+    std::string fits = testutil::run_pipeline (row_line (row, 1, row.formats[0], W, H) +
         " ! fakesink");
     /* Beyond, then the same pipeline (same element) back from NULL at the largest size. */
-    std::string line = row_line (row, 1, GST_VIDEO_FORMAT_RGBA, W, H + 1) + " ! fakesink";
-    std::string beyond_caps = caps_text (GST_VIDEO_FORMAT_RGBA, W, H + 1);
+    std::string line = row_line (row, 1, row.formats[0], W, H + 1) + " ! fakesink";
+    std::string beyond_caps = caps_text (row.formats[0], W, H + 1);
     line.replace (line.find (beyond_caps), beyond_caps.size (), "capsfilter name=cf caps=\"" +
         beyond_caps + "\"");
     GstElement *pipeline = gst_parse_launch (line.c_str (), nullptr);
@@ -524,7 +558,7 @@ GST_START_TEST (test_largest_frame_and_one_beyond)
     gst_object_ref (pipeline);
     std::string beyond = testutil::run_pipeline (pipeline);
     GstElement *cf = gst_bin_get_by_name (GST_BIN (pipeline), "cf");
-    GstCaps *caps = gst_caps_from_string (caps_text (GST_VIDEO_FORMAT_RGBA, W, H).c_str ());
+    GstCaps *caps = gst_caps_from_string (caps_text (row.formats[0], W, H).c_str ());
     g_object_set (cf, "caps", caps, nullptr);
     gst_caps_unref (caps);
     gst_object_unref (cf);
@@ -532,7 +566,7 @@ GST_START_TEST (test_largest_frame_and_one_beyond)
     g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
     fail_unless (fits.empty (), "%s: the largest frame failed: %s", row.name, fits.c_str ());
     fail_unless (!beyond.empty (), "%s: a frame beyond the limit ran", row.name);
-    fail_unless (contains (beyond, std::to_string (W * (H + 1) * 4)) && contains (beyond, limit),
+    fail_unless (contains (beyond, beyond_bytes) && contains (beyond, limit),
         "%s: the error does not name the frame's and the device's sizes: %s", row.name,
         beyond.c_str ());
     fail_unless (again.empty (), "%s: not reusable after the error: %s", row.name,
@@ -635,6 +669,74 @@ GST_START_TEST (test_bad_property_values)
             false, "device=no-such-device") + " ! fakesink");
     fail_unless (contains (error, "no OpenCL device matches"), "%s: %s", row.name,
         error.c_str ());
+  }
+}
+GST_END_TEST;
+
+/* Float arrays of the wrong length, with NaN or infinities, and unreadable or short files for
+ * the same values: a clear error each (never a crash), and the element runs again afterwards. */
+GST_START_TEST (test_bad_kernel_arrays)
+{
+  for (const auto & row : rows ()) {
+    if (row.array_property.empty ())
+      continue;
+    std::string base = row_line (row, 2, row.formats[0], 16, 8);
+    /* Without the segment's own array, so the bad one is the only one. */
+    std::string plain = base.substr (0, base.find (" " + row.array_property + "="));
+    size_t n = row.array_length ? row.array_length : 27;
+    auto array = [] (size_t count, const char *special) {
+      std::string text = "\"<";
+      for (size_t i = 0; i < count; i++)
+        text += std::string (i ? "," : "") + (special && i == count / 2 ? special : "0.5");
+      return text + ">\"";
+    };
+    const std::string cases[] = { array (n - 1, nullptr), array (n + 1, nullptr),
+      array (1, nullptr), "\"<>\"", array (n, "nan"), array (n, "inf"), array (n, "-inf") };
+    for (const auto & value : cases) {
+      std::string extra = " " + row.array_property + "=" + value;
+      if (row.array_property == "kernel")
+        extra += " preset=custom kernel-width=3 kernel-height=3 kernel-depth=3";
+      GError *parse_error = nullptr;
+      WarningCount count;
+      GLogLevelFlags fatal = g_log_set_always_fatal ((GLogLevelFlags) G_LOG_FATAL_MASK);
+      guint handler = g_log_set_handler ("GLib-GObject", (GLogLevelFlags) (G_LOG_LEVEL_WARNING |
+              G_LOG_LEVEL_CRITICAL), count_warning, &count);
+      GstElement *pipeline = gst_parse_launch ((plain + extra + " ! fakesink").c_str (),
+          &parse_error);
+      g_log_remove_handler ("GLib-GObject", handler);
+      g_log_set_always_fatal (fatal);
+      if (count.warnings)
+        GST_INFO ("%s %s: refused by the param spec", row.name, value.c_str ());
+      if (!pipeline || parse_error) {
+        /* GStreamer's own parser refused the text (e.g. "inf" as a float): nothing reached
+         * the element. */
+        g_clear_error (&parse_error);
+        if (pipeline)
+          gst_object_unref (pipeline);
+        continue;
+      }
+      std::string error = testutil::run_pipeline (pipeline);
+      fail_unless (!error.empty (), "%s: %s=%s ran", row.name, row.array_property.c_str (),
+          value.c_str ());
+      GST_INFO ("%s %s: %s", row.name, value.c_str (), error.c_str ());
+    }
+    if (!row.file_property.empty ()) {
+      gchar *dir = g_dir_make_tmp ("gst-opencl-kernels-XXXXXX", nullptr);
+      std::string shortfile = std::string (dir) + "/short.raw";
+      g_file_set_contents (shortfile.c_str (), "abcdefg", 7, nullptr);
+      for (const std::string & path : { std::string ("/nonexistent/filters.raw"),
+              std::string (dir), shortfile }) {
+        std::string error = testutil::run_pipeline (plain + " " + row.file_property + "=\"" +
+            path + "\" ! fakesink");
+        fail_unless (contains (error, row.file_property), "%s: %s=%s: %s", row.name,
+            row.file_property.c_str (), path.c_str (), error.c_str ());
+      }
+      g_remove (shortfile.c_str ());
+      g_rmdir (dir);
+      g_free (dir);
+    }
+    std::string error = testutil::run_pipeline (base + " ! fakesink");
+    fail_unless (error.empty (), "%s: %s", row.name, error.c_str ());
   }
 }
 GST_END_TEST;
@@ -868,13 +970,16 @@ struct TensorRow
   const char *segment;
   const char *type;       /* a type it takes */
   gsize element_bytes;
+  gsize out_element_bytes;  /* bytes out per element in */
 };
 
 const std::vector<TensorRow> &
 tensor_rows ()
 {
   static const std::vector<TensorRow> table = {
-    { "sort", "openclsort", "int32", 4 },
+    { "sort", "openclsort", "int32", 4, 4 },
+    { "multiconvolve", "openclmulticonvolve num-kernels=1 kernel-size=3 dims=3 kernels=\"<"
+      "0,0,0,0,1,0,0,0,0, 0,1,0,1,-6,1,0,1,0, 0,0,0,0,1,0,0,0,0>\"", "uint8", 1, 4 },
   };
   return table;
 }
@@ -963,8 +1068,8 @@ GST_START_TEST (test_hostile_tensors)
     }
     auto out = run_tensors (row.segment, tensor_caps (row.type, "16:3"), { good, good },
         &error);
-    fail_unless (error.empty () && out.size () == 2 && out[0].size () == good, "%s: %s",
-        row.name, error.c_str ());
+    fail_unless (error.empty () && out.size () == 2 &&
+        out[0].size () == 16 * 3 * row.out_element_bytes, "%s: %s", row.name, error.c_str ());
   }
 }
 GST_END_TEST;
@@ -985,6 +1090,7 @@ reliability_suite (void)
   tcase_add_test (tc, test_hostile_tensors);
   tcase_add_test (tc, test_largest_frame_and_one_beyond);
   tcase_add_test (tc, test_bad_property_values);
+  tcase_add_test (tc, test_bad_kernel_arrays);
   tcase_add_test (tc, test_property_hammer_while_playing);
   tcase_add_test (tc, test_broken_kernel_then_reuse);
   tcase_add_test (tc, test_parallel_pipelines);
@@ -993,4 +1099,12 @@ reliability_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (reliability);
+int
+main (int argc, char **argv)
+{
+  /* One convolution variant, as the convolution suites force it: no timing of candidates, so
+   * every pipeline computes the same way and each filter shape costs one program build. */
+  g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (reliability_suite (), "reliability", __FILE__);
+}
