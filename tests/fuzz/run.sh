@@ -27,7 +27,7 @@ if [ ! -d "$build" ]; then
     -Dgl=disabled -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
     >/dev/null
 fi
-targets=(device_spec tensor_caps)
+targets=(device_spec tensor_caps kernel_array)
 ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz_}" >/dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0}
