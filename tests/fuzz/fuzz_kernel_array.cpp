@@ -1,6 +1,8 @@
 /* gst-opencl fuzz target: the float arrays of the convolution elements' `kernel` / `kernels`
- * properties, from their text form (what gst-launch and gst_util_set_object_arg parse) through
- * gst_opencl::float_array_from_value; and GST_OPENCL_CONV_VARIANT strings through
+ * properties through gst_opencl::float_array_from_value, as GstValueArrays of whatever element
+ * types an application may put in them (floats, doubles, ints, strings, nested arrays: built
+ * from the input bytes, not parsed by GStreamer, whose own text parser leaks on malformed
+ * nested arrays); and GST_OPENCL_CONV_VARIANT strings through
  * gst_opencl::ConvolutionVariant::parse. The first byte picks which. Built as a libFuzzer
  * program by tests/fuzz/run.sh, and as a replay of the stored corpus by `meson test`.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -9,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -60,7 +63,49 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 
   GValue value = G_VALUE_INIT;
   g_value_init (&value, GST_TYPE_ARRAY);
-  if (gst_value_deserialize (&value, text.c_str ())) {
+  const uint8_t *p = data + 1, *end = data + size;
+  auto take = [&](void *out, size_t bytes) {
+    std::memset (out, 0, bytes);
+    size_t n = std::min (bytes, (size_t) (end - p));
+    std::memcpy (out, p, n);
+    p += n;
+  };
+  while (p < end) {
+    const uint8_t kind = *p++ % 5;
+    GValue element = G_VALUE_INIT;
+    if (kind == 0) {
+      float f;
+      take (&f, sizeof f);
+      g_value_init (&element, G_TYPE_FLOAT);
+      g_value_set_float (&element, f);
+    } else if (kind == 1) {
+      double d;
+      take (&d, sizeof d);
+      g_value_init (&element, G_TYPE_DOUBLE);
+      g_value_set_double (&element, d);
+    } else if (kind == 2) {
+      gint32 i;
+      take (&i, sizeof i);
+      g_value_init (&element, G_TYPE_INT);
+      g_value_set_int (&element, i);
+    } else if (kind == 3) {
+      uint8_t length = 0;
+      take (&length, 1);
+      std::string text_value (reinterpret_cast<const char *> (p),
+          std::min ((size_t) length, (size_t) (end - p)));
+      p += text_value.size ();
+      g_value_init (&element, G_TYPE_STRING);
+      g_value_set_string (&element, text_value.c_str ());
+    } else {
+      g_value_init (&element, GST_TYPE_ARRAY);
+      GValue inner = G_VALUE_INIT;
+      g_value_init (&inner, G_TYPE_INT);
+      g_value_set_int (&inner, 1);
+      gst_value_array_append_and_take_value (&element, &inner);
+    }
+    gst_value_array_append_and_take_value (&value, &element);
+  }
+  {
     auto floats = gst_opencl::float_array_from_value (&value);
     if (floats.size () != gst_value_array_get_size (&value))
       abort ();
