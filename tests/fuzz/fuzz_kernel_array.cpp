@@ -103,7 +103,12 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       g_value_set_int (&inner, 1);
       gst_value_array_append_and_take_value (&element, &inner);
     }
+    /* GStreamer refuses (with a critical, and without taking it) an element whose type
+     * differs from the first one's: then it is still ours to free. */
+    const guint before = gst_value_array_get_size (&value);
     gst_value_array_append_and_take_value (&value, &element);
+    if (gst_value_array_get_size (&value) == before)
+      g_value_unset (&element);
   }
   {
     auto floats = gst_opencl::float_array_from_value (&value);
