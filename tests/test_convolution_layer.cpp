@@ -76,7 +76,8 @@ GST_START_TEST (test_variant_strings)
   fail_unless_equals_int (v->group_y, 4);
   v = ConvolutionVariant::parse ("2:16x8:local", &memory_given);
   fail_unless (v && memory_given && v->filter_memory == FilterMemory::Local);
-  fail_unless_equals_string (v->to_string ().c_str (), "2:16x8:local");
+  const std::string parsed_text = v->to_string ();
+  fail_unless_equals_string (parsed_text.c_str (), "2:16x8:local");
   for (const char *bad : { "", "4", "4:16", "0:16x4", "4:16x4:texture", "x:1x1", "4:0x4" })
     fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
 }
@@ -180,7 +181,8 @@ GST_START_TEST (test_variant_choice)
   fail_unless (g_file_set_contents (path.c_str (), "1:4x2:global\n", -1, nullptr));
   gst_opencl::Convolution cached;
   bench.run_and_check (cached);
-  fail_unless_equals_string (cached.variant ().to_string ().c_str (), "1:4x2:global");
+  const std::string cached_text = cached.variant ().to_string ();
+  fail_unless_equals_string (cached_text.c_str (), "1:4x2:global");
 
   /* A damaged file is tuned again and rewritten. */
   fail_unless (g_file_set_contents (path.c_str (), "garbage", -1, nullptr));
@@ -194,7 +196,8 @@ GST_START_TEST (test_variant_choice)
   g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4:local", TRUE);
   gst_opencl::Convolution local;
   bench.run_and_check (local);
-  fail_unless_equals_string (local.variant ().to_string ().c_str (), "4:8x4:local");
+  const std::string local_text = local.variant ().to_string ();
+  fail_unless_equals_string (local_text.c_str (), "4:8x4:local");
   g_unsetenv ("GST_OPENCL_CONV_VARIANT");
 }
 GST_END_TEST;
