@@ -283,7 +283,8 @@ GST_START_TEST (test_variant_tuning)
   std::vector<gst_opencl::TuningCandidate> hopeless = { { "broken", true } };
   threw = false;
   try {
-    gst_opencl::choose_variant (device, "testfamily-1", key + " hopeless", hopeless, time_one);
+    gst_opencl::choose_variant (device, "testfamily-1", key + " hopeless", hopeless,
+        [](size_t) -> double { throw std::runtime_error ("does not build"); });
   } catch (const gst_opencl::Failure &) {
     threw = true;
   }
