@@ -7,6 +7,7 @@
 #include "elements/gstopencltransfer.h"
 #include "opencl/gstopenclmemory.h"
 #include "elements/gstopenclmandelboxsrc.h"
+#include "elements/gstopenclsort.h"
 #include "opencl/gstopenclutils.h"
 
 static gboolean
@@ -27,6 +28,7 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
   ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
   ok &= GST_ELEMENT_REGISTER (openclmandelboxsrc, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclsort, plugin);
   return ok;
 }
 

@@ -256,6 +256,51 @@ GST_START_TEST (test_filter_on_device_frames_matches_reference)
 }
 GST_END_TEST;
 
+/* The bytes of the frames a pipeline ending in an appsink named "out" delivers. */
+static std::vector<std::vector<guint8>>
+collect_frames (const std::string & launch_line)
+{
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch (launch_line.c_str (), &error);
+  fail_unless (pipeline && !error, "%s", launch_line.c_str ());
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  std::vector<std::vector<guint8>> frames;
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while (true) {
+    GstSample *sample = nullptr;
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ));
+    frames.emplace_back (map.data, map.data + map.size);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return frames;
+}
+
+/* The source renders straight into OpenCL memory when downstream takes it: the same pixels as
+ * rendered to system memory, through a filter on the device too. */
+GST_START_TEST (test_source_renders_into_opencl_memory)
+{
+  const std::string source = "openclmandelboxsrc num-buffers=2 animate=false yaw=20 ! ";
+  const std::string caps = "width=48,height=32,format=RGBA";
+  auto on_host = collect_frames (source + "video/x-raw," + caps +
+      " ! openclbilateral ! video/x-raw ! appsink name=out sync=false");
+  auto on_device = collect_frames (source + "video/x-raw(memory:OpenCLMemory)," + caps +
+      " ! openclbilateral ! video/x-raw(memory:OpenCLMemory) ! opencldownload ! "
+      "appsink name=out sync=false");
+  fail_unless_equals_int (on_host.size (), 2);
+  fail_unless_equals_int (on_device.size (), 2);
+  for (size_t i = 0; i < on_host.size (); i++)
+    fail_unless (on_host[i] == on_device[i], "frame %zu differs", i);
+}
+GST_END_TEST;
+
 static Suite *
 memory_suite (void)
 {
@@ -268,6 +313,7 @@ memory_suite (void)
   tcase_add_test (tc, test_passthrough_when_already_there);
   tcase_add_test (tc, test_pipeline_negotiates_and_shares_context);
   tcase_add_test (tc, test_filter_on_device_frames_matches_reference);
+  tcase_add_test (tc, test_source_renders_into_opencl_memory);
   return s;
 }
 

@@ -13,6 +13,7 @@
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
 
@@ -37,6 +38,7 @@ struct GstOpenCLSrcPrivate
   bool negotiated = false;
   GstOpenCLFrame frame;          /* the device copy: tight rows, described by info */
   gsize capacity_bytes = 0;
+  bool on_device = false;        /* caps in OpenCL memory: render into the output buffers */
 
   /* Frames since the last caps change or seek, and the frames and time before them. */
   guint64 frames = 0;
@@ -203,8 +205,10 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
           ": only packed formats");
     auto & device = gst_opencl_src_device (src);
     check_fits_device (device, &info);
-    /* Allocated per caps, not per frame; kept when the new caps need no more. */
-    if (!priv->frame.buffer () || priv->capacity_bytes < info.size) {
+    /* Allocated per caps, not per frame; kept when the new caps need no more. Frames in
+     * OpenCL memory are rendered straight into the pool's buffers instead. */
+    priv->on_device = gst_opencl::caps_are_opencl_memory (caps);
+    if (!priv->on_device && (!priv->frame.buffer () || priv->capacity_bytes < info.size)) {
       priv->frame.buffer = cl::Buffer (device.context, CL_MEM_WRITE_ONLY |
           CL_MEM_HOST_READ_ONLY, MAX (info.size, (gsize) 1));
       priv->capacity_bytes = info.size;
@@ -299,6 +303,13 @@ gst_opencl_src_decide_allocation (GstBaseSrc * base, GstQuery * query)
   /* A GL pool is configured completely by the bridge (its allocator is a GL one). */
   if (gst_opencl::GlBridge::caps_are_gl (caps))
     return priv->gl.decide_allocation (GST_ELEMENT (base), query);
+  if (gst_opencl::caps_are_opencl_memory (caps)) {
+    gboolean ok = FALSE;
+    GST_OPENCL_GUARD (base, "cannot create an OpenCL buffer pool", [&]() {
+      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (base), query, priv->device.context ());
+    });
+    return ok;
+  }
   return decide_system_allocation (base, query, caps);
 }
 
@@ -411,6 +422,23 @@ read_back (cl::CommandQueue & queue, const GstOpenCLFrame & device_frame,
   gst_opencl::count_transfer (false, row_bytes * rows);
 }
 
+/* Timestamps and offsets of a rendered frame; counts it. */
+static GstFlowReturn
+finish_buffer (GstOpenCLSrcPrivate * priv, GstBuffer * buffer, GstClockTime timestamp,
+    GstClockTime duration)
+{
+  GST_BUFFER_PTS (buffer) = timestamp;
+  GST_BUFFER_DTS (buffer) = timestamp;
+  GST_BUFFER_DURATION (buffer) = duration;
+  GST_BUFFER_OFFSET (buffer) = priv->accum_frames + priv->frames;
+  GST_BUFFER_OFFSET_END (buffer) = GST_BUFFER_OFFSET (buffer) + 1;
+  priv->frames++;
+  GST_LOG ("frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT ", kernels %" G_GUINT64_FORMAT
+      " ns", GST_BUFFER_OFFSET (buffer), GST_TIME_ARGS (timestamp),
+      priv->device.kernel_time_ns ());
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
 {
@@ -447,6 +475,26 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
   /* Controlled properties (GstController bindings) take their values for this frame. */
   gst_object_sync_values (GST_OBJECT (src), stream_time);
 
+  if (priv->on_device) {
+    gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
+      gst_opencl::DeviceFrameView view;
+      if (!gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view))
+        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
+            "the output buffer is not OpenCL memory of this element's context");
+      GstOpenCLFrame target { view.buffer, view.info };
+      /* Nothing waits: the next element's kernels follow on the same in-order queue. */
+      if (klass->render (src, &target, running_time, stream_time))
+        priv->device.defer_frame ();
+      else
+        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "the frame was not rendered");
+    });
+    if (!ok) {
+      priv->device.discard_frame ();
+      return GST_FLOW_ERROR;
+    }
+    return finish_buffer (priv, buffer, timestamp, duration);
+  }
+
   GstVideoFrame frame;
   if (!gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (src, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
@@ -470,16 +518,7 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
     return GST_FLOW_ERROR;
   }
 
-  GST_BUFFER_PTS (buffer) = timestamp;
-  GST_BUFFER_DTS (buffer) = timestamp;
-  GST_BUFFER_DURATION (buffer) = duration;
-  GST_BUFFER_OFFSET (buffer) = priv->accum_frames + priv->frames;
-  GST_BUFFER_OFFSET_END (buffer) = GST_BUFFER_OFFSET (buffer) + 1;
-  priv->frames++;
-  GST_LOG_OBJECT (src, "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT ", kernels %"
-      G_GUINT64_FORMAT " ns", GST_BUFFER_OFFSET (buffer), GST_TIME_ARGS (timestamp),
-      priv->device.kernel_time_ns ());
-  return GST_FLOW_OK;
+  return finish_buffer (priv, buffer, timestamp, duration);
 }
 
 static void
@@ -537,6 +576,11 @@ gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * 
       "pixel-aspect-ratio=(fraction)1/1", formats);
   GstCaps *caps = gst_caps_from_string (text);
   g_free (text);
+  /* OpenCL memory first: downstream elements of the plugin take the frames where they are. */
+  GstCaps *opencl = gst_caps_copy (caps);
+  gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
+          nullptr));
+  caps = gst_caps_merge (opencl, caps);
 #ifdef HAVE_GL
   if (gl_rgba) {
     gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "

@@ -1,0 +1,280 @@
+/* gst-opencl: sorting rows of keys in device memory (bitonic network, kernels/sort.cl).
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Schedule for rows padded to P words, chunk C words per work-group (both powers of two):
+ *   P <= C:  one sort_chunks launch sorts everything in local memory and writes the keys.
+ *   P > C:   sort_chunks sorts every chunk (stages 2 .. C); then for each stage k = 2C .. P the
+ *            strides k/2 .. C run as global passes of up to four strides each (sort_global_N),
+ *            and the strides C/2 .. 1 as one sort_merge launch; the last one writes the keys.
+ * For P = 2^25 and C = 4096 that is 1 + 13 merges + 28 global passes instead of the 325
+ * single-stride passes of the plain network.
+ * With GlobalPasses (CPUs): sort_pad, then for each stage k = 2 .. P its strides in global
+ * passes (one stride each on CPUs), then sort_unpad. */
+#include "opencl/gstopenclsort.h"
+
+#include <algorithm>
+#include <string>
+
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+namespace gst_opencl {
+
+namespace {
+
+/* Local stages: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per step)
+ * each. */
+constexpr size_t TARGET_GROUP_SIZE = 512;
+constexpr size_t WORDS_PER_ITEM = 8;
+constexpr size_t GLOBAL_GROUP_SIZE = 256;
+constexpr unsigned MAX_GLOBAL_STEPS = 4;
+
+size_t
+floor_power_of_two (size_t value)
+{
+  size_t power = 1;
+  while (power <= value / 2)
+    power *= 2;
+  return value ? power : 0;
+}
+
+unsigned
+log2_exact (size_t power)
+{
+  unsigned bits = 0;
+  while ((size_t (1) << bits) < power)
+    bits++;
+  return bits;
+}
+
+size_t
+kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
+{
+  return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
+}
+
+}  // namespace
+
+size_t
+DeviceSort::padded_length (size_t length)
+{
+  size_t padded = 1;
+  while (padded < length)
+    padded *= 2;
+  return padded;
+}
+
+DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const SortTuning & tuning)
+  : device_ (device), key_ (key), order_ (order)
+{
+  chunks_ = device.kernel ("sort", "sort_chunks", "");
+  merge_ = device.kernel ("sort", "sort_merge", "");
+  pad_ = device.kernel ("sort", "sort_pad", "");
+  unpad_ = device.kernel ("sort", "sort_unpad", "");
+  const char *global_names[] = { "sort_global_2", "sort_global_4", "sort_global_8",
+    "sort_global_16" };
+  for (unsigned i = 0; i < MAX_GLOBAL_STEPS; i++)
+    global_[i] = device.kernel ("sort", global_names[i], "");
+
+  strategy_ = tuning.strategy;
+  if (strategy_ == SortStrategy::Automatic)
+    strategy_ = (device.type & CL_DEVICE_TYPE_CPU) ? SortStrategy::GlobalPasses :
+        SortStrategy::LocalStages;
+  /* On PoCL the one-stride pass (two loads, one compare-exchange) vectorises across work-items
+   * best; more strides per pass measured slower there (docs/openclsort.md). GPUs save memory
+   * traffic with four. */
+  max_global_steps_ = (device.type & CL_DEVICE_TYPE_CPU) ? 1 : MAX_GLOBAL_STEPS;
+  if (tuning.max_global_steps)
+    max_global_steps_ = std::clamp (tuning.max_global_steps, 1u, MAX_GLOBAL_STEPS);
+
+  size_t group = std::min ({ TARGET_GROUP_SIZE, device.max_work_group_size,
+      kernel_group_limit (chunks_, device.device), kernel_group_limit (merge_, device.device) });
+  group = floor_power_of_two (std::max<size_t> (group, 1));
+  if (tuning.group_size)
+    group = std::min (group, floor_power_of_two (tuning.group_size));
+  /* Half the local memory at most, so the driver has room for its own. */
+  size_t chunk = std::min (group * WORDS_PER_ITEM,
+      floor_power_of_two ((size_t) device.local_mem_bytes / (2 * sizeof (cl_uint))));
+  if (tuning.max_chunk_words)
+    chunk = std::min (chunk, floor_power_of_two (tuning.max_chunk_words));
+  chunk_words_ = std::max<size_t> (chunk, 2);
+  group_size_ = std::min (group, chunk_words_ / 2);
+
+  size_t global_group = std::min (GLOBAL_GROUP_SIZE, device.max_work_group_size);
+  for (const auto & kernel : global_)
+    global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
+  for (const auto & kernel : { pad_, unpad_ })
+    global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
+  global_group_size_ = std::max<size_t> (global_group, 1);
+  if (strategy_ == SortStrategy::LocalStages)
+    GST_DEBUG ("sort on %s: local stages, %zu words per work-group of %zu, global passes of up "
+        "to %u strides", device.name.c_str (), chunk_words_, group_size_, max_global_steps_);
+  else
+    GST_DEBUG ("sort on %s: global passes of up to %u strides", device.name.c_str (),
+        max_global_steps_);
+}
+
+template <typename Visit>
+void
+DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
+{
+  if (rows == 0 || length == 0)
+    return;
+  const size_t padded = padded_length (length);
+  /* Strides stride, stride/2, ..., down to `last` in global passes of up to max steps. */
+  auto global_passes = [&](size_t k, size_t stride, size_t last) {
+    while (stride >= last) {
+      unsigned remaining = log2_exact (stride / last) + 1;
+      unsigned steps = std::min (remaining, max_global_steps_);
+      visit ({ Pass::Kind::Global, k, stride, steps, false });
+      stride >>= steps;
+    }
+  };
+
+  if (strategy_ == SortStrategy::GlobalPasses) {
+    visit ({ Pass::Kind::Pad, 0, 0, 0, false });
+    for (size_t k = 2; k <= padded; k *= 2)
+      global_passes (k, k / 2, 1);
+    visit ({ Pass::Kind::Unpad, 0, 0, 0, true });
+    return;
+  }
+
+  const size_t chunk = chunk_words_;
+  if (padded <= chunk) {
+    visit ({ Pass::Kind::Chunks, padded, 0, 0, true });
+    return;
+  }
+  visit ({ Pass::Kind::Chunks, chunk, 0, 0, false });
+  for (size_t k = 2 * chunk; k <= padded; k *= 2) {
+    global_passes (k, k / 2, chunk);
+    visit ({ Pass::Kind::Merge, k, 0, 0, k == padded });
+  }
+}
+
+size_t
+DeviceSort::launch_count (size_t rows, size_t length) const
+{
+  size_t count = 0;
+  schedule (rows, length, [&count](const Pass &) { count++; });
+  return count;
+}
+
+void
+DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length)
+{
+  auto & queue = device_.queue;
+  enqueue (src, dst, rows, length, [&queue](const cl::Kernel & kernel, const cl::NDRange & global,
+          const cl::NDRange & local) {
+        queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local);
+      });
+}
+
+void
+DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
+    const Launcher & launch)
+{
+  if (rows == 0 || length == 0)
+    return;
+  const size_t padded = padded_length (length);
+  if (padded > MAX_WORDS || rows > MAX_WORDS / padded)
+    throw Failure (Failure::Kind::TooLarge, "cannot sort " + std::to_string (rows) +
+        " rows of " + std::to_string (length) + " keys: more than 2^31 words once padded");
+  const size_t total_words = rows * padded;
+  const size_t key_bytes = rows * length * sizeof (cl_uint);
+  if (src.getInfo<CL_MEM_SIZE> () < key_bytes || dst.getInfo<CL_MEM_SIZE> () < key_bytes)
+    throw Failure (Failure::Kind::Settings, "sort buffers hold fewer than " +
+        std::to_string (rows) + " x " + std::to_string (length) + " keys");
+
+  const size_t chunk = chunk_words_;
+  const bool needs_scratch = strategy_ == SortStrategy::GlobalPasses || padded > chunk;
+  if (needs_scratch && scratch_words_ < total_words) {
+    if (total_words * sizeof (cl_uint) > device_.max_alloc_bytes)
+      throw Failure (Failure::Kind::TooLarge, "sorting " + std::to_string (rows) + " rows of " +
+          std::to_string (length) + " keys needs " + std::to_string (total_words * 4) +
+          " bytes of scratch, more than " + device_.name + " can allocate");
+    scratch_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+        total_words * sizeof (cl_uint));
+    scratch_words_ = total_words;
+    GST_DEBUG ("sort scratch of %zu words", total_words);
+  }
+
+  const cl_uint padded_log2 = log2_exact (padded);
+  const cl_int key_type = (cl_int) key_;
+  const cl_int descending = order_ == SortOrder::Descending;
+  const size_t groups = (total_words + chunk - 1) / chunk;
+  const cl::NDRange local_range (group_size_);
+  const cl::NDRange local_global (groups * group_size_);
+  const cl::Buffer & words = needs_scratch ? scratch_ : dst;
+  auto launch_flat = [&](cl::Kernel & kernel, size_t work_items) {
+    size_t rounded = (work_items + global_group_size_ - 1) / global_group_size_ *
+        global_group_size_;
+    launch (kernel, cl::NDRange (rounded), cl::NDRange (global_group_size_));
+  };
+
+  schedule (rows, length, [&](const Pass & pass) {
+        switch (pass.kind) {
+          case Pass::Kind::Chunks:
+            chunks_.setArg (0, src);
+            chunks_.setArg (1, words);
+            chunks_.setArg (2, dst);
+            chunks_.setArg (3, cl::Local (chunk * sizeof (cl_uint)));
+            chunks_.setArg (4, (cl_uint) rows);
+            chunks_.setArg (5, (cl_uint) length);
+            chunks_.setArg (6, padded_log2);
+            chunks_.setArg (7, (cl_uint) chunk);
+            chunks_.setArg (8, key_type);
+            chunks_.setArg (9, descending);
+            chunks_.setArg (10, (cl_int) pass.store_keys);
+            launch (chunks_, local_global, local_range);
+            break;
+          case Pass::Kind::Global:{
+            cl::Kernel & kernel = global_[pass.steps - 1];
+            const size_t work_items = total_words >> pass.steps;
+            kernel.setArg (0, words);
+            kernel.setArg (1, (cl_uint) work_items);
+            kernel.setArg (2, (cl_uint) pass.k);
+            kernel.setArg (3, (cl_uint) pass.stride);
+            kernel.setArg (4, (cl_uint) padded);
+            launch_flat (kernel, work_items);
+            break;
+          }
+          case Pass::Kind::Pad:
+            pad_.setArg (0, src);
+            pad_.setArg (1, words);
+            pad_.setArg (2, (cl_uint) rows);
+            pad_.setArg (3, (cl_uint) length);
+            pad_.setArg (4, padded_log2);
+            pad_.setArg (5, key_type);
+            pad_.setArg (6, descending);
+            launch_flat (pad_, total_words);
+            break;
+          case Pass::Kind::Unpad:
+            unpad_.setArg (0, words);
+            unpad_.setArg (1, dst);
+            unpad_.setArg (2, (cl_uint) rows);
+            unpad_.setArg (3, (cl_uint) length);
+            unpad_.setArg (4, padded_log2);
+            unpad_.setArg (5, key_type);
+            unpad_.setArg (6, descending);
+            launch_flat (unpad_, rows * length);
+            break;
+          case Pass::Kind::Merge:
+            merge_.setArg (0, words);
+            merge_.setArg (1, dst);
+            merge_.setArg (2, cl::Local (chunk * sizeof (cl_uint)));
+            merge_.setArg (3, (cl_uint) rows);
+            merge_.setArg (4, (cl_uint) length);
+            merge_.setArg (5, padded_log2);
+            merge_.setArg (6, (cl_uint) chunk);
+            merge_.setArg (7, (cl_uint) pass.k);
+            merge_.setArg (8, key_type);
+            merge_.setArg (9, descending);
+            merge_.setArg (10, (cl_int) pass.store_keys);
+            launch (merge_, local_global, local_range);
+            break;
+        }
+      });
+}
+
+}  // namespace gst_opencl

@@ -1,0 +1,136 @@
+/* gst-opencl: sorting rows of keys in device memory (bitonic network, kernels/sort.cl).
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A DeviceSort is built once per (device, key type, order) and then enqueues, on the device's
+ * in-order queue, the sort of `rows` independent rows of `length` keys each (row r at element
+ * r * length of the buffer). Any length works: rows are padded to the next power of two with
+ * sentinel words in a scratch buffer that the object keeps and only grows. The launches are
+ * enqueued back to back with no host wait; the caller waits (reads the result, finishes the
+ * queue) when it needs the keys.
+ *
+ * Orders (the result is the one std::sort gives with the same strict total order, so it is
+ * unique bit for bit):
+ *   int32, uint32  numeric order;
+ *   float32        -inf < ... < -0.0 < +0.0 < ... < +inf < NaN; -0.0 sorts before +0.0 and NaNs
+ *                  compare by their bits as unsigned integers (every +NaN before every -NaN,
+ *                  payloads in increasing order). Descending is the exact reverse.
+ *
+ * Key + payload: the network sorts 32-bit words, so a caller that needs a permutation packs the
+ * key into the high bits and an index into the low bits of a uint32 (SortKey::UInt32,
+ * ascending; pack_key_index ()), sorts, and reads the indices back from the low bits. Equal
+ * keys then keep their original order (the sort is stable), and a descending order is
+ * obtained by packing (max_key - key). openclsort's video mode does this with 8-bit keys and
+ * 24-bit pixel indices. */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "opencl/gstopenclcontext.h"
+
+namespace gst_opencl {
+
+enum class SortKey { Int32 = 0, UInt32 = 1, Float32 = 2 };
+enum class SortOrder { Ascending = 0, Descending = 1 };
+
+/* How the network is scheduled. LocalStages: every stride shorter than a work-group's chunk runs
+ * in local memory, longer ones in global passes of up to four strides each held in registers
+ * (GPUs). GlobalPasses: every stride runs in global passes, between one pass that maps and pads
+ * the keys and one that maps them back (CPUs: their local memory is ordinary cache and a
+ * barrier costs more than a step; PoCL runs one-stride passes fastest). Automatic picks by
+ * device type. */
+enum class SortStrategy { Automatic, LocalStages, GlobalPasses };
+
+/* Overrides of the device's choices, for tests and experiments; 0 keeps the choice. */
+struct SortTuning
+{
+  SortStrategy strategy = SortStrategy::Automatic;
+  /* LocalStages: cap on the words a work-group sorts in local memory (a power of two >= 2),
+   * to reach the global passes with short rows. */
+  size_t max_chunk_words = 0;
+  /* LocalStages: work-items per group (the chunk then holds 8 words per work-item). */
+  size_t group_size = 0;
+  /* Strides per global pass, 1 to 4 (default 4 on GPUs, 1 on CPUs). */
+  unsigned max_global_steps = 0;
+};
+
+class DeviceSort
+{
+public:
+  /* Enqueues one kernel; elements pass ElementDevice::launch so kernel-time counts the sort. */
+  using Launcher = std::function<void (const cl::Kernel & kernel, const cl::NDRange & global,
+      const cl::NDRange & local)>;
+
+  /* rows * padded length may not exceed this (flat word indices are 32-bit in the kernels). */
+  static constexpr size_t MAX_WORDS = size_t (1) << 31;
+
+  /* Builds kernels/sort.cl through the device's program cache (one program for every key type
+   * and order) and picks the schedule for the device: on GPUs local stages with 512 work-items
+   * sharing a 4096-word chunk, on CPUs one-stride global passes. Throws cl::Error,
+   * BuildFailure. */
+  DeviceSort (Device & device, SortKey key, SortOrder order,
+      const SortTuning & tuning = SortTuning ());
+
+  /* Enqueues the sort of rows x length keys of `src` into `dst` (the same buffer is allowed;
+   * both hold rows * length 4-byte keys). Nothing is enqueued when rows or length is 0.
+   * Throws Failure (TooLarge) when the padded rows exceed MAX_WORDS or the device's largest
+   * allocation, cl::Error when an enqueue fails. Allocates only when the scratch must grow. */
+  void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
+      const Launcher & launch);
+
+  /* The same through the device's queue directly (for callers that time it themselves). */
+  void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length);
+
+  SortKey key () const { return key_; }
+  SortOrder order () const { return order_; }
+  /* LocalStages or GlobalPasses (never Automatic). */
+  SortStrategy strategy () const { return strategy_; }
+  /* Words a work-group sorts in local memory, and its work-items (LocalStages). */
+  size_t chunk_words () const { return chunk_words_; }
+  size_t group_size () const { return group_size_; }
+  /* Kernel launches enqueue () makes for that shape. */
+  size_t launch_count (size_t rows, size_t length) const;
+
+  /* The next power of two >= length (1 for 0). */
+  static size_t padded_length (size_t length);
+
+  /* key << index_bits | index, for the packed key + payload sort described above. */
+  static uint32_t pack_key_index (uint32_t key, uint32_t index, unsigned index_bits)
+  {
+    return (key << index_bits) | index;
+  }
+
+private:
+  /* One launch of the schedule: sort_chunks, sort_global_N (steps = log2 N), sort_merge,
+   * sort_pad or sort_unpad. */
+  struct Pass
+  {
+    enum class Kind { Chunks, Global, Merge, Pad, Unpad } kind;
+    size_t k = 0;            /* stage: the size of the bitonic sequences it merges */
+    size_t stride = 0;       /* first stride of a global pass */
+    unsigned steps = 0;      /* strides a global pass covers */
+    bool store_keys = false; /* the last launch writes the keys to dst */
+  };
+  /* Calls `visit (pass)` for every launch of the sort of rows x length, in order. A template
+   * (defined and used in the .cpp only), so that enqueue () allocates nothing. */
+  template <typename Visit> void schedule (size_t rows, size_t length, Visit && visit) const;
+
+  Device & device_;
+  SortKey key_;
+  SortOrder order_;
+  SortStrategy strategy_ = SortStrategy::LocalStages;
+  unsigned max_global_steps_ = 4;
+  size_t group_size_ = 0;
+  size_t chunk_words_ = 0;
+  size_t global_group_size_ = 0;
+  cl::Kernel chunks_;
+  cl::Kernel merge_;
+  cl::Kernel global_[4];  /* 1, 2, 3, 4 steps per pass */
+  cl::Kernel pad_;
+  cl::Kernel unpad_;
+  cl::Buffer scratch_;
+  size_t scratch_words_ = 0;
+};
+
+}  // namespace gst_opencl

@@ -1,0 +1,443 @@
+/* gst-opencl: benchmark of the device sort (gst_opencl::DeviceSort, the sort openclsort runs)
+ * against std::sort on one core, the table of the bitonic-sort article.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * For every size 2^n it makes random non-negative int32 keys (std::mt19937, fixed seed), then
+ * measures in turns (so both see the same load on a shared machine):
+ *   - std::sort on a copy, on this one thread, --cpu-runs times (median);
+ *   - the device sort of one row of 2^n keys, --runs times after --warmup runs: the keys are
+ *     copied on the device into the work buffer (not timed), the sort is enqueued (every launch
+ *     records a profiling event, nothing waits in between), and the queue is finished once.
+ *     Per run it records the kernel time (sum of the launches' END - START), the device span
+ *     (first START to last END: kernel time plus the gaps between launches) and the host wall
+ *     time from the first enqueue to the end of finish ().
+ * The first device result is read back and compared with std::sort's, element for element.
+ * With --article it also times the article's way (one launch of the single-stride kernel per
+ * step, every stride in global memory, clFinish after each), on the same kernel code. Keys are
+ * non-negative (as rand () gives), so that baseline may compare them as unsigned words.
+ * Links the shared layer directly (no plugin needed). Prints a table; --json writes it all. */
+#include <gst/gst.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclsort.h"
+#include "opencl/gstopenclutils.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options
+{
+  std::vector<int> log2_sizes { 20, 21, 22, 23, 24, 25 };
+  int runs = 10;
+  int warmup = 2;
+  int cpu_runs = 3;
+  std::string device;
+  std::string json_path;
+  bool skip_cpu = false;
+  bool article = false;
+  bool finish_each = false;
+  int max_chunk_words = 0;
+  int group_size = 0;
+  int max_steps = 0;
+  std::string strategy = "automatic";
+  int article_runs = 3;
+};
+
+struct Stats
+{
+  double median = 0, min = 0, max = 0;
+};
+
+struct SizeResult
+{
+  int log2_size = 0;
+  size_t count = 0;
+  size_t launches = 0;
+  bool correct = false;
+  bool article_correct = true;
+  std::vector<double> std_sort_ms, kernel_ms, span_ms, wall_ms, article_kernel_ms, article_wall_ms;
+  Stats std_sort, kernel, span, wall, article_kernel, article_wall;
+};
+
+[[noreturn]] void
+usage (const char *program, int status)
+{
+  std::fprintf (status ? stderr : stdout,
+      "usage: %s [options]\n"
+      "  --sizes N,...     log2 of the key counts (default 20,21,22,23,24,25; 26 works too)\n"
+      "  --runs N          measured device sorts per size (default 10)\n"
+      "  --warmup N        device sorts left out first (default 2)\n"
+      "  --cpu-runs N      std::sort runs per size (default 3)\n"
+      "  --no-cpu          skip std::sort (the result check then uses it once anyway)\n"
+      "  --finish-each     wait for every launch of the device sort (to measure what the host\n"
+      "                    synchronisation the device sort avoids costs)\n"
+      "  --article         also time the article's one-launch-per-step sort with a finish\n"
+      "                    after each (--article-runs N times, default 3)\n"
+      "  --chunk N         cap the keys sorted in local memory per work-group (power of two;\n"
+      "                    default: the device sort's choice for the device)\n"
+      "  --group N         work-items per work-group of the local stages (default: the device\n"
+      "                    sort's choice)\n"
+      "  --strategy S      automatic (default), local or global (see gstopenclsort.h)\n"
+      "  --steps N         strides per global pass, 1 to 4 (default 4)\n"
+      "  --device STRING   gpu, cpu or <platform>[:n] (default: automatic, GST_OPENCL_DEVICE)\n"
+      "  --json PATH       write the results as JSON\n", program);
+  std::exit (status);
+}
+
+int
+parse_int (const char *program, const std::string & text, int minimum, int maximum)
+{
+  char *end = nullptr;
+  long value = std::strtol (text.c_str (), &end, 10);
+  if (text.empty () || *end != '\0' || value < minimum || value > maximum) {
+    std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
+    usage (program, 2);
+  }
+  return (int) value;
+}
+
+Options
+parse_options (int argc, char **argv)
+{
+  Options options;
+  for (int i = 1; i < argc; i++) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage (argv[0], 2);
+      return argv[++i];
+    };
+    if (arg == "--sizes") {
+      options.log2_sizes.clear ();
+      std::stringstream stream (value ());
+      std::string part;
+      while (std::getline (stream, part, ','))
+        options.log2_sizes.push_back (parse_int (argv[0], part, 0, 30));
+      if (options.log2_sizes.empty ())
+        usage (argv[0], 2);
+    } else if (arg == "--runs") {
+      options.runs = parse_int (argv[0], value (), 1, 100000);
+    } else if (arg == "--warmup") {
+      options.warmup = parse_int (argv[0], value (), 0, 100000);
+    } else if (arg == "--cpu-runs") {
+      options.cpu_runs = parse_int (argv[0], value (), 1, 1000);
+    } else if (arg == "--finish-each") {
+      options.finish_each = true;
+    } else if (arg == "--article") {
+      options.article = true;
+    } else if (arg == "--article-runs") {
+      options.article_runs = parse_int (argv[0], value (), 1, 1000);
+    } else if (arg == "--chunk") {
+      options.max_chunk_words = parse_int (argv[0], value (), 2, 1 << 20);
+    } else if (arg == "--group") {
+      options.group_size = parse_int (argv[0], value (), 1, 1 << 16);
+    } else if (arg == "--strategy") {
+      options.strategy = value ();
+      if (options.strategy != "automatic" && options.strategy != "local" &&
+          options.strategy != "global")
+        usage (argv[0], 2);
+    } else if (arg == "--steps") {
+      options.max_steps = parse_int (argv[0], value (), 1, 4);
+    } else if (arg == "--no-cpu") {
+      options.skip_cpu = true;
+    } else if (arg == "--device") {
+      options.device = value ();
+    } else if (arg == "--json") {
+      options.json_path = value ();
+    } else if (arg == "--help" || arg == "-h") {
+      usage (argv[0], 0);
+    } else {
+      std::fprintf (stderr, "unknown option %s\n", arg.c_str ());
+      usage (argv[0], 2);
+    }
+  }
+  return options;
+}
+
+Stats
+summarize (std::vector<double> values)
+{
+  Stats stats;
+  if (values.empty ())
+    return stats;
+  std::sort (values.begin (), values.end ());
+  stats.min = values.front ();
+  stats.max = values.back ();
+  size_t middle = values.size () / 2;
+  stats.median = values.size () % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  return stats;
+}
+
+double
+ms_since (Clock::time_point start)
+{
+  return std::chrono::duration<double, std::milli> (Clock::now () - start).count ();
+}
+
+/* The article's schedule: every step of every stage a launch of its own, one compare-exchange
+ * per work-item, each followed by a blocking finish. sort_global_2 is that kernel. */
+void
+measure_article (const Options & options, gst_opencl::Device & device, const cl::Buffer & original,
+    const cl::Buffer & work, const std::vector<int32_t> & expected, SizeResult & result)
+{
+  const size_t count = result.count;
+  const size_t bytes = count * sizeof (int32_t);
+  cl::Kernel step = device.kernel ("sort", "sort_global_2", "");
+  const size_t group = std::min<size_t> (256, device.max_work_group_size);
+  const size_t items = std::max<size_t> (count / 2, 1);
+  const size_t rounded = (items + group - 1) / group * group;
+  for (int run = 0; run < options.article_runs; run++) {
+    device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
+    device.queue.finish ();
+    cl_ulong kernel_ns = 0;
+    auto start = Clock::now ();
+    for (size_t k = 2; k <= count; k *= 2) {
+      for (size_t stride = k / 2; stride > 0; stride /= 2) {
+        step.setArg (0, work);
+        step.setArg (1, (cl_uint) items);
+        step.setArg (2, (cl_uint) k);
+        step.setArg (3, (cl_uint) stride);
+        step.setArg (4, (cl_uint) count);
+        cl::Event event;
+        device.queue.enqueueNDRangeKernel (step, cl::NullRange, cl::NDRange (rounded),
+            cl::NDRange (group), nullptr, &event);
+        device.queue.finish ();
+        kernel_ns += event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
+            event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+      }
+    }
+    result.article_wall_ms.push_back (ms_since (start));
+    result.article_kernel_ms.push_back (kernel_ns * 1e-6);
+    if (run == 0) {
+      std::vector<int32_t> sorted (count);
+      device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
+      result.article_correct = sorted == expected;
+    }
+  }
+}
+
+void
+measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::DeviceSort & sort,
+    SizeResult & result)
+{
+  const size_t count = size_t (1) << result.log2_size;
+  result.count = count;
+  std::mt19937 random (20110601u + result.log2_size);
+  std::vector<int32_t> keys (count);
+  for (auto & key : keys)
+    key = (int32_t) (random () >> 1);
+
+  /* The reference result, then std::sort (one thread) and the device sort in turns, so that
+   * both see the same load on a shared machine. */
+  std::vector<int32_t> expected = keys;
+  std::sort (expected.begin (), expected.end ());
+  std::vector<int32_t> copy;
+  auto time_std_sort = [&]() {
+    copy = keys;
+    auto start = Clock::now ();
+    std::sort (copy.begin (), copy.end ());
+    result.std_sort_ms.push_back (ms_since (start));
+  };
+
+  const size_t bytes = count * sizeof (int32_t);
+  cl::Buffer original (device.context, CL_MEM_READ_ONLY, bytes);
+  cl::Buffer work (device.context, CL_MEM_READ_WRITE, bytes);
+  device.queue.enqueueWriteBuffer (original, CL_TRUE, 0, bytes, keys.data ());
+
+  std::vector<cl::Event> events;
+  auto launcher = [&](const cl::Kernel & kernel, const cl::NDRange & global,
+      const cl::NDRange & local) {
+    cl::Event event;
+    device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr, &event);
+    events.push_back (event);
+    if (options.finish_each)
+      device.queue.finish ();
+  };
+  result.launches = sort.launch_count (1, count);
+  const int cpu_runs = options.skip_cpu ? 0 : options.cpu_runs;
+  for (int run = 0; run < options.warmup + std::max (options.runs, cpu_runs); run++) {
+    const int measured = run - options.warmup;
+    if (measured >= 0 && measured < cpu_runs)
+      time_std_sort ();
+    if (measured >= options.runs)
+      continue;
+    device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
+    device.queue.finish ();
+    events.clear ();
+    auto start = Clock::now ();
+    sort.enqueue (work, work, 1, count, launcher);
+    device.queue.finish ();
+    double wall = ms_since (start);
+    if (run == 0) {
+      std::vector<int32_t> sorted (count);
+      device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
+      result.correct = sorted == expected;
+    }
+    if (measured < 0)
+      continue;
+    cl_ulong kernel_ns = 0, first = ~cl_ulong (0), last = 0;
+    for (const auto & event : events) {
+      cl_ulong begin = event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+      cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END> ();
+      kernel_ns += end - begin;
+      first = std::min (first, begin);
+      last = std::max (last, end);
+    }
+    result.kernel_ms.push_back (kernel_ns * 1e-6);
+    result.span_ms.push_back (events.empty () ? 0.0 : (last - first) * 1e-6);
+    result.wall_ms.push_back (wall);
+  }
+  if (options.article)
+    measure_article (options, device, original, work, expected, result);
+  result.std_sort = summarize (result.std_sort_ms);
+  result.kernel = summarize (result.kernel_ms);
+  result.span = summarize (result.span_ms);
+  result.wall = summarize (result.wall_ms);
+  result.article_kernel = summarize (result.article_kernel_ms);
+  result.article_wall = summarize (result.article_wall_ms);
+}
+
+std::string
+json_number (double value)
+{
+  char text[32];
+  std::snprintf (text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string
+json_string (const std::string & text)
+{
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if ((unsigned char) c >= 0x20)
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string
+json_stats (const Stats & s, const std::vector<double> & samples)
+{
+  std::string out = "{\"median\": " + json_number (s.median) + ", \"min\": " +
+      json_number (s.min) + ", \"max\": " + json_number (s.max) + ", \"samples\": [";
+  for (size_t i = 0; i < samples.size (); i++)
+    out += (i ? ", " : "") + json_number (samples[i]);
+  return out + "]}";
+}
+
+bool
+write_json (const Options & options, const std::string & command_line,
+    const gst_opencl::Device & device, const gst_opencl::DeviceSort & sort,
+    const std::vector<SizeResult> & results)
+{
+  std::ofstream file (options.json_path);
+  if (!file)
+    return false;
+  file << "{\n  \"benchmark\": \"device sort (openclsort), one row of random int32\",\n";
+  file << "  \"command\": " << json_string (command_line) << ",\n";
+  file << "  \"device_name\": " << json_string (device.name) << ",\n";
+  const bool local = sort.strategy () == gst_opencl::SortStrategy::LocalStages;
+  file << "  \"strategy\": \"" << (local ? "local stages" : "global passes") << "\",\n";
+  if (local)
+    file << "  \"chunk_words\": " << sort.chunk_words () << ", \"group_size\": " <<
+        sort.group_size () << ",\n";
+  file << "  \"runs\": " << options.runs << ", \"warmup\": " << options.warmup <<
+      ", \"cpu_runs\": " << options.cpu_runs << ",\n";
+  file << "  \"sizes\": [";
+  for (size_t i = 0; i < results.size (); i++) {
+    const auto & r = results[i];
+    file << (i ? ",\n" : "\n") << "    {\"log2\": " << r.log2_size << ", \"count\": " <<
+        r.count << ", \"launches\": " << r.launches << ", \"correct\": " <<
+        (r.correct ? "true" : "false") << ",\n";
+    file << "     \"std_sort_ms\": " << json_stats (r.std_sort, r.std_sort_ms) << ",\n";
+    file << "     \"kernel_ms\": " << json_stats (r.kernel, r.kernel_ms) << ",\n";
+    file << "     \"span_ms\": " << json_stats (r.span, r.span_ms) << ",\n";
+    file << "     \"wall_ms\": " << json_stats (r.wall, r.wall_ms);
+    if (options.article) {
+      file << ",\n     \"article_correct\": " << (r.article_correct ? "true" : "false") <<
+          ",\n     \"article_kernel_ms\": " << json_stats (r.article_kernel,
+          r.article_kernel_ms) << ",\n     \"article_wall_ms\": " <<
+          json_stats (r.article_wall, r.article_wall_ms);
+    }
+    file << "}";
+  }
+  file << "\n  ]\n}\n";
+  return (bool) file;
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  std::string command_line;
+  for (int i = 0; i < argc; i++)
+    command_line += (i ? " " : "") + std::string (argv[i]);
+  gst_init (&argc, &argv);
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
+  Options options = parse_options (argc, argv);
+
+  std::vector<SizeResult> results;
+  bool all_correct = true;
+  try {
+    GstOpenCLContext *context = gst_opencl_context_new (
+        gst_opencl::effective_device_string (options.device));
+    auto & device = gst_opencl_context_device (context);
+    gst_opencl::SortTuning tuning;
+    tuning.strategy = options.strategy == "local" ? gst_opencl::SortStrategy::LocalStages :
+        options.strategy == "global" ? gst_opencl::SortStrategy::GlobalPasses :
+        gst_opencl::SortStrategy::Automatic;
+    tuning.max_chunk_words = (size_t) options.max_chunk_words;
+    tuning.group_size = (size_t) options.group_size;
+    tuning.max_global_steps = (unsigned) options.max_steps;
+    gst_opencl::DeviceSort sort (device, gst_opencl::SortKey::Int32,
+        gst_opencl::SortOrder::Ascending, tuning);
+    const bool local = sort.strategy () == gst_opencl::SortStrategy::LocalStages;
+    std::printf ("device sort on %s: %s\n", device.name.c_str (), local ?
+        ("local stages, " + std::to_string (sort.chunk_words ()) + " keys per work-group of " +
+            std::to_string (sort.group_size ())).c_str () : "global passes");
+    std::printf ("%-6s %10s %8s %12s %12s %12s %12s %9s %12s  %s\n", "log2", "N", "launches",
+        "std::sort", "kernel", "span", "wall", "speed-up", "article", "(ms, medians)");
+    for (int log2_size : options.log2_sizes) {
+      SizeResult result;
+      result.log2_size = log2_size;
+      measure_size (options, device, sort, result);
+      all_correct &= result.correct && result.article_correct;
+      std::printf ("%-6d %10zu %8zu %12.3f %12.3f %12.3f %12.3f %8.2fx %12.3f  %s\n", log2_size,
+          result.count, result.launches, result.std_sort.median, result.kernel.median,
+          result.span.median, result.wall.median, result.kernel.median > 0 ?
+          result.std_sort.median / result.kernel.median : 0.0, result.article_wall.median,
+          result.correct && result.article_correct ? "" : "WRONG RESULT");
+      std::fflush (stdout);
+      results.push_back (std::move (result));
+    }
+    if (!options.json_path.empty ()) {
+      if (!write_json (options, command_line, device, sort, results)) {
+        std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
+        gst_object_unref (context);
+        return 1;
+      }
+      std::printf ("wrote %s\n", options.json_path.c_str ());
+    }
+    gst_object_unref (context);
+  } catch (...) {
+    std::fprintf (stderr, "error: %s\n",
+        gst_opencl::describe_exception (std::current_exception ()).c_str ());
+    return 1;
+  }
+  return all_correct ? 0 : 1;
+}
