@@ -198,9 +198,14 @@ ElementDevice::harvest_deferred ()
 void
 ElementDevice::defer_frame ()
 {
-  harvest_deferred ();
-  /* An older frame still running is forgotten: kernel-time is about the latest one. */
   std::lock_guard<std::mutex> lock (deferred_lock_);
+  /* At most two frames of this element in flight: waiting for the one before this keeps a
+   * pipeline whose sink never maps (fakesink) from queueing work without bound, and costs
+   * nothing while the device keeps up. */
+  if (!deferred_events_.empty ()) {
+    deferred_events_.back ().wait ();
+    sum_kernel_time (deferred_events_);
+  }
   deferred_events_.swap (kernel_events_);
   kernel_events_.clear ();
 }

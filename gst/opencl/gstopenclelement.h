@@ -58,7 +58,8 @@ public:
    * once the frame's work is known to be complete (it reads profiling info). */
   void finish_frame ();
   /* For a frame whose results stay on the device, so nothing waits for it: its events are read
-   * at a later frame, once they have completed (kernel-time then lags by a frame or so). */
+   * at the next frame (kernel-time then lags by one frame). The next frame first waits for this
+   * one, so at most two frames of an element are in flight on the queue. */
   void defer_frame ();
   /* Drops the recorded events without reading them (after a failure). */
   void discard_frame ();
