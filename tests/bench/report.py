@@ -320,6 +320,18 @@ def pipelines(run, path, data):
     print()
 
 
+def pipelines_launch(run, path, data):
+    # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
+    header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
+    print(f"{data.get('frames_per_run', '?')} frames per run.\n")
+    print("| pipeline | size | fps (median of runs) | ms per frame |")
+    print("| --- | --- | --- | --- |")
+    for c in data.get("cases", []):
+        print(f"| {c.get('pipeline')} | {c.get('size')} | {c.get('fps_median', 0):.1f} | "
+              f"{fmt_ms(c.get('ms_per_frame'))} |")
+    print()
+
+
 def convolve(run, path, data):
     # The convolution benchmark's own layout (bench_convolve): a list of cases with the filter
     # count, the kernel time and, from the same run, the torch.conv3d peers.
@@ -375,7 +387,8 @@ def classify(data):
     if kind == "summary":
         return "summary"
     if kind == "pipelines":
-        return "pipelines"
+        cases = data.get("cases") or [{}]
+        return "pipelines" if "case" in cases[0] else "pipelines-launch"
     if kind == "openclmandelboxsrc":
         return "mandelbox"
     if "openclbilateral" in data:
@@ -395,8 +408,10 @@ def classify(data):
 
 
 REPORTERS = {"bilateral": bilateral, "histogram": histogram, "sort": sort,
-             "mandelbox": mandelbox, "pipelines": pipelines, "convolve": convolve}
-ORDER = ["bilateral", "histogram", "convolve", "sort", "mandelbox", "pipelines"]
+             "mandelbox": mandelbox, "pipelines": pipelines, "pipelines-launch": pipelines_launch,
+             "convolve": convolve}
+ORDER = ["bilateral", "histogram", "convolve", "sort", "mandelbox", "pipelines",
+         "pipelines-launch"]
 
 
 def load_runs(argv, root):

@@ -9,7 +9,7 @@
 #   --full            the standard sizes even on the CPU (hours on a 2-core machine)
 #   --build DIR       a build folder made before (default: build-bench, else build); nothing is built
 #   --only LIST       comma-separated subset of: ceilings,bilateral,histogram,sort,mandelbox,
-#                     convolve,pipelines
+#                     convolve,pipelines (pipelines-launch comes with pipelines on the GPU)
 #   --out DIR         where the results go (created): one JSON per benchmark, log.txt,
 #                     summary.json (machine, command, each benchmark's status and file) and
 #                     report.md (tests/bench/report.py over the folder)
@@ -146,6 +146,11 @@ if wanted pipelines; then
   if [ "$device" = gpu ]; then
     run pipelines 150 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
       --frames 60 --warmup 5 --json "$out/pipelines.json"
+    # The same chains as gst-launch-1.0 runs them, frames per second from PLAYING to EOS.
+    if [ -f "$here/run-pipelines.sh" ]; then
+      run pipelines-launch 150 bash "$here/run-pipelines.sh" --build "$build" --device gpu \
+        --frames 200 --runs 3 --out "$out/pipelines-launch.json"
+    fi
   else
     # The Mandelbox source takes seconds per 1080p frame on this CPU: few frames.
     run pipelines 600 "$bin/bench_pipeline" --device cpu --sizes 1920x1080:3 --frames 3 \
