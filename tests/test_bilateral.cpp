@@ -182,13 +182,14 @@ GST_START_TEST (test_every_variant)
 {
   uint32_t seed = 300;
   for (const char *variant : { "vec16", "vec8", "tiled-16x16x2", "tiled-32x8x1", "tiled-16x8x4",
-          "tiled-32x4x2" }) {
+          "tiled-32x4x2", "tiled-float-16x16x2", "tiled-float-32x8x2", "tiled-float-16x8x4" }) {
     g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
     Settings s;
     s.radius = 4;
     GST_INFO ("variant %s", variant);
     check_one (GST_VIDEO_FORMAT_RGBA, 67, 23, 0, Pattern::Random, s, seed++);
-    if (g_str_equal (variant, "tiled-16x16x2") || g_str_equal (variant, "vec8")) {
+    if (g_str_equal (variant, "tiled-16x16x2") || g_str_equal (variant, "vec8") ||
+        g_str_equal (variant, "tiled-float-16x16x2")) {
       s.mode = BilateralMode::Luma;
       check_one (GST_VIDEO_FORMAT_BGRx, 45, 19, 0, Pattern::Edges, s, seed++);
       s.mode = BilateralMode::PerChannel;

@@ -85,15 +85,19 @@ struct Variant
   const char *name;
   bool vector;
   size_t vec, group_w, group_h, out_x;
+  bool float_tile;  /* tiled kernel: pixels converted to float in local memory */
 };
 
 constexpr Variant VARIANTS[] = {
-  { "vec16", true, 16, 8, 1, 16 },
-  { "vec8", true, 8, 8, 1, 8 },
-  { "tiled-16x16x2", false, 0, 16, 16, 2 },
-  { "tiled-32x8x1", false, 0, 32, 8, 1 },
-  { "tiled-16x8x4", false, 0, 16, 8, 4 },
-  { "tiled-32x4x2", false, 0, 32, 4, 2 },
+  { "vec16", true, 16, 8, 1, 16, false },
+  { "vec8", true, 8, 8, 1, 8, false },
+  { "tiled-16x16x2", false, 0, 16, 16, 2, false },
+  { "tiled-32x8x1", false, 0, 32, 8, 1, false },
+  { "tiled-16x8x4", false, 0, 16, 8, 4, false },
+  { "tiled-32x4x2", false, 0, 32, 4, 2, false },
+  { "tiled-float-16x16x2", false, 0, 16, 16, 2, true },
+  { "tiled-float-32x8x2", false, 0, 32, 8, 2, true },
+  { "tiled-float-16x8x4", false, 0, 16, 8, 4, true },
 };
 constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 
@@ -248,7 +252,7 @@ choose_group (const gst_opencl::Device & device, const Variant & variant, int ch
     *group_h = variant.group_h;
     return;
   }
-  const size_t pixel_bytes = channels;
+  const size_t pixel_bytes = channels * (variant.float_tile ? sizeof (float) : 1);
   for (size_t h = variant.group_h; h >= 1; h /= 2) {
     size_t tile_bytes = (*group_w * *out_x + 2 * radius) * (h + 2 * radius) * pixel_bytes;
     if (tile_bytes + 1024 <= device.local_mem_bytes && *group_w * h <= device.max_work_group_size) {
@@ -275,8 +279,9 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
   } else {
     const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
     options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d", key.channels, key.mode,
-        key.radius, *group_w, *group_h, *out_x, poly_exp2 ? 1 : 0);
+        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DFLOAT_TILE=%d", key.channels,
+        key.mode, key.radius, *group_w, *group_h, *out_x, poly_exp2 ? 1 : 0,
+        variant.float_tile ? 1 : 0);
   }
   std::string build_options (options);
   g_free (options);
