@@ -3,6 +3,8 @@
 #include <gst/gst.h>
 
 #include "elements/gstopenclbilateral.h"
+#include "elements/gstopenclconvolve3d.h"
+#include "elements/gstopenclmulticonvolve.h"
 #include "elements/gstopenclhistogram.h"
 #include "elements/gstopencltransfer.h"
 #include "opencl/gstopenclmemory.h"
@@ -24,6 +26,8 @@ plugin_init (GstPlugin * plugin)
   gboolean ok = TRUE;
   gst_opencl_memory_init_once ();
   ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclconvolve3d, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclmulticonvolve, plugin);
   ok &= GST_ELEMENT_REGISTER (openclhistogram, plugin);
   ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
   ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);

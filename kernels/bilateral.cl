@@ -14,11 +14,11 @@
  *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx: channels 0-2 filtered, channel 3 copied) or 1 (GRAY8)
  *   MODE      0 colour distance, 1 luma difference, 2 per channel (CHANNELS 4 only)
  *   RADIUS    0..32;  GROUP_W, GROUP_H: work-group shape;  OUT_X: outputs per work-item
+ *   TILE_FLOAT 1 to keep the tile as floats, converted once when loaded (GPUs convert bytes to
+ *             floats at a quarter of their arithmetic rate: per tap that was the bound); 0 to
+ *             keep bytes, a quarter of the local memory, for radii whose float tile does not fit
  *   POLY_EXP2 1 to evaluate exp2 with a polynomial (CPU devices, where native_exp2 is a library
  *             call that does not vectorise); 0 for native_exp2 (GPUs have it in hardware)
- *   FLOAT_TILE 1 to convert the pixels to float once, when staging the tile (4x the local memory,
- *             no int-to-float conversion per tap: those run at a quarter of the FMA rate on
- *             NVIDIA GPUs); 0 to keep the 8-bit pixels in local memory
  */
 #ifndef CHANNELS
 #define CHANNELS 4
@@ -42,8 +42,14 @@
 #ifndef POLY_EXP2
 #define POLY_EXP2 0
 #endif
-#ifndef FLOAT_TILE
-#define FLOAT_TILE 0
+#ifndef TILE_FLOAT
+#define TILE_FLOAT 0
+#endif
+
+#if TILE_FLOAT
+#define TILE_T value_t
+#else
+#define TILE_T pixel_t
 #endif
 
 #define MODE_COLOR 0
@@ -66,19 +72,6 @@ typedef float value_t;
 #define LOAD_PIXEL(row, x) ((row)[(x)])
 #define STORE_PIXEL(v, row, x) ((row)[(x)] = (v))
 #define TO_VALUE(p) convert_float (p)
-#endif
-
-/* What the tile holds, and how a tile entry becomes a value / the alpha byte. */
-#if FLOAT_TILE
-typedef value_t tile_t;
-#define STAGE(p) TO_VALUE (p)
-#define TILE_VALUE(t) (t)
-#define TILE_ALPHA(t) convert_uchar_sat_rte ((t).w)
-#else
-typedef pixel_t tile_t;
-#define STAGE(p) (p)
-#define TILE_VALUE(t) TO_VALUE (t)
-#define TILE_ALPHA(t) ((t).w)
 #endif
 
 /* Weight accumulators: one weight per neighbour, or one per colour channel. */
@@ -147,7 +140,13 @@ bilateral (__global const uchar * src, int src_stride,
     __global uchar * dst, int dst_stride, int width, int height,
     __constant float *spatial_log2, float range_scale, float4 luma)
 {
-  __local tile_t tile[TILE_H][TILE_W];
+#if TILE_FLOAT
+  __local value_t tile[TILE_H][TILE_W];
+#define TILE_VALUE(p) (p)
+#else
+  __local pixel_t tile[TILE_H][TILE_W];
+#define TILE_VALUE(p) TO_VALUE (p)
+#endif
 
   const int lx = get_local_id (0);
   const int ly = get_local_id (1);
@@ -159,7 +158,11 @@ bilateral (__global const uchar * src, int src_stride,
     __global const uchar *row = src + (size_t) sy * src_stride;
     for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
       const int sx = clamp (tile_x0 + tx, 0, width - 1);
-      tile[ty][tx] = STAGE (LOAD_PIXEL (row, sx));
+#if TILE_FLOAT
+      tile[ty][tx] = TO_VALUE (LOAD_PIXEL (row, sx));
+#else
+      tile[ty][tx] = LOAD_PIXEL (row, sx);
+#endif
     }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -180,7 +183,7 @@ bilateral (__global const uchar * src, int src_stride,
 
   for (int dy = -RADIUS; dy <= RADIUS; dy++) {
     __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
-    __local const tile_t *tile_row = &tile[cy + dy][0];
+    __local const TILE_T *tile_row = &tile[cy + dy][0];
     /* Columns cx - R .. cx + OUT_X - 1 + R serve all OUT_X outputs. */
     for (int c = -RADIUS; c < OUT_X + RADIUS; c++) {
       const value_t v = TILE_VALUE (tile_row[cx + c]);
@@ -206,7 +209,7 @@ bilateral (__global const uchar * src, int src_stride,
   for (int k = 0; k < OUT_X; k++) {
     if (x0 + k < width) {
 #if CHANNELS == 4
-      STORE_PIXEL (finish4 (sum[k], weight_sum[k], TILE_ALPHA (tile[cy][cx + k])), out_row,
+      STORE_PIXEL (finish4 (sum[k], weight_sum[k], (uchar) tile[cy][cx + k].w), out_row,
           x0 + k);
 #else
       STORE_PIXEL (convert_uchar_sat_rte (sum[k] / weight_sum[k]), out_row, x0 + k);

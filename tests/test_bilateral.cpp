@@ -141,6 +141,28 @@ GST_START_TEST (test_every_format_and_mode_small_sizes)
 }
 GST_END_TEST;
 
+/* The float tile GPUs get, forced on the CPU device: same accuracy for every format and mode. */
+GST_START_TEST (test_float_tile)
+{
+  g_setenv ("GST_OPENCL_BILATERAL_TILE", "float", TRUE);
+  uint32_t seed = 900;
+  for (GstVideoFormat format : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
+          GST_VIDEO_FORMAT_GRAY8 }) {
+    for (BilateralMode mode : all_modes) {
+      Settings s;
+      s.mode = mode;
+      check_one (format, 37, 19, 0, Pattern::Random, s, seed++);
+      check_one (format, 37, 19, 0, Pattern::Edges, s, seed++);
+    }
+  }
+  /* The largest radius: a float tile on devices with room for it (this one), bytes on GPUs. */
+  Settings wide;
+  wide.radius = 32;
+  check_one (GST_VIDEO_FORMAT_RGBA, 70, 40, 0, Pattern::Edges, wide, seed++);
+  g_unsetenv ("GST_OPENCL_BILATERAL_TILE");
+}
+GST_END_TEST;
+
 GST_START_TEST (test_640x480)
 {
   struct
@@ -398,6 +420,7 @@ bilateral_suite (void)
   tcase_add_test (tc, test_controlled_property_follows_stream_time);
   tcase_add_test (tc, test_every_format_and_mode_small_sizes);
   tcase_add_test (tc, test_640x480);
+  tcase_add_test (tc, test_float_tile);
   tcase_add_test (tc, test_padded_rows);
   tcase_add_test (tc, test_radius_and_sigmas);
   tcase_add_test (tc, test_every_variant);

@@ -100,6 +100,9 @@ constexpr Variant VARIANTS[] = {
   { "tiled-float-16x8x4", false, 0, 16, 8, 4, true },
 };
 constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
+/* The GPU default: the float tile (converting bytes at every tap bound the byte-tile kernel). */
+constexpr size_t FLOAT_TILE_DEFAULT = 6;
+constexpr size_t BYTE_TILE_DEFAULT = 2;
 
 struct State
 {
@@ -241,23 +244,32 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
 }
 
 /* The work-group shape of a variant for a radius: the vector kernel needs no local memory; the
- * tiled kernel takes the variant's group, made shorter until its tile fits local memory. */
+ * tiled kernel takes the variant's group, made shorter until its tile fits local memory. A
+ * float tile needs groups of at least 8 rows to pay off: where none fits, the variant falls
+ * back to a byte tile (*tile_float false). */
 static void
 choose_group (const gst_opencl::Device & device, const Variant & variant, int channels,
-    int radius, size_t *group_w, size_t *group_h, size_t *out_x)
+    int radius, size_t *group_w, size_t *group_h, size_t *out_x, bool *tile_float)
 {
   *group_w = variant.group_w;
   *out_x = variant.out_x;
+  *tile_float = false;
   if (variant.vector) {
     *group_h = variant.group_h;
     return;
   }
-  const size_t pixel_bytes = channels * (variant.float_tile ? sizeof (float) : 1);
-  for (size_t h = variant.group_h; h >= 1; h /= 2) {
-    size_t tile_bytes = (*group_w * *out_x + 2 * radius) * (h + 2 * radius) * pixel_bytes;
-    if (tile_bytes + 1024 <= device.local_mem_bytes && *group_w * h <= device.max_work_group_size) {
-      *group_h = h;
-      return;
+  for (bool use_float : { true, false }) {
+    if (use_float && !variant.float_tile)
+      continue;
+    const size_t pixel_bytes = channels * (use_float ? sizeof (float) : 1);
+    for (size_t h = variant.group_h; h >= (use_float ? 8 : 1); h /= 2) {
+      size_t tile_bytes = (*group_w * *out_x + 2 * radius) * (h + 2 * radius) * pixel_bytes;
+      if (tile_bytes + 1024 <= device.local_mem_bytes &&
+          *group_w * h <= device.max_work_group_size) {
+        *group_h = h;
+        *tile_float = use_float;
+        return;
+      }
     }
   }
   throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
@@ -271,7 +283,8 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
     size_t *group_w, size_t *group_h, size_t *out_x)
 {
   auto & device = gst_opencl_filter_device (filter);
-  choose_group (device, variant, key.channels, key.radius, group_w, group_h, out_x);
+  bool tile_float = false;
+  choose_group (device, variant, key.channels, key.radius, group_w, group_h, out_x, &tile_float);
   gchar *options;
   if (variant.vector) {
     options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu",
@@ -279,9 +292,9 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
   } else {
     const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
     options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DFLOAT_TILE=%d", key.channels,
+        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d", key.channels,
         key.mode, key.radius, *group_w, *group_h, *out_x, poly_exp2 ? 1 : 0,
-        variant.float_tile ? 1 : 0);
+        tile_float ? 1 : 0);
   }
   std::string build_options (options);
   g_free (options);
@@ -320,8 +333,10 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   /* Candidates in the device's order of preference; only the kind that suits the device is
    * timed, the others can still be forced. */
   std::vector<size_t> order;
+  if (!cpu)
+    order.push_back (FLOAT_TILE_DEFAULT);
   for (size_t i = 0; i < N_VARIANTS; i++)
-    if (VARIANTS[i].vector == cpu)
+    if (VARIANTS[i].vector == cpu && i != FLOAT_TILE_DEFAULT)
       order.push_back (i);
   for (size_t i = 0; i < N_VARIANTS; i++)
     if (VARIANTS[i].vector != cpu)
@@ -355,8 +370,15 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
       (guint64) gst_opencl::stable_hash (sources));
   size_t chosen;
   try {
-    chosen = order[gst_opencl::choose_variant (device.device, "bilateral", tuning_key,
-            candidates, time_one)];
+    /* GST_OPENCL_BILATERAL_TILE=float|byte (without GST_OPENCL_VARIANT_BILATERAL) picks the tiled
+     * kernel's default shape with that tile, on any device: tests run the GPU's kernels on the
+     * CPU with it. */
+    const char *tile = g_getenv ("GST_OPENCL_BILATERAL_TILE");
+    if (tile && !g_getenv (gst_opencl::variant_environment_name ("bilateral").c_str ()))
+      chosen = g_strcmp0 (tile, "float") == 0 ? FLOAT_TILE_DEFAULT : BYTE_TILE_DEFAULT;
+    else
+      chosen = order[gst_opencl::choose_variant (device.device, "bilateral", tuning_key,
+              candidates, time_one)];
   } catch (...) {
     g_free (tuning_key);
     throw;

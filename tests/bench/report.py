@@ -333,48 +333,77 @@ def pipelines_launch(run, path, data):
 
 
 def convolve(run, path, data):
-    # The convolution benchmark's own layout (bench_convolve): a list of cases with the filter
-    # count, the kernel time and, from the same run, the torch.conv3d peers.
-    block = data.get("openclconvolve") or data.get("openclmulticonvolve") or data
-    cases = block.get("cases", [])
-    peer = data.get("peer") or {}
-    peer_cases = {}
-    for c in peer.get("cases", []):
-        peer_cases[(c.get("filters") or c.get("n"), c.get("precision") or c.get("variant"))] = \
-            median(c.get("ms"))
-    device = next((c.get("device_name") for c in cases if c.get("device_name")),
-                  block.get("device_name"))
-    header("openclconvolve3d / openclmulticonvolve", path, data, device)
+    # bench_convolve's JSON: volume cases (num_filters, useful_flop = 2 (S-K+1)^3 K^3 N) and
+    # video cases; the torch.nn.functional.conv3d peer is its own file (peer_torch_conv3d.py)
+    # in the same folder.
+    cases = data.get("cases", [])
+    device = next((c.get("device_name") for c in cases if c.get("device_name")), None)
+    header(f"openclmulticonvolve / openclconvolve3d, S = {data.get('volume')}, "
+           f"K = {data.get('kernel_size')}", path, data, device)
+    peers = {}
+    for _, other, kind in run.files:
+        if kind == "peer-conv3d" and not other.get("error") and is_gpu(device):
+            for c in other.get("cases", []):
+                peers[(c["num_filters"], c["mode"])] = c["median_ms"]
     fma = run.fma_rate()
-    print("| case | filters | kernel ms | useful GFLOP/s | of FMA ceiling | torch FP32 ms | "
-          "FP32 / kernel | torch TF32 ms | TF32 / kernel |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for c in cases:
-        n = c.get("filters") or c.get("n") or 1
-        kernel = median(c.get("kernel_ms"))
-        if not kernel:
-            print(f"| {c.get('name', '?')} | {n} | failed: {c.get('error')} | | | | | | |")
+    volume = [c for c in cases if c.get("num_filters")]
+    if volume:
+        print("| case | N | kernel ms (median) | kernel IQR ms | useful TFLOP/s | of FMA ceiling | "
+              "torch FP32 ms | FP32 / kernel | torch TF32 ms | TF32 / kernel |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for c in volume:
+        n = c["num_filters"]
+        if not c.get("ok"):
+            print(f"| {c.get('name')} | {n} | failed: {c.get('error')} | | | | | | | |")
             continue
-        dims = c.get("volume") or [c.get("depth"), c.get("height"), c.get("width")]
-        k = c.get("kernel_size") or c.get("k") or 7
-        flops = c.get("useful_flops")
-        if flops is None and all(dims):
-            flops = 2.0 * (k ** 3) * dims[0] * dims[1] * dims[2] * n
-        rate = flops / (kernel * 1e-3) if flops else None
-        fp32 = peer_cases.get((n, "fp32"))
-        tf32 = peer_cases.get((n, "tf32"))
-        print(f"| {c.get('name', c.get('element', '?'))} | {n} | {fmt_ms(kernel)} | "
-              f"{'-' if rate is None else f'{rate * 1e-9:.1f}'} | "
-              f"{fmt_pct(rate / fma if rate and fma else None)} | {fmt_ms(fp32)} | "
+        kernel = c["kernel_ms"]["median"]
+        rate = c["useful_flop"] / (kernel * 1e-3)
+        fp32, tf32 = peers.get((n, "fp32")), peers.get((n, "tf32"))
+        iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+        print(f"| {c.get('name')} | {n} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | "
+              f"{rate * 1e-12:.3g} | {fmt_pct(rate / fma if fma else None)} | {fmt_ms(fp32)} | "
               f"{fmt_ratio(fp32 / kernel if fp32 else None)} | {fmt_ms(tf32)} | "
               f"{fmt_ratio(tf32 / kernel if tf32 else None)} |")
-        if is_gpu(device) and rate and fma and n in (8, 32):
+        if is_gpu(device) and fma and n in (8, 32):
             need = 0.5 if n == 8 else 0.6
             run.target(f"openclmulticonvolve 256^3 7^3 N = {n}: at least {need:.0%} of the FMA "
-                       "rate", fmt_pct(rate / fma), rate >= need * fma)
+                       "rate", f"{fmt_pct(rate / fma)} ({rate * 1e-12:.2f} of "
+                       f"{fma * 1e-12:.2f} TFLOP/s)", rate >= need * fma)
         if is_gpu(device) and n == 1 and fp32:
             run.target("openclconvolve3d 256^3 7^3 N = 1: at least 4x cuDNN FP32",
                        f"{fp32 / kernel:.2f}x", fp32 / kernel >= 4)
+    if volume:
+        print()
+    video = [c for c in cases if not c.get("num_filters")]
+    if video:
+        print("| case | kernel ms (median) | kernel IQR ms | frames/s (kernel) | frames/s (wall) |")
+        print("| --- | --- | --- | --- | --- |")
+        for c in video:
+            if not c.get("ok"):
+                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
+                continue
+            k = c["kernel_ms"]
+            print(f"| {c.get('name')} | {fmt_ms(k['median'])} | "
+                  f"{fmt_ms(k.get('q3', 0) - k.get('q1', 0))} | {c.get('fps_kernel', 0):.1f} | "
+                  f"{c.get('fps_wall', 0):.1f} |")
+        print()
+
+
+def peer_conv3d(run, path, data):
+    # Printed beside the convolution table when both are in the folder; alone otherwise.
+    if any(kind == "convolve" for _, _, kind in run.files):
+        return
+    print(f"**{data.get('peer')}** (cuDNN {data.get('cudnn', '?')}, torch {data.get('torch', '?')}) "
+          f"on {data.get('device', '?')}, S = {data.get('volume')}, K = {data.get('kernel_size')}.")
+    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
+    if data.get("error"):
+        print(f"Not measured: {data['error']}.\n")
+        return
+    print("| mode | N | median ms | useful TFLOP/s |")
+    print("| --- | --- | --- | --- |")
+    for c in data.get("cases", []):
+        print(f"| {c['mode']} | {c['num_filters']} | {fmt_ms(c['median_ms'])} | "
+              f"{c['tflops_useful']:.4g} |")
     print()
 
 
@@ -401,16 +430,17 @@ def classify(data):
         return "bilateral-bare"
     if kind == "openclhistogram":
         return "histogram-bare"
-    if any(k in data for k in ("openclconvolve", "openclmulticonvolve")) or \
-            (kind or "").startswith("openclconvolve") or (kind or "").startswith("convol"):
+    if kind == "convolve":
         return "convolve"
+    if kind == "peer_torch_conv3d":
+        return "peer-conv3d"
     return None
 
 
 REPORTERS = {"bilateral": bilateral, "histogram": histogram, "sort": sort,
              "mandelbox": mandelbox, "pipelines": pipelines, "pipelines-launch": pipelines_launch,
-             "convolve": convolve}
-ORDER = ["bilateral", "histogram", "convolve", "sort", "mandelbox", "pipelines",
+             "convolve": convolve, "peer-conv3d": peer_conv3d}
+ORDER = ["bilateral", "histogram", "convolve", "peer-conv3d", "sort", "mandelbox", "pipelines",
          "pipelines-launch"]
 
 

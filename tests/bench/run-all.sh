@@ -131,14 +131,22 @@ if wanted mandelbox && [ -x "$bin/bench_mandelbox" ]; then
   fi
 fi
 
-# openclconvolve3d / openclmulticonvolve, once their benchmark is in the tree.
-if wanted convolve && [ -x "$bin/bench_convolve" ] && [ -f "$here/run-convolve.sh" ]; then
+# openclconvolve3d / openclmulticonvolve: bench_convolve (256^3 volumes, N = 1, 8, 32 filters of
+# 7^3, and video cases), and on the GPU torch's conv3d (cuDNN, FP32 and TF32) in the same run.
+if wanted convolve && [ -x "$bin/bench_convolve" ]; then
   if [ "$device" = gpu ]; then
-    run convolve 240 bash "$here/run-convolve.sh" --no-build --build "$build" \
-      --out "$out/convolve.json" -- --device gpu
+    run convolve 240 "$bin/bench_convolve" --device gpu --reps 20 --warmup 3 --frames 100 \
+      --json "$out/convolve.json"
+    if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+      run convolve-peer 120 python3 "$here/peer_torch_conv3d.py" --reps 20 --warmup 3 \
+        --json "$out/convolve-peer.json"
+    fi
+  elif [ "$quick" = 1 ]; then
+    run convolve 400 "$bin/bench_convolve" --device cpu --volume 128 --filters 1,8 --reps 2 \
+      --warmup 1 --frames 5 --json "$out/convolve.json"
   else
-    run convolve 300 bash "$here/run-convolve.sh" --no-build --build "$build" --quick \
-      --out "$out/convolve.json" -- --device cpu
+    run convolve 3600 "$bin/bench_convolve" --device cpu --volume 256 --reps 3 --warmup 1 \
+      --frames 10 --json "$out/convolve.json"
   fi
 fi
 

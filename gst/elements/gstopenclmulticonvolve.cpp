@@ -1,0 +1,759 @@
+/* gst-opencl: openclmulticonvolve, a bank of N filters applied in one pass.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:element-openclmulticonvolve
+ * @title: openclmulticonvolve
+ *
+ * Correlates every frame (dims=2: k x k filters) or volume (dims=3: k x k x k filters) with N
+ * filters at once: out_n(x,y,z) = sum f_n(i,j,l) in(x+i-c, y+j-c, z+l-c) over the filter, with
+ * c = (k - 1) / 2 and coordinates clamped to the edge, which is what
+ * scipy.ndimage.correlate (..., mode='nearest') computes. Each work-item computes several
+ * outputs along x for all N filters, so every input value it loads is used for all of them.
+ *
+ * Input: GRAY8 video (in system or OpenCL memory), or one volume per buffer as
+ * other/tensors,format=static,num_tensors=1,types=uint8,dimensions=W:H:D (innermost first).
+ * Output: other/tensors,types=float32,dimensions=N:W:H[:D], the N responses of a voxel
+ * contiguous; or, for video input when downstream asks for video and N <= 4, GRAY8 (N = 1) or
+ * RGBA (responses in R, G, B, A; a missing alpha is 255) holding response * scale + offset,
+ * rounded and saturated.
+ *
+ * The filters come from `kernels` or `kernels-file`: N x k^dims floats, the filter index
+ * fastest, then x, y and z.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=volume.raw blocksize=16777216 ! \
+ *     other/tensors,format=static,num_tensors=1,types=uint8,dimensions=256:256:256 ! \
+ *     openclmulticonvolve num-kernels=8 kernel-size=7 dims=3 kernels-file=filters.raw ! \
+ *     filesink location=responses.raw
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! openclmulticonvolve \
+ *     num-kernels=2 kernel-size=3 kernels="<-1,-1, 0,-2, 1,-1, -2,0, 0,0, 2,0, -1,1, 0,2, 1,1>" \
+ *     scale=0.25 offset=128 ! video/x-raw,format=RGBA ! videoconvert ! autovideosink
+ * ]|
+ */
+#include "elements/gstopenclmulticonvolve.h"
+
+#include <gst/video/video.h>
+
+#include <cmath>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "opencl/gstopenclconvolution.h"
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclmemory.h"
+#include "opencl/gstopencltensor.h"
+#include "opencl/gstopenclutils.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_multi_convolve_debug);
+#define GST_CAT_DEFAULT gst_opencl_multi_convolve_debug
+
+namespace {
+
+constexpr int DEFAULT_NUM_KERNELS = 1;
+constexpr int MAX_NUM_KERNELS = 32;
+constexpr int DEFAULT_KERNEL_SIZE = 3;
+constexpr int MAX_KERNEL_SIZE = 15;
+constexpr int DEFAULT_DIMS = 2;
+constexpr double DEFAULT_SCALE = 1.0;
+constexpr double DEFAULT_OFFSET = 0.0;
+
+struct Settings
+{
+  int num_kernels = DEFAULT_NUM_KERNELS;
+  int kernel_size = DEFAULT_KERNEL_SIZE;
+  int dims = DEFAULT_DIMS;
+  std::vector<float> kernels;
+  std::string kernels_file;
+  double scale = DEFAULT_SCALE;
+  double offset = DEFAULT_OFFSET;
+};
+
+struct State
+{
+  bool video_in = false;
+  bool video_out = false;
+  GstVideoInfo in_video {};
+  GstVideoInfo out_video {};
+  int width = 0, height = 0, depth = 1;
+  gsize out_bytes = 0;
+  cl::Buffer input;        /* width x height x depth bytes, rows packed */
+  cl::Buffer output;
+  gsize output_capacity_bytes = 0;
+  gst_opencl::Convolution convolution;
+};
+
+/* The filters as the settings give them; throws Failure (Settings) on any mismatch. */
+std::vector<float>
+load_filters (const Settings & s)
+{
+  if (s.kernel_size % 2 == 0)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "kernel-size must be odd, "
+        "not " + std::to_string (s.kernel_size));
+  size_t per_filter = 1;
+  for (int d = 0; d < s.dims; d++)
+    per_filter *= (size_t) s.kernel_size;
+  const size_t expected = per_filter * (size_t) s.num_kernels;
+  const std::string shape = std::to_string (s.num_kernels) + " filters of " +
+      std::to_string (s.kernel_size) + "^" + std::to_string (s.dims) + " taps need " +
+      std::to_string (expected) + " floats";
+
+  std::vector<float> filters;
+  if (!s.kernels_file.empty ()) {
+    if (!s.kernels.empty ())
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+          "set kernels or kernels-file, not both");
+    gchar *contents = nullptr;
+    gsize length = 0;
+    GError *error = nullptr;
+    if (!g_file_get_contents (s.kernels_file.c_str (), &contents, &length, &error)) {
+      std::string message = "cannot read kernels-file \"" + s.kernels_file + "\": " +
+          error->message;
+      g_clear_error (&error);
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, message);
+    }
+    if (length != expected * sizeof (float)) {
+      g_free (contents);
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "kernels-file \"" +
+          s.kernels_file + "\" holds " + std::to_string (length) + " bytes, but " + shape +
+          " (" + std::to_string (expected * sizeof (float)) + " bytes of little-endian float32)");
+    }
+    filters.resize (expected);
+    for (size_t t = 0; t < expected; t++) {
+      guint32 bits;
+      memcpy (&bits, contents + t * sizeof (float), sizeof bits);
+      bits = GUINT32_FROM_LE (bits);
+      memcpy (&filters[t], &bits, sizeof bits);
+    }
+    g_free (contents);
+  } else {
+    if (s.kernels.empty ())
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+          "no filters: set kernels or kernels-file (" + shape + ")");
+    if (s.kernels.size () != expected)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "kernels has " +
+          std::to_string (s.kernels.size ()) + " values, but " + shape);
+    filters = s.kernels;
+  }
+  for (size_t t = 0; t < filters.size (); t++) {
+    if (!std::isfinite (filters[t]))
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "filter value " +
+          std::to_string (t) + " is not a finite number");
+  }
+  return filters;
+}
+
+bool
+structure_is_video (const GstStructure * s)
+{
+  return gst_structure_has_name (s, "video/x-raw");
+}
+
+}  // namespace
+
+struct GstOpenCLMultiConvolveImpl
+{
+  gst_opencl::ElementDevice device;
+  std::mutex lock;
+  Settings settings;
+  State state;
+};
+
+struct _GstOpenCLMultiConvolve
+{
+  GstBaseTransform parent;
+  GstOpenCLMultiConvolveImpl *impl;
+};
+
+enum
+{
+  PROP_0,
+  PROP_NUM_KERNELS,
+  PROP_KERNEL_SIZE,
+  PROP_DIMS,
+  PROP_KERNELS,
+  PROP_KERNELS_FILE,
+  PROP_SCALE,
+  PROP_OFFSET,
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
+};
+
+#define VIDEO_IN_CAPS "video/x-raw, format=(string)GRAY8, width=(int)[1, max], " \
+    "height=(int)[1, max], framerate=(fraction)[0/1, max]"
+#define VIDEO_IN_DEVICE_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " \
+    "format=(string)GRAY8, width=(int)[1, max], height=(int)[1, max], " \
+    "framerate=(fraction)[0/1, max]"
+#define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
+    "height=(int)[1, max], framerate=(fraction)[0/1, max]"
+
+G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (openclmulticonvolve, "openclmulticonvolve", GST_RANK_NONE,
+    GST_TYPE_OPENCL_MULTI_CONVOLVE);
+
+static void
+gst_opencl_multi_convolve_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
+  if (impl->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
+    return;
+  std::lock_guard<std::mutex> lock (impl->lock);
+  auto & s = impl->settings;
+  switch (prop_id) {
+    case PROP_NUM_KERNELS:
+      s.num_kernels = g_value_get_int (value);
+      break;
+    case PROP_KERNEL_SIZE:
+      s.kernel_size = g_value_get_int (value);
+      break;
+    case PROP_DIMS:
+      s.dims = g_value_get_int (value);
+      break;
+    case PROP_KERNELS:
+      s.kernels = gst_opencl::float_array_from_value (value);
+      break;
+    case PROP_KERNELS_FILE:{
+      const gchar *path = g_value_get_string (value);
+      s.kernels_file = path ? path : "";
+      break;
+    }
+    case PROP_SCALE:
+      s.scale = g_value_get_double (value);
+      break;
+    case PROP_OFFSET:
+      s.offset = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  GST_DEBUG_OBJECT (object, "%s changed", pspec->name);
+}
+
+static void
+gst_opencl_multi_convolve_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
+  if (impl->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
+    return;
+  std::lock_guard<std::mutex> lock (impl->lock);
+  const auto & s = impl->settings;
+  switch (prop_id) {
+    case PROP_NUM_KERNELS:
+      g_value_set_int (value, s.num_kernels);
+      break;
+    case PROP_KERNEL_SIZE:
+      g_value_set_int (value, s.kernel_size);
+      break;
+    case PROP_DIMS:
+      g_value_set_int (value, s.dims);
+      break;
+    case PROP_KERNELS:
+      gst_opencl::float_array_to_value (s.kernels, value);
+      break;
+    case PROP_KERNELS_FILE:
+      g_value_set_string (value, s.kernels_file.empty () ? nullptr : s.kernels_file.c_str ());
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, s.scale);
+      break;
+    case PROP_OFFSET:
+      g_value_set_double (value, s.offset);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_opencl_multi_convolve_set_context (GstElement * element, GstContext * context)
+{
+  GST_OPENCL_MULTI_CONVOLVE (element)->impl->device.set_context (element, context);
+  GST_ELEMENT_CLASS (gst_opencl_multi_convolve_parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_opencl_multi_convolve_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  if (impl->device.handle_context_query (GST_ELEMENT (trans), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->query (trans,
+      direction, query);
+}
+
+static gboolean
+gst_opencl_multi_convolve_start (GstBaseTransform * trans)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  return GST_OPENCL_GUARD (trans, "cannot open the OpenCL device", [&]() {
+    impl->device.start (GST_ELEMENT (trans));
+  });
+}
+
+static gboolean
+gst_opencl_multi_convolve_stop (GstBaseTransform * trans)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  impl->state = State ();
+  impl->device.stop (GST_ELEMENT (trans));
+  return TRUE;
+}
+
+/* Output caps for one input structure: the tensor first (the default when downstream takes
+ * anything), then video for video input with N <= 4. */
+static void
+append_outputs (const GstStructure * in, int num_kernels, GstCaps * result)
+{
+  GstCaps *one = gst_caps_new_full (gst_structure_copy (in), nullptr);
+  gint fps_n = 0, fps_d = 1;
+  gst_structure_get_fraction (in, "framerate", &fps_n, &fps_d);
+  if (structure_is_video (in)) {
+    gint width = 0, height = 0;
+    if (gst_caps_is_fixed (one) && gst_structure_get_int (in, "width", &width) &&
+        gst_structure_get_int (in, "height", &height)) {
+      gst_opencl::TensorInfo info;
+      info.type = gst_opencl::TensorType::Float32;
+      info.dimensions = { (guint) num_kernels, (guint) width, (guint) height };
+      gst_caps_append (result, gst_opencl::tensor_info_to_caps (info, fps_n, fps_d));
+    } else {
+      gst_caps_append (result, gst_caps_from_string (
+              gst_opencl::tensor_template_caps ("float32").c_str ()));
+    }
+    if (num_kernels <= 4) {
+      GstStructure *video = gst_structure_copy (in);
+      gst_structure_set (video, "format", G_TYPE_STRING, num_kernels == 1 ? "GRAY8" : "RGBA",
+          nullptr);
+      gst_caps_append_structure (result, video);
+    }
+  } else {
+    std::string why;
+    auto info = gst_opencl::tensor_info_from_caps (one, &why);
+    if (info && info->type == gst_opencl::TensorType::UInt8) {
+      gst_opencl::TensorInfo out;
+      out.type = gst_opencl::TensorType::Float32;
+      out.dimensions.push_back ((guint) num_kernels);
+      for (guint d : info->dimensions)
+        out.dimensions.push_back (d);
+      gst_caps_append (result, gst_opencl::tensor_info_to_caps (out, fps_n, fps_d));
+    } else {
+      gst_caps_append (result, gst_caps_from_string (
+              gst_opencl::tensor_template_caps ("float32").c_str ()));
+    }
+  }
+  gst_caps_unref (one);
+}
+
+static GstCaps *
+gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  GstCaps *result;
+  if (direction == GST_PAD_SRC) {
+    /* Any output comes from any input of the sink template (sizes are checked in set_caps). */
+    result = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  } else {
+    int num_kernels;
+    {
+      std::lock_guard<std::mutex> lock (impl->lock);
+      num_kernels = CLAMP (impl->settings.num_kernels, 1, MAX_NUM_KERNELS);
+    }
+    result = gst_caps_new_empty ();
+    for (guint i = 0; i < gst_caps_get_size (caps); i++)
+      append_outputs (gst_caps_get_structure (caps, i), num_kernels, result);
+  }
+  if (filter) {
+    GstCaps *intersected = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = intersected;
+  }
+  GST_LOG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static gboolean
+gst_opencl_multi_convolve_transform_size (GstBaseTransform *, GstPadDirection, GstCaps *,
+    gsize, GstCaps * othercaps, gsize * othersize)
+{
+  if (gst_opencl::caps_are_tensors (othercaps)) {
+    auto info = gst_opencl::tensor_info_from_caps (othercaps, nullptr);
+    if (!info)
+      return FALSE;
+    *othersize = info->size_bytes ();
+    return TRUE;
+  }
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = info.size;
+  return TRUE;
+}
+
+static void
+configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
+{
+  auto *impl = self->impl;
+  Settings settings;
+  {
+    std::lock_guard<std::mutex> lock (impl->lock);
+    settings = impl->settings;
+  }
+  using gst_opencl::Failure;
+  State & state = impl->state;
+  const std::vector<float> filters = load_filters (settings);
+
+  state.video_in = !gst_opencl::caps_are_tensors (incaps);
+  if (state.video_in) {
+    if (!gst_video_info_from_caps (&state.in_video, incaps))
+      throw Failure (Failure::Kind::Settings, "invalid video input caps");
+    state.width = GST_VIDEO_INFO_WIDTH (&state.in_video);
+    state.height = GST_VIDEO_INFO_HEIGHT (&state.in_video);
+    state.depth = 1;
+  } else {
+    std::string why;
+    auto info = gst_opencl::tensor_info_from_caps (incaps, &why);
+    if (!info)
+      throw Failure (Failure::Kind::Settings, "input tensor: " + why);
+    if (info->type != gst_opencl::TensorType::UInt8)
+      throw Failure (Failure::Kind::Settings, "input tensor must be uint8");
+    for (gsize d = 3; d < info->dimensions.size (); d++) {
+      if (info->dimensions[d] != 1)
+        throw Failure (Failure::Kind::Settings, "input tensor has more than 3 dimensions");
+    }
+    state.width = (int) info->dimension (0);
+    state.height = (int) info->dimension (1);
+    state.depth = (int) info->dimension (2);
+  }
+
+  state.video_out = !gst_opencl::caps_are_tensors (outcaps);
+  if (state.video_out) {
+    if (!state.video_in || !gst_video_info_from_caps (&state.out_video, outcaps))
+      throw Failure (Failure::Kind::Settings, "video output needs GRAY8 video input");
+    const bool gray = GST_VIDEO_INFO_FORMAT (&state.out_video) == GST_VIDEO_FORMAT_GRAY8;
+    if ((gray && settings.num_kernels != 1) || settings.num_kernels > 4)
+      throw Failure (Failure::Kind::Settings, "video output holds 1 (GRAY8) or up to 4 "
+          "(RGBA) responses, not " + std::to_string (settings.num_kernels));
+    if (GST_VIDEO_INFO_WIDTH (&state.out_video) != state.width ||
+        GST_VIDEO_INFO_HEIGHT (&state.out_video) != state.height)
+      throw Failure (Failure::Kind::Settings, "output size differs from the input's");
+    state.out_bytes = state.out_video.size;
+  } else {
+    auto info = gst_opencl::tensor_info_from_caps (outcaps, nullptr);
+    if (!info || info->type != gst_opencl::TensorType::Float32 ||
+        info->dimension (0) != (guint) settings.num_kernels ||
+        info->dimension (1) != (guint) state.width || info->dimension (2) !=
+        (guint) state.height || info->dimension (3) != (guint) state.depth)
+      throw Failure (Failure::Kind::Settings, "output tensor must be float32 N:W:H[:D] with "
+          "N = num-kernels and the input's size");
+    state.out_bytes = info->size_bytes ();
+  }
+
+  auto & device = impl->device.device ();
+  const guint64 voxels = (guint64) state.width * state.height * state.depth;
+  const guint64 out_bytes = state.video_out ? (guint64) state.out_video.size :
+      voxels * settings.num_kernels * sizeof (float);
+  if (voxels > device.max_alloc_bytes || out_bytes > device.max_alloc_bytes ||
+      voxels * settings.num_kernels > (guint64) G_MAXINT32)
+    throw Failure (Failure::Kind::TooLarge, "a " + std::to_string (state.width) + "x" +
+        std::to_string (state.height) + "x" + std::to_string (state.depth) + " input with " +
+        std::to_string (settings.num_kernels) + " filters exceeds the largest buffer " +
+        device.name + " can allocate");
+  state.input = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
+      (size_t) voxels);
+  state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
+      (size_t) out_bytes);
+  state.output_capacity_bytes = (gsize) out_bytes;
+
+  gst_opencl::ConvolutionSpec spec;
+  spec.kx = spec.ky = settings.kernel_size;
+  spec.kz = settings.dims == 3 ? settings.kernel_size : 1;
+  spec.num_filters = settings.num_kernels;
+  if (state.video_out) {
+    spec.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
+    spec.out_pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&state.out_video, 0);
+  }
+  state.convolution.configure (device, spec, filters);
+  GST_INFO_OBJECT (self, "%d filters of %d^%d on %dx%dx%d, %s output", spec.num_filters,
+      settings.kernel_size, settings.dims, state.width, state.height, state.depth,
+      state.video_out ? "video" : "tensor");
+}
+
+static gboolean
+gst_opencl_multi_convolve_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  auto *self = GST_OPENCL_MULTI_CONVOLVE (trans);
+  return GST_OPENCL_GUARD (trans, "cannot configure the filter bank", [&]() {
+    if (!self->impl->device.started ())
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
+    configure (self, incaps, outcaps);
+  });
+}
+
+/* Enqueues the upload of `input` into the packed device volume: from the frame's OpenCL memory
+ * when `view` is given, else from the mapped host frame or volume, which must stay mapped until
+ * the output read has completed. */
+static void
+upload_input (GstOpenCLMultiConvolve * self, const gst_opencl::DeviceFrameView * view,
+    const GstVideoFrame * frame, const GstMapInfo * map)
+{
+  State & state = self->impl->state;
+  auto & queue = self->impl->device.device ().queue;
+  if (view) {
+    cl::array<size_t, 3> source { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&view->info, 0), 0, 0 };
+    cl::array<size_t, 3> origin { 0, 0, 0 };
+    cl::array<size_t, 3> region { (size_t) state.width, (size_t) state.height, 1 };
+    queue.enqueueCopyBufferRect (view->buffer, state.input, source, origin, region,
+        (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&view->info, 0), 0, (size_t) state.width, 0);
+  } else if (frame) {
+    cl::array<size_t, 3> origin { 0, 0, 0 };
+    cl::array<size_t, 3> region { (size_t) state.width, (size_t) state.height, 1 };
+    queue.enqueueWriteBufferRect (state.input, CL_FALSE, origin, origin, region,
+        (size_t) state.width, 0, (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), 0,
+        GST_VIDEO_FRAME_PLANE_DATA (frame, 0));
+  } else {
+    queue.enqueueWriteBuffer (state.input, CL_FALSE, 0,
+        (size_t) state.width * state.height * state.depth, map->data);
+  }
+}
+
+static GstFlowReturn
+gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  auto *self = GST_OPENCL_MULTI_CONVOLVE (trans);
+  auto *impl = self->impl;
+  State & state = impl->state;
+  double scale, offset;
+  {
+    std::lock_guard<std::mutex> lock (impl->lock);
+    scale = impl->settings.scale;
+    offset = impl->settings.offset;
+  }
+
+  gst_opencl::DeviceFrameView in_view;
+  bool in_on_device = false;
+  if (state.video_in && !GST_OPENCL_GUARD (trans, "cannot read the input frame", [&]() {
+        in_on_device = gst_opencl::buffer_device_frame (inbuf, impl->device.context (), false,
+            &in_view);
+      }))
+    return GST_FLOW_ERROR;
+
+  GstVideoFrame in_frame, out_frame;
+  GstMapInfo in_map = GST_MAP_INFO_INIT, out_map = GST_MAP_INFO_INIT;
+  bool in_mapped = in_on_device || (state.video_in ?
+      gst_video_frame_map (&in_frame, &state.in_video, inbuf, GST_MAP_READ) :
+      gst_buffer_map (inbuf, &in_map, GST_MAP_READ));
+  auto unmap_input = [&]() {
+    if (in_on_device)
+      return;
+    if (state.video_in)
+      gst_video_frame_unmap (&in_frame);
+    else
+      gst_buffer_unmap (inbuf, &in_map);
+  };
+  if (!in_mapped) {
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the input"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  bool out_mapped = state.video_out ?
+      gst_video_frame_map (&out_frame, &state.out_video, outbuf, GST_MAP_WRITE) :
+      gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE);
+  if (!out_mapped) {
+    unmap_input ();
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+
+  gboolean ok = GST_OPENCL_GUARD (trans, "filter bank failed", [&]() {
+    const gsize volume_bytes = (gsize) state.width * state.height * state.depth;
+    if (!state.video_in && in_map.size < volume_bytes)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "input buffer of " +
+          std::to_string (in_map.size) + " bytes is smaller than the " +
+          std::to_string (volume_bytes) + "-byte volume of its caps");
+    auto & device = impl->device.device ();
+    upload_input (self, in_on_device ? &in_view : nullptr, state.video_in ? &in_frame : nullptr,
+        &in_map);
+
+    gst_opencl::ConvolutionArgs args;
+    args.src = &state.input;
+    args.src_row_stride = state.width;
+    args.src_plane_stride = state.width * state.height;
+    args.dst = &state.output;
+    args.width = state.width;
+    args.height = state.height;
+    args.depth = state.depth;
+    args.scale = (cl_float) scale;
+    args.offset = (cl_float) offset;
+    gsize read_bytes;
+    void *destination;
+    if (state.video_out) {
+      const gsize stride = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, 0);
+      read_bytes = stride * (state.height - 1) + (gsize) state.width *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (&out_frame, 0);
+      if (stride * state.height > state.output_capacity_bytes) {
+        state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
+            stride * state.height);
+        state.output_capacity_bytes = stride * state.height;
+      }
+      args.dst_row_stride = (cl_int) stride;
+      destination = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0);
+    } else {
+      read_bytes = state.out_bytes;
+      if (out_map.size < read_bytes)
+        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
+            "output buffer smaller than its caps");
+      args.dst_row_stride = state.width * state.convolution.spec ().num_filters;
+      args.dst_plane_stride = args.dst_row_stride * state.height;
+      destination = out_map.data;
+    }
+    state.convolution.run (impl->device, args);
+    device.queue.enqueueReadBuffer (state.output, CL_TRUE, 0, read_bytes, destination);
+    impl->device.finish_frame ();
+  });
+  if (!ok) {
+    try {
+      impl->device.device ().queue.finish ();
+    } catch (...) {
+    }
+    impl->device.discard_frame ();
+  }
+
+  if (state.video_out)
+    gst_video_frame_unmap (&out_frame);
+  else
+    gst_buffer_unmap (outbuf, &out_map);
+  unmap_input ();
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static void
+gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
+{
+  self->impl = new GstOpenCLMultiConvolveImpl ();
+}
+
+static void
+gst_opencl_multi_convolve_finalize (GObject * object)
+{
+  delete GST_OPENCL_MULTI_CONVOLVE (object)->impl;
+  G_OBJECT_CLASS (gst_opencl_multi_convolve_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
+      "OpenCL filter bank");
+
+  gobject_class->set_property = gst_opencl_multi_convolve_set_property;
+  gobject_class->get_property = gst_opencl_multi_convolve_get_property;
+  gobject_class->finalize = gst_opencl_multi_convolve_finalize;
+
+  /* Caps depend on these: they take effect at the next negotiation. */
+  const auto ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  const auto playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  /**
+   * GstOpenCLMultiConvolve:num-kernels:
+   *
+   * N, the number of filters: the output holds N responses per voxel.
+   */
+  g_object_class_install_property (gobject_class, PROP_NUM_KERNELS,
+      g_param_spec_int ("num-kernels", "Number of kernels", "Filters applied in one pass (N)",
+          1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS, ready));
+  /**
+   * GstOpenCLMultiConvolve:kernel-size:
+   *
+   * Taps of each filter along every axis (odd, 1 .. 15).
+   */
+  g_object_class_install_property (gobject_class, PROP_KERNEL_SIZE,
+      g_param_spec_int ("kernel-size", "Kernel size", "Taps per axis of every filter (odd)",
+          1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, ready));
+  /**
+   * GstOpenCLMultiConvolve:dims:
+   *
+   * 2: k x k filters on each frame or slice; 3: k x k x k filters on the volume.
+   */
+  g_object_class_install_property (gobject_class, PROP_DIMS,
+      g_param_spec_int ("dims", "Dimensions", "2: k x k filters per slice; 3: k x k x k",
+          2, 3, DEFAULT_DIMS, ready));
+  /**
+   * GstOpenCLMultiConvolve:kernels:
+   *
+   * The filters: num-kernels x kernel-size^dims floats, filter index fastest, then x, y, z.
+   */
+  g_object_class_install_property (gobject_class, PROP_KERNELS,
+      gst_param_spec_array ("kernels", "Kernels",
+          "The filters: N x k^dims floats, filter index fastest, then x, y, z",
+          g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
+              (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), ready));
+  /**
+   * GstOpenCLMultiConvolve:kernels-file:
+   *
+   * A file of raw little-endian float32 filters in the order of `kernels` (used instead of
+   * it).
+   */
+  g_object_class_install_property (gobject_class, PROP_KERNELS_FILE,
+      g_param_spec_string ("kernels-file", "Kernels file",
+          "Raw little-endian float32 filters in the order of kernels", nullptr, ready));
+  /**
+   * GstOpenCLMultiConvolve:scale:
+   *
+   * Video output only: each response is multiplied by this before offset is added.
+   */
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Scale", "Video output: response * scale + offset",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_SCALE, playing));
+  /**
+   * GstOpenCLMultiConvolve:offset:
+   *
+   * Video output only: added to each scaled response before rounding and saturation.
+   */
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_double ("offset", "Offset", "Video output: response * scale + offset",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET, playing));
+
+  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
+
+  gst_element_class_set_static_metadata (element_class, "OpenCL filter bank",
+      "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
+      "device", "gst-opencl developers");
+
+  /* GRAY8 in OpenCL memory is read where it is (a device-to-device copy). */
+  GstCaps *sink = gst_caps_from_string (VIDEO_IN_DEVICE_CAPS);
+  gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
+  gst_caps_append (sink, gst_caps_from_string (
+          gst_opencl::tensor_template_caps ("uint8").c_str ()));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
+  gst_caps_unref (sink);
+  GstCaps *src = gst_caps_from_string (gst_opencl::tensor_template_caps ("float32").c_str ());
+  gst_caps_append (src, gst_caps_from_string (VIDEO_OUT_CAPS));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
+  gst_caps_unref (src);
+
+  element_class->set_context = gst_opencl_multi_convolve_set_context;
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = gst_opencl_multi_convolve_start;
+  trans_class->stop = gst_opencl_multi_convolve_stop;
+  trans_class->query = gst_opencl_multi_convolve_query;
+  trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
+  trans_class->transform_size = gst_opencl_multi_convolve_transform_size;
+  trans_class->set_caps = gst_opencl_multi_convolve_set_caps;
+  trans_class->transform = gst_opencl_multi_convolve_transform;
+}

@@ -1,0 +1,144 @@
+/* gst-opencl: the convolution kernel generator shared by openclconvolve3d and
+ * openclmulticonvolve.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One kernel source (kernels/convolve.cl) computes a centred, same-size correlation with every
+ * border clamped to the edge, for N filters of KX x KY x KZ taps at once. What it reads and
+ * writes, the filter size, N, the outputs per work-item (unroll) and the work-group shape are
+ * build options; each combination is one program from the context's program cache.
+ *
+ * The unroll factor, work-group shape and filter memory ("variant") are chosen per device and
+ * problem the first time a Convolution runs: from GST_OPENCL_CONV_VARIANT when set
+ * ("<unroll>:<group x>x<group y>[:constant|local|global]"), else from the tuning cache
+ * ($XDG_CACHE_HOME/gst-opencl/tuning/<hash>.txt), else by timing a few candidates on the real
+ * data and writing the winner there. GST_OPENCL_TUNING_CACHE=0 keeps the cache off disk. */
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclelement.h"
+
+namespace gst_opencl {
+
+/* What one convolution program computes (everything but the variant). */
+struct ConvolutionSpec
+{
+  enum class Output {
+    Tensor,       /* float, the N responses of a voxel contiguous */
+    FloatPixels,  /* float, `channels` values per pixel (separable intermediates; N = 1) */
+    BytePixels,   /* uchar pixels of `out_pixel_bytes`: value * scale + offset, saturated */
+  };
+
+  int kx = 1, ky = 1, kz = 1;  /* odd */
+  int num_filters = 1;
+  int channels = 1;            /* 1, or 4 interleaved channels filtered alike */
+  bool float_input = false;    /* else uchar */
+  Output output = Output::Tensor;
+  int out_pixel_bytes = 1;     /* BytePixels: 1 or 4 */
+  bool copy_alpha = false;     /* BytePixels with 4 channels: byte 3 from the centre plane */
+  bool temporal = false;       /* the third axis is a ring of frames addressed through slots */
+
+  int taps () const { return kx * ky * kz * num_filters; }
+  /* The build options that do not depend on the variant. */
+  std::string build_options () const;
+};
+
+enum class FilterMemory { Global = 0, Constant = 1, Local = 2 };
+
+struct ConvolutionVariant
+{
+  int unroll = 4;
+  int group_x = 16;
+  int group_y = 4;
+  FilterMemory filter_memory = FilterMemory::Constant;
+
+  /* "<unroll>:<group x>x<group y>:<constant|local|global>" */
+  std::string to_string () const;
+  /* Parses to_string ()'s form; the memory field is optional (nullopt there = automatic). */
+  static std::optional<ConvolutionVariant> parse (const std::string & text,
+      bool * memory_given = nullptr);
+};
+
+/* One launch. Strides are in elements of the buffer's scalar type (bytes for uchar, floats for
+ * float); a pixel is `channels` elements. width x height x depth is the input and output size;
+ * with a temporal spec, depth is 1 and `slots` gives the ring slot of each of the KZ taps. */
+struct ConvolutionArgs
+{
+  const cl::Buffer *src = nullptr;
+  cl_int src_row_stride = 0;
+  cl_int src_plane_stride = 0;
+  cl_int16 slots {};
+  const cl::Buffer *dst = nullptr;
+  cl_int dst_offset = 0;  /* where plane 0 starts */
+  cl_int dst_row_stride = 0;
+  cl_int dst_plane_stride = 0;
+  cl_int width = 0;
+  cl_int height = 0;
+  cl_int depth = 1;
+  cl_float scale = 1.0f;
+  cl_float offset = 0.0f;
+  /* copy_alpha: the uchar RGBA frames (ring) the alpha byte comes from, at slots[KZ / 2]. */
+  const cl::Buffer *alpha_src = nullptr;
+  cl_int alpha_row_stride = 0;
+  cl_int alpha_plane_stride = 0;
+};
+
+class Convolution
+{
+public:
+  /* Sets the computation and uploads the taps (num_filters * kx * ky * kz floats, filter index
+   * fastest, then x, y, z). Blocks on the upload: call when configuring, not per frame. Throws
+   * Failure (Settings) on a wrong tap count, cl::Error on device errors. */
+  void configure (Device & device, const ConvolutionSpec & spec,
+      const std::vector<float> & taps);
+  bool configured () const { return configured_; }
+  void reset ();
+
+  /* Enqueues the kernel through `element` (timed for kernel-time). The first run picks the
+   * variant (which may time candidates and wait for them). Throws. */
+  void run (ElementDevice & element, const ConvolutionArgs & args);
+
+  const ConvolutionSpec & spec () const { return spec_; }
+  /* Valid after the first run. */
+  const ConvolutionVariant & variant () const { return variant_; }
+
+  /* The tuning file for a spec on a device (exposed for tests). */
+  static std::string tuning_path (const Device & device, const ConvolutionSpec & spec);
+
+private:
+  cl::Kernel build (Device & device, const ConvolutionVariant & variant) const;
+  void set_args (cl::Kernel & kernel, const ConvolutionArgs & args) const;
+  void choose_variant (ElementDevice & element, const ConvolutionArgs & args);
+  std::vector<ConvolutionVariant> candidates (const Device & device) const;
+  FilterMemory default_filter_memory (const Device & device) const;
+  bool filter_fits (const Device & device, FilterMemory memory) const;
+  void enqueue (ElementDevice * element, Device & device, const cl::Kernel & kernel,
+      const ConvolutionVariant & variant, const ConvolutionArgs & args, size_t rows,
+      size_t planes, cl::Event * event) const;
+
+  bool configured_ = false;
+  ConvolutionSpec spec_;
+  cl::Buffer filters_;
+  bool have_variant_ = false;
+  ConvolutionVariant variant_;
+  cl::Kernel kernel_;
+};
+
+/* Rank-1 factors of a kx x ky x kz filter (x fastest): taps(i,j,l) = x[i] y[j] z[l] within
+ * `relative_tolerance` x max |taps| everywhere; nullopt when it does not factor. */
+struct SeparableFactors
+{
+  std::vector<float> x, y, z;
+};
+std::optional<SeparableFactors> separate (const std::vector<float> & taps, int kx, int ky,
+    int kz, double relative_tolerance = 1e-5);
+
+/* The floats of a GstValueArray property value (elements of any type that converts to float);
+ * and back. */
+std::vector<float> float_array_from_value (const GValue * value);
+void float_array_to_value (const std::vector<float> & values, GValue * value);
+
+}  // namespace gst_opencl

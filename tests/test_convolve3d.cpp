@@ -1,0 +1,550 @@
+/* gst-opencl tests: openclconvolve3d against the float64 reference, through GstHarness.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One variant is forced (GST_OPENCL_CONV_VARIANT) so that each kernel shape costs one program
+ * build on slow CPU drivers; the tuning path is covered by the multiconvolve tests. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <glib/gstdio.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/testutil.h"
+#include "reference/convolution_reference.h"
+
+using testutil::Frame;
+using testutil::Pattern;
+
+namespace {
+
+constexpr GstClockTime FRAME_NS = GST_SECOND / 30;
+
+struct Kernel
+{
+  int width = 5, height = 5, depth = 3;
+  std::string preset = "gaussian";
+  double sigma_xy = 1.0, sigma_t = 1.0;
+  std::vector<double> taps;  /* custom */
+  bool normalize = true;
+};
+
+/* The taps the element should use, in double: what the properties define. */
+std::vector<double>
+expected_taps (const Kernel & k)
+{
+  const size_t count = (size_t) k.width * k.height * k.depth;
+  std::vector<double> taps (count, 1.0);
+  auto g = [](int i, int size, double sigma) {
+    double d = i - (size - 1) / 2;
+    return std::exp (-d * d / (2 * sigma * sigma));
+  };
+  for (int l = 0; l < k.depth; l++)
+    for (int j = 0; j < k.height; j++)
+      for (int i = 0; i < k.width; i++) {
+        size_t t = ((size_t) l * k.height + j) * k.width + i;
+        if (k.preset == "gaussian")
+          taps[t] = g (i, k.width, k.sigma_xy) * g (j, k.height, k.sigma_xy) *
+              g (l, k.depth, k.sigma_t);
+        else if (k.preset == "custom")
+          taps[t] = k.taps[t];
+      }
+  double sum = 0;
+  for (double v : taps)
+    sum += v;
+  if (k.normalize && std::fabs (sum) > 1e-12)
+    for (double &v : taps)
+      v /= sum;
+  return taps;
+}
+
+void
+apply (GstElement * element, const Kernel & k)
+{
+  gst_util_set_object_arg (G_OBJECT (element), "preset", k.preset.c_str ());
+  g_object_set (element, "kernel-width", k.width, "kernel-height", k.height, "kernel-depth",
+      k.depth, "sigma-xy", k.sigma_xy, "sigma-t", k.sigma_t, "normalize", k.normalize,
+      nullptr);
+  if (k.preset == "custom") {
+    GValue array = G_VALUE_INIT;
+    gst_value_array_init (&array, k.taps.size ());
+    for (double v : k.taps) {
+      GValue element_value = G_VALUE_INIT;
+      g_value_init (&element_value, G_TYPE_FLOAT);
+      g_value_set_float (&element_value, (float) v);
+      gst_value_array_append_and_take_value (&array, &element_value);
+    }
+    g_object_set_property (G_OBJECT (element), "kernel", &array);
+    g_value_unset (&array);
+  }
+}
+
+std::vector<double>
+random_taps (size_t count, uint32_t seed, double low, double high)
+{
+  std::mt19937 random (seed);
+  std::uniform_real_distribution<double> value (low, high);
+  std::vector<double> taps (count);
+  for (double &v : taps)
+    v = value (random);
+  return taps;
+}
+
+/* Output frames for `inputs` under the reference (clamped in x, y and time). */
+std::vector<Frame>
+reference_outputs (const std::vector<Frame> & inputs, const Kernel & k)
+{
+  const int w = inputs[0].width, h = inputs[0].height, bpp = inputs[0].bytes_per_pixel;
+  const int frames = (int) inputs.size ();
+  const std::vector<double> taps = expected_taps (k);
+  std::vector<Frame> outputs;
+  for (int n = 0; n < frames; n++)
+    outputs.emplace_back (w, h, bpp);
+  const int filtered = bpp == 4 ? 3 : 1;
+  for (int c = 0; c < filtered; c++) {
+    std::vector<double> volume ((size_t) w * h * frames);
+    for (int t = 0; t < frames; t++)
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          volume[((size_t) t * h + y) * w + x] = inputs[t].row (y)[x * bpp + c];
+    auto out = reference::correlate (volume, w, h, frames, taps, 1, k.width, k.height,
+        k.depth);
+    for (int t = 0; t < frames; t++)
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          outputs[t].row (y)[x * bpp + c] = reference::to_byte (out[((size_t) t * h + y) * w +
+                  x]);
+  }
+  if (bpp == 4) {
+    for (int t = 0; t < frames; t++)
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          outputs[t].row (y)[x * 4 + 3] = inputs[t].row (y)[x * 4 + 3];
+  }
+  return outputs;
+}
+
+/* The properties are read when caps are set (they are mutable in READY only), so they are
+ * applied before the harness sends caps. */
+GstHarness *
+new_harness (GstVideoFormat format, int width, int height, GstVideoInfo * info,
+    const Kernel & k)
+{
+  GstHarness *h = gst_harness_new ("openclconvolve3d");
+  apply (h->element, k);
+  gst_video_info_set_format (info, format, width, height);
+  info->fps_n = 30;
+  info->fps_d = 1;
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  return h;
+}
+
+GstBuffer *
+stamped (const Frame & frame, GstVideoFormat format, int index)
+{
+  GstBuffer *buffer = testutil::to_buffer (frame, format);
+  GST_BUFFER_PTS (buffer) = index * FRAME_NS;
+  GST_BUFFER_DURATION (buffer) = FRAME_NS;
+  GST_BUFFER_OFFSET (buffer) = index;
+  return buffer;
+}
+
+std::vector<Frame>
+random_frames (int count, int width, int height, int bpp, uint32_t seed, Pattern pattern)
+{
+  std::vector<Frame> frames;
+  for (int t = 0; t < count; t++) {
+    frames.emplace_back (width, height, bpp);
+    testutil::fill (frames.back (), pattern, seed + t);
+  }
+  return frames;
+}
+
+/* Checks every output against the reference, and output n's timestamps against input n's. */
+void
+check_outputs (GstHarness * h, const GstVideoInfo * info, const std::vector<Frame> & inputs,
+    const Kernel & k, int first_index, const std::string & label)
+{
+  auto expected = reference_outputs (inputs, k);
+  const int bpp = inputs[0].bytes_per_pixel;
+  std::vector<int> tolerance = bpp == 4 ? std::vector<int> { 1, 1, 1, 0 } :
+      std::vector<int> { 1 };
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), (int) inputs.size ());
+  for (size_t n = 0; n < inputs.size (); n++) {
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless (out != nullptr);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), (first_index + n) * FRAME_NS);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (out), first_index + n);
+    Frame actual = testutil::from_buffer (out, info);
+    gst_buffer_unref (out);
+    auto difference = testutil::compare (actual, expected[n], tolerance);
+    fail_unless (difference.over == 0, "%s, frame %zu: %s", label.c_str (), n,
+        testutil::describe (difference).c_str ());
+  }
+}
+
+/* Pushes the frames, then EOS (which drains the window), and checks every output. */
+void
+check_stream (GstVideoFormat format, int width, int height, int frame_count, const Kernel & k,
+    uint32_t seed, int expect_separable, Pattern pattern = Pattern::Random)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (format, width, height, &info, k);
+  auto inputs = random_frames (frame_count, width, height,
+      GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0), seed, pattern);
+  for (int t = 0; t < frame_count; t++)
+    fail_unless_equals_int (gst_harness_push (h, stamped (inputs[t], format, t)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  std::string label = std::string (gst_video_format_to_string (format)) + " " +
+      std::to_string (width) + "x" + std::to_string (height) + "x" +
+      std::to_string (frame_count) + " kernel " + k.preset + " " + std::to_string (k.width) +
+      "x" + std::to_string (k.height) + "x" + std::to_string (k.depth);
+  check_outputs (h, &info, inputs, k, 0, label);
+  if (expect_separable >= 0) {
+    gboolean separable = FALSE;
+    g_object_get (h->element, "separable", &separable, nullptr);
+    fail_unless_equals_int (separable, expect_separable);
+  }
+  gst_harness_teardown (h);
+}
+
+Kernel
+custom (int w, int hgt, int d, uint32_t seed, double low = 0.0, double high = 1.0,
+    bool normalize = true)
+{
+  Kernel k;
+  k.preset = "custom";
+  k.width = w;
+  k.height = hgt;
+  k.depth = d;
+  k.taps = random_taps ((size_t) w * hgt * d, seed, low, high);
+  k.normalize = normalize;
+  return k;
+}
+
+/* The error a pipeline posts for these settings ("" when it runs). */
+std::string
+pipeline_error (const std::string & element_settings)
+{
+  return testutil::run_pipeline ("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,"
+      "width=16,height=8 ! openclconvolve3d " + element_settings + " ! fakesink");
+}
+
+}  // namespace
+
+GST_START_TEST (test_defaults)
+{
+  GstElement *element = gst_element_factory_make ("openclconvolve3d", nullptr);
+  fail_unless (element != nullptr);
+  gint width, height, depth, preset;
+  gdouble sigma_xy, sigma_t;
+  gboolean normalize, separable;
+  g_object_get (element, "kernel-width", &width, "kernel-height", &height, "kernel-depth",
+      &depth, "preset", &preset, "sigma-xy", &sigma_xy, "sigma-t", &sigma_t, "normalize",
+      &normalize, "separable", &separable, nullptr);
+  fail_unless_equals_int (width, 5);
+  fail_unless_equals_int (height, 5);
+  fail_unless_equals_int (depth, 3);
+  fail_unless_equals_int (preset, 0);
+  fail_unless_equals_float (sigma_xy, 1.0);
+  fail_unless_equals_float (sigma_t, 1.0);
+  fail_unless (normalize);
+  fail_unless (!separable);
+  gst_object_unref (element);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_non_separable_every_format)
+{
+  /* Random positive taps (normalized) and signed ones (not normalized, so values go out of
+   * range and saturate both ways). */
+  uint32_t seed = 10;
+  for (GstVideoFormat format : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+          GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8 }) {
+    check_stream (format, 13, 7, 6, custom (3, 5, 3, seed), seed + 1000, 0);
+    seed++;
+    check_stream (format, 11, 6, 5, custom (3, 5, 3, seed, -0.4, 0.5, false), seed + 1000, 0);
+    seed++;
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_shapes_and_stream_ends)
+{
+  /* Windows longer than the stream (every output clamped at both ends), kernels wider than
+   * the frame (every pixel clamped), and single-tap axes. */
+  struct
+  {
+    int w, h, d, frames;
+  } cases[] = {
+    { 1, 1, 1, 3 }, { 5, 3, 5, 4 }, { 15, 1, 3, 5 }, { 1, 15, 1, 2 }, { 3, 3, 15, 5 },
+    { 15, 15, 7, 3 },
+  };
+  uint32_t seed = 100;
+  for (const auto & c : cases) {
+    check_stream (GST_VIDEO_FORMAT_GRAY8, 9, 6, c.frames, custom (c.w, c.h, c.d, seed),
+        seed + 1000, (c.w > 1) + (c.h > 1) + (c.d > 1) <= 1 ? 1 : 0);
+    /* (a random kernel with one axis longer than 1 is trivially rank 1) */
+    check_stream (GST_VIDEO_FORMAT_RGBA, 7, 5, c.frames, custom (c.w, c.h, c.d, seed + 1),
+        seed + 2000, -1);
+    seed += 2;
+  }
+  /* One frame only: the whole window is that frame. */
+  check_stream (GST_VIDEO_FORMAT_GRAY8, 10, 4, 1, custom (3, 3, 5, seed), seed + 1000, 0);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_separable_kernels)
+{
+  Kernel gaussian;  /* the defaults: 5x5x3, sigma 1 */
+  check_stream (GST_VIDEO_FORMAT_RGBA, 20, 12, 7, gaussian, 300, 1, Pattern::Edges);
+  check_stream (GST_VIDEO_FORMAT_GRAY8, 17, 9, 4, gaussian, 301, 1);
+  Kernel wide;
+  wide.width = 7;
+  wide.height = 3;
+  wide.depth = 5;
+  wide.sigma_xy = 2.5;
+  wide.sigma_t = 0.7;
+  check_stream (GST_VIDEO_FORMAT_BGRx, 15, 10, 6, wide, 302, 1);
+  Kernel box;
+  box.preset = "box";
+  box.width = 3;
+  box.height = 5;
+  box.depth = 3;
+  check_stream (GST_VIDEO_FORMAT_GRAY8, 12, 8, 5, box, 303, 1, Pattern::Edges);
+  /* A custom rank-1 kernel with signed factors is detected as separable too. */
+  auto fx = random_taps (5, 304, -1.0, 1.0);
+  auto fy = random_taps (3, 305, -1.0, 1.0);
+  auto ft = random_taps (3, 306, 0.2, 1.0);
+  Kernel outer = custom (5, 3, 3, 0);
+  outer.normalize = false;
+  for (int l = 0; l < 3; l++)
+    for (int j = 0; j < 3; j++)
+      for (int i = 0; i < 5; i++)
+        outer.taps[(l * 3 + j) * 5 + i] = fx[i] * fy[j] * ft[l];
+  check_stream (GST_VIDEO_FORMAT_RGBA, 14, 9, 5, outer, 307, 1);
+  /* The same with one tap changed is not. */
+  outer.taps[7] += 0.25;
+  check_stream (GST_VIDEO_FORMAT_RGBA, 14, 9, 5, outer, 308, 0);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_latency_and_output_timing)
+{
+  for (int depth : { 1, 3, 5 }) {
+    Kernel k;
+    k.depth = depth;
+    k.width = k.height = 3;
+    GstVideoInfo info;
+    GstHarness *h = new_harness (GST_VIDEO_FORMAT_GRAY8, 8, 4, &info, k);
+    gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+    auto inputs = random_frames (depth + 2, 8, 4, 1, 400, Pattern::Random);
+    const int d = (depth - 1) / 2;
+    /* Output n leaves once input n + d has arrived. */
+    for (int t = 0; t < (int) inputs.size (); t++) {
+      fail_unless_equals_int (gst_harness_push (h, stamped (inputs[t], GST_VIDEO_FORMAT_GRAY8,
+                  t)), GST_FLOW_OK);
+      fail_unless_equals_int (gst_harness_buffers_received (h), MAX (0, t - d + 1));
+    }
+    GstClockTime latency = gst_harness_query_latency (h);
+    fail_unless_equals_uint64 (latency, 10 * GST_MSECOND +
+        gst_util_uint64_scale_int (d * GST_SECOND, 1, 30));
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    check_outputs (h, &info, inputs, k, 0, "depth " + std::to_string (depth));
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_flush_and_caps_change_reset_the_window)
+{
+  Kernel k = custom (3, 3, 5, 500);
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_GRAY8, 10, 6, &info, k);
+  auto before = random_frames (4, 10, 6, 1, 510, Pattern::Random);
+  for (int t = 0; t < 4; t++)
+    gst_harness_push (h, stamped (before[t], GST_VIDEO_FORMAT_GRAY8, t));
+  /* d = 2: outputs 0 and 1 are out; 2 and 3 are dropped by the flush. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  while (GstBuffer *stale = gst_harness_try_pull (h))
+    gst_buffer_unref (stale);
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+
+  /* After the flush the window starts again: the first new frame stands for those before. */
+  auto after = random_frames (3, 10, 6, 1, 520, Pattern::Random);
+  for (int t = 0; t < 3; t++)
+    gst_harness_push (h, stamped (after[t], GST_VIDEO_FORMAT_GRAY8, 10 + t));
+  /* A caps change drains the window with the old size, then restarts with the new one. */
+  GstVideoInfo small;
+  gst_video_info_set_format (&small, GST_VIDEO_FORMAT_GRAY8, 7, 5);
+  small.fps_n = 30;
+  small.fps_d = 1;
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&small));
+  check_outputs (h, &info, after, k, 10, "after flush");
+
+  auto resized = random_frames (3, 7, 5, 1, 530, Pattern::Random);
+  for (int t = 0; t < 3; t++)
+    gst_harness_push (h, stamped (resized[t], GST_VIDEO_FORMAT_GRAY8, 20 + t));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  check_outputs (h, &small, resized, k, 20, "after caps change");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_padded_input_rows)
+{
+  Kernel k = custom (3, 3, 3, 600);
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 9, 5, &info, k);
+  std::vector<Frame> inputs;
+  for (int t = 0; t < 4; t++) {
+    inputs.emplace_back (9, 5, 4, 9 * 4 + 28);
+    testutil::fill (inputs.back (), Pattern::Random, 610 + t);
+    gst_harness_push (h, stamped (inputs.back (), GST_VIDEO_FORMAT_RGBA, t));
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  /* The reference reads pixels only, so the padded frames serve it as they are. */
+  check_outputs (h, &info, inputs, k, 0, "padded rows");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_bad_settings_are_errors)
+{
+  std::string error = pipeline_error ("preset=custom kernel-width=3 kernel-height=3 "
+      "kernel-depth=3 kernel=\"<1.0, 2.0, 3.0>\"");
+  fail_unless (error.find ("kernel has 3 values") != std::string::npos, "got: %s",
+      error.c_str ());
+  error = pipeline_error ("preset=custom kernel-width=3 kernel-height=1 kernel-depth=1");
+  fail_unless (error.find ("kernel has 0 values") != std::string::npos, "got: %s",
+      error.c_str ());
+  error = pipeline_error ("kernel-width=4");
+  fail_unless (error.find ("kernel-width must be odd") != std::string::npos, "got: %s",
+      error.c_str ());
+  fail_unless_equals_string (pipeline_error ("kernel-depth=7 sigma-t=2").c_str (), "");
+}
+GST_END_TEST;
+
+/* RGBA in GL memory goes through the host: the result must equal the system-memory path's. */
+GST_START_TEST (test_gl_memory_matches_system_memory)
+{
+  if (!g_getenv ("DISPLAY") || !gst_registry_check_feature_version (gst_registry_get (),
+          "glupload", 1, 0, 0)) {
+    g_printerr ("no display or no GL elements: GL check skipped\n");
+    return;
+  }
+  gchar *dir = g_dir_make_tmp ("convolve3d-gl-XXXXXX", nullptr);
+  std::string source = "videotestsrc num-buffers=5 pattern=ball ! video/x-raw,format=RGBA,"
+      "width=40,height=24,framerate=30/1 ! ";
+  std::string filter = " openclconvolve3d kernel-width=3 kernel-height=3 kernel-depth=3 ! ";
+  std::string gl_path = std::string (dir) + "/gl.raw", system_path = std::string (dir) +
+      "/system.raw";
+  std::string error = testutil::run_pipeline (source + "glupload !" + filter +
+      "gldownload ! video/x-raw,format=RGBA ! filesink location=" + gl_path);
+  fail_unless_equals_string (error.c_str (), "");
+  error = testutil::run_pipeline (source + filter + "filesink location=" + system_path);
+  fail_unless_equals_string (error.c_str (), "");
+  gchar *gl = nullptr, *system = nullptr;
+  gsize gl_size = 0, system_size = 0;
+  fail_unless (g_file_get_contents (gl_path.c_str (), &gl, &gl_size, nullptr));
+  fail_unless (g_file_get_contents (system_path.c_str (), &system, &system_size, nullptr));
+  fail_unless_equals_uint64 (system_size, 5 * 40 * 24 * 4);
+  fail_unless_equals_uint64 (gl_size, system_size);
+  fail_unless (memcmp (gl, system, gl_size) == 0, "GL and system memory outputs differ");
+  g_free (gl);
+  g_free (system);
+  g_remove (gl_path.c_str ());
+  g_remove (system_path.c_str ());
+  g_rmdir (dir);
+  g_free (dir);
+}
+GST_END_TEST;
+
+/* Frames in OpenCL memory are copied into the window and written on the device: every
+ * combination of input and output memory gives the system-memory path's bytes. */
+GST_START_TEST (test_opencl_memory_matches_system_memory)
+{
+  gchar *dir = g_dir_make_tmp ("convolve3d-memory-XXXXXX", nullptr);
+  struct
+  {
+    const char *format;
+    const char *size;
+    const char *settings;
+    int bytes_per_frame;  /* rows padded to 4 bytes */
+  } cases[] = {
+    { "RGBA", "width=40,height=24", "kernel-width=3 kernel-height=5 kernel-depth=3",
+      40 * 24 * 4 },
+    { "GRAY8", "width=37,height=9", "preset=custom kernel-width=3 kernel-height=1 "
+          "kernel-depth=3 kernel=\"<1.0,2.0,0.5,-1.0,3.0,1.0,0.25,0.5,2.0>\"", 40 * 9 },
+  };
+  const char *paths[] = {
+    " ! openclconvolve3d %s ! ",
+    " ! openclupload ! openclconvolve3d %s ! opencldownload ! ",
+    " ! openclconvolve3d %s ! opencldownload ! ",
+    " ! openclupload ! openclconvolve3d %s ! ",
+  };
+  for (const auto & c : cases) {
+    std::string reference;
+    for (size_t p = 0; p < G_N_ELEMENTS (paths); p++) {
+      gchar *middle = g_strdup_printf (paths[p], c.settings);
+      std::string path = std::string (dir) + "/out-" + std::to_string (p) + ".raw";
+      std::string error = testutil::run_pipeline (std::string ("videotestsrc num-buffers=6 "
+              "pattern=ball ! video/x-raw,framerate=30/1,format=") + c.format + "," + c.size +
+          middle + "video/x-raw,format=" + c.format + " ! filesink location=" + path);
+      fail_unless_equals_string (error.c_str (), "");
+      gchar *contents = nullptr;
+      gsize size = 0;
+      fail_unless (g_file_get_contents (path.c_str (), &contents, &size, nullptr));
+      g_remove (path.c_str ());
+      fail_unless_equals_uint64 (size, 6 * (gsize) c.bytes_per_frame);
+      std::string bytes (contents, size);
+      g_free (contents);
+      if (p == 0)
+        reference = bytes;
+      else
+        fail_unless (bytes == reference, "path \"%s\" differs from system memory", middle);
+      g_free (middle);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+GST_END_TEST;
+
+static Suite *
+convolve3d_suite (void)
+{
+  Suite *s = suite_create ("openclconvolve3d");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_non_separable_every_format);
+  tcase_add_test (tc, test_kernel_shapes_and_stream_ends);
+  tcase_add_test (tc, test_separable_kernels);
+  tcase_add_test (tc, test_latency_and_output_timing);
+  tcase_add_test (tc, test_flush_and_caps_change_reset_the_window);
+  tcase_add_test (tc, test_padded_input_rows);
+  tcase_add_test (tc, test_bad_settings_are_errors);
+  tcase_add_test (tc, test_gl_memory_matches_system_memory);
+  tcase_add_test (tc, test_opencl_memory_matches_system_memory);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  /* One program per kernel shape: no tuning runs in this suite. */
+  g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (convolve3d_suite (), "convolve3d", __FILE__);
+}

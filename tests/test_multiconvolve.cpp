@@ -1,0 +1,427 @@
+/* gst-opencl tests: openclmulticonvolve against the float64 reference, through GstHarness.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Float outputs must lie within 1e-4 x sum |f| x 255 of the reference, video outputs within 1.
+ * One variant is forced (GST_OPENCL_CONV_VARIANT) so each filter shape costs one program build;
+ * test_tuning lets the element time its candidates. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <glib/gstdio.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/testutil.h"
+#include "reference/convolution_reference.h"
+
+namespace {
+
+constexpr const char *FORCED_VARIANT = "4:8x4";
+
+struct Bank
+{
+  int n = 1;
+  int k = 3;
+  int dims = 2;
+  std::vector<double> filters;  /* n x k^dims, filter index fastest */
+};
+
+Bank
+random_bank (int n, int k, int dims, uint32_t seed)
+{
+  Bank bank { n, k, dims, {} };
+  size_t count = (size_t) n;
+  for (int d = 0; d < dims; d++)
+    count *= (size_t) k;
+  std::mt19937 random (seed);
+  std::uniform_real_distribution<double> value (-1.0, 1.0);
+  bank.filters.resize (count);
+  for (double &v : bank.filters)
+    v = (float) value (random);  /* exactly representable: the element gets the same taps */
+  return bank;
+}
+
+void
+set_kernels (GstElement * element, const std::vector<double> & values)
+{
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init (&array, values.size ());
+  for (double v : values) {
+    GValue element_value = G_VALUE_INIT;
+    g_value_init (&element_value, G_TYPE_FLOAT);
+    g_value_set_float (&element_value, (float) v);
+    gst_value_array_append_and_take_value (&array, &element_value);
+  }
+  g_object_set_property (G_OBJECT (element), "kernels", &array);
+  g_value_unset (&array);
+}
+
+/* A harness whose element has the bank; caps are set by the caller afterwards. */
+GstHarness *
+new_harness (const Bank & bank, bool use_kernels_property = true)
+{
+  GstHarness *h = gst_harness_new ("openclmulticonvolve");
+  g_object_set (h->element, "num-kernels", bank.n, "kernel-size", bank.k, "dims", bank.dims,
+      nullptr);
+  if (use_kernels_property)
+    set_kernels (h->element, bank.filters);
+  return h;
+}
+
+std::vector<uint8_t>
+random_bytes (size_t count, uint32_t seed)
+{
+  std::mt19937 random (seed);
+  std::uniform_int_distribution<int> byte (0, 255);
+  std::vector<uint8_t> bytes (count);
+  for (auto &b : bytes)
+    b = (uint8_t) byte (random);
+  return bytes;
+}
+
+std::vector<double>
+to_doubles (const std::vector<uint8_t> & bytes)
+{
+  return std::vector<double> (bytes.begin (), bytes.end ());
+}
+
+double
+abs_sum (const Bank & bank)
+{
+  double sum = 0;
+  for (double v : bank.filters)
+    sum += std::fabs (v);
+  return sum;
+}
+
+/* Compares float32 responses (N fastest) with the reference. */
+void
+check_floats (GstBuffer * out, const std::vector<double> & expected, const Bank & bank,
+    const std::string & label)
+{
+  fail_unless (out != nullptr, "%s: no output", label.c_str ());
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, expected.size () * sizeof (float));
+  const float *values = reinterpret_cast<const float *> (map.data);
+  /* The per-filter bound would be tighter; the whole bank's |f| sum is what the issue asks. */
+  const double tolerance = 1e-4 * abs_sum (bank) * 255.0;
+  size_t over = 0, first = 0;
+  double worst = 0;
+  for (size_t i = 0; i < expected.size (); i++) {
+    double d = std::fabs (values[i] - expected[i]);
+    worst = std::max (worst, d);
+    if (d > tolerance && over++ == 0)
+      first = i;
+  }
+  gst_buffer_unmap (out, &map);
+  fail_unless (over == 0, "%s: %zu values over %g, worst %g, first at %zu (filter %zu)",
+      label.c_str (), over, tolerance, worst, first, first % bank.n);
+}
+
+std::string
+tensor_caps (int w, int h, int d)
+{
+  return "other/tensors,format=static,num_tensors=1,types=uint8,dimensions=" +
+      std::to_string (w) + ":" + std::to_string (h) + ":" + std::to_string (d) +
+      ",framerate=0/1";
+}
+
+/* One volume through the element; the output is checked against the reference. */
+void
+check_volume (const Bank & bank, int w, int h, int d, uint32_t seed)
+{
+  GstHarness *harness = new_harness (bank);
+  gst_harness_set_src_caps_str (harness, tensor_caps (w, h, d).c_str ());
+  auto volume = random_bytes ((size_t) w * h * d, seed);
+  GstBuffer *in = gst_buffer_new_allocate (nullptr, volume.size (), nullptr);
+  gst_buffer_fill (in, 0, volume.data (), volume.size ());
+  GstBuffer *out = gst_harness_push_and_pull (harness, in);
+
+  GstPad *src_pad = gst_element_get_static_pad (harness->element, "src");
+  GstCaps *caps = gst_pad_get_current_caps (src_pad);
+  gst_object_unref (src_pad);
+  gchar *caps_text = gst_caps_to_string (caps);
+  std::string expected_dims = "dimensions=(string)" + std::to_string (bank.n) + ":" +
+      std::to_string (w) + ":" + std::to_string (h) + ":" + std::to_string (d);
+  fail_unless (strstr (caps_text, expected_dims.c_str ()) && strstr (caps_text, "float32"),
+      "output caps %s", caps_text);
+  g_free (caps_text);
+  gst_caps_unref (caps);
+
+  auto expected = reference::correlate (to_doubles (volume), w, h, d, bank.filters, bank.n,
+      bank.k, bank.k, bank.dims == 3 ? bank.k : 1);
+  std::string label = std::to_string (bank.n) + " filters of " + std::to_string (bank.k) +
+      "^" + std::to_string (bank.dims) + " on " + std::to_string (w) + "x" + std::to_string (h) +
+      "x" + std::to_string (d);
+  check_floats (out, expected, bank, label);
+  gst_buffer_unref (out);
+  gst_harness_teardown (harness);
+}
+
+/* A GRAY8 frame (rows `stride` bytes apart) through the element, float output. */
+void
+check_gray_frame (const Bank & bank, int w, int h, int stride, uint32_t seed)
+{
+  GstHarness *harness = new_harness (bank);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  gst_harness_set_src_caps (harness, gst_video_info_to_caps (&info));
+  testutil::Frame frame (w, h, 1, stride);
+  testutil::fill (frame, testutil::Pattern::Random, seed);
+  GstBuffer *out = gst_harness_push_and_pull (harness,
+      testutil::to_buffer (frame, GST_VIDEO_FORMAT_GRAY8));
+  std::vector<double> pixels;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      pixels.push_back (frame.row (y)[x]);
+  auto expected = reference::correlate (pixels, w, h, 1, bank.filters, bank.n, bank.k, bank.k,
+      bank.dims == 3 ? bank.k : 1);
+  check_floats (out, expected, bank, "GRAY8 " + std::to_string (w) + "x" + std::to_string (h) +
+      " stride " + std::to_string (stride) + ", " + std::to_string (bank.n) + " filters of " +
+      std::to_string (bank.k));
+  gst_buffer_unref (out);
+  gst_harness_teardown (harness);
+}
+
+/* GRAY8 in, video out (GRAY8 for one filter, else RGBA) after scale and offset. */
+void
+check_video_output (const Bank & bank, int w, int h, double scale, double offset,
+    uint32_t seed)
+{
+  GstHarness *harness = new_harness (bank);
+  g_object_set (harness->element, "scale", scale, "offset", offset, nullptr);
+  const bool gray = bank.n == 1;
+  gst_harness_set_sink_caps_str (harness, gray ? "video/x-raw,format=GRAY8" :
+      "video/x-raw,format=RGBA");
+  GstVideoInfo in_info, out_info;
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  gst_video_info_set_format (&out_info, gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA,
+      w, h);
+  gst_harness_set_src_caps (harness, gst_video_info_to_caps (&in_info));
+  testutil::Frame frame (w, h, 1);
+  testutil::fill (frame, testutil::Pattern::Edges, seed);
+  GstBuffer *out = gst_harness_push_and_pull (harness,
+      testutil::to_buffer (frame, GST_VIDEO_FORMAT_GRAY8));
+  fail_unless (out != nullptr);
+  testutil::Frame actual = testutil::from_buffer (out, &out_info);
+  gst_buffer_unref (out);
+
+  std::vector<double> pixels;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      pixels.push_back (frame.row (y)[x]);
+  auto responses = reference::correlate (pixels, w, h, 1, bank.filters, bank.n, bank.k,
+      bank.k, 1);
+  testutil::Frame expected (w, h, gray ? 1 : 4);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < expected.bytes_per_pixel; c++)
+        expected.row (y)[x * expected.bytes_per_pixel + c] = c < bank.n ?
+            reference::to_byte (responses[((size_t) y * w + x) * bank.n + c] * scale + offset) :
+            (c == 3 ? 255 : 0);
+  auto difference = testutil::compare (actual, expected, std::vector<int> (4, 1));
+  fail_unless (difference.over == 0, "video output, %d filters: %s", bank.n,
+      testutil::describe (difference).c_str ());
+  gst_harness_teardown (harness);
+}
+
+std::string
+pipeline_error (const std::string & element_settings)
+{
+  return testutil::run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,"
+      "width=16,height=8 ! openclmulticonvolve " + element_settings + " ! fakesink");
+}
+
+std::string
+write_filters (const std::vector<double> & values)
+{
+  gchar *path = nullptr;
+  gint fd = g_file_open_tmp ("multiconvolve-XXXXXX.raw", &path, nullptr);
+  fail_unless (fd >= 0);
+  close (fd);
+  std::vector<guint32> words;
+  for (double v : values) {
+    float f = (float) v;
+    guint32 bits;
+    memcpy (&bits, &f, sizeof bits);
+    words.push_back (GUINT32_TO_LE (bits));
+  }
+  fail_unless (g_file_set_contents (path, reinterpret_cast<const gchar *> (words.data ()),
+          words.size () * sizeof (guint32), nullptr));
+  std::string result (path);
+  g_free (path);
+  return result;
+}
+
+}  // namespace
+
+GST_START_TEST (test_defaults)
+{
+  GstElement *element = gst_element_factory_make ("openclmulticonvolve", nullptr);
+  fail_unless (element != nullptr);
+  gint n, k, dims;
+  gdouble scale, offset;
+  gchar *file = nullptr;
+  g_object_get (element, "num-kernels", &n, "kernel-size", &k, "dims", &dims, "scale", &scale,
+      "offset", &offset, "kernels-file", &file, nullptr);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_int (k, 3);
+  fail_unless_equals_int (dims, 2);
+  fail_unless_equals_float (scale, 1.0);
+  fail_unless_equals_float (offset, 0.0);
+  fail_unless (file == nullptr);
+  gst_object_unref (element);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_every_kernel_size)
+{
+  /* Every (odd) k = 1 .. 15 for three 3D filters on a volume smaller than the largest filters, so every
+   * face, edge and corner clamps. */
+  for (int k = 1; k <= 15; k += 2)
+    check_volume (random_bank (3, k, 3, 100 + k), 10, 9, 7, 200 + k);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_filter_counts)
+{
+  uint32_t seed = 300;
+  for (int n : { 1, 3, 8, 32 }) {
+    check_volume (random_bank (n, 3, 3, seed), 12, 7, 5, seed + 1);
+    check_gray_frame (random_bank (n, 5, 2, seed + 2), 19, 9, 0, seed + 3);
+    seed += 10;
+  }
+  /* dims=2 on a volume: each slice on its own. */
+  check_volume (random_bank (8, 5, 2, 350), 11, 6, 4, 351);
+  /* Padded rows and a frame narrower than the unroll. */
+  check_gray_frame (random_bank (3, 3, 2, 360), 13, 5, 29, 361);
+  check_gray_frame (random_bank (3, 3, 2, 362), 2, 3, 0, 363);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_video_output)
+{
+  check_video_output (random_bank (1, 3, 2, 400), 23, 11, 0.5, 20.0, 401);
+  check_video_output (random_bank (4, 3, 2, 402), 23, 11, 0.25, 128.0, 403);
+  check_video_output (random_bank (3, 3, 2, 404), 9, 7, 1.0, 0.0, 405);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_kernels_file)
+{
+  Bank bank = random_bank (4, 3, 3, 500);
+  std::string path = write_filters (bank.filters);
+  GstHarness *h = new_harness (bank, false);
+  g_object_set (h->element, "kernels-file", path.c_str (), nullptr);
+  gst_harness_set_src_caps_str (h, tensor_caps (8, 6, 5).c_str ());
+  auto volume = random_bytes (8 * 6 * 5, 501);
+  GstBuffer *in = gst_buffer_new_allocate (nullptr, volume.size (), nullptr);
+  gst_buffer_fill (in, 0, volume.data (), volume.size ());
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  check_floats (out, reference::correlate (to_doubles (volume), 8, 6, 5, bank.filters, 4, 3, 3,
+          3), bank, "kernels-file");
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_remove (path.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_bad_settings_are_errors)
+{
+  std::string error = pipeline_error ("num-kernels=2 kernel-size=3 kernels=\"<1.0, 2.0>\"");
+  fail_unless (error.find ("kernels has 2 values, but 2 filters of 3^2 taps need 18") !=
+      std::string::npos, "got: %s", error.c_str ());
+  error = pipeline_error ("");
+  fail_unless (error.find ("no filters") != std::string::npos, "got: %s", error.c_str ());
+  error = pipeline_error ("kernels-file=/nonexistent/filters.raw");
+  fail_unless (error.find ("cannot read kernels-file \"/nonexistent/filters.raw\"") !=
+      std::string::npos, "got: %s", error.c_str ());
+  std::string path = write_filters (std::vector<double> (10, 0.5));
+  error = pipeline_error ("kernels-file=" + path);
+  fail_unless (error.find ("holds 40 bytes") != std::string::npos, "got: %s", error.c_str ());
+  g_remove (path.c_str ());
+  error = pipeline_error ("kernel-size=4 kernels=\"<1.0>\"");
+  fail_unless (error.find ("kernel-size must be odd") != std::string::npos, "got: %s",
+      error.c_str ());
+  /* A volume buffer shorter than its caps say. */
+  error = testutil::run_pipeline ("fakesrc num-buffers=1 sizetype=fixed sizemax=100 "
+      "filltype=zero ! " + tensor_caps (8, 8, 8) + " ! openclmulticonvolve kernel-size=1 "
+      "kernels=\"<1.0>\" ! fakesink");
+  fail_unless (error.find ("smaller than") != std::string::npos, "got: %s", error.c_str ());
+  fail_unless_equals_string (pipeline_error ("kernel-size=1 kernels=\"<2.0>\"").c_str (), "");
+}
+GST_END_TEST;
+
+/* GRAY8 frames in OpenCL memory are copied on the device: the same responses as from the host. */
+GST_START_TEST (test_opencl_memory_input)
+{
+  gchar *dir = g_dir_make_tmp ("multiconvolve-memory-XXXXXX", nullptr);
+  std::string outputs[2];
+  for (int on_device = 0; on_device < 2; on_device++) {
+    std::string path = std::string (dir) + "/out.raw";
+    std::string error = testutil::run_pipeline (std::string ("videotestsrc num-buffers=3 "
+            "pattern=ball ! video/x-raw,format=GRAY8,width=37,height=9 ! ") +
+        (on_device ? "openclupload ! " : "") + "openclmulticonvolve num-kernels=2 "
+        "kernel-size=3 kernels=\"<1,-1, 2,0, 1,1, 0,-2, 0,0, 0,2, -1,-1, -2,0, -1,1>\" ! "
+        "filesink location=" + path);
+    fail_unless_equals_string (error.c_str (), "");
+    gchar *contents = nullptr;
+    gsize size = 0;
+    fail_unless (g_file_get_contents (path.c_str (), &contents, &size, nullptr));
+    g_remove (path.c_str ());
+    fail_unless_equals_uint64 (size, 3 * 2 * 37 * 9 * sizeof (float));
+    outputs[on_device].assign (contents, size);
+    g_free (contents);
+  }
+  fail_unless (outputs[0] == outputs[1], "responses from OpenCL memory differ");
+  g_rmdir (dir);
+  g_free (dir);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_tuning)
+{
+  /* No forced variant and no tuning cache: the element times its candidates on first use. */
+  g_unsetenv ("GST_OPENCL_CONV_VARIANT");
+  g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
+  check_volume (random_bank (2, 3, 3, 600), 40, 20, 6, 601);
+  g_setenv ("GST_OPENCL_CONV_VARIANT", "not-a-variant", TRUE);
+  std::string error = pipeline_error ("kernel-size=1 kernels=\"<1.0>\"");
+  fail_unless (error.find ("GST_OPENCL_CONV_VARIANT") != std::string::npos, "got: %s",
+      error.c_str ());
+  g_setenv ("GST_OPENCL_CONV_VARIANT", FORCED_VARIANT, TRUE);
+  g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+}
+GST_END_TEST;
+
+static Suite *
+multiconvolve_suite (void)
+{
+  Suite *s = suite_create ("openclmulticonvolve");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_defaults);
+  tcase_add_test (tc, test_every_kernel_size);
+  tcase_add_test (tc, test_filter_counts);
+  tcase_add_test (tc, test_video_output);
+  tcase_add_test (tc, test_kernels_file);
+  tcase_add_test (tc, test_bad_settings_are_errors);
+  tcase_add_test (tc, test_opencl_memory_input);
+  tcase_add_test (tc, test_tuning);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GST_OPENCL_CONV_VARIANT", FORCED_VARIANT, TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (multiconvolve_suite (), "multiconvolve", __FILE__);
+}
