@@ -10,6 +10,12 @@
  * their colour differs from the centre's (sigma-range, in 8-bit units as OpenCV's sigmaColor).
  * Borders are clamped to the edge; alpha passes through. The kernel runs on any OpenCL device.
  *
+ * Two kernels compute the filter: one in explicit 16-lane vectors for CPU devices and one with
+ * a local-memory tile for GPUs. Their variants (vector width, work-group shape, tile type) are
+ * timed on the first frame of each radius and mode on a device and the fastest is cached on disk;
+ * GST_OPENCL_VARIANT_BILATERAL=<name> forces one and GST_OPENCL_TUNING=0 takes the device's
+ * default (see docs/openclbilateral.md).
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! openclbilateral sigma-range=30 ! \
