@@ -119,7 +119,19 @@ def series_pipelines(data):
     return "pipelines into fakesink", "pixels", out
 
 
-SERIES = {"bilateral": series_bilateral, "histogram": series_histogram, "sort": series_sort,
+def series_convolve(data, peer=None):
+    out = {"openclmulticonvolve (kernel)": []}
+    for c in data.get("cases", []):
+        if c.get("ok") and c.get("num_filters"):
+            out["openclmulticonvolve (kernel)"].append((c["num_filters"], c["kernel_ms"]))
+    for c in (peer or {}).get("cases", []):
+        out.setdefault(f"torch conv3d {c['mode']} (cuDNN)", []).append(
+            (c["num_filters"], {"median": c["median_ms"]}))
+    return (f"openclmulticonvolve {data.get('volume')}^3, {data.get('kernel_size')}^3 filters",
+            "filters (N)", out)
+
+
+SERIES = {"convolve": series_convolve, "bilateral": series_bilateral, "histogram": series_histogram, "sort": series_sort,
           "mandelbox": series_mandelbox, "pipelines": series_pipelines}
 
 
@@ -169,10 +181,14 @@ def main(argv):
     import matplotlib.pyplot as plt
     out.mkdir(parents=True, exist_ok=True)
     for folder, tag in runs:
-        for name, data in load(folder).items():
+        results = load(folder)
+        for name, data in results.items():
             if name not in SERIES:
                 continue
-            title, unit, series = SERIES[name](data)
+            if name == "convolve":
+                title, unit, series = series_convolve(data, results.get("convolve-peer"))
+            else:
+                title, unit, series = SERIES[name](data)
             path = out / f"perf-{name}-{tag}.png"
             plot(plt, title, unit, series, tag, path)
             print(f"wrote {path}")
