@@ -301,6 +301,25 @@ GST_START_TEST (test_source_renders_into_opencl_memory)
 }
 GST_END_TEST;
 
+/* openclsort sorts frames in OpenCL memory where they are: the same pixels as through system
+ * memory, for both directions. */
+GST_START_TEST (test_sort_on_device_frames)
+{
+  for (const char *direction : { "rows", "columns" }) {
+    const std::string source = "videotestsrc num-buffers=2 pattern=snow ! "
+        "video/x-raw,format=BGRA,width=40,height=24 ! ";
+    const std::string sort = std::string ("openclsort direction=") + direction + " key=red";
+    auto on_host = collect_frames (source + sort + " ! appsink name=out sync=false");
+    auto on_device = collect_frames (source + "openclupload ! " + sort +
+        " ! opencldownload ! appsink name=out sync=false");
+    fail_unless_equals_int (on_host.size (), 2);
+    fail_unless_equals_int (on_device.size (), 2);
+    for (size_t i = 0; i < on_host.size (); i++)
+      fail_unless (on_host[i] == on_device[i], "%s: frame %zu differs", direction, i);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 memory_suite (void)
 {
@@ -314,6 +333,7 @@ memory_suite (void)
   tcase_add_test (tc, test_pipeline_negotiates_and_shares_context);
   tcase_add_test (tc, test_filter_on_device_frames_matches_reference);
   tcase_add_test (tc, test_source_renders_into_opencl_memory);
+  tcase_add_test (tc, test_sort_on_device_frames);
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/testutil.h"
+#include <CL/cl.h>
 
 GST_START_TEST (test_plugin_loads_without_platform)
 {
@@ -56,6 +57,15 @@ main (int argc, char **argv)
   /* A registry of its own: the plugin is loaded afresh with no platform. */
   gchar *registry = g_build_filename (empty, "registry.bin", nullptr);
   g_setenv ("GST_REGISTRY", registry, TRUE);
+  /* Some ICD loaders (not Debian's ocl-icd) read the system's vendor folder whatever
+   * OCL_ICD_VENDORS says: then no platform-less machine can be simulated here. */
+  cl_uint platforms = 0;
+  if (clGetPlatformIDs (0, nullptr, &platforms) == CL_SUCCESS && platforms > 0) {
+    g_print ("the OpenCL ICD loader ignores OCL_ICD_VENDORS (%u platforms): skipped\n",
+        platforms);
+    g_rmdir (empty);
+    return 77;  /* meson's "skipped" */
+  }
   gst_check_init (&argc, &argv);
   int failed = gst_check_run_suite (no_platform_suite (), "no-platform", __FILE__);
   g_unlink (registry);

@@ -39,6 +39,7 @@
 #include <string>
 
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
@@ -76,6 +77,7 @@ struct DeviceFrame
 struct State
 {
   bool video = false;
+  bool on_device = false;  /* video caps in OpenCL memory: sorted where the frames are */
 
   /* Arrays */
   gst_opencl::SortKey tensor_key = gst_opencl::SortKey::Int32;
@@ -121,8 +123,10 @@ enum
   PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
 };
 
-#define VIDEO_CAPS "video/x-raw, format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8 }, " \
+#define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8 }, " \
     "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
+#define VIDEO_CAPS "video/x-raw, " VIDEO_FIELDS
+#define VIDEO_OPENCL_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " VIDEO_FIELDS
 
 G_DEFINE_TYPE (GstOpenCLSort, gst_opencl_sort, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclsort, "openclsort", GST_RANK_NONE, GST_TYPE_OPENCL_SORT);
@@ -342,6 +346,7 @@ set_video_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
       width * height * sizeof (cl_uint));
   state.in_frame = DeviceFrame ();
   state.out_frame = DeviceFrame ();
+  state.on_device = gst_opencl::caps_are_opencl_memory (caps);
   if (!state.pixel_keys ()) {
     state.pixel_keys = device.kernel ("pixelsort", "pixel_keys", "");
     state.pixel_gather = device.kernel ("pixelsort", "pixel_gather", "");
@@ -397,6 +402,25 @@ gst_opencl_sort_propose_allocation (GstBaseTransform * trans, GstQuery * decide_
   /* Video frames may come with any stride. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   return TRUE;
+}
+
+/* Output frames in OpenCL memory come from a pool of the element's context. */
+static gboolean
+gst_opencl_sort_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto *impl = GST_OPENCL_SORT (trans)->impl;
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (caps && gst_opencl::caps_are_opencl_memory (caps)) {
+    gboolean ok = FALSE;
+    GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
+      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query, impl->device.context ());
+    });
+    if (!ok)
+      return FALSE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->decide_allocation (trans,
+      query);
 }
 
 /* The sort for the settings, rebuilt (kernels from the program cache) only when they change. */
@@ -483,56 +507,73 @@ key_weights (GstVideoFormat format, Key key)
   return bgr ? cl_uint4 { { blue, green, red, 0 } } : cl_uint4 { { red, green, blue, 0 } };
 }
 
+/* One frame on the device: plane 0 of `in` and `out` at the given strides. */
+struct FrameOnDevice
+{
+  cl::Buffer buffer;
+  cl_int stride;
+};
+
 static void
-sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const GstVideoFrame * in,
-    const GstVideoFrame * out)
+sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const FrameOnDevice & in,
+    const FrameOnDevice & out)
 {
   State & state = impl->state;
   auto & device = impl->device;
-  auto & queue = device.device ().queue;
   auto & sort = ensure_sort (impl, gst_opencl::SortKey::UInt32, gst_opencl::SortOrder::Ascending);
 
-  const cl_int width = GST_VIDEO_FRAME_WIDTH (in);
-  const cl_int height = GST_VIDEO_FRAME_HEIGHT (in);
-  const cl_int pixel_bytes = GST_VIDEO_FRAME_COMP_PSTRIDE (in, 0);
+  const GstVideoInfo *info = &state.video_info;
+  const cl_int width = GST_VIDEO_INFO_WIDTH (info);
+  const cl_int height = GST_VIDEO_INFO_HEIGHT (info);
+  const cl_int pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
   const bool columns = settings.direction == Direction::Columns;
-  const gsize in_bytes = frame_bytes (in);
-  const gsize out_bytes = frame_bytes (out);
-  ensure_frame (impl, state.in_frame, in_bytes);
-  ensure_frame (impl, state.out_frame, out_bytes);
-
-  /* The input frame stays mapped until the blocking read below has completed. */
-  queue.enqueueWriteBuffer (state.in_frame.buffer, CL_FALSE, 0, in_bytes,
-      GST_VIDEO_FRAME_PLANE_DATA (in, 0));
 
   const cl::NDRange frame_range (width, height);
   const cl::NDRange group (16, 16);
   cl::Kernel & keys = state.pixel_keys;
-  keys.setArg (0, state.in_frame.buffer);
-  keys.setArg (1, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (in, 0));
+  keys.setArg (0, in.buffer);
+  keys.setArg (1, in.stride);
   keys.setArg (2, state.words);
   keys.setArg (3, width);
   keys.setArg (4, height);
   keys.setArg (5, (cl_int) columns);
   keys.setArg (6, pixel_bytes);
-  keys.setArg (7, key_weights (GST_VIDEO_FRAME_FORMAT (in), settings.key));
+  keys.setArg (7, key_weights (GST_VIDEO_INFO_FORMAT (info), settings.key));
   keys.setArg (8, (cl_int) (settings.order == Order::Descending));
   device.launch (keys, frame_range, group);
 
   launch_sort (impl, sort, state.words, columns ? width : height, columns ? height : width);
 
   cl::Kernel & gather = state.pixel_gather;
-  gather.setArg (0, state.in_frame.buffer);
-  gather.setArg (1, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (in, 0));
+  gather.setArg (0, in.buffer);
+  gather.setArg (1, in.stride);
   gather.setArg (2, state.words);
-  gather.setArg (3, state.out_frame.buffer);
-  gather.setArg (4, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (out, 0));
+  gather.setArg (3, out.buffer);
+  gather.setArg (4, out.stride);
   gather.setArg (5, width);
   gather.setArg (6, height);
   gather.setArg (7, (cl_int) columns);
   gather.setArg (8, pixel_bytes);
   device.launch (gather, frame_range, group);
+}
 
+/* Frames in system memory: uploaded into and read back from the element's own buffers. */
+static void
+sort_host_frame (GstOpenCLSortImpl * impl, const Settings & settings, const GstVideoFrame * in,
+    const GstVideoFrame * out)
+{
+  State & state = impl->state;
+  auto & queue = impl->device.device ().queue;
+  const gsize in_bytes = frame_bytes (in);
+  const gsize out_bytes = frame_bytes (out);
+  ensure_frame (impl, state.in_frame, in_bytes);
+  ensure_frame (impl, state.out_frame, out_bytes);
+  /* The input frame stays mapped until the blocking read below has completed. */
+  queue.enqueueWriteBuffer (state.in_frame.buffer, CL_FALSE, 0, in_bytes,
+      GST_VIDEO_FRAME_PLANE_DATA (in, 0));
+  sort_frame (impl, settings,
+      { state.in_frame.buffer, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (in, 0) },
+      { state.out_frame.buffer, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (out, 0) });
   queue.enqueueReadBuffer (state.out_frame.buffer, CL_TRUE, 0, out_bytes,
       GST_VIDEO_FRAME_PLANE_DATA (out, 0));
 }
@@ -592,6 +633,24 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
   const State & state = impl->state;
+  if (state.on_device) {
+    /* Frames in OpenCL memory are sorted where they are; nothing waits for the device. */
+    gboolean ok = GST_OPENCL_GUARD (trans, "pixel sorting failed", [&]() {
+      gst_opencl::DeviceFrameView in_view, out_view;
+      GstOpenCLContext *context = impl->device.context ();
+      if (!gst_opencl::buffer_device_frame (inbuf, context, false, &in_view) ||
+          !gst_opencl::buffer_device_frame (outbuf, context, true, &out_view))
+        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
+            "a buffer under OpenCL-memory caps is not OpenCL memory of this element's context");
+      sort_frame (impl, settings,
+          { in_view.buffer, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in_view.info, 0) },
+          { out_view.buffer, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out_view.info, 0) });
+      impl->device.defer_frame ();
+    });
+    if (!ok)
+      abandon_frame (impl);
+    return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+  }
   GstVideoFrame in, out;
   if (!gst_video_frame_map (&in, &state.video_info, inbuf, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("cannot map the input frame"),
@@ -605,7 +664,7 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
     return GST_FLOW_ERROR;
   }
   gboolean ok = GST_OPENCL_GUARD (trans, "pixel sorting failed", [&]() {
-    sort_frame (impl, settings, &in, &out);
+    sort_host_frame (impl, settings, &in, &out);
     impl->device.finish_frame ();
   });
   if (!ok)
@@ -687,8 +746,9 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
           GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, flags));
   gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
 
+  /* Video in OpenCL memory first: between other elements of the plugin frames stay there. */
   std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +
-      "; " VIDEO_CAPS;
+      "; " VIDEO_OPENCL_CAPS "; " VIDEO_CAPS;
   GstCaps *caps = gst_caps_from_string (caps_text.c_str ());
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
@@ -710,6 +770,7 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
   trans_class->query = gst_opencl_sort_query;
   trans_class->transform_size = gst_opencl_sort_transform_size;
   trans_class->propose_allocation = gst_opencl_sort_propose_allocation;
+  trans_class->decide_allocation = gst_opencl_sort_decide_allocation;
   trans_class->transform = gst_opencl_sort_transform;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_SORT_ORDER, (GstPluginAPIFlags) 0);
