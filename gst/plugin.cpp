@@ -38,4 +38,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, opencl,
     "OpenCL kernels on video frames and data", plugin_init, VERSION, "LGPL", "gst-opencl",
-    "https://gstreamer.freedesktop.org/")
+    "Unknown package origin")

@@ -14,6 +14,8 @@ tests=("$@")
   sort sort_layer convolution_layer convolve3d multiconvolve mandelbox)
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin
 export CK_DEFAULT_TIMEOUT=600 GST_DEBUG=${GST_DEBUG:-*:1}
+# Kernel variants: each family's default for the device, as in meson test (no timing, no cache).
+export GST_OPENCL_TUNING=0
 passed=0
 failed=0
 skipped=0

@@ -197,6 +197,48 @@ GST_START_TEST (test_padded_rows)
 }
 GST_END_TEST;
 
+/* Every kernel variant the tuner can choose (forced through GST_OPENCL_VARIANT_BILATERAL, as
+ * the tests' environment never times them): the CPU's vector kernels and the GPU's tiled ones,
+ * the tiled default in every mode, at a size with partial work-groups and edge work-items. */
+GST_START_TEST (test_every_variant)
+{
+  uint32_t seed = 300;
+  for (const char *variant : { "vec16", "vec8", "tiled-16x16x2", "tiled-32x8x1", "tiled-16x8x4",
+          "tiled-32x4x2", "tiled-float-16x16x2", "tiled-float-32x8x2", "tiled-float-16x8x4" }) {
+    g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
+    Settings s;
+    s.radius = 4;
+    GST_INFO ("variant %s", variant);
+    check_one (GST_VIDEO_FORMAT_RGBA, 67, 23, 0, Pattern::Random, s, seed++);
+    if (g_str_equal (variant, "tiled-16x16x2") || g_str_equal (variant, "vec8") ||
+        g_str_equal (variant, "tiled-float-16x16x2")) {
+      s.mode = BilateralMode::Luma;
+      check_one (GST_VIDEO_FORMAT_BGRx, 45, 19, 0, Pattern::Edges, s, seed++);
+      s.mode = BilateralMode::PerChannel;
+      check_one (GST_VIDEO_FORMAT_BGRA, 45, 19, 45 * 4 + 3, Pattern::Random, s, seed++);
+      check_one (GST_VIDEO_FORMAT_GRAY8, 45, 19, 0, Pattern::Random, s, seed++);
+    }
+  }
+  g_unsetenv ("GST_OPENCL_VARIANT_BILATERAL");
+}
+GST_END_TEST;
+
+/* A forced variant that does not exist is an element error, not a crash or a silent default. */
+GST_START_TEST (test_unknown_variant_is_an_error)
+{
+  g_setenv ("GST_OPENCL_VARIANT_BILATERAL", "no-such-variant", TRUE);
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 16, 8, &info);
+  Frame input (16, 8, 4, 0);
+  testutil::fill (input, Pattern::Random, 5);
+  GstFlowReturn ret = gst_harness_push (h, testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA));
+  g_unsetenv ("GST_OPENCL_VARIANT_BILATERAL");
+  fail_unless (ret == GST_FLOW_ERROR, "pushing with an unknown variant gave %s",
+      gst_flow_get_name (ret));
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_radius_and_sigmas)
 {
   struct
@@ -381,6 +423,8 @@ bilateral_suite (void)
   tcase_add_test (tc, test_float_tile);
   tcase_add_test (tc, test_padded_rows);
   tcase_add_test (tc, test_radius_and_sigmas);
+  tcase_add_test (tc, test_every_variant);
+  tcase_add_test (tc, test_unknown_variant_is_an_error);
   tcase_add_test (tc, test_property_changes_between_frames);
   tcase_add_test (tc, test_kernel_time_and_device_name);
   tcase_add_test (tc, test_caps_change_mid_stream);

@@ -723,6 +723,22 @@ GST_START_TEST (test_work_groups_draw)
 }
 GST_END_TEST;
 
+/* Every work-group count the tuner can choose (forced: the tests' environment never times),
+ * on both the one-work-item and the work-group paths; each test runs in its own process. */
+GST_START_TEST (test_every_group_count)
+{
+  for (const char *group_size : { "1", "256" }) {
+    g_setenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE", group_size, TRUE);
+    for (const char *variant : { "groups-1", "groups-2", "groups-8", "groups-16" }) {
+      g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", variant, TRUE);
+      check_sizes (301, 37, 5, { Content::Random, Content::OneColour }, { 256 }, 5100);
+    }
+  }
+  g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
+  g_unsetenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE");
+}
+GST_END_TEST;
+
 static Suite *
 histogram_suite (void)
 {
@@ -747,6 +763,7 @@ histogram_suite (void)
   tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_work_groups_every_format_small);
   tcase_add_test (tc, test_work_groups_640x480);
+  tcase_add_test (tc, test_every_group_count);
   tcase_add_test (tc, test_work_groups_draw);
   return s;
 }

@@ -10,6 +10,7 @@
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopencltensor.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 using gst_opencl::DeviceSpec;
@@ -221,6 +222,78 @@ GST_START_TEST (test_kernel_sources)
 }
 GST_END_TEST;
 
+/* The variant tuner with made-up timings: the fastest timed candidate wins and is cached in
+ * memory and on disk; untimed candidates and candidates that throw are never chosen by timing;
+ * the environment forces any candidate, and an unknown name is an error. */
+GST_START_TEST (test_variant_tuning)
+{
+  cl::Device device = gst_opencl::select_device (DeviceSpec (), "");
+  g_unsetenv ("GST_OPENCL_TUNING");
+  g_unsetenv ("GST_OPENCL_VARIANT_TESTFAMILY_1");
+  const std::string key = "test key " + std::to_string (g_random_int ());
+  const std::string path = gst_opencl::tuning_disk_path (device, "testfamily-1", key);
+  std::vector<gst_opencl::TuningCandidate> candidates = { { "slow", true }, { "fast", true },
+    { "untimed", false }, { "broken", true } };
+  std::vector<int> calls (candidates.size (), 0);
+  auto time_one = [&](size_t i) -> double {
+    calls[i]++;
+    if (i == 3)
+      throw std::runtime_error ("does not build");
+    return i == 0 ? 5.0 : i == 1 ? 2.0 : 0.1;
+  };
+  fail_unless_equals_int ((int) gst_opencl::choose_variant (device, "testfamily-1", key,
+          candidates, time_one, 3), 1);
+  fail_unless_equals_int (calls[0], 4);  /* one warm-up and three timed runs */
+  fail_unless_equals_int (calls[1], 4);
+  fail_unless_equals_int (calls[2], 0);
+  fail_unless_equals_int (calls[3], 1);
+  gchar *contents = nullptr;
+  fail_unless (g_file_get_contents (path.c_str (), &contents, nullptr, nullptr));
+  fail_unless_equals_string (contents, "fast\n");
+  g_free (contents);
+
+  /* Known now: no more timing, even when the timings would say otherwise. */
+  auto never = [](size_t) -> double { fail ("timed again"); return 0.0; };
+  fail_unless_equals_int ((int) gst_opencl::choose_variant (device, "testfamily-1", key,
+          candidates, never), 1);
+
+  /* The environment overrides the cached choice. */
+  const std::string variable = gst_opencl::variant_environment_name ("testfamily-1");
+  fail_unless_equals_string (variable.c_str (), "GST_OPENCL_VARIANT_TESTFAMILY_1");
+  g_setenv ("GST_OPENCL_VARIANT_TESTFAMILY_1", "untimed", TRUE);
+  fail_unless_equals_int ((int) gst_opencl::choose_variant (device, "testfamily-1", key,
+          candidates, never), 2);
+  g_setenv ("GST_OPENCL_VARIANT_TESTFAMILY_1", "nonesuch", TRUE);
+  bool threw = false;
+  try {
+    gst_opencl::choose_variant (device, "testfamily-1", key, candidates, never);
+  } catch (const gst_opencl::Failure & e) {
+    threw = std::string (e.what ()).find ("slow, fast, untimed, broken") != std::string::npos;
+  }
+  fail_unless (threw, "an unknown forced variant must throw and list the variants");
+  g_unsetenv ("GST_OPENCL_VARIANT_TESTFAMILY_1");
+
+  /* GST_OPENCL_TUNING=0: the first candidate, whatever is cached. */
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+  fail_unless_equals_int ((int) gst_opencl::choose_variant (device, "testfamily-1", key,
+          candidates, never), 0);
+
+  /* Nothing that can run: an error. */
+  g_unsetenv ("GST_OPENCL_TUNING");
+  std::vector<gst_opencl::TuningCandidate> hopeless = { { "broken", true } };
+  threw = false;
+  try {
+    gst_opencl::choose_variant (device, "testfamily-1", key + " hopeless", hopeless,
+        [](size_t) -> double { throw std::runtime_error ("does not build"); });
+  } catch (const gst_opencl::Failure &) {
+    threw = true;
+  }
+  fail_unless (threw);
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+  g_unlink (path.c_str ());
+}
+GST_END_TEST;
+
 GST_START_TEST (test_tensor_caps)
 {
   std::string why;
@@ -278,6 +351,7 @@ layer_suite (void)
   tcase_add_test (tc, test_build_failure_carries_log);
   tcase_add_test (tc, test_kernel_sources);
   tcase_add_test (tc, test_tensor_caps);
+  tcase_add_test (tc, test_variant_tuning);
   return s;
 }
 

@@ -10,6 +10,12 @@
  * their colour differs from the centre's (sigma-range, in 8-bit units as OpenCV's sigmaColor).
  * Borders are clamped to the edge; alpha passes through. The kernel runs on any OpenCL device.
  *
+ * Two kernels compute the filter: one in explicit 16-lane vectors for CPU devices and one with
+ * a local-memory tile for GPUs. Their variants (vector width, work-group shape, tile type) are
+ * timed on the first frame of each radius and mode on a device and the fastest is cached on disk;
+ * GST_OPENCL_VARIANT_BILATERAL=<name> forces one and GST_OPENCL_TUNING=0 takes the device's
+ * default (see docs/openclbilateral.md).
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! openclbilateral sigma-range=30 ! \
@@ -24,6 +30,9 @@
 #include <new>
 #include <vector>
 
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclprogram.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_bilateral_debug);
@@ -72,14 +81,43 @@ struct KernelKey
   }
 };
 
+/* The kernel variants the tuner chooses from (gst_opencl::choose_variant, family "bilateral",
+ * forced with GST_OPENCL_VARIANT_BILATERAL=<name>): kernels/bilateral_vec.cl with `vec` outputs
+ * per work-item in explicit vectors (CPU devices), or the local-memory tiled kernel of
+ * kernels/bilateral.cl with a work-group of group_w x group_h work-items, each computing out_x
+ * adjacent outputs (GPUs). */
+struct Variant
+{
+  const char *name;
+  bool vector;
+  size_t vec, group_w, group_h, out_x;
+  bool float_tile;  /* tiled kernel: pixels converted to float in local memory */
+};
+
+constexpr Variant VARIANTS[] = {
+  { "vec16", true, 16, 8, 1, 16, false },
+  { "vec8", true, 8, 8, 1, 8, false },
+  { "tiled-16x16x2", false, 0, 16, 16, 2, false },
+  { "tiled-32x8x1", false, 0, 32, 8, 1, false },
+  { "tiled-16x8x4", false, 0, 16, 8, 4, false },
+  { "tiled-32x4x2", false, 0, 32, 4, 2, false },
+  { "tiled-float-16x16x2", false, 0, 16, 16, 2, true },
+  { "tiled-float-32x8x2", false, 0, 32, 8, 2, true },
+  { "tiled-float-16x8x4", false, 0, 16, 8, 4, true },
+};
+constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
+/* The GPU default: the float tile (converting bytes at every tap bound the byte-tile kernel). */
+constexpr size_t FLOAT_TILE_DEFAULT = 6;
+constexpr size_t BYTE_TILE_DEFAULT = 2;
+
 struct State
 {
   int channels = 0;
   cl_float4 luma {};
   KernelKey key;
   cl::Kernel kernel;
+  size_t variant = 2;                     /* index into VARIANTS */
   size_t group_w = 16, group_h = 16, out_x = 2;
-  bool tile_float = true;
   cl::Buffer spatial_log2;                /* (2 * MAX_RADIUS + 1)^2 floats, allocated once */
   std::vector<float> spatial_host;        /* source of the last non-blocking upload */
   double table_sigma = -1.0;
@@ -211,33 +249,31 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
   });
 }
 
-/* Picks the work-group shape and tile type for a radius: on GPUs a float tile (no conversion
- * per tap) when one fits local memory with groups of at least 8 rows, else a byte tile and the
- * tallest group whose tile fits. CPU devices keep bytes (local memory is ordinary memory there,
- * and the conversion vectorises). */
+/* The work-group shape of a variant for a radius: the vector kernel needs no local memory; the
+ * tiled kernel takes the variant's group, made shorter until its tile fits local memory. A
+ * float tile needs groups of at least 8 rows to pay off: where none fits, the variant falls
+ * back to a byte tile (*tile_float false). */
 static void
-choose_group (const gst_opencl::Device & device, int channels, int radius, State & state)
+choose_group (const gst_opencl::Device & device, const Variant & variant, int channels,
+    int radius, size_t *group_w, size_t *group_h, size_t *out_x, bool *tile_float)
 {
-  state.group_w = 16;
-  state.out_x = 2;
-  /* GST_OPENCL_BILATERAL_TILE=float|byte forces a tile type: tests run the GPU's float tile
-   * on CPU devices with it. */
-  const char *forced = g_getenv ("GST_OPENCL_BILATERAL_TILE");
-  const bool want_float = forced ? g_strcmp0 (forced, "float") == 0 :
-      (device.type & CL_DEVICE_TYPE_GPU) != 0;
-  for (bool tile_float : { true, false }) {
-    if (tile_float && !want_float)
+  *group_w = variant.group_w;
+  *out_x = variant.out_x;
+  *tile_float = false;
+  if (variant.vector) {
+    *group_h = variant.group_h;
+    return;
+  }
+  for (bool use_float : { true, false }) {
+    if (use_float && !variant.float_tile)
       continue;
-    const size_t pixel_bytes = tile_float ? channels * sizeof (float) : channels;
-    for (size_t group_h : { 16, 8, 4, 2, 1 }) {
-      if (tile_float && group_h < 8)
-        break;
-      size_t tile_bytes = (state.group_w * state.out_x + 2 * radius) * (group_h + 2 * radius) *
-          pixel_bytes;
+    const size_t pixel_bytes = channels * (use_float ? sizeof (float) : 1);
+    for (size_t h = variant.group_h; h >= (use_float ? 8 : 1); h /= 2) {
+      size_t tile_bytes = (*group_w * *out_x + 2 * radius) * (h + 2 * radius) * pixel_bytes;
       if (tile_bytes + 1024 <= device.local_mem_bytes &&
-          state.group_w * group_h <= device.max_work_group_size) {
-        state.group_h = group_h;
-        state.tile_float = tile_float;
+          *group_w * h <= device.max_work_group_size) {
+        *group_h = h;
+        *tile_float = use_float;
         return;
       }
     }
@@ -247,32 +283,125 @@ choose_group (const gst_opencl::Device & device, int channels, int radius, State
       " has");
 }
 
-static void
-ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & settings)
+/* Builds the kernel of one variant (from the program cache). */
+static cl::Kernel
+build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & variant,
+    size_t *group_w, size_t *group_h, size_t *out_x)
 {
-  KernelKey key { state.channels, state.channels == 1 ? 0 : (int) settings.mode,
-    effective_radius (settings) };
+  auto & device = gst_opencl_filter_device (filter);
+  bool tile_float = false;
+  choose_group (device, variant, key.channels, key.radius, group_w, group_h, out_x, &tile_float);
+  gchar *options;
+  if (variant.vector) {
+    options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu",
+        key.channels, key.mode, key.radius, variant.vec);
+  } else {
+    const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
+    options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
+        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d", key.channels,
+        key.mode, key.radius, *group_w, *group_h, *out_x, poly_exp2 ? 1 : 0,
+        tile_float ? 1 : 0);
+  }
+  std::string build_options (options);
+  g_free (options);
+  GST_DEBUG_OBJECT (filter, "variant %s kernel [%s]", variant.name, build_options.c_str ());
+  const char *file = variant.vector ? "bilateral_vec" : "bilateral";
+  return device.kernel (file, file, build_options);
+}
+
+static void
+set_arguments (cl::Kernel & kernel, const GstOpenCLFrame * in, const GstOpenCLFrame * out,
+    int width, int height, const State & state, const Settings & settings)
+{
+  const float range_scale = (float) (-M_LOG2E /
+      (2.0 * settings.sigma_range * settings.sigma_range));
+  kernel.setArg (0, in->buffer);
+  kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
+  kernel.setArg (2, out->buffer);
+  kernel.setArg (3, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0));
+  kernel.setArg (4, (cl_int) width);
+  kernel.setArg (5, (cl_int) height);
+  kernel.setArg (6, state.spatial_log2);
+  kernel.setArg (7, range_scale);
+  kernel.setArg (8, state.luma);
+}
+
+/* Chooses the variant for the key (forced, cached, or timed on this frame: see
+ * gst_opencl::choose_variant) and builds its kernel. */
+static void
+ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & settings,
+    const KernelKey & key, const GstOpenCLFrame * in, const GstOpenCLFrame * out)
+{
   if (key == state.key && state.kernel ())
     return;
   auto & device = gst_opencl_filter_device (filter);
-  choose_group (device, key.channels, key.radius, state);
-  const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-  gchar *options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-      "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d", key.channels,
-      key.mode, key.radius, state.group_w, state.group_h, state.out_x, poly_exp2 ? 1 : 0,
-      state.tile_float ? 1 : 0);
-  std::string build_options (options);
-  g_free (options);
-  state.kernel = device.kernel ("bilateral", "bilateral", build_options);
+  const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
+  /* Candidates in the device's order of preference; only the kind that suits the device is
+   * timed, the others can still be forced. */
+  std::vector<size_t> order;
+  if (!cpu)
+    order.push_back (FLOAT_TILE_DEFAULT);
+  for (size_t i = 0; i < N_VARIANTS; i++)
+    if (VARIANTS[i].vector == cpu && i != FLOAT_TILE_DEFAULT)
+      order.push_back (i);
+  for (size_t i = 0; i < N_VARIANTS; i++)
+    if (VARIANTS[i].vector != cpu)
+      order.push_back (i);
+  std::vector<gst_opencl::TuningCandidate> candidates;
+  for (size_t i : order)
+    candidates.push_back ({ VARIANTS[i].name, VARIANTS[i].vector == cpu });
+
+  const int width = GST_VIDEO_INFO_WIDTH (&in->info);
+  const int height = GST_VIDEO_INFO_HEIGHT (&in->info);
+  /* Timed on a band of the frame: enough rows to fill the device, few enough to stay quick. */
+  const int rows = std::min (height, cpu ? 128 : 1024);
+  auto time_one = [&](size_t candidate) -> double {
+    const Variant & variant = VARIANTS[order[candidate]];
+    size_t group_w, group_h, out_x;
+    cl::Kernel kernel = build_variant (filter, key, variant, &group_w, &group_h, &out_x);
+    set_arguments (kernel, in, out, width, rows, state, settings);
+    size_t columns = (width + out_x - 1) / out_x;
+    size_t global_w = (columns + group_w - 1) / group_w * group_w;
+    size_t global_h = (rows + group_h - 1) / group_h * group_h;
+    cl::Event event;
+    device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, cl::NDRange (global_w, global_h),
+        cl::NDRange (group_w, group_h), nullptr, &event);
+    event.wait ();
+    return gst_opencl::event_milliseconds (event);
+  };
+  const std::string sources = gst_opencl::kernel_source ("bilateral") + '\0' +
+      gst_opencl::kernel_source ("bilateral_vec");
+  gchar *tuning_key = g_strdup_printf ("channels %d mode %d radius %d source %016"
+      G_GINT64_MODIFIER "x", key.channels, key.mode, key.radius,
+      (guint64) gst_opencl::stable_hash (sources));
+  size_t chosen;
+  try {
+    /* GST_OPENCL_BILATERAL_TILE=float|byte (without GST_OPENCL_VARIANT_BILATERAL) picks the tiled
+     * kernel's default shape with that tile, on any device: tests run the GPU's kernels on the
+     * CPU with it. */
+    const char *tile = g_getenv ("GST_OPENCL_BILATERAL_TILE");
+    if (tile && !g_getenv (gst_opencl::variant_environment_name ("bilateral").c_str ()))
+      chosen = g_strcmp0 (tile, "float") == 0 ? FLOAT_TILE_DEFAULT : BYTE_TILE_DEFAULT;
+    else
+      chosen = order[gst_opencl::choose_variant (device.device, "bilateral", tuning_key,
+              candidates, time_one)];
+  } catch (...) {
+    g_free (tuning_key);
+    throw;
+  }
+  g_free (tuning_key);
+  state.kernel = build_variant (filter, key, VARIANTS[chosen], &state.group_w, &state.group_h,
+      &state.out_x);
+  state.variant = chosen;
   state.key = key;
-  GST_DEBUG_OBJECT (filter, "kernel [%s]", build_options.c_str ());
+  GST_INFO_OBJECT (filter, "variant %s", VARIANTS[chosen].name);
 }
 
 /* log2 of the spatial weight per offset, so the kernel does exp2 (range + spatial) once. */
 static void
-ensure_spatial_table (GstOpenCLFilter * filter, State & state, const Settings & settings)
+ensure_spatial_table (GstOpenCLFilter * filter, State & state, const Settings & settings,
+    int radius)
 {
-  int radius = state.key.radius;
   if (state.table_radius == radius && state.table_sigma == settings.sigma_spatial)
     return;
   const int span = 2 * radius + 1;
@@ -301,23 +430,15 @@ gst_opencl_bilateral_process (GstOpenCLFilter * filter, const GstOpenCLFrame * i
       settings = impl->settings;
     }
     State & state = impl->state;
-    ensure_kernel (filter, state, settings);
-    ensure_spatial_table (filter, state, settings);
-
     const int width = GST_VIDEO_INFO_WIDTH (&in->info);
     const int height = GST_VIDEO_INFO_HEIGHT (&in->info);
-    const float range_scale = (float) (-M_LOG2E /
-        (2.0 * settings.sigma_range * settings.sigma_range));
+    KernelKey key { state.channels, state.channels == 1 ? 0 : (int) settings.mode,
+      effective_radius (settings) };
+    ensure_spatial_table (filter, state, settings, key.radius);
+    ensure_kernel (filter, state, settings, key, in, out);
+
     cl::Kernel & kernel = state.kernel;
-    kernel.setArg (0, in->buffer);
-    kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
-    kernel.setArg (2, out->buffer);
-    kernel.setArg (3, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0));
-    kernel.setArg (4, (cl_int) width);
-    kernel.setArg (5, (cl_int) height);
-    kernel.setArg (6, state.spatial_log2);
-    kernel.setArg (7, range_scale);
-    kernel.setArg (8, state.luma);
+    set_arguments (kernel, in, out, width, height, state, settings);
     size_t columns = (width + state.out_x - 1) / state.out_x;
     gst_opencl_filter_launch (filter, kernel, cl::NDRange (columns, height),
         cl::NDRange (state.group_w, state.group_h));

@@ -37,6 +37,9 @@
 #include <string>
 #include <vector>
 
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclprogram.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_histogram_debug);
@@ -171,6 +174,8 @@ struct State
   cl::Kernel fill_kernel;
   size_t group_size = MAX_GROUP_SIZE;
   size_t max_groups = 1;
+  size_t compute_units = 1;
+  bool groups_chosen = false;        /* work-groups per compute unit chosen by the tuner */
   cl::Buffer counts;                 /* MAX_CHANNELS x MAX_BINS uint, allocated once */
   std::vector<cl_uint> counts_host;  /* the last frame's counts, read back without blocking */
   guint frame_bins = 0;              /* bins of the counts in counts_host */
@@ -406,6 +411,7 @@ gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
         GST_VIDEO_INFO_FPS_D (in_info) > 0 ? gst_util_uint64_scale_int (GST_SECOND,
         GST_VIDEO_INFO_FPS_D (in_info), GST_VIDEO_INFO_FPS_N (in_info)) : GST_CLOCK_TIME_NONE;
     state.kernels_ready = false;
+    state.groups_chosen = false;
     if (!state.counts ()) {
       state.counts = cl::Buffer (gst_opencl_filter_device (filter).context, CL_MEM_READ_WRITE,
           MAX_CHANNELS * MAX_BINS * sizeof (cl_uint));
@@ -444,6 +450,7 @@ choose_shape (const gst_opencl::Device & device, guint hist_channels, State & st
       copy_bytes * *copies * 2 <= device.local_mem_bytes / 2)
     *copies *= 2;
   cl_uint compute_units = device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ();
+  state.compute_units = std::max<cl_uint> (1, compute_units);
   state.max_groups = std::max<size_t> (1, compute_units * GROUPS_PER_COMPUTE_UNIT);
 }
 
@@ -482,16 +489,17 @@ ensure_kernels (GstOpenCLFilter * filter, State & state)
   state.kernels_ready = true;
 }
 
-static void
-count_plane (GstOpenCLFilter * filter, State & state, PlanePass & pass,
-    const GstOpenCLFrame * frame, guint bins)
+/* Sets the counting kernel's arguments for one plane; false when the plane is empty. */
+static bool
+prepare_count (State & state, PlanePass & pass, const GstOpenCLFrame * frame, guint bins,
+    size_t *global)
 {
   const GstVideoInfo *info = &frame->info;
   const guint width = GST_VIDEO_INFO_COMP_WIDTH (info, pass.component);
   const guint height = GST_VIDEO_INFO_COMP_HEIGHT (info, pass.component);
   const guint64 pixels = (guint64) width * height;
   if (pixels == 0)
-    return;
+    return false;
   if (pixels > G_MAXUINT32)
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "plane too large");
   /* Contiguous runs of whole group-widths, one per work-group. */
@@ -510,8 +518,72 @@ count_plane (GstOpenCLFilter * filter, State & state, PlanePass & pass,
   kernel.setArg (7, (cl_uint) (8 - g_bit_nth_lsf (bins, -1)));
   kernel.setArg (8, state.counts);
   kernel.setArg (9, (cl_uint) pass.first_channel);
-  gst_opencl_filter_launch (filter, kernel, cl::NDRange (groups * state.group_size),
-      cl::NDRange (state.group_size));
+  *global = groups * state.group_size;
+  return true;
+}
+
+static void
+count_plane (GstOpenCLFilter * filter, State & state, PlanePass & pass,
+    const GstOpenCLFrame * frame, guint bins)
+{
+  size_t global = 0;
+  if (prepare_count (state, pass, frame, bins, &global))
+    gst_opencl_filter_launch (filter, pass.kernel, cl::NDRange (global),
+        cl::NDRange (state.group_size));
+}
+
+/* Work-groups per compute unit, the tuner's candidates (family "histogram", forced with
+ * GST_OPENCL_VARIANT_HISTOGRAM=groups-N): more groups fill the device sooner, fewer merge fewer
+ * sub-histograms into the counts with global atomics. The first is the default. */
+constexpr size_t GROUPS_CANDIDATES[] = { GROUPS_PER_COMPUTE_UNIT, 1, 2, 8, 16 };
+
+/* Chooses the work-group count once per format, timing the candidates on this frame (the counts
+ * are cleared again before the frame is counted for real). */
+static void
+choose_groups (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * frame,
+    guint bins, size_t count_bytes)
+{
+  if (state.groups_chosen)
+    return;
+  auto & device = gst_opencl_filter_device (filter);
+  std::vector<gst_opencl::TuningCandidate> candidates;
+  for (size_t groups : GROUPS_CANDIDATES)
+    candidates.push_back ({ "groups-" + std::to_string (groups), true });
+  auto time_one = [&](size_t index) -> double {
+    state.max_groups = state.compute_units * GROUPS_CANDIDATES[index];
+    device.queue.enqueueFillBuffer (state.counts, (cl_uint) 0, 0, count_bytes);
+    double total = 0.0;
+    for (auto & pass : state.layout.passes) {
+      size_t global = 0;
+      if (!prepare_count (state, pass, frame, bins, &global))
+        continue;
+      cl::Event event;
+      device.queue.enqueueNDRangeKernel (pass.kernel, cl::NullRange, cl::NDRange (global),
+          cl::NDRange (state.group_size), nullptr, &event);
+      event.wait ();
+      total += gst_opencl::event_milliseconds (event);
+    }
+    return total;
+  };
+  std::string planes;
+  for (const auto & pass : state.layout.passes)
+    planes += "plane " + std::to_string (pass.plane) + " bytes " +
+        std::to_string (pass.pixel_bytes) + " channels " + std::to_string (pass.channels) +
+        (pass.luma ? " luma " : " ");
+  gchar *key = g_strdup_printf ("%s%dx%d group %zu source %016" G_GINT64_MODIFIER "x",
+      planes.c_str (), state.width, state.height, state.group_size,
+      (guint64) gst_opencl::stable_hash (gst_opencl::kernel_source ("histogram")));
+  size_t chosen = 0;
+  try {
+    chosen = gst_opencl::choose_variant (device.device, "histogram", key, candidates, time_one);
+  } catch (...) {
+    g_free (key);
+    throw;
+  }
+  g_free (key);
+  state.max_groups = state.compute_units * GROUPS_CANDIDATES[chosen];
+  state.groups_chosen = true;
+  GST_INFO_OBJECT (filter, "%zu work-groups per compute unit", GROUPS_CANDIDATES[chosen]);
 }
 
 /* The graph in the top-left corner; for YUV, the chroma under it is made neutral (grey). */
@@ -559,6 +631,7 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
     ensure_kernels (filter, state);
     auto & queue = gst_opencl_filter_device (filter).queue;
     const size_t count_bytes = (size_t) state.channels * settings.bins * sizeof (cl_uint);
+    choose_groups (filter, state, frame, settings.bins, count_bytes);
     queue.enqueueFillBuffer (state.counts, (cl_uint) 0, 0, count_bytes);
     for (auto & pass : state.layout.passes)
       count_plane (filter, state, pass, frame, settings.bins);

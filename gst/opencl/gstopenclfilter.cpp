@@ -20,6 +20,7 @@
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
+#include "opencl/gstopenclstats.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -368,6 +369,7 @@ upload_planes (cl::CommandQueue & queue, GstVideoFrame * frame, const GstOpenCLF
 {
   for (guint plane = 0; plane < planes.size (); plane++) {
     const auto & layout = planes[plane];
+    gst_opencl::count_transfer (true, layout.size_bytes);
     if (layout.size_bytes)
       queue.enqueueWriteBuffer (device.buffer, CL_FALSE, layout.offset_bytes, layout.size_bytes,
           GST_VIDEO_FRAME_PLANE_DATA (frame, plane), nullptr, last_write);
@@ -382,6 +384,7 @@ download_planes (cl::CommandQueue & queue, const GstOpenCLFrame & device,
   for (guint plane = 0; plane < planes.size (); plane++) {
     const auto & layout = planes[plane];
     bool last = plane + 1 == planes.size ();
+    gst_opencl::count_transfer (false, layout.size_bytes);
     if (layout.size_bytes)
       queue.enqueueReadBuffer (device.buffer, last ? CL_TRUE : CL_FALSE, layout.offset_bytes,
           layout.size_bytes, GST_VIDEO_FRAME_PLANE_DATA (frame, plane));

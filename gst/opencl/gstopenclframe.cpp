@@ -1,6 +1,7 @@
 /* gst-opencl: the geometry of video planes, as device copies and transfers need it.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclframe.h"
+#include "opencl/gstopenclstats.h"
 
 #include <array>
 
@@ -60,6 +61,7 @@ copy_frame_to_device (cl::CommandQueue & queue, const GstVideoFrame * frame,
             host_origin, region, device_info->stride[plane], 0,
             GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane), 0,
             GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+        count_transfer (true, region[0] * region[1]);
       });
 }
 
@@ -74,6 +76,7 @@ copy_frame_from_device (cl::CommandQueue & queue, const cl::Buffer & buffer,
             host_origin, region, device_info->stride[plane], 0,
             GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane), 0,
             GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+        count_transfer (false, region[0] * region[1]);
       });
 }
 

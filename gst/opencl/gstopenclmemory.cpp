@@ -7,6 +7,7 @@
 #include <new>
 
 #include "opencl/gstopenclutils.h"
+#include "opencl/gstopenclstats.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -68,6 +69,7 @@ upload_host_copy (MemoryImpl * impl)
   finish_upload (impl);
   queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host.get (),
       nullptr, &impl->upload);
+  gst_opencl::count_transfer (true, impl->info.size);
   impl->newest = Newest::Both;
 }
 
@@ -91,6 +93,7 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
       finish_upload (impl);
       gst_opencl_context_device (impl->context).queue.enqueueReadBuffer (impl->buffer, CL_TRUE,
           0, impl->info.size, impl->host.get ());
+      gst_opencl::count_transfer (false, impl->info.size);
       impl->newest = Newest::Both;
     }
     if (flags & GST_MAP_WRITE) {

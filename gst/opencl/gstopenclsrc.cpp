@@ -15,6 +15,7 @@
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
+#include "opencl/gstopenclstats.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -418,6 +419,7 @@ read_back (cl::CommandQueue & queue, const GstOpenCLFrame & device_frame,
     queue.enqueueReadBufferRect (device_frame.buffer, CL_TRUE, { 0, 0, 0 }, { 0, 0, 0 },
         { row_bytes, rows, 1 }, device_stride, 0, host_stride, 0, data);
   }
+  gst_opencl::count_transfer (false, row_bytes * rows);
 }
 
 /* Timestamps and offsets of a rendered frame; counts it. */

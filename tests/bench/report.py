@@ -1,164 +1,519 @@
 #!/usr/bin/env python3
-# gst-opencl: prints the Markdown tables of docs/performance.md from tests/bench/results/*.json.
+# gst-opencl: prints the Markdown tables of docs/performance.md from benchmark results.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# usage: tests/bench/report.py [results.json ...]   (default: every file in tests/bench/results)
-# Each table says which file and which command its figures come from.
+# usage: tests/bench/report.py [PATH ...]
+#   PATH: a results file, or a folder written by tests/bench/run-all.sh (every *.json in it).
+#   Default: every file in tests/bench/results.
+#
+# For every result it prints, beside the times: the fraction of the device's ceiling (from the
+# ceilings.json of the same folder, written by bench_ceilings in the same run): bytes moved over
+# the copy bandwidth for openclhistogram, useful FLOPs over the FP32 FMA rate for the bilateral
+# filter and the convolutions; the peer ratio from the same run (peer time / our time: above 1
+# means we are faster); and, per folder, the issue's targets with met / missed.
 import json
+import math
 import pathlib
 import sys
+
+# Useful FLOPs of one bilateral tap in `color` mode: 3 differences, the squared distance (3 mul,
+# 2 add), range scale plus spatial term (1 FMA = 2), the exp2 (counted as 1), the weighted sum of
+# 3 channels (3 FMA = 6) and the weight sum (1).
+BILATERAL_FLOP_PER_TAP = 18
 
 
 def fmt_ms(value):
     if value is None:
         return "-"
+    if value < 0.01:
+        return f"{value:.4f}"
     return f"{value:.3f}" if value < 10 else f"{value:.1f}"
 
 
-def bilateral(path, data):
-    cases = data["openclbilateral"]["cases"]
+def fmt_pct(value):
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def fmt_ratio(value):
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def median(stats):
+    return stats.get("median") if isinstance(stats, dict) else None
+
+
+class Run:
+    """One folder (or one loose file) of results, with its ceilings."""
+
+    def __init__(self, label):
+        self.label = label
+        self.files = []        # (shown path, data)
+        self.ceilings = None
+        self.summary = None
+        self.targets = []      # (target, measured, met: True/False/None)
+
+    def copy_bandwidth(self):
+        return self.ceilings["copy"]["bytes_per_s"] if self.ceilings else None
+
+    def fma_rate(self):
+        return self.ceilings["fma"]["flop_per_s"] if self.ceilings else None
+
+    def target(self, text, measured, met):
+        self.targets.append((text, measured, met))
+
+
+def machine_line(data):
+    machine = data.get("machine") or {}
+    if not machine:
+        return ""
+    text = f"machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores"
+    if machine.get("gpus"):
+        text += ", " + ", ".join(machine["gpus"])
+    if machine.get("loadavg_before"):
+        text += f"; load average {machine['loadavg_before']} before, " \
+                f"{machine.get('loadavg_after', '?')} after"
+    return text
+
+
+def header(title, path, data, device=None):
+    parts = [f"**{title}**"]
+    if device:
+        parts.append(f"on {device}")
+    line = ", ".join(parts)
+    machine = machine_line(data)
+    print(line + (f"; {machine}" if machine else "") + ".")
+    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
+
+
+def is_gpu(device_name):
+    return device_name is not None and "Portable Computing Language" not in device_name and \
+        "pthread" not in device_name.lower() and "cpu" not in device_name.lower()
+
+
+def ceilings_table(run, path, data):
+    print(f"**Ceilings** of {data.get('device_name')} (driver {data.get('driver')}, "
+          f"{data.get('compute_units')} compute units), medians of {data.get('runs')} launches.")
+    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
+    print("| ceiling | figure | median ms per launch | IQR ms |")
+    print("| --- | --- | --- | --- |")
+    c = data["copy"]
+    print(f"| global memory copy (bytes read + written) | {c['bytes_per_s'] * 1e-9:.1f} GB/s | "
+          f"{fmt_ms(c['ms']['median'])} | {fmt_ms(c['ms']['iqr'])} |")
+    f = data["fma"]
+    print(f"| FP32 FMA rate (2 FLOP per FMA; float{f.get('vector_width')} x "
+          f"{f.get('chains')} chains) | {f['flop_per_s'] * 1e-9:.1f} GFLOP/s | "
+          f"{fmt_ms(f['ms']['median'])} | {fmt_ms(f['ms']['iqr'])} |")
+    loc = data["local"]
+    print(f"| local memory reads | {loc['bytes_per_s'] * 1e-9:.1f} GB/s | "
+          f"{fmt_ms(loc['ms']['median'])} | {fmt_ms(loc['ms']['iqr'])} |")
+    print()
+
+
+def bilateral(run, path, data):
+    block = data["openclbilateral"]
+    cases = block["cases"]
+    radius = block.get("radius") or 4
     peer = data.get("peer") or {}
     peer_cases = {(c["width"], c["height"]): c["ms"]["median"] for c in peer.get("cases", [])}
     peer_label = peer.get("peer", "peer")
     if peer.get("backend"):
         peer_label += f" ({peer['backend']}, d={peer.get('d')})"
-    machine = data.get("machine", {})
-    print(f"**openclbilateral**, RGBA, radius {data['openclbilateral'].get('radius')}, "
-          f"on {cases[0].get('device_name', '?')}; "
-          f"machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores"
-          + (f", {', '.join(machine['gpus'])}" if machine.get("gpus") else "") + ".")
-    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
+    device = cases[0].get("device_name") if cases else None
+    header(f"openclbilateral, RGBA, radius {radius}", path, data, device)
+    fma = run.fma_rate()
     print(f"| size | mode | frames | kernel ms (median) | kernel IQR ms | wall ms per frame | "
-          f"{peer_label} ms | peer / kernel |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          f"useful GFLOP/s | of FMA ceiling | {peer_label} ms | peer / kernel |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for c in cases:
+        size = f"{c['width']}x{c['height']}"
         if not c.get("ok"):
-            print(f"| {c['width']}x{c['height']} | {c['mode']} | failed: {c.get('error')} |"
-                  " | | | | |")
+            print(f"| {size} | {c['mode']} | failed: {c.get('error')} | | | | | | | |")
             continue
         kernel = c["kernel_ms"]["median"]
+        flops = c["width"] * c["height"] * (2 * radius + 1) ** 2 * BILATERAL_FLOP_PER_TAP
+        rate = flops / (kernel * 1e-3)
         peer_ms = peer_cases.get((c["width"], c["height"])) if c["mode"] == "color" else None
-        ratio = f"{peer_ms / kernel:.2f}x" if peer_ms else "-"
-        print(f"| {c['width']}x{c['height']} | {c['mode']} | {c['frames']} | {fmt_ms(kernel)} | "
+        ratio = peer_ms / kernel if peer_ms else None
+        print(f"| {size} | {c['mode']} | {c['frames']} | {fmt_ms(kernel)} | "
               f"{fmt_ms(c['kernel_ms']['iqr'])} | {fmt_ms(c['wall_ms']['median'])} | "
-              f"{fmt_ms(peer_ms)} | {ratio} |")
+              f"{rate * 1e-9:.1f} | {fmt_pct(rate / fma if fma else None)} | "
+              f"{fmt_ms(peer_ms)} | {fmt_ratio(ratio)} |")
+        if c["mode"] != "color" or peer_ms is None:
+            continue
+        if is_gpu(device) and size == "3840x2160" and peer.get("backend") == "opencl":
+            run.target("openclbilateral 3840x2160 color: kernel at most half of OpenCV's OpenCL "
+                       "bilateralFilter", f"{fmt_ms(kernel)} ms vs {fmt_ms(peer_ms)} ms "
+                       f"({kernel / peer_ms:.2f} of it)", kernel <= 0.5 * peer_ms)
+        if not is_gpu(device) and size == "1280x720" and peer.get("backend") == "cpu":
+            run.target("openclbilateral 1280x720 color on the CPU: faster than cv2.bilateralFilter "
+                       f"with the same threads ({peer.get('threads')})",
+                       f"{fmt_ms(kernel)} ms vs {fmt_ms(peer_ms)} ms ({ratio:.2f}x)",
+                       kernel < peer_ms)
     print()
 
 
-def histogram(path, data):
-    cases = data["openclhistogram"]["cases"]
+def histogram(run, path, data):
+    block = data["openclhistogram"]
+    cases = block["cases"]
     peer = data.get("peer") or {}
     peer_cases = {}
     for c in peer.get("cases", []):
         peer_cases[(c["width"], c["height"], c["content"], c["peer"], c["variant"])] = \
             c["ms"]["median"]
     columns = sorted({(p, v) for (_, _, _, p, v) in peer_cases})
-    machine = data.get("machine", {})
-    print(f"**openclhistogram**, {data['openclhistogram'].get('format', 'RGBA')}, "
-          f"{data['openclhistogram'].get('bins')} bins, on {cases[0].get('device_name', '?')}; "
-          f"machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores"
-          + (f", {', '.join(machine['gpus'])}" if machine.get("gpus") else "")
-          + (f"; load average {machine['loadavg_before']} before, {machine['loadavg_after']} after"
-             if machine.get("loadavg_before") else "") + ".")
-    print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
-    header = "| size | content | frames | kernel ms (median) | kernel IQR ms | wall ms per frame |"
-    rule = "| --- | --- | --- | --- | --- | --- |"
+    device = cases[0].get("device_name") if cases else None
+    header(f"openclhistogram, {block.get('format', 'RGBA')}, {block.get('bins')} bins", path,
+           data, device)
+    copy = run.copy_bandwidth()
+    head = ("| size | content | frames | kernel ms (median) | kernel IQR ms | wall ms per frame | "
+            "GB/s read | of copy bandwidth |")
+    rule = "| --- | --- | --- | --- | --- | --- | --- | --- |"
     for p, v in columns:
-        header += f" {p} {v} ms |"
-        rule += " --- |"
-    print(header)
+        head += f" {p} {v} ms | {p} {v} / kernel |"
+        rule += " --- | --- |"
+    print(head)
     print(rule)
+    by_case = {}
     for c in cases:
+        size = f"{c['width']}x{c['height']}"
         if not c.get("ok"):
-            print(f"| {c['width']}x{c['height']} | {c['content']} | failed: {c.get('error')} |"
-                  " | | |" + " |" * len(columns))
+            print(f"| {size} | {c['content']} | failed: {c.get('error')} |" + " |" *
+                  (5 + 2 * len(columns)))
             continue
-        line = (f"| {c['width']}x{c['height']} | {c['content']} | {c['frames']} | "
-                f"{fmt_ms(c['kernel_ms']['median'])} | {fmt_ms(c['kernel_ms']['iqr'])} | "
-                f"{fmt_ms(c['wall_ms']['median'])} |")
+        kernel = c["kernel_ms"]["median"]
+        by_case[(size, c["content"])] = kernel
+        read = c["width"] * c["height"] * 4 / (kernel * 1e-3)
+        line = (f"| {size} | {c['content']} | {c['frames']} | {fmt_ms(kernel)} | "
+                f"{fmt_ms(c['kernel_ms']['iqr'])} | {fmt_ms(c['wall_ms']['median'])} | "
+                f"{read * 1e-9:.1f} | {fmt_pct(read / copy if copy else None)} |")
         for p, v in columns:
-            line += f" {fmt_ms(peer_cases.get((c['width'], c['height'], c['content'], p, v)))} |"
+            peer_ms = peer_cases.get((c["width"], c["height"], c["content"], p, v))
+            line += f" {fmt_ms(peer_ms)} | {fmt_ratio(peer_ms / kernel if peer_ms else None)} |"
         print(line)
+        if size == "3840x2160" and c["content"] == "random" and copy:
+            run.target("openclhistogram 3840x2160: at least half the copy bandwidth in bytes read",
+                       f"{read * 1e-9:.1f} GB/s = {fmt_pct(read / copy)} of "
+                       f"{copy * 1e-9:.1f} GB/s", read >= 0.5 * copy)
+        if not is_gpu(device) and c["content"] == "random" and size in ("1920x1080",
+                                                                         "3840x2160"):
+            # The element counts R, G, B and luma: the peer over the same four channels when
+            # it was timed, else over R, G, B.
+            for variant in ("rgb+luma", "rgba", "rgb"):
+                peer_ms = peer_cases.get((c["width"], c["height"], "random", "cv2-cpu", variant))
+                if peer_ms:
+                    run.target(f"openclhistogram {size} on the CPU: faster than cv2.calcHist "
+                               f"({variant})", f"{fmt_ms(kernel)} ms vs {fmt_ms(peer_ms)} ms",
+                               kernel < peer_ms)
+                    break
+    print()
+    for size in sorted({s for s, _ in by_case}):
+        if (size, "random") in by_case and (size, "one-colour") in by_case and \
+                size == "3840x2160":
+            ratio = by_case[(size, "one-colour")] / by_case[(size, "random")]
+            run.target(f"openclhistogram {size}: one colour at most 2x slower than random",
+                       f"{ratio:.2f}x", ratio <= 2.0)
+
+
+def sort(run, path, data):
+    block = data["device_sort"]
+    peer = data.get("peer") or {}
+    peer_sizes = {}
+    for c in (peer.get("sizes") or peer.get("cases") or []):
+        key = c.get("log2") or (int(math.log2(c["count"])) if c.get("count") else None)
+        peer_sizes[key] = median(c.get("ms") or c.get("kernel_ms") or {})
+    device = block.get("device_name")
+    header(f"openclsort (device sort, {block.get('strategy', '?')}), random int32", path, data,
+           device)
+    print("| keys | kernel ms (median) | wall ms | std::sort ms (1 core) | std::sort / kernel | "
+          "torch.sort ms | torch / kernel |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    largest = None
+    for s in block["sizes"]:
+        kernel = median(s.get("kernel_ms"))
+        cpu = median(s.get("std_sort_ms"))
+        torch_ms = peer_sizes.get(s["log2"])
+        print(f"| 2^{s['log2']} | {fmt_ms(kernel)} | {fmt_ms(median(s.get('wall_ms')))} | "
+              f"{fmt_ms(cpu)} | {fmt_ratio(cpu / kernel if cpu and kernel else None)} | "
+              f"{fmt_ms(torch_ms)} | "
+              f"{fmt_ratio(torch_ms / kernel if torch_ms and kernel else None)} |")
+        if kernel:
+            largest = (s["log2"], kernel, cpu, torch_ms)
+        if s["log2"] == 25 and torch_ms and kernel:
+            run.target("openclsort 2^25 int32: at most 2x torch.sort",
+                       f"{fmt_ms(kernel)} ms vs {fmt_ms(torch_ms)} ms ({kernel / torch_ms:.2f}x)",
+                       kernel <= 2 * torch_ms)
+    print()
+    if largest and not is_gpu(device) and largest[2]:
+        log2, kernel, cpu, _ = largest
+        note = "" if log2 == 25 else f" (2^{log2}, the largest measured here; the target is 2^25)"
+        run.target(f"openclsort on the CPU: no slower than std::sort on one core{note}",
+                   f"{fmt_ms(kernel)} ms vs {fmt_ms(cpu)} ms", kernel <= cpu)
+
+
+def mandelbox(run, path, data):
+    cases = data["cases"]
+    device = cases[0].get("device_name") if cases else None
+    header(f"openclmandelboxsrc, default scene, {data.get('format', 'RGBA')}", path, data, device)
+    print(f"| size | frames | kernel ms (median) | kernel fps | pipeline fps | OpenMP ms "
+          f"({data.get('openmp_threads')} threads) | OpenMP / kernel | same picture |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for c in cases:
+        size = f"{c['width']}x{c['height']}"
+        if not c.get("ok"):
+            print(f"| {size} | failed: {c.get('error')} | | | | | | |")
+            continue
+        kernel = c["kernel_ms"]["median"]
+        omp = median(c.get("openmp_ms"))
+        agreement = c.get("agreement_with_openmp")
+        print(f"| {size} | {c['frames']} | {fmt_ms(kernel)} | {1000 / kernel:.1f} | "
+              f"{c.get('pipeline_fps', 0):.1f} | {fmt_ms(omp)} | "
+              f"{fmt_ratio(omp / kernel if omp else None)} | "
+              f"{'-' if agreement is None else fmt_pct(agreement)} |")
+        if is_gpu(device) and size == "3840x2160":
+            run.target("openclmandelboxsrc 3840x2160: 120 frames per second or more",
+                       f"{1000 / kernel:.0f} fps (kernel)", 1000 / kernel >= 120)
+        if not is_gpu(device) and size == "640x360":
+            run.target("openclmandelboxsrc 640x360 on the CPU: 10 frames per second or more",
+                       f"{1000 / kernel:.2f} fps", 1000 / kernel >= 10)
+            if omp:
+                run.target("openclmandelboxsrc 640x360 on the CPU: faster than the OpenMP "
+                           "renderer on the same cores", f"{fmt_ms(kernel)} ms vs {fmt_ms(omp)} ms",
+                           kernel < omp)
     print()
 
 
-def machine_text(machine):
-    return (f"machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores"
-            + (f"; load average {machine['loadavg_before']} before, {machine['loadavg_after']} after"
-               if machine.get("loadavg_before") else ""))
+def pipelines(run, path, data):
+    cases = data["cases"]
+    device = next((c.get("device_name") for c in cases if c.get("device_name")), None)
+    header("Pipelines into fakesink", path, data, device)
+    print("| pipeline | size | frames | wall ms per frame | sum of kernels ms | overhead ms | "
+          "overhead / kernels | to device MB per frame | to host MB per frame | "
+          "per element: kernel ms / in-out ms |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for c in cases:
+        size = f"{c['width']}x{c['height']}"
+        if not c.get("ok"):
+            print(f"| {c['case']} | {size} | failed: {c.get('error')} | | | | | | | |")
+            continue
+        wall = c["wall_ms"]["median"]
+        kernels = c["kernel_sum_ms"]
+        per = "; ".join(f"{e['name']} {fmt_ms(e['kernel_ms']['median'])} / "
+                        f"{fmt_ms(median(e.get('element_ms')))}" for e in c["elements"])
+        mb = lambda v: "-" if v is None or v < 0 else f"{v * 1e-6:.2f}"  # noqa: E731
+        print(f"| {c['case']} | {size} | {c['frames']} | {fmt_ms(wall)} | {fmt_ms(kernels)} | "
+              f"{fmt_ms(wall - kernels)} | {fmt_pct(c['overhead_fraction'])} | "
+              f"{mb(c.get('bytes_to_device_per_frame'))} | {mb(c.get('bytes_to_host_per_frame'))} "
+              f"| {per} |")
+        if not is_gpu(device) and size == "1920x1080" and c["case"] == "filter-host":
+            run.target("base-class overhead on the CPU at 1920x1080 (filter on system memory: "
+                       "wall minus kernel) under 10% of the kernel time",
+                       f"{fmt_pct(c['overhead_fraction'])}", c["overhead_fraction"] < 0.10)
+        if not is_gpu(device) and size == "1920x1080" and c["case"] == "resident":
+            run.target("overhead on the CPU at 1920x1080, mandelbox ! bilateral ! histogram "
+                       "resident, under 10% of the kernel time",
+                       f"{fmt_pct(c['overhead_fraction'])}", c["overhead_fraction"] < 0.10)
+        if is_gpu(device) and size == "3840x2160" and c["case"] == "resident":
+            run.target("mandelbox ! bilateral ! histogram resident at 3840x2160: wall within 20% "
+                       "of the sum of the kernel times",
+                       f"{fmt_ms(wall)} ms vs {fmt_ms(kernels)} ms "
+                       f"({fmt_pct(c['overhead_fraction'])} over)", wall <= 1.2 * kernels)
+    print()
 
 
-def convolve(path, data):
-    run = data["convolve"]
-    cases = run["cases"]
-    device = next((c["device_name"] for c in cases if c.get("device_name")), "?")
-    print(f"**openclmulticonvolve / openclconvolve3d** on {device}; "
-          f"{machine_text(run.get('machine', {}))}.")
-    print(f"From `{path}`, made by `{data.get('command', '?')}`. Useful work: "
-          f"{run.get('useful_flop_definition', '?')} floating-point operations, "
-          f"S = {run.get('volume')}, K = {run.get('kernel_size')}.\n")
+def pipelines_launch(run, path, data):
+    # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
+    header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
+    print(f"{data.get('frames_per_run', '?')} frames per run.\n")
+    print("| pipeline | size | fps (median of runs) | ms per frame |")
+    print("| --- | --- | --- | --- |")
+    for c in data.get("cases", []):
+        print(f"| {c.get('pipeline')} | {c.get('size')} | {c.get('fps_median', 0):.1f} | "
+              f"{fmt_ms(c.get('ms_per_frame'))} |")
+    print()
+
+
+def convolve(run, path, data):
+    # bench_convolve's JSON: volume cases (num_filters, useful_flop = 2 (S-K+1)^3 K^3 N) and
+    # video cases; the torch.nn.functional.conv3d peer is its own file (peer_torch_conv3d.py)
+    # in the same folder.
+    cases = data.get("cases", [])
+    device = next((c.get("device_name") for c in cases if c.get("device_name")), None)
+    header(f"openclmulticonvolve / openclconvolve3d, S = {data.get('volume')}, "
+           f"K = {data.get('kernel_size')}", path, data, device)
+    peers = {}
+    for _, other, kind in run.files:
+        if kind == "peer-conv3d" and not other.get("error") and is_gpu(device):
+            for c in other.get("cases", []):
+                peers[(c["num_filters"], c["mode"])] = c["median_ms"]
+    fma = run.fma_rate()
     volume = [c for c in cases if c.get("num_filters")]
     if volume:
-        print("| case | volumes | kernel ms (median) | kernel IQR ms | useful TFLOP/s |")
-        print("| --- | --- | --- | --- | --- |")
-        for c in volume:
-            if not c.get("ok"):
-                print(f"| {c['name']} | failed: {c.get('error')} | | | |")
-                continue
-            k = c["kernel_ms"]
-            print(f"| {c['name']} | {len(c['kernel_ms_samples'])} | {fmt_ms(k['median'])} | "
-                  f"{fmt_ms(k['q3'] - k['q1'])} | {c['tflops_useful']:.4g} |")
+        print("| case | N | kernel ms (median) | kernel IQR ms | useful TFLOP/s | of FMA ceiling | "
+              "torch FP32 ms | FP32 / kernel | torch TF32 ms | TF32 / kernel |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for c in volume:
+        n = c["num_filters"]
+        if not c.get("ok"):
+            print(f"| {c.get('name')} | {n} | failed: {c.get('error')} | | | | | | | |")
+            continue
+        kernel = c["kernel_ms"]["median"]
+        rate = c["useful_flop"] / (kernel * 1e-3)
+        fp32, tf32 = peers.get((n, "fp32")), peers.get((n, "tf32"))
+        iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+        print(f"| {c.get('name')} | {n} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | "
+              f"{rate * 1e-12:.3g} | {fmt_pct(rate / fma if fma else None)} | {fmt_ms(fp32)} | "
+              f"{fmt_ratio(fp32 / kernel if fp32 else None)} | {fmt_ms(tf32)} | "
+              f"{fmt_ratio(tf32 / kernel if tf32 else None)} |")
+        if is_gpu(device) and fma and n in (8, 32):
+            need = 0.5 if n == 8 else 0.6
+            run.target(f"openclmulticonvolve 256^3 7^3 N = {n}: at least {need:.0%} of the FMA "
+                       "rate", f"{fmt_pct(rate / fma)} ({rate * 1e-12:.2f} of "
+                       f"{fma * 1e-12:.2f} TFLOP/s)", rate >= need * fma)
+        if is_gpu(device) and n == 1 and fp32:
+            run.target("openclconvolve3d 256^3 7^3 N = 1: at least 4x cuDNN FP32",
+                       f"{fp32 / kernel:.2f}x", fp32 / kernel >= 4)
+    if volume:
         print()
     video = [c for c in cases if not c.get("num_filters")]
     if video:
-        print("| case | frames | kernel ms (median) | kernel IQR ms | frames/s (kernel) | "
-              "frames/s (wall) |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        print("| case | kernel ms (median) | kernel IQR ms | frames/s (kernel) | frames/s (wall) |")
+        print("| --- | --- | --- | --- | --- |")
         for c in video:
             if not c.get("ok"):
-                print(f"| {c['name']} | failed: {c.get('error')} | | | | |")
+                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
                 continue
             k = c["kernel_ms"]
-            print(f"| {c['name']} | {len(c['kernel_ms_samples'])} | {fmt_ms(k['median'])} | "
-                  f"{fmt_ms(k['q3'] - k['q1'])} | {c['fps_kernel']:.1f} | {c['fps_wall']:.1f} |")
+            print(f"| {c.get('name')} | {fmt_ms(k['median'])} | "
+                  f"{fmt_ms(k.get('q3', 0) - k.get('q1', 0))} | {c.get('fps_kernel', 0):.1f} | "
+                  f"{c.get('fps_wall', 0):.1f} |")
         print()
 
 
-def peer_torch_conv3d(path, data):
-    run = data["peer_torch_conv3d"]
-    print(f"**{run.get('peer')}** (cuDNN {run.get('cudnn', '?')}, torch {run.get('torch', '?')}) "
-          f"on {run.get('device', '?')}, S = {run.get('volume')}, K = {run.get('kernel_size')}.")
+def peer_conv3d(run, path, data):
+    # Printed beside the convolution table when both are in the folder; alone otherwise.
+    if any(kind == "convolve" for _, _, kind in run.files):
+        return
+    print(f"**{data.get('peer')}** (cuDNN {data.get('cudnn', '?')}, torch {data.get('torch', '?')}) "
+          f"on {data.get('device', '?')}, S = {data.get('volume')}, K = {data.get('kernel_size')}.")
     print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
-    if run.get("error"):
-        print(f"Not measured: {run['error']}.\n")
+    if data.get("error"):
+        print(f"Not measured: {data['error']}.\n")
         return
     print("| mode | N | median ms | useful TFLOP/s |")
     print("| --- | --- | --- | --- |")
-    for c in run["cases"]:
+    for c in data.get("cases", []):
         print(f"| {c['mode']} | {c['num_filters']} | {fmt_ms(c['median_ms'])} | "
               f"{c['tflops_useful']:.4g} |")
     print()
 
 
-REPORTERS = {"openclbilateral": bilateral, "openclhistogram": histogram, "convolve": convolve,
-             "peer_torch_conv3d": peer_torch_conv3d}
+def classify(data):
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("benchmark")
+    if kind == "ceilings":
+        return "ceilings"
+    if kind == "summary":
+        return "summary"
+    if kind == "pipelines":
+        cases = data.get("cases") or [{}]
+        return "pipelines" if "case" in cases[0] else "pipelines-launch"
+    if kind == "openclmandelboxsrc":
+        return "mandelbox"
+    if "openclbilateral" in data:
+        return "bilateral"
+    if "openclhistogram" in data:
+        return "histogram"
+    if "device_sort" in data:
+        return "sort"
+    if kind == "openclbilateral":
+        return "bilateral-bare"
+    if kind == "openclhistogram":
+        return "histogram-bare"
+    if kind == "convolve":
+        return "convolve"
+    if kind == "peer_torch_conv3d":
+        return "peer-conv3d"
+    return None
+
+
+REPORTERS = {"bilateral": bilateral, "histogram": histogram, "sort": sort,
+             "mandelbox": mandelbox, "pipelines": pipelines, "pipelines-launch": pipelines_launch,
+             "convolve": convolve, "peer-conv3d": peer_conv3d}
+ORDER = ["bilateral", "histogram", "convolve", "peer-conv3d", "sort", "mandelbox", "pipelines",
+         "pipelines-launch"]
+
+
+def load_runs(argv, root):
+    """Folders become one run each; loose files share one run per parent folder."""
+    targets = [pathlib.Path(p) for p in argv] or [root / "results"]
+    runs = []
+    for target in targets:
+        if target.is_dir():
+            paths = sorted(target.glob("*.json"))
+            label = str(target)
+        else:
+            paths = [target]
+            label = str(target)
+        run = Run(label)
+        for path in paths:
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError) as error:
+                print(f"<!-- {path}: {error} -->", file=sys.stderr)
+                continue
+            shown = path.resolve()
+            try:
+                shown = shown.relative_to(root.parent.parent)
+            except ValueError:
+                pass
+            kind = classify(data)
+            if kind == "ceilings":
+                run.ceilings = data
+            elif kind == "summary":
+                run.summary = data
+            if kind in ("bilateral-bare", "histogram-bare"):
+                name = "openclbilateral" if kind == "bilateral-bare" else "openclhistogram"
+                data = {name: data, "command": data.get("command")}
+                kind = kind.split("-")[0]
+            run.files.append((shown, data, kind))
+        runs.append(run)
+    return runs
+
+
+def print_run(run):
+    machine = (run.summary or {}).get("machine")
+    if run.summary:
+        print(f"### Run `{run.summary.get('command')}`\n")
+        if machine:
+            print(f"{machine_line({'machine': machine})}.\n")
+        print("| benchmark | exit status | seconds |")
+        print("| --- | --- | --- |")
+        for name, b in run.summary.get("benchmarks", {}).items():
+            print(f"| {name} | {b['exit']} | {b['seconds']} |")
+        print()
+    for shown, data, kind in run.files:
+        if kind == "ceilings":
+            ceilings_table(run, shown, data)
+    for kind_wanted in ORDER:
+        for shown, data, kind in run.files:
+            if kind == kind_wanted:
+                REPORTERS[kind] (run, shown, data)
+    if run.targets:
+        print("**Targets** (issue 8), ratios from this run:\n")
+        print("| target | measured | met |")
+        print("| --- | --- | --- |")
+        for text, measured, met in run.targets:
+            print(f"| {text} | {measured} | {'met' if met else 'missed'} |")
+        print()
+    elif run.ceilings is None and run.summary is None:
+        pass
 
 
 def main(argv):
     root = pathlib.Path(__file__).resolve().parent
-    paths = [pathlib.Path(p) for p in argv[1:]] or sorted((root / "results").glob("*.json"))
-    for path in paths:
-        data = json.loads(path.read_text())
-        if "benchmark" in data:  # a benchmark program's own JSON, without the wrapper
-            data = {data["benchmark"]: data, "command": data.get("command")}
-        shown = path.resolve()
-        try:
-            shown = shown.relative_to(root.parent.parent)
-        except ValueError:
-            pass
-        for key, reporter in REPORTERS.items():
-            if key in data:
-                reporter(shown, data)
+    for run in load_runs(argv[1:], root):
+        print_run(run)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,42 @@
+/* gst-opencl: counts of the bytes moved between the host and the device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclstats.h"
+
+#include <atomic>
+
+namespace {
+
+std::atomic<guint64> to_device_bytes { 0 };
+std::atomic<guint64> to_host_bytes { 0 };
+
+bool
+counting ()
+{
+  static const bool enabled = [] () {
+    const char *value = g_getenv ("GST_OPENCL_COUNT_TRANSFERS");
+    return value && g_str_equal (value, "1");
+  } ();
+  return enabled;
+}
+
+}  // namespace
+
+namespace gst_opencl {
+
+void
+count_transfer (bool to_device, size_t bytes)
+{
+  if (counting ())
+    (to_device ? to_device_bytes : to_host_bytes).fetch_add (bytes, std::memory_order_relaxed);
+}
+
+}  // namespace gst_opencl
+
+void
+gst_opencl_transfer_totals (guint64 * to_device, guint64 * to_host)
+{
+  if (to_device)
+    *to_device = to_device_bytes.load ();
+  if (to_host)
+    *to_host = to_host_bytes.load ();
+}

@@ -1,0 +1,186 @@
+/* gst-opencl: picks the fastest of a few kernel variants per device, once, and remembers it.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopencltuning.h"
+
+#include <gst/gst.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <mutex>
+
+#include "opencl/gstopenclprogram.h"
+#include "opencl/gstopenclutils.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_tuning_debug);
+#define GST_CAT_DEFAULT gst_opencl_tuning_debug
+
+namespace gst_opencl {
+
+namespace {
+
+std::mutex choices_lock;
+std::map<std::string, std::string> choices;  /* disk path -> chosen name, this process */
+
+void
+init_debug ()
+{
+  static std::once_flag once;
+  std::call_once (once, [] () {
+    GST_DEBUG_CATEGORY_INIT (gst_opencl_tuning_debug, "opencltuning", 0,
+        "OpenCL kernel variant tuning");
+  });
+}
+
+long
+find_candidate (const std::vector<TuningCandidate> & candidates, const std::string & name)
+{
+  for (size_t i = 0; i < candidates.size (); i++)
+    if (candidates[i].name == name)
+      return (long) i;
+  return -1;
+}
+
+std::string
+read_disk_choice (const std::string & path)
+{
+  gchar *contents = nullptr;
+  if (!g_file_get_contents (path.c_str (), &contents, nullptr, nullptr))
+    return "";
+  std::string text (contents);
+  g_free (contents);
+  while (!text.empty () && std::isspace ((unsigned char) text.back ()))
+    text.pop_back ();
+  return text;
+}
+
+void
+write_disk_choice (const std::string & path, const std::string & name)
+{
+  gchar *folder = g_path_get_dirname (path.c_str ());
+  g_mkdir_with_parents (folder, 0755);
+  g_free (folder);
+  GError *error = nullptr;
+  const std::string text = name + "\n";
+  if (!g_file_set_contents (path.c_str (), text.c_str (), (gssize) text.size (), &error)) {
+    GST_WARNING ("cannot write tuning cache %s: %s", path.c_str (), error->message);
+    g_clear_error (&error);
+  }
+}
+
+double
+median (std::vector<double> values)
+{
+  std::sort (values.begin (), values.end ());
+  const size_t n = values.size ();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+}  // namespace
+
+std::string
+variant_environment_name (const std::string & family)
+{
+  std::string name = "GST_OPENCL_VARIANT_";
+  for (unsigned char c : family)
+    name += std::isalnum (c) ? (char) std::toupper (c) : '_';
+  return name;
+}
+
+std::string
+tuning_disk_path (const cl::Device & device, const std::string & family, const std::string & key)
+{
+  cl::Platform platform (device.getInfo<CL_DEVICE_PLATFORM> ());
+  std::string identity = platform.getInfo<CL_PLATFORM_NAME> () + '\0' +
+      platform.getInfo<CL_PLATFORM_VERSION> () + '\0' + device.getInfo<CL_DEVICE_NAME> () +
+      '\0' + device.getInfo<CL_DRIVER_VERSION> () + '\0' + family + '\0' + key;
+  gchar name[32];
+  g_snprintf (name, sizeof name, "%016" G_GINT64_MODIFIER "x", (guint64) stable_hash (identity));
+  gchar *path = g_build_filename (g_get_user_cache_dir (), "gst-opencl", "tuning", name, nullptr);
+  std::string result (path);
+  g_free (path);
+  return result;
+}
+
+double
+event_milliseconds (const cl::Event & event)
+{
+  const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+  const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END> ();
+  return end > start ? (double) (end - start) * 1e-6 : 0.0;
+}
+
+size_t
+choose_variant (const cl::Device & device, const std::string & family, const std::string & key,
+    const std::vector<TuningCandidate> & candidates,
+    const std::function<double (size_t)> & time_one, int runs)
+{
+  init_debug ();
+  if (candidates.empty ())
+    throw Failure (Failure::Kind::Settings, "no variants of " + family + " to choose from");
+
+  const std::string variable = variant_environment_name (family);
+  if (const char *forced = g_getenv (variable.c_str ())) {
+    long index = find_candidate (candidates, forced);
+    if (index < 0) {
+      std::string names;
+      for (const auto & c : candidates)
+        names += (names.empty () ? "" : ", ") + c.name;
+      throw Failure (Failure::Kind::Settings, variable + "=" + forced + " names no variant of " +
+          family + " (" + names + ")");
+    }
+    GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced, variable.c_str ());
+    return (size_t) index;
+  }
+
+  const char *tuning = g_getenv ("GST_OPENCL_TUNING");
+  if (tuning && g_str_equal (tuning, "0"))
+    return 0;
+
+  const std::string path = tuning_disk_path (device, family, key);
+  std::lock_guard<std::mutex> guard (choices_lock);
+  auto known = choices.find (path);
+  if (known != choices.end ()) {
+    long index = find_candidate (candidates, known->second);
+    if (index >= 0)
+      return (size_t) index;
+  }
+  long cached = find_candidate (candidates, read_disk_choice (path));
+  if (cached >= 0) {
+    GST_INFO ("%s [%s]: variant %s from %s", family.c_str (), key.c_str (),
+        candidates[cached].name.c_str (), path.c_str ());
+    choices[path] = candidates[cached].name;
+    return (size_t) cached;
+  }
+  long best = -1;
+  double best_ms = 0.0;
+  for (size_t i = 0; i < candidates.size (); i++) {
+    if (!candidates[i].timed)
+      continue;
+    try {
+      time_one (i);             /* warm-up: the build, first touches */
+      std::vector<double> times;
+      for (int r = 0; r < std::max (1, runs); r++)
+        times.push_back (time_one (i));
+      const double ms = median (times);
+      GST_INFO ("%s [%s]: variant %s %.3f ms", family.c_str (), key.c_str (),
+          candidates[i].name.c_str (), ms);
+      if (best < 0 || ms < best_ms) {
+        best = (long) i;
+        best_ms = ms;
+      }
+    } catch (const std::exception & e) {
+      GST_INFO ("%s [%s]: variant %s skipped: %s", family.c_str (), key.c_str (),
+          candidates[i].name.c_str (), e.what ());
+    }
+  }
+  if (best < 0)
+    throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run");
+  GST_INFO ("%s [%s]: chose %s, cached in %s", family.c_str (), key.c_str (),
+      candidates[best].name.c_str (), path.c_str ());
+  choices[path] = candidates[best].name;
+  write_disk_choice (path, candidates[best].name);
+  return (size_t) best;
+}
+
+}  // namespace gst_opencl

@@ -1,0 +1,50 @@
+/* gst-opencl: picks the fastest of a few kernel variants per device, once, and remembers it.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "opencl/gstopenclcl.h"
+
+namespace gst_opencl {
+
+/* One variant of a kernel family: a name (what GST_OPENCL_VARIANT_<FAMILY> selects) and whether
+ * it takes part in timing on this device (variants that cannot win there are only selectable). */
+struct TuningCandidate
+{
+  std::string name;
+  bool timed = true;
+};
+
+/* Chooses a variant of `family` (e.g. "bilateral") for `key` (what else the variants depend
+ * on, e.g. channels, mode and radius; include a hash of the kernel source so that a changed kernel
+ * is timed again). In this order:
+ *  1. GST_OPENCL_VARIANT_<FAMILY> (upper case, non-alphanumerics as '_'): the candidate of that
+ *     name; a name that is not a candidate throws Failure (Settings) listing the names;
+ *  2. GST_OPENCL_TUNING=0: the first candidate (the family's default for the device), whatever
+ *     is cached (tests use it to stay fast and deterministic);
+ *  3. the choice made earlier in this process for the same device, family and key;
+ *  4. $XDG_CACHE_HOME/gst-opencl/tuning/<hash>, the choice of an earlier process;
+ *  5. timing: `time_one (index)` returns the device time in ms of one launch of that candidate
+ *     (it builds what it needs, waits for the launch and reads its profiling event); each timed
+ *     candidate runs once to warm up and then `runs` times, the lowest median wins and is written
+ *     to the disk cache. A candidate whose time_one throws is skipped (logged).
+ * Returns the index of the chosen candidate. Thread-safe. Throws Failure when no candidate
+ * could be timed. */
+size_t choose_variant (const cl::Device & device, const std::string & family,
+    const std::string & key, const std::vector<TuningCandidate> & candidates,
+    const std::function<double (size_t)> & time_one, int runs = 3);
+
+/* The file a choice is cached in (exposed for tests). */
+std::string tuning_disk_path (const cl::Device & device, const std::string & family,
+    const std::string & key);
+
+/* "GST_OPENCL_VARIANT_BILATERAL" for "bilateral". */
+std::string variant_environment_name (const std::string & family);
+
+/* Device time of a completed event in milliseconds (profiling queue). */
+double event_milliseconds (const cl::Event & event);
+
+}  // namespace gst_opencl

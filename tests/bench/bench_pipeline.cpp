@@ -1,0 +1,387 @@
+/* gst-opencl benchmarks: whole pipelines into fakesink, frame by frame.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Cases (--cases, W x H from --sizes, N = warm-up + frames):
+ *   resident    openclmandelboxsrc ! openclbilateral radius=4 ! openclhistogram ! fakesink, frames
+ *               in OpenCL memory from the source to the sink (nothing is read back but the counts)
+ *   round-trip  the same with `opencldownload ! openclupload` between the elements: every frame
+ *               goes to the host and back between each pair
+ *   filter-host videotestsrc pattern=solid-color ! RGBA ! openclbilateral radius=4 ! fakesink: one
+ *               filter on system memory (upload, kernel, read-back per frame)
+ * Per frame, after --warmup frames:
+ *   - wall: the steady_clock interval between frames at the sink (no queues: one streaming
+ *     thread does everything, so this is the pipeline's time per frame);
+ *   - per element: its `kernel-time` as the frame leaves it (device time from profiling events;
+ *     for frames that stay on the device it lags by a frame or so, the medians are unaffected),
+ *     and for filters the host time from the frame entering its sink pad to leaving its src pad;
+ *   - overhead: wall minus the sum of the elements' kernel times, also as a fraction of that sum;
+ *   - bytes moved between host and device per frame (GST_OPENCL_COUNT_TRANSFERS counters of the
+ *     plugin, read through its exported gst_opencl_transfer_totals).
+ * Prints a table; --json PATH writes every figure and sample.
+ */
+#include <gmodule.h>
+#include <gst/gst.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using TotalsFunction = void (*) (guint64 *, guint64 *);
+
+TotalsFunction transfer_totals = nullptr;
+
+struct ElementProbe
+{
+  std::string name;
+  GstElement *element = nullptr;
+  bool has_sink = false;
+  std::optional<Clock::time_point> entered;
+  int frames = 0;
+  std::vector<double> kernel_ms;
+  std::vector<double> element_ms;
+};
+
+struct CaseRun
+{
+  std::mutex lock;
+  int warmup = 0;
+  std::vector<ElementProbe> elements;
+  int sink_frames = 0;
+  std::optional<Clock::time_point> last_stamp;
+  std::vector<double> wall_ms;
+  guint64 bytes_to_device_start = 0, bytes_to_host_start = 0;
+  guint64 bytes_to_device_end = 0, bytes_to_host_end = 0;
+  std::string device_name;
+};
+
+struct ProbeRef
+{
+  CaseRun *run;
+  size_t index;
+};
+
+GstPadProbeReturn
+on_element_input (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto *ref = static_cast<ProbeRef *> (data);
+  std::lock_guard<std::mutex> guard (ref->run->lock);
+  ref->run->elements[ref->index].entered = Clock::now ();
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn
+on_element_output (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto *ref = static_cast<ProbeRef *> (data);
+  auto now = Clock::now ();
+  auto & probe = ref->run->elements[ref->index];
+  guint64 kernel_ns = 0;
+  g_object_get (probe.element, "kernel-time", &kernel_ns, nullptr);
+  std::lock_guard<std::mutex> guard (ref->run->lock);
+  if (ref->run->device_name.empty ()) {
+    gchar *name = nullptr;
+    g_object_get (probe.element, "device-name", &name, nullptr);
+    if (name)
+      ref->run->device_name = name;
+    g_free (name);
+  }
+  if (probe.frames++ >= ref->run->warmup) {
+    probe.kernel_ms.push_back ((double) kernel_ns * 1e-6);
+    if (probe.has_sink && probe.entered)
+      probe.element_ms.push_back (std::chrono::duration<double, std::milli> (now -
+              *probe.entered).count ());
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn
+on_sink_input (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto *run = static_cast<CaseRun *> (data);
+  auto now = Clock::now ();
+  std::lock_guard<std::mutex> guard (run->lock);
+  if (run->sink_frames >= run->warmup && run->last_stamp)
+    run->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
+            *run->last_stamp).count ());
+  /* Transfers between the last warm-up frame's arrival and the last frame's. */
+  if (transfer_totals) {
+    if (run->sink_frames + 1 == run->warmup || (run->warmup == 0 && run->sink_frames == 0))
+      transfer_totals (&run->bytes_to_device_start, &run->bytes_to_host_start);
+    transfer_totals (&run->bytes_to_device_end, &run->bytes_to_host_end);
+  }
+  run->last_stamp = now;
+  run->sink_frames++;
+  return GST_PAD_PROBE_OK;
+}
+
+std::string
+describe_case (const std::string & name, int width, int height, int buffers,
+    std::vector<std::string> *measured)
+{
+  const std::string device_caps = "video/x-raw(memory:OpenCLMemory),format=RGBA,width=" +
+      std::to_string (width) + ",height=" + std::to_string (height) + ",framerate=30/1";
+  const std::string host_caps = "video/x-raw,format=RGBA,width=" + std::to_string (width) +
+      ",height=" + std::to_string (height) + ",framerate=30/1";
+  const std::string n = std::to_string (buffers);
+  if (name == "resident") {
+    *measured = { "mandelbox", "bilateral", "histogram" };
+    return "openclmandelboxsrc name=mandelbox num-buffers=" + n + " animate=false ! " +
+        device_caps + " ! openclbilateral name=bilateral radius=4 ! " + device_caps +
+        " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
+  }
+  if (name == "round-trip") {
+    *measured = { "mandelbox", "bilateral", "histogram" };
+    return "openclmandelboxsrc name=mandelbox num-buffers=" + n + " animate=false ! " +
+        device_caps + " ! opencldownload ! " + host_caps + " ! openclupload ! " + device_caps +
+        " ! openclbilateral name=bilateral radius=4 ! " + device_caps + " ! opencldownload ! " +
+        host_caps + " ! openclupload ! " + device_caps +
+        " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
+  }
+  if (name == "filter-host") {
+    *measured = { "bilateral" };
+    return "videotestsrc pattern=solid-color num-buffers=" + n + " ! " + host_caps +
+        " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
+        " ! fakesink name=sink sync=false";
+  }
+  return "";
+}
+
+struct Result
+{
+  std::string name;
+  int width = 0, height = 0, frames = 0;
+  std::string description, error, device_name;
+  std::vector<ElementProbe> elements;
+  std::vector<double> wall_ms;
+  double to_device_per_frame = -1, to_host_per_frame = -1;
+};
+
+Result
+run_case (const std::string & name, int width, int height, int frames, int warmup, int timeout,
+    const std::string & device)
+{
+  Result result;
+  result.name = name;
+  result.width = width;
+  result.height = height;
+  std::vector<std::string> measured;
+  result.description = describe_case (name, width, height, warmup + frames, &measured);
+  if (result.description.empty ()) {
+    result.error = "unknown case";
+    return result;
+  }
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch (result.description.c_str (), &error);
+  if (!pipeline || error) {
+    result.error = error ? error->message : "cannot parse";
+    g_clear_error (&error);
+    if (pipeline)
+      gst_object_unref (pipeline);
+    return result;
+  }
+  CaseRun run;
+  run.warmup = warmup;
+  for (const auto & element_name : measured) {
+    ElementProbe probe;
+    probe.name = element_name;
+    probe.element = gst_bin_get_by_name (GST_BIN (pipeline), element_name.c_str ());
+    if (!device.empty ())
+      g_object_set (probe.element, "device", device.c_str (), nullptr);
+    run.elements.push_back (probe);
+  }
+  std::vector<ProbeRef> refs (run.elements.size ());
+  for (size_t i = 0; i < run.elements.size (); i++) {
+    refs[i] = { &run, i };
+    GstPad *src = gst_element_get_static_pad (run.elements[i].element, "src");
+    gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_element_output, &refs[i], nullptr);
+    gst_object_unref (src);
+    GstPad *sink = gst_element_get_static_pad (run.elements[i].element, "sink");
+    if (sink) {
+      run.elements[i].has_sink = true;
+      gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, on_element_input, &refs[i], nullptr);
+      gst_object_unref (sink);
+    }
+  }
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, &run, nullptr);
+  gst_object_unref (sink_pad);
+  gst_object_unref (sink);
+
+  /* Elements may only be asked for a device before they start. */
+  result.error = bench::run_to_eos (pipeline, timeout);
+  for (auto & probe : run.elements)
+    gst_object_unref (probe.element);
+  gst_object_unref (pipeline);
+
+  result.elements = run.elements;
+  result.wall_ms = run.wall_ms;
+  result.frames = (int) run.wall_ms.size ();
+  result.device_name = run.device_name;
+  if (transfer_totals && result.frames > 0) {
+    result.to_device_per_frame = (double) (run.bytes_to_device_end -
+        run.bytes_to_device_start) / result.frames;
+    result.to_host_per_frame = (double) (run.bytes_to_host_end - run.bytes_to_host_start) /
+        result.frames;
+  }
+  if (result.error.empty () && result.frames < frames)
+    result.error = "measured " + std::to_string (result.frames) + " frames of " +
+        std::to_string (frames);
+  return result;
+}
+
+void
+find_transfer_counters ()
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
+  if (!plugin)
+    return;
+  GstPlugin *loaded = gst_plugin_load (plugin);
+  gst_object_unref (plugin);
+  if (!loaded)
+    return;
+  GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
+  gst_object_unref (loaded);
+  gpointer symbol = nullptr;
+  if (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol))
+    transfer_totals = (TotalsFunction) symbol;
+}
+
+double
+kernel_sum (const Result & r)
+{
+  double sum = 0;
+  for (const auto & e : r.elements)
+    sum += bench::summarize (e.kernel_ms).median;
+  return sum;
+}
+
+void
+usage ()
+{
+  std::fprintf (stderr, "usage: bench_pipeline [--cases resident,round-trip,filter-host] "
+      "[--sizes 1920x1080,3840x2160[:N]] [--frames 20] [--warmup 3] [--device gpu|cpu|...] "
+      "[--json PATH] [--timeout 600]\n");
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
+  gst_init (&argc, &argv);
+  std::string cases_text = "resident,round-trip,filter-host";
+  std::string sizes_text = "1920x1080,3840x2160";
+  std::string device, json_path;
+  int frames = 20, warmup = 3, timeout = 600;
+  std::string command = "bench_pipeline";
+  for (int i = 1; i < argc; i++) {
+    std::string arg = argv[i];
+    command += " " + arg;
+    if (i + 1 >= argc) {
+      usage ();
+      return 2;
+    }
+    std::string value = argv[++i];
+    command += " " + value;
+    int number = 0;
+    if (arg == "--cases") {
+      cases_text = value;
+    } else if (arg == "--sizes") {
+      sizes_text = value;
+    } else if (arg == "--device") {
+      device = value;
+    } else if (arg == "--json") {
+      json_path = value;
+    } else if ((arg == "--frames" || arg == "--warmup" || arg == "--timeout") &&
+        bench::parse_count (value, arg == "--warmup" ? 0 : 1, &number)) {
+      (arg == "--frames" ? frames : arg == "--warmup" ? warmup : timeout) = number;
+    } else {
+      usage ();
+      return 2;
+    }
+  }
+  std::vector<bench::FrameSize> sizes;
+  if (!bench::parse_sizes (sizes_text, &sizes)) {
+    usage ();
+    return 2;
+  }
+  find_transfer_counters ();
+  if (!transfer_totals)
+    std::fprintf (stderr, "the plugin exports no transfer counters: bytes not counted\n");
+
+  std::vector<Result> results;
+  bool failed = false;
+  std::printf ("%-12s %-10s %6s %9s %9s %9s %8s %11s %11s  per element: kernel / in-out ms\n",
+      "case", "size", "frames", "wall ms", "kernels", "overhead", "ovh %", "to dev MB", "to host MB");
+  for (const auto & size : sizes) {
+    for (const auto & name : bench::split (cases_text, ',')) {
+      int n = size.frames ? size.frames : frames;
+      Result r = run_case (name, size.width, size.height, n, warmup, timeout, device);
+      char label[32];
+      std::snprintf (label, sizeof label, "%dx%d", size.width, size.height);
+      if (!r.error.empty ()) {
+        std::printf ("%-12s %-10s failed: %s\n", name.c_str (), label, r.error.c_str ());
+        failed = true;
+      } else {
+        double wall = bench::summarize (r.wall_ms).median;
+        double kernels = kernel_sum (r);
+        std::printf ("%-12s %-10s %6d %9.3f %9.3f %9.3f %7.1f%% %11.2f %11.2f ", name.c_str (),
+            label, r.frames, wall, kernels, wall - kernels, 100.0 * (wall - kernels) / kernels,
+            r.to_device_per_frame * 1e-6, r.to_host_per_frame * 1e-6);
+        for (const auto & e : r.elements)
+          std::printf (" %s %.3f / %s", e.name.c_str (), bench::summarize (e.kernel_ms).median,
+              e.has_sink ? std::to_string (bench::summarize (e.element_ms).median).c_str () :
+              "-");
+        std::printf ("\n");
+      }
+      std::fflush (stdout);
+      results.push_back (r);
+    }
+  }
+
+  if (!json_path.empty ()) {
+    std::ofstream out (json_path);
+    out << "{\n  \"benchmark\": \"pipelines\",\n  \"command\": " << bench::json_string (command)
+        << ",\n  \"warmup\": " << warmup << ",\n  \"cases\": [\n";
+    for (size_t i = 0; i < results.size (); i++) {
+      const auto & r = results[i];
+      double wall = bench::summarize (r.wall_ms).median;
+      double kernels = kernel_sum (r);
+      out << "    {\"case\": " << bench::json_string (r.name) << ", \"width\": " << r.width <<
+          ", \"height\": " << r.height << ", \"frames\": " << r.frames << ", \"ok\": " <<
+          (r.error.empty () ? "true" : "false") << ", \"error\": " <<
+          bench::json_string (r.error) << ", \"device_name\": " <<
+          bench::json_string (r.device_name) << ",\n     \"pipeline\": " <<
+          bench::json_string (r.description) << ",\n     \"wall_ms\": " <<
+          bench::json_stats (bench::summarize (r.wall_ms)) << ", \"kernel_sum_ms\": " <<
+          bench::json_number (kernels) << ", \"overhead_ms\": " <<
+          bench::json_number (wall - kernels) << ", \"overhead_fraction\": " <<
+          bench::json_number (kernels > 0 ? (wall - kernels) / kernels : 0) <<
+          ", \"bytes_to_device_per_frame\": " << bench::json_number (r.to_device_per_frame) <<
+          ", \"bytes_to_host_per_frame\": " << bench::json_number (r.to_host_per_frame) <<
+          ",\n     \"wall_samples\": " << bench::json_samples (r.wall_ms) <<
+          ",\n     \"elements\": [";
+      for (size_t j = 0; j < r.elements.size (); j++) {
+        const auto & e = r.elements[j];
+        out << (j ? ", " : "") << "{\"name\": " << bench::json_string (e.name) <<
+            ", \"kernel_ms\": " << bench::json_stats (bench::summarize (e.kernel_ms)) <<
+            ", \"element_ms\": " << (e.has_sink ? bench::json_stats (bench::summarize (
+                        e.element_ms)) : std::string ("null")) << "}";
+      }
+      out << "]}" << (i + 1 < results.size () ? "," : "") << "\n";
+    }
+    out << "  ]\n}\n";
+  }
+  return failed ? 1 : 0;
+}

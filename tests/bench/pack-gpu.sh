@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# gst-opencl: copies what tests/bench/run-all.sh needs from a build folder into a small folder to
+# carry to the GPU machine: the plugin, the benchmark and test programs (stripped) and the OpenMP
+# runtime.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# usage: tests/bench/pack-gpu.sh BUILD_DIR OUT_DIR     (e.g. build-bench build-gpu)
+# Then carry [".device", "OUT_DIR"] and run `tests/bench/run-all.sh --build OUT_DIR ...` there.
+set -euo pipefail
+[ $# = 2 ] || { sed -n '5,6p' "$0"; exit 2; }
+build=$1
+out=$2
+rm -rf "$out"
+mkdir -p "$out/gst" "$out/tests/bench"
+cp "$build/gst/libgstopencl.so" "$out/gst/"
+for program in "$build"/tests/bench/bench_*; do
+  [ -f "$program" ] && [ -x "$program" ] && cp "$program" "$out/tests/bench/"
+done
+# The test programs too, when the build has them, for tests/gpu-suite.sh (docs/testing.md).
+for program in "$build"/tests/test_*; do
+  [ -f "$program" ] && [ -x "$program" ] && cp "$program" "$out/tests/"
+done
+strip --strip-unneeded "$out/gst/libgstopencl.so" "$out"/tests/bench/bench_* \
+  "$out"/tests/test_* 2>/dev/null || true
+gomp=$(ldconfig -p | awk '/libgomp.so.1 / {print $NF; exit}')
+[ -n "$gomp" ] && cp "$gomp" "$out/"
+du -sh "$out"
