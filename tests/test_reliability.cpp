@@ -54,7 +54,8 @@ struct Row
   const char *factory;
   /* Formats it takes (first = the one most tests use). */
   std::vector<GstVideoFormat> formats;
-  /* kernels/<file>.cl the element builds, or nullptr. */
+  /* kernels/<file>.cl the element builds (a comma-separated list when the device decides
+   * which), or nullptr. */
   const char *kernel_file;
   std::vector<Hammer> hammer;
   /* An array-of-floats property and the length the segment's settings need ("" when none),
@@ -72,7 +73,7 @@ rows ()
 {
   static const std::vector<Row> table = {
     { "bilateral", Kind::Filter, "openclbilateral sigma-spatial=0.5", "openclbilateral",
-      { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8 }, "bilateral",
+      { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8 }, "bilateral,bilateral_vec",
       { { "sigma-range", { 1, 10, 50, 500 } }, { "sigma-spatial", { 0.2, 0.4, 0.5 } },
         { "mode", { 0, 1 } } } },
     { "histogram", Kind::Filter, "openclhistogram draw=true bins=64", "openclhistogram",

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <map>
 #include <mutex>
 
@@ -154,6 +155,8 @@ choose_variant (const cl::Device & device, const std::string & family, const std
   }
   long best = -1;
   double best_ms = 0.0;
+  /* When no variant runs, the last failure is the error (a build failure keeps its log). */
+  std::exception_ptr last_failure;
   for (size_t i = 0; i < candidates.size (); i++) {
     if (!candidates[i].timed)
       continue;
@@ -172,8 +175,11 @@ choose_variant (const cl::Device & device, const std::string & family, const std
     } catch (const std::exception & e) {
       GST_INFO ("%s [%s]: variant %s skipped: %s", family.c_str (), key.c_str (),
           candidates[i].name.c_str (), e.what ());
+      last_failure = std::current_exception ();
     }
   }
+  if (best < 0 && last_failure)
+    std::rethrow_exception (last_failure);
   if (best < 0)
     throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run");
   GST_INFO ("%s [%s]: chose %s, cached in %s", family.c_str (), key.c_str (),

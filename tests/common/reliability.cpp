@@ -227,20 +227,25 @@ resident_bytes ()
   return resident * (uint64_t) sysconf (_SC_PAGESIZE);
 }
 
-KernelOverride::KernelOverride (const std::string & file, const std::string & source)
+KernelOverride::KernelOverride (const std::string & files, const std::string & source)
 {
   gchar *made = g_dir_make_tmp ("gst-opencl-kernels-XXXXXX", nullptr);
   dir = made;
   g_free (made);
-  path = dir + "/" + file + ".cl";
-  g_file_set_contents (path.c_str (), source.c_str (), -1, nullptr);
+  gchar **names = g_strsplit (files.c_str (), ",", -1);
+  for (gchar **name = names; *name; name++) {
+    paths.push_back (dir + "/" + *name + ".cl");
+    g_file_set_contents (paths.back ().c_str (), source.c_str (), -1, nullptr);
+  }
+  g_strfreev (names);
   g_setenv ("GST_OPENCL_KERNEL_DIR", dir.c_str (), TRUE);
 }
 
 KernelOverride::~KernelOverride ()
 {
   g_unsetenv ("GST_OPENCL_KERNEL_DIR");
-  g_remove (path.c_str ());
+  for (const auto & path : paths)
+    g_remove (path.c_str ());
   g_rmdir (dir.c_str ());
 }
 

@@ -57,12 +57,13 @@ std::vector<Output> pull_all (const std::string & launch_line, std::string * err
 /* Resident set size of this process in bytes (/proc/self/statm). */
 uint64_t resident_bytes ();
 
-/* A temporary GST_OPENCL_KERNEL_DIR holding <file>.cl; removed (and the variable unset) by the
- * destructor. */
+/* A temporary GST_OPENCL_KERNEL_DIR holding <file>.cl for every file of the comma-separated
+ * list; removed (and the variable unset) by the destructor. */
 struct KernelOverride
 {
-  std::string dir, path;
-  KernelOverride (const std::string & file, const std::string & source);
+  std::string dir;
+  std::vector<std::string> paths;
+  KernelOverride (const std::string & files, const std::string & source);
   ~KernelOverride ();
 };
 
