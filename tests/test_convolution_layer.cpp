@@ -76,7 +76,8 @@ GST_START_TEST (test_variant_strings)
   fail_unless_equals_int (v->group_y, 4);
   v = ConvolutionVariant::parse ("2:16x8:local", &memory_given);
   fail_unless (v && memory_given && v->filter_memory == FilterMemory::Local);
-  fail_unless_equals_string (v->to_string ().c_str (), "2:16x8:local");
+  const std::string parsed_text = v->to_string ();
+  fail_unless_equals_string (parsed_text.c_str (), "2:16x8:local");
   for (const char *bad : { "", "4", "4:16", "0:16x4", "4:16x4:texture", "x:1x1", "4:0x4" })
     fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
 }
@@ -157,7 +158,9 @@ GST_START_TEST (test_variant_choice)
   g_setenv ("GST_OPENCL_CONV_VARIANT", "2:8x2", TRUE);
   gst_opencl::Convolution forced;
   bench.run_and_check (forced);
-  fail_unless_equals_string (forced.variant ().to_string ().c_str (), "2:8x2:constant");
+  /* Kept in a variable: the macro reads the pointer after a temporary's life. */
+  const std::string forced_text = forced.variant ().to_string ();
+  fail_unless_equals_string (forced_text.c_str (), "2:8x2:constant");
   const std::string path = gst_opencl::Convolution::tuning_path (bench.device.device (),
       forced.spec ());
   fail_unless (!g_file_test (path.c_str (), G_FILE_TEST_EXISTS), "forcing wrote %s",
@@ -169,14 +172,17 @@ GST_START_TEST (test_variant_choice)
   bench.run_and_check (tuned);
   gchar *contents = nullptr;
   fail_unless (g_file_get_contents (path.c_str (), &contents, nullptr, nullptr));
-  fail_unless_equals_string (g_strstrip (contents), tuned.variant ().to_string ().c_str ());
+  /* Kept in a variable: the macro reads the pointer after a temporary's life. */
+  const std::string variant_text = tuned.variant ().to_string ();
+  fail_unless_equals_string (g_strstrip (contents), variant_text.c_str ());
   g_free (contents);
 
   /* Read back: a later Convolution takes what the file says without timing. */
   fail_unless (g_file_set_contents (path.c_str (), "1:4x2:global\n", -1, nullptr));
   gst_opencl::Convolution cached;
   bench.run_and_check (cached);
-  fail_unless_equals_string (cached.variant ().to_string ().c_str (), "1:4x2:global");
+  const std::string cached_text = cached.variant ().to_string ();
+  fail_unless_equals_string (cached_text.c_str (), "1:4x2:global");
 
   /* A damaged file is tuned again and rewritten. */
   fail_unless (g_file_set_contents (path.c_str (), "garbage", -1, nullptr));
@@ -190,7 +196,8 @@ GST_START_TEST (test_variant_choice)
   g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4:local", TRUE);
   gst_opencl::Convolution local;
   bench.run_and_check (local);
-  fail_unless_equals_string (local.variant ().to_string ().c_str (), "4:8x4:local");
+  const std::string local_text = local.variant ().to_string ();
+  fail_unless_equals_string (local_text.c_str (), "4:8x4:local");
   g_unsetenv ("GST_OPENCL_CONV_VARIANT");
 }
 GST_END_TEST;

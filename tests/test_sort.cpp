@@ -151,7 +151,9 @@ check_tensors ()
       push_and_check (harness, equal, shape.length, descending, "all equal");
     }
   }
-  fail_unless_equals_string (harness.error ().c_str (), "");
+  /* Kept in a variable: the macro holds the pointer past the end of a temporary's life. */
+  const std::string error = harness.error ();
+  fail_unless_equals_string (error.c_str (), "");
 }
 
 }  // namespace
@@ -289,7 +291,9 @@ check_video_format (const VideoFormat & format, int width, int height, bool all_
       }
     }
   }
-  fail_unless_equals_string (harness.error ().c_str (), "");
+  /* Kept in a variable: the macro holds the pointer past the end of a temporary's life. */
+  const std::string error = harness.error ();
+  fail_unless_equals_string (error.c_str (), "");
 }
 
 }  // namespace

@@ -339,7 +339,10 @@ gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter, const GstVideo
     if (frame_bytes * ring->slot_count > device.max_alloc_bytes ||
         (guint64) state.float_slot_stride * ring->slot_count > (guint64) G_MAXINT32)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "the float frames of "
-          "the separable passes exceed the largest buffer " + device.name + " can allocate");
+          "the separable passes (" + std::to_string (ring->slot_count) + " x " +
+          std::to_string (frame_bytes) + " = " + std::to_string (frame_bytes *
+              ring->slot_count) + " bytes) exceed the largest buffer " + device.name +
+          " can allocate (" + std::to_string (device.max_alloc_bytes) + " bytes)");
     state.float_ring = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
         frame_bytes * ring->slot_count);
     state.float_scratch = cl::Buffer (device.context, CL_MEM_READ_WRITE |

@@ -463,8 +463,9 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
       voxels * settings.num_kernels > (guint64) G_MAXINT32)
     throw Failure (Failure::Kind::TooLarge, "a " + std::to_string (state.width) + "x" +
         std::to_string (state.height) + "x" + std::to_string (state.depth) + " input with " +
-        std::to_string (settings.num_kernels) + " filters exceeds the largest buffer " +
-        device.name + " can allocate");
+        std::to_string (settings.num_kernels) + " filters (" + std::to_string (voxels) +
+        " bytes in, " + std::to_string (out_bytes) + " bytes out) exceeds the largest buffer " +
+        device.name + " can allocate (" + std::to_string (device.max_alloc_bytes) + " bytes)");
   state.input = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
       (size_t) voxels);
   state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
@@ -574,9 +575,10 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
 
   gboolean ok = GST_OPENCL_GUARD (trans, "filter bank failed", [&]() {
     const gsize volume_bytes = (gsize) state.width * state.height * state.depth;
-    if (!state.video_in && in_map.size < volume_bytes)
+    /* A static tensor's buffer is exactly its caps' size: longer is as malformed as shorter. */
+    if (!state.video_in && in_map.size != volume_bytes)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "input buffer of " +
-          std::to_string (in_map.size) + " bytes is smaller than the " +
+          std::to_string (in_map.size) + " bytes does not match the " +
           std::to_string (volume_bytes) + "-byte volume of its caps");
     auto & device = impl->device.device ();
     upload_input (self, in_on_device ? &in_view : nullptr, state.video_in ? &in_frame : nullptr,

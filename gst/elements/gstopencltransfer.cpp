@@ -38,6 +38,7 @@
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
+#include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
@@ -185,6 +186,11 @@ gst_opencl_transfer_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCap
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
+  /* A frame the device cannot hold is refused here, with its size, not later by a pool. */
+  if (!GST_OPENCL_GUARD (trans, "cannot configure the transfer", [&]() {
+        gst_opencl::check_frame_fits (priv->device.device (), &priv->in_info);
+      }))
+    return FALSE;
   gst_base_transform_set_passthrough (trans, gst_caps_is_equal (incaps, outcaps));
   return TRUE;
 }

@@ -201,7 +201,8 @@ opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info)
   auto & device = gst_opencl_context_device (context);
   if (info->size == 0 || (guint64) info->size > device.max_alloc_bytes)
     throw Failure (Failure::Kind::TooLarge, "a frame of " + std::to_string (info->size) +
-        " bytes does not fit one allocation on " + device.name);
+        " bytes does not fit one allocation on " + device.name + " (largest " +
+        std::to_string (device.max_alloc_bytes) + " bytes)");
   auto impl = std::make_unique<MemoryImpl> ();
   impl->buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE, info->size);
   impl->context = GST_OPENCL_CONTEXT (gst_object_ref (context));

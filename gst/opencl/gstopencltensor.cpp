@@ -124,6 +124,15 @@ tensor_info_from_caps (const GstCaps * caps, std::string * why)
   TensorInfo info;
   info.type = *type;
   info.dimensions = std::move (*dimensions);
+  /* Sixteen dimensions of up to 2^31 - 1 each overflow gsize: the byte size must be exact and
+   * fit a buffer (G_MAXSSIZE), or nothing downstream can size or check a buffer by it. */
+  gsize bytes = info.element_bytes ();
+  for (guint dimension : info.dimensions) {
+    if (bytes > (gsize) G_MAXSSIZE / dimension)
+      return fail (std::string ("tensor dimensions \"") + dimensions_text +
+          "\" describe more bytes than a buffer can hold");
+    bytes *= dimension;
+  }
   return info;
 }
 

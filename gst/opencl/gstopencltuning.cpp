@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <map>
 #include <mutex>
 
@@ -154,6 +155,8 @@ choose_variant (const cl::Device & device, const std::string & family, const std
   }
   long best = -1;
   double best_ms = 0.0;
+  /* When no variant runs, the last failure says why (a build failure keeps its log). */
+  std::exception_ptr last_failure;
   for (size_t i = 0; i < candidates.size (); i++) {
     if (!candidates[i].timed)
       continue;
@@ -172,10 +175,24 @@ choose_variant (const cl::Device & device, const std::string & family, const std
     } catch (const std::exception & e) {
       GST_INFO ("%s [%s]: variant %s skipped: %s", family.c_str (), key.c_str (),
           candidates[i].name.c_str (), e.what ());
+      last_failure = std::current_exception ();
     }
   }
-  if (best < 0)
-    throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run");
+  if (best < 0) {
+    /* A kernel that does not build is reported as such, with its log; any other last failure
+     * is named in the message. */
+    std::string why;
+    if (last_failure) {
+      try {
+        std::rethrow_exception (last_failure);
+      } catch (const BuildFailure &) {
+        throw;
+      } catch (...) {
+        why = ": " + describe_exception (last_failure);
+      }
+    }
+    throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run" + why);
+  }
   GST_INFO ("%s [%s]: chose %s, cached in %s", family.c_str (), key.c_str (),
       candidates[best].name.c_str (), path.c_str ());
   choices[path] = candidates[best].name;

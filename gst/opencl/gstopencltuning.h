@@ -32,7 +32,8 @@ struct TuningCandidate
  *     candidate runs once to warm up and then `runs` times, the lowest median wins and is written
  *     to the disk cache. A candidate whose time_one throws is skipped (logged).
  * Returns the index of the chosen candidate. Thread-safe. Throws Failure when no candidate
- * could be timed. */
+ * could be timed (naming the last candidate's error), or the last candidate's BuildFailure,
+ * build log included, when that is why. */
 size_t choose_variant (const cl::Device & device, const std::string & family,
     const std::string & key, const std::vector<TuningCandidate> & candidates,
     const std::function<double (size_t)> & time_one, int runs = 3);

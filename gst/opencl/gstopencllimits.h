@@ -1,0 +1,16 @@
+/* gst-opencl: what a device can hold, checked before anything is allocated.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include "opencl/gstopenclcontext.h"
+
+namespace gst_opencl {
+
+/* Throws Failure (TooLarge) naming the frame's size, its bytes, the device and the device's
+ * largest allocation when one frame of `info` cannot be one buffer on `device` (or when its
+ * dimensions are beyond what kernels index with int). */
+void check_frame_fits (const Device & device, const GstVideoInfo * info);
+
+}  // namespace gst_opencl

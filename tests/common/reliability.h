@@ -1,0 +1,78 @@
+/* gst-opencl tests: helpers of the reliability suite (frames through a pipeline by appsrc and
+ * appsink, resident memory, kernel overrides).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace reliability {
+
+/* One input frame: `pad` bytes added to every row of every plane (padded rows, carried by a
+ * GstVideoMeta). A pixel's bytes depend only on `seed` and its position, so the same frame with
+ * and without padding holds the same picture; the padding holds other bytes. */
+struct FrameSpec
+{
+  GstVideoFormat format = GST_VIDEO_FORMAT_RGBA;
+  int width = 16;
+  int height = 16;
+  int pad = 0;
+  uint32_t seed = 1;
+  /* When not empty: the pixels, rows packed (as Output::pixels), instead of the seed's. */
+  std::vector<uint8_t> pixels;
+  /* Bytes cut off the end of the buffer (a truncated frame). */
+  gsize truncate = 0;
+};
+
+/* A frame as it came out: its caps and its pixels, rows packed without padding. */
+struct Output
+{
+  std::string caps;
+  std::vector<uint8_t> pixels;
+  /* Bytes cut off the end of the buffer (a truncated frame). */
+  gsize truncate = 0;
+};
+
+GstBuffer *make_buffer (const FrameSpec & spec, GstClockTime pts);
+GstCaps *make_caps (const FrameSpec & spec);
+
+/* The pixels of a mapped frame, rows packed (padding dropped). */
+std::vector<uint8_t> packed_pixels (GstBuffer * buffer, const GstVideoInfo * info);
+
+/* Pushes the frames, in order (caps change where the spec does), through
+ * "appsrc ! <segment> ! appsink" and returns what came out; *error gets the first bus error
+ * ("" when none). `context` (may be null) is set on the pipeline before it starts. */
+std::vector<Output> run_frames (const std::string & segment, const std::vector<FrameSpec> & frames,
+    std::string * error, GstContext * context = nullptr);
+
+/* Runs a source pipeline ("<source> ! capsfilter ! ... ! appsink") to EOS and returns its
+ * frames. */
+std::vector<Output> pull_all (const std::string & launch_line, std::string * error,
+    GstContext * context = nullptr);
+
+/* Resident set size of this process in bytes (/proc/self/statm). */
+uint64_t resident_bytes ();
+
+/* A temporary GST_OPENCL_KERNEL_DIR holding <file>.cl for every file of the comma-separated
+ * list; removed (and the variable unset) by the destructor. */
+struct KernelOverride
+{
+  std::string dir;
+  std::vector<std::string> paths;
+  KernelOverride (const std::string & files, const std::string & source);
+  ~KernelOverride ();
+};
+
+/* The application-side GstContext wrapping the OpenCL context that the first element made by
+ * `factory_name` in `pipeline_line` uses once paused (the pipeline stays paused in *holder). */
+GstContext *borrow_context (const std::string & pipeline_line, const char *factory_name,
+    GstElement ** holder);
+
+/* The OpenCL context object an element uses (new reference), or nullptr. */
+GObject *element_context (GstElement * element);
+
+}  // namespace reliability

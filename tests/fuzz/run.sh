@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz with clang, AddressSanitizer and UndefinedBehavior-
+# Sanitizer into build-fuzz/, and fuzzes each for FUZZ_SECONDS (default 30) seconds, starting
+# from the stored corpus (tests/fuzz/corpus/<target>, never modified: new inputs go to
+# build-fuzz/corpus/<target>). A crash leaves its input in build-fuzz/crashes/ and the script
+# exits non-zero; add that input to the stored corpus once fixed, so `meson test` replays it.
+#   bash tests/fuzz/run.sh                # 30 s per target
+#   FUZZ_SECONDS=600 bash tests/fuzz/run.sh
+# Needs Debian's clang and its libFuzzer runtime (clang-14, libclang-rt-14-dev), installed here
+# when missing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+seconds=${FUZZ_SECONDS:-30}
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+
+if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    clang libclang-rt-14-dev >/dev/null
+fi
+
+if [ ! -d "$build" ]; then
+  CXX=clang++ CC=clang meson setup "$build" -Dfuzz=enabled -Dtests=disabled -Dbench=disabled \
+    -Dgl=disabled -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
+    >/dev/null
+fi
+targets=(device_spec tensor_caps kernel_array)
+ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz_}" >/dev/null
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=suppressions=$root/tests/sanitize.supp:print_suppressions=0
+export GST_REGISTRY=$root/$build/fuzz-registry.bin
+mkdir -p "$build/crashes"
+status=0
+for target in "${targets[@]}"; do
+  corpus=$build/corpus/$target
+  mkdir -p "$corpus"
+  log=$build/fuzz-$target.log
+  if ! "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix="$build/crashes/$target-" "$corpus" "tests/fuzz/corpus/$target" \
+      >"$log" 2>&1; then
+    echo "fuzz_$target: FAILED (see $log and $build/crashes/)"
+    status=1
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  echo "fuzz_$target: $seconds s, $runs executions, corpus $(ls "$corpus" | wc -l) new inputs"
+done
+exit $status
