@@ -9,6 +9,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   xvfb xauth libgl1-mesa-dri
+  clang libclang-rt-14-dev
 )
 
 missing=()

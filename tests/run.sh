@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds, runs the whole suite (GL tests under
-# Xvfb) and ends with one line "N passed, N failed".
+# Xvfb), fuzzes the input parsers for a bounded time, and ends with one line "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
@@ -40,5 +40,18 @@ print(passed, failed)
 PY
 ) || counts="0 1"
 read -r passed failed <<<"$counts"
+
+# The whole suite also fuzzes the parsers of user input (device strings, tensor caps, kernel
+# arrays) for a bounded time: FUZZ_SECONDS per target, 20 by default, 0 to skip. It counts as
+# one more test.
+fuzz_seconds=${FUZZ_SECONDS:-20}
+if [ $# -eq 0 ] && [ "$fuzz_seconds" != 0 ]; then
+  if FUZZ_SECONDS=$fuzz_seconds bash "$root/tests/fuzz/run.sh"; then
+    passed=$((passed + 1))
+  else
+    echo "bounded fuzzing failed (tests/fuzz/run.sh)"
+    failed=$((failed + 1))
+  fi
+fi
 summary "$passed" "$failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
