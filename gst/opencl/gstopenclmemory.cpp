@@ -239,6 +239,53 @@ opencl_memory_device_buffer (GstMemory * memory, bool will_write)
   return impl->buffer;
 }
 
+GstCaps *
+transform_caps_any_memory (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    const GstStructure *structure = gst_caps_get_structure (caps, i);
+    bool keep = features && (gst_caps_features_contains (features, "memory:GLMemory") ||
+        gst_caps_features_is_any (features));
+    if (keep) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_copy (features));
+      continue;
+    }
+    for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
+          gst_caps_features_new (memory, nullptr));
+    }
+  }
+  if (filter) {
+    GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = filtered;
+  }
+  return result;
+}
+
+GstCaps *
+prefer_opencl_memory (GstCaps * othercaps)
+{
+  GstCaps *on_device = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (othercaps, i);
+    if (features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_OPENCL))
+      gst_caps_append_structure_full (on_device,
+          gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+          gst_caps_features_copy (features));
+  }
+  if (gst_caps_is_empty (on_device)) {
+    gst_caps_unref (on_device);
+    return othercaps;
+  }
+  gst_caps_unref (othercaps);
+  return on_device;
+}
+
 bool
 decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context)
 {

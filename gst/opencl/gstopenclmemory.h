@@ -71,6 +71,16 @@ const GstVideoInfo *opencl_memory_info (GstMemory * memory);
  * `will_write`, the host copy becomes stale. Throws cl::Error. */
 cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
 
+/* The caps rule of elements whose frames keep format and size: each structure in system or
+ * OpenCL memory may come out in either (OpenCL memory first), GL memory stays GL memory. The
+ * result is intersected with `filter` when given. For GstBaseTransform::transform_caps. */
+GstCaps *transform_caps_any_memory (GstCaps * caps, GstCaps * filter);
+
+/* Of the caps an element may output, only those in OpenCL memory when there are some (the next
+ * element then reads the frame where it is). Takes `othercaps` and returns the caps to fixate.
+ * For GstBaseTransform::fixate_caps when direction is GST_PAD_SINK. */
+GstCaps *prefer_opencl_memory (GstCaps * othercaps);
+
 /* For decide_allocation with caps in OpenCL memory: puts a configured pool of `context` in the
  * query, in place of any pool that is not one of ours. Returns false after posting an element
  * error. */

@@ -233,28 +233,7 @@ static GstCaps *
 gst_opencl_temporal_filter_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps * caps,
     GstCaps * filter)
 {
-  GstCaps *result = gst_caps_new_empty ();
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstCapsFeatures *features = gst_caps_get_features (caps, i);
-    const GstStructure *structure = gst_caps_get_structure (caps, i);
-    if (features && (gst_caps_features_contains (features, "memory:GLMemory") ||
-            gst_caps_features_is_any (features))) {
-      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
-          gst_caps_features_copy (features));
-      continue;
-    }
-    for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
-            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
-      result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
-          gst_caps_features_new (memory, nullptr));
-    }
-  }
-  if (filter) {
-    GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = filtered;
-  }
-  return result;
+  return gst_opencl::transform_caps_any_memory (caps, filter);
 }
 
 /* OpenCL memory on the output when downstream takes it: the next element reads the frame where
@@ -263,22 +242,8 @@ static GstCaps *
 gst_opencl_temporal_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * othercaps)
 {
-  if (direction == GST_PAD_SINK) {
-    GstCaps *on_device = gst_caps_new_empty ();
-    for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
-      GstCapsFeatures *features = gst_caps_get_features (othercaps, i);
-      if (features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_OPENCL))
-        gst_caps_append_structure_full (on_device,
-            gst_structure_copy (gst_caps_get_structure (othercaps, i)),
-            gst_caps_features_copy (features));
-    }
-    if (gst_caps_is_empty (on_device)) {
-      gst_caps_unref (on_device);
-    } else {
-      gst_caps_unref (othercaps);
-      othercaps = on_device;
-    }
-  }
+  if (direction == GST_PAD_SINK)
+    othercaps = gst_opencl::prefer_opencl_memory (othercaps);
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_temporal_filter_parent_class)->fixate_caps (trans,
       direction, caps, othercaps);
 }
