@@ -42,11 +42,13 @@ PY
 read -r passed failed <<<"$counts"
 
 # The whole suite also fuzzes the parsers of user input (device strings, tensor caps, kernel
-# arrays) for a bounded time: FUZZ_SECONDS per target, 20 by default, 0 to skip. It counts as
-# one more test.
-fuzz_seconds=${FUZZ_SECONDS:-20}
+# arrays), repeatably: a fixed seed (FUZZ_SEED, 1) and FUZZ_RUNS inputs per target (30000),
+# bounded by FUZZ_SECONDS (60) per target; FUZZ_SECONDS=0 skips it. It counts as one more test.
+# Open-ended fuzzing, which finds new inputs each run, is tests/fuzz/run.sh on its own.
+fuzz_seconds=${FUZZ_SECONDS:-60}
 if [ $# -eq 0 ] && [ "$fuzz_seconds" != 0 ]; then
-  if FUZZ_SECONDS=$fuzz_seconds bash "$root/tests/fuzz/run.sh"; then
+  if FUZZ_SECONDS=$fuzz_seconds FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_RUNS=${FUZZ_RUNS:-30000} \
+      bash "$root/tests/fuzz/run.sh"; then
     passed=$((passed + 1))
   else
     echo "bounded fuzzing failed (tests/fuzz/run.sh)"

@@ -78,7 +78,9 @@ GST_START_TEST (test_variant_strings)
   fail_unless (v && memory_given && v->filter_memory == FilterMemory::Local);
   const std::string parsed_text = v->to_string ();
   fail_unless_equals_string (parsed_text.c_str (), "2:16x8:local");
-  for (const char *bad : { "", "4", "4:16", "0:16x4", "4:16x4:texture", "x:1x1", "4:0x4" })
+  for (const char *bad : { "", "4", "4:16", "0:16x4", "4:16x4:texture", "x:1x1", "4:0x4",
+           "4:1221612216x2", "4:2147483647x2", "4:16x4:", "4:16x4 ", "-4:16x4", "4:16x4:localx",
+           "4:16x4junk", "4:128x128" })
     fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
 }
 GST_END_TEST;

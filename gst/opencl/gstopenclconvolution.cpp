@@ -70,20 +70,42 @@ ConvolutionVariant::to_string () const
       std::to_string (group_y) + ":" + memory_name (filter_memory);
 }
 
+namespace {
+
+/* Reads a decimal number of at most 4 digits at text[pos] into value and moves pos past it;
+ * false when there is none or it is longer (so no value can overflow an int). */
+bool
+read_small_number (const std::string & text, size_t & pos, int &value)
+{
+  size_t start = pos;
+  value = 0;
+  while (pos < text.size () && g_ascii_isdigit (text[pos]) && pos - start < 5) {
+    value = value * 10 + (text[pos] - '0');
+    pos++;
+  }
+  return pos > start && pos - start <= 4;
+}
+
+}  // namespace
+
 std::optional<ConvolutionVariant>
 ConvolutionVariant::parse (const std::string & text, bool * memory_given)
 {
+  /* UNROLL:GXxGY[:MEMORY], nothing else around it. */
   ConvolutionVariant variant;
-  char memory[16] = { 0 };
-  int fields = sscanf (text.c_str (), "%d:%dx%d:%15s", &variant.unroll, &variant.group_x,
-      &variant.group_y, memory);
-  if (fields < 3 || variant.unroll < 1 || variant.unroll > 16 || variant.group_x < 1 ||
-      variant.group_y < 1 || variant.group_x * variant.group_y > 4096)
+  size_t pos = 0;
+  if (!read_small_number (text, pos, variant.unroll) || pos >= text.size () || text[pos++] != ':'
+      || !read_small_number (text, pos, variant.group_x) || pos >= text.size ()
+      || text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y))
     return std::nullopt;
-  if (memory_given)
-    *memory_given = fields == 4;
-  if (fields == 4) {
-    std::string name (memory);
+  if (variant.unroll < 1 || variant.unroll > 16 || variant.group_x < 1 || variant.group_y < 1 ||
+      variant.group_x * variant.group_y > 4096)
+    return std::nullopt;
+  const bool has_memory = pos < text.size ();
+  if (has_memory) {
+    if (text[pos++] != ':')
+      return std::nullopt;
+    const std::string name = text.substr (pos);
     if (name == "global")
       variant.filter_memory = FilterMemory::Global;
     else if (name == "constant")
@@ -93,6 +115,8 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
     else
       return std::nullopt;
   }
+  if (memory_given)
+    *memory_given = has_memory;
   return variant;
 }
 

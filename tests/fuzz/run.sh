@@ -6,12 +6,19 @@
 # exits non-zero; add that input to the stored corpus once fixed, so `meson test` replays it.
 #   bash tests/fuzz/run.sh                # 30 s per target
 #   FUZZ_SECONDS=600 bash tests/fuzz/run.sh
+#   FUZZ_SEED=1 FUZZ_RUNS=40000 bash tests/fuzz/run.sh   # the same inputs every time
+# FUZZ_SEED fixes libFuzzer's random seed and FUZZ_RUNS stops each target after that many
+# inputs (FUZZ_SECONDS still bounds it): together they make a run repeatable, which is how the
+# README's test command (and so CI) runs it. Without them each run explores new inputs.
 # Needs Debian's clang and its libFuzzer runtime (clang-14, libclang-rt-14-dev), installed here
 # when missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 seconds=${FUZZ_SECONDS:-30}
+extra=()
+[ -n "${FUZZ_SEED:-}" ] && extra+=("-seed=$FUZZ_SEED")
+[ -n "${FUZZ_RUNS:-}" ] && extra+=("-runs=$FUZZ_RUNS")
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
@@ -41,12 +48,12 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus"
   log=$build/fuzz-$target.log
   if ! "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="$build/crashes/$target-" "$corpus" "tests/fuzz/corpus/$target" \
+      ${extra[@]+"${extra[@]}"} -artifact_prefix="$build/crashes/$target-" "$corpus" "tests/fuzz/corpus/$target" \
       >"$log" 2>&1; then
     echo "fuzz_$target: FAILED (see $log and $build/crashes/)"
     status=1
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  echo "fuzz_$target: $seconds s, $runs executions, corpus $(ls "$corpus" | wc -l) new inputs"
+  echo "fuzz_$target: at most $seconds s, $runs executions, corpus $(ls "$corpus" | wc -l) new inputs"
 done
 exit $status
