@@ -55,7 +55,8 @@ Device::kernel (const std::string & file, const std::string & kernel_name,
 }  // namespace gst_opencl
 
 GstOpenCLContext *
-gst_opencl_context_new (const std::string & device_string)
+gst_opencl_context_new (const std::string & device_string,
+    const std::vector<cl_context_properties> * properties)
 {
   auto spec = gst_opencl::parse_device_spec (device_string);
   if (!spec)
@@ -78,7 +79,10 @@ gst_opencl_context_new (const std::string & device_string)
   }
   device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
   device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
-  device->context = cl::Context (device->device);
+  if (properties && !properties->empty ())
+    device->context = cl::Context (device->device, properties->data ());
+  else
+    device->context = cl::Context (device->device);
   device->queue = cl::CommandQueue (device->context, device->device,
       CL_QUEUE_PROFILING_ENABLE);
 
@@ -246,7 +250,13 @@ gst_opencl_ensure_element_context (GstElement * element, const std::string & dev
   *slot = created;
   GST_OBJECT_UNLOCK (element);
 
-  GstContext *wrapped = gst_context_from_context (created);
+  gst_opencl_post_have_context (element, created);
+}
+
+void
+gst_opencl_post_have_context (GstElement * element, GstOpenCLContext * context)
+{
+  GstContext *wrapped = gst_context_from_context (context);
   gst_element_set_context (element, wrapped);
   gst_element_post_message (element,
       gst_message_new_have_context (GST_OBJECT_CAST (element), wrapped));

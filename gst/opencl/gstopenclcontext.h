@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 #include <string>
+#include <vector>
 
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclprogram.h"
@@ -41,8 +42,10 @@ struct Device
 
 }  // namespace gst_opencl
 
-/* Creates the context for a device string (see gstopencldevice.h). Throws Failure / cl::Error. */
-GstOpenCLContext *gst_opencl_context_new (const std::string & device_string);
+/* Creates the context for a device string (see gstopencldevice.h), with extra context
+ * `properties` (zero-terminated; cl_khr_gl_sharing) when given. Throws Failure / cl::Error. */
+GstOpenCLContext *gst_opencl_context_new (const std::string & device_string,
+    const std::vector<cl_context_properties> * properties = nullptr);
 
 gst_opencl::Device & gst_opencl_context_device (GstOpenCLContext * context);
 
@@ -62,6 +65,8 @@ void gst_opencl_handle_set_context (GstElement * element, GstContext * context,
 gboolean gst_opencl_handle_context_query (GstElement * element, GstQuery * query,
     GstOpenCLContext * context);
 
+/* Sets `context` on the element and posts have-context for it. */
+void gst_opencl_post_have_context (GstElement * element, GstOpenCLContext * context);
 /* Makes sure *slot holds a context: asks downstream, then upstream, then the application
  * (need-context); creates one and posts have-context when nobody has one. Throws on failure. */
 void gst_opencl_ensure_element_context (GstElement * element, const std::string & device_string,

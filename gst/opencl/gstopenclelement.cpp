@@ -3,6 +3,7 @@
 #include "opencl/gstopenclelement.h"
 
 #include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -48,6 +49,20 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
       g_param_spec_uint64 ("kernel-time", "Kernel time",
           "Device time of the last frame's kernels in nanoseconds (OpenCL profiling events)",
           0, G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  /**
+   * GstOpenCLElement:gl-interop:
+   *
+   * How frames in GL memory reach the kernels, chosen at caps negotiation, best first:
+   * khr-gl-sharing (textures wrapped as OpenCL images), external-memory (device memory
+   * imported by both APIs, copied on the device), host-copy (through system memory); none when
+   * no GL memory was negotiated. The debug log (GST_DEBUG=opencl:5) says why better paths were
+   * not taken; GST_OPENCL_GL_INTEROP=<path> asks for a lesser one.
+   */
+  g_object_class_install_property (klass, first_id + GL_INTEROP,
+      g_param_spec_enum ("gl-interop", "GL interop",
+          "How frames in GL memory reach the kernels (chosen at negotiation, best possible)",
+          GST_TYPE_OPENCL_GL_INTEROP, 0,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
 bool
@@ -81,6 +96,8 @@ ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id
       GST_WARNING_OBJECT (element, "cannot read the profiling events of the last frame");
     }
     g_value_set_uint64 (value, kernel_time_ns_.load ());
+  } else if (prop_id == first_id + GL_INTEROP) {
+    g_value_set_enum (value, gl_interop_.load ());
   } else {
     return false;
   }
@@ -120,9 +137,25 @@ void
 ElementDevice::start (GstElement * element)
 {
   kernel_time_ns_ = 0;
+  gl_interop_ = 0;
   discard_frame ();
   gst_opencl_ensure_element_context (element, device_string (), &context_);
   GST_INFO_OBJECT (element, "running on %s", gst_opencl_context_device (context_).name.c_str ());
+}
+
+void
+ElementDevice::bind_to_gl (GstElement * element,
+    const std::vector<cl_context_properties> & gl_properties)
+{
+  GstOpenCLContext *bound = gst_opencl_context_new (device_string (), &gl_properties);
+  GST_OBJECT_LOCK (element);
+  GstOpenCLContext *old = context_;
+  context_ = bound;
+  GST_OBJECT_UNLOCK (element);
+  discard_frame ();
+  gst_clear_object (&old);
+  GST_INFO_OBJECT (element, "OpenCL context created against the GL context");
+  gst_opencl_post_have_context (element, bound);
 }
 
 void

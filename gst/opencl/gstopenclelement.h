@@ -22,14 +22,16 @@ class ElementDevice
 {
 public:
   /* Property ids of the three properties, consecutive from `first_id`. */
-  enum PropertyOffset : guint { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, COUNT = 3 };
+  enum PropertyOffset : guint
+  { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, COUNT = 4 };
 
   ElementDevice () = default;
   ElementDevice (const ElementDevice &) = delete;
   ElementDevice & operator= (const ElementDevice &) = delete;
   ~ElementDevice ();
 
-  /* Installs `device`, `device-name` and `kernel-time` with ids first_id .. first_id + 2. */
+  /* Installs `device`, `device-name`, `kernel-time` and `gl-interop` with ids first_id ..
+   * first_id + 3. */
   static void install_properties (GObjectClass * klass, guint first_id);
 
   /* Return true when `prop_id` was one of the three (then the value was handled). */
@@ -65,6 +67,13 @@ public:
   void discard_frame ();
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }
 
+  /* What `gl-interop` reports (a GlInteropPath): set by the base classes at negotiation. */
+  void set_gl_interop (int path) { gl_interop_ = path; }
+
+  /* Replaces the element's context by a new one on the same device created with
+   * `gl_properties` (cl_khr_gl_sharing), and tells the pipeline (have-context). Throws. */
+  void bind_to_gl (GstElement * element, const std::vector<cl_context_properties> & gl_properties);
+
 private:
   std::string device_string () ;
 
@@ -72,6 +81,7 @@ private:
   std::string device_property_;
   GstOpenCLContext *context_ = nullptr;  /* changed under the element's object lock */
   std::atomic<guint64> kernel_time_ns_ { 0 };
+  std::atomic<int> gl_interop_ { 0 };
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
   std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
   std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */

@@ -18,6 +18,7 @@
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
@@ -79,6 +80,9 @@ struct GstOpenCLFilterPrivate
   std::vector<PlaneLayout> out_planes;
 
   gst_opencl::GlBridge gl;
+  /* GL frames in and out (in place: `in_interop` both ways). */
+  gst_opencl::GlInterop in_interop;
+  gst_opencl::GlInterop out_interop;
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLFilter, gst_opencl_filter,
@@ -162,6 +166,8 @@ gst_opencl_filter_stop (GstBaseTransform * trans)
   priv->in_frame = GstOpenCLFrame ();
   priv->out_frame = GstOpenCLFrame ();
   priv->in_capacity_bytes = priv->out_capacity_bytes = 0;
+  priv->in_interop.reset ();
+  priv->out_interop.reset ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
@@ -221,6 +227,23 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
   }
   priv->in_gl = gst_opencl::GlBridge::caps_are_gl (incaps);
   priv->out_gl = gst_opencl::GlBridge::caps_are_gl (outcaps);
+  const bool in_place = gst_base_transform_is_in_place (trans);
+
+  priv->in_interop.reset ();
+  priv->out_interop.reset ();
+  if (priv->device.started ()) {
+    bool context_changed = false;
+    if (!gst_opencl::configure_gl_interop (GST_ELEMENT (trans), priv->device, priv->gl,
+            priv->in_gl ? &priv->in_interop : nullptr, &priv->in_info,
+            priv->out_gl && !in_place ? &priv->out_interop : nullptr, &priv->out_info,
+            &context_changed))
+      return FALSE;
+    if (context_changed) {
+      priv->in_frame = GstOpenCLFrame ();
+      priv->out_frame = GstOpenCLFrame ();
+      priv->in_capacity_bytes = priv->out_capacity_bytes = 0;
+    }
+  }
 
   gboolean ok = GST_OPENCL_GUARD (trans, "cannot configure the filter", [&]() {
     if (!priv->device.started ())
@@ -230,7 +253,7 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
     ensure_capacity (filter, priv->in_frame, priv->in_capacity_bytes, priv->in_info.size,
         input_flags (trans));
     /* In place, kernels read and write the input copy: no output buffer on the device. */
-    if (!gst_base_transform_is_in_place (trans))
+    if (!in_place)
       ensure_capacity (filter, priv->out_frame, priv->out_capacity_bytes, priv->out_info.size,
           CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY);
   });
@@ -365,6 +388,7 @@ struct FrameSide
   GstOpenCLFrame resident;
   GstVideoFrame host {};
   bool mapped = false;
+  bool interop = false;  /* `resident` is the GL interop's device frame */
 
   ~FrameSide ()
   {
@@ -381,6 +405,10 @@ input_side (GstOpenCLFilterPrivate * priv, GstOpenCLFilter * filter, GstBuffer *
   if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), false, &view)) {
     side.resident.buffer = view.buffer;
     side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (priv->in_gl && priv->in_interop.to_device (buffer, &side.resident)) {
+    side.interop = true;
     return &side.resident;
   }
   if (!gst_video_frame_map (&side.host, &priv->in_info, buffer, GST_MAP_READ))
@@ -402,6 +430,10 @@ output_side (GstOpenCLFilterPrivate * priv, GstOpenCLFilter * filter, GstBuffer 
   if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view)) {
     side.resident.buffer = view.buffer;
     side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (priv->out_gl && priv->out_interop.device_frame (buffer, &side.resident)) {
+    side.interop = true;
     return &side.resident;
   }
   if (!gst_video_frame_map (&side.host, &priv->out_info, buffer, GST_MAP_WRITE))
@@ -434,9 +466,17 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
     const GstOpenCLFrame *in = input_side (priv, filter, inbuf, in_side, &upload_done);
     const GstOpenCLFrame *out = output_side (priv, filter, outbuf, out_side);
     processed = klass->process (filter, in, out);
+    if (in_side.interop)
+      priv->in_interop.end_frame ();
     if (!processed) {
       queue.finish ();
       priv->device.discard_frame ();
+      return;
+    }
+    if (out_side.interop) {
+      /* GL reads the result: waits for the device, as a download does. */
+      priv->out_interop.to_texture (outbuf);
+      priv->device.finish_frame ();
       return;
     }
     if (out_side.mapped) {
@@ -470,6 +510,10 @@ analysis_side (GstOpenCLFilterPrivate * priv, GstBaseTransform * trans, GstBuffe
   if (gst_opencl::buffer_device_frame (buffer, priv->device.context (), writable, &view)) {
     side.resident.buffer = view.buffer;
     side.resident.info = view.info;
+    return &side.resident;
+  }
+  if (priv->in_gl && priv->in_interop.to_device (buffer, &side.resident)) {
+    side.interop = true;
     return &side.resident;
   }
   if (!gst_video_frame_map (&side.host, &priv->in_info, buffer,
@@ -512,11 +556,19 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       gboolean written = FALSE;
       processed = klass->process_ip (filter, frame, writable, &written);
       if (!processed) {
+        if (side.interop)
+          priv->in_interop.end_frame ();
         queue.finish ();
         priv->device.discard_frame ();
         return;
       }
-      if (written && writable && side.mapped)
+      if (side.interop && written && writable)
+        priv->in_interop.to_texture (buffer);
+      else if (side.interop)
+        priv->in_interop.end_frame ();
+      if (side.interop)
+        queue.finish ();
+      else if (written && writable && side.mapped)
         download_planes (queue, *frame, priv->in_planes, &side.host);
       else
         queue.finish ();

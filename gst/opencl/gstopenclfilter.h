@@ -6,21 +6,13 @@
 #include <gst/video/video.h>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclframe.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_OPENCL_FILTER (gst_opencl_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstOpenCLFilter, gst_opencl_filter, GST, OPENCL_FILTER,
     GstBaseTransform)
-
-/* A video frame held in device memory. `info` describes the device copy: its planes lie at
- * info.offset[] with rows info.stride[] bytes apart (the strides of the mapped frame, padding
- * included), so kernels index it exactly as they would the host frame. */
-struct GstOpenCLFrame
-{
-  cl::Buffer buffer;
-  GstVideoInfo info;
-};
 
 struct _GstOpenCLFilterClass
 {

@@ -6,6 +6,15 @@
 
 #include "opencl/gstopenclcl.h"
 
+/* A video frame held in device memory. `info` describes the device copy: its planes lie at
+ * info.offset[] with rows info.stride[] bytes apart (the strides of the mapped frame, padding
+ * included), so kernels index it exactly as they would the host frame. */
+struct GstOpenCLFrame
+{
+  cl::Buffer buffer;
+  GstVideoInfo info;
+};
+
 namespace gst_opencl {
 
 /* Bytes of pixels in one row of a plane (no padding). */

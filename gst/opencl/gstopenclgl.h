@@ -37,6 +37,11 @@ public:
 
   void reset ();
 
+#ifdef HAVE_GL
+  /* The element's GL context once ensure_context () succeeded (not a new reference). */
+  GstGLContext *context () const { return context_; }
+#endif
+
 private:
 #ifdef HAVE_GL
   GstGLDisplay *display_ = nullptr;

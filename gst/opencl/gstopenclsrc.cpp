@@ -13,6 +13,7 @@
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
@@ -32,6 +33,8 @@ struct GstOpenCLSrcPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
+  gst_opencl::GlInterop interop;  /* frames rendered into GL textures */
+  bool out_gl = false;
 
   /* State derived from caps; `info` and `negotiated` are read by queries under the object lock. */
   GstVideoInfo info {};
@@ -148,6 +151,7 @@ gst_opencl_src_stop (GstBaseSrc * base)
   GST_OBJECT_UNLOCK (base);
   priv->frame = GstOpenCLFrame ();
   priv->capacity_bytes = 0;
+  priv->interop.reset ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (base));
   return TRUE;
@@ -195,6 +199,18 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
   if (!gst_video_info_from_caps (&info, caps)) {
     GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("invalid caps"), ("%" GST_PTR_FORMAT, caps));
     return FALSE;
+  }
+  priv->out_gl = gst_opencl::GlBridge::caps_are_gl (caps);
+  priv->interop.reset ();
+  if (priv->device.started ()) {
+    bool context_changed = false;
+    if (!gst_opencl::configure_gl_interop (GST_ELEMENT (base), priv->device, priv->gl, nullptr,
+            nullptr, priv->out_gl ? &priv->interop : nullptr, &info, &context_changed))
+      return FALSE;
+    if (context_changed) {
+      priv->frame.buffer = cl::Buffer ();
+      priv->capacity_bytes = 0;
+    }
   }
   gboolean ok = GST_OPENCL_GUARD (base, "cannot configure the source", [&]() {
     if (!priv->device.started ())
@@ -474,6 +490,31 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
 
   /* Controlled properties (GstController bindings) take their values for this frame. */
   gst_object_sync_values (GST_OBJECT (src), stream_time);
+
+  if (priv->out_gl) {
+    /* Into the GL texture through the interop path, when it has one for this buffer. */
+    bool used = false;
+    gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
+      GstOpenCLFrame target;
+      if (!priv->interop.device_frame (buffer, &target))
+        return;
+      used = true;
+      if (!klass->render (src, &target, running_time, stream_time))
+        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "the frame was not rendered");
+      priv->interop.to_texture (buffer);
+      priv->device.finish_frame ();
+    });
+    if (!ok) {
+      try {
+        priv->interop.end_frame ();
+      } catch (...) {
+      }
+      priv->device.discard_frame ();
+      return GST_FLOW_ERROR;
+    }
+    if (used)
+      return finish_buffer (priv, buffer, timestamp, duration);
+  }
 
   if (priv->on_device) {
     gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
@@ -46,6 +47,10 @@ struct GstOpenCLTemporalFilterPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
+  gst_opencl::GlInterop in_interop;   /* GL frames into the window */
+  gst_opencl::GlInterop out_interop;  /* outputs into GL frames */
+  bool in_gl = false;
+  bool out_gl = false;
 
   /* State derived from caps. */
   bool configured = false;
@@ -168,6 +173,8 @@ gst_opencl_temporal_filter_stop (GstBaseTransform * trans)
   priv->ring = GstOpenCLFrameRing {};
   priv->out = GstOpenCLFrame ();
   priv->out_capacity_bytes = 0;
+  priv->in_interop.reset ();
+  priv->out_interop.reset ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
@@ -193,6 +200,23 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   priv->configured = false;
   gst_caps_replace (&priv->caps, incaps);
   priv->info = info;
+
+  priv->in_gl = gst_opencl::GlBridge::caps_are_gl (incaps);
+  priv->out_gl = gst_opencl::GlBridge::caps_are_gl (outcaps);
+  priv->in_interop.reset ();
+  priv->out_interop.reset ();
+  if (priv->device.started ()) {
+    bool context_changed = false;
+    if (!gst_opencl::configure_gl_interop (GST_ELEMENT (trans), priv->device, priv->gl,
+            priv->in_gl ? &priv->in_interop : nullptr, &info,
+            priv->out_gl ? &priv->out_interop : nullptr, &out_info, &context_changed))
+      return FALSE;
+    if (context_changed) {
+      priv->ring.buffer = cl::Buffer ();
+      priv->out = GstOpenCLFrame ();
+      priv->out_capacity_bytes = 0;
+    }
+  }
 
   gboolean ok = GST_OPENCL_GUARD (trans, "cannot configure the filter", [&]() {
     if (!priv->device.started ())
@@ -306,14 +330,21 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
   bool on_device = false;
   gboolean ok = GST_OPENCL_GUARD (filter, "cannot copy the frame into the window", [&]() {
     gst_opencl::DeviceFrameView view;
-    if (!gst_opencl::buffer_device_frame (input, priv->device.context (), false, &view))
+    GstOpenCLFrame gl_frame;
+    if (priv->in_gl && priv->in_interop.to_device (input, &gl_frame)) {
+      view.buffer = gl_frame.buffer;
+      view.info = gl_frame.info;
+    } else if (!gst_opencl::buffer_device_frame (input, priv->device.context (), false,
+            &view)) {
       return;
+    }
     on_device = true;
     cl::array<size_t, 3> frame_origin { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&view.info, 0),
       0, 0 };
     priv->device.device ().queue.enqueueCopyBufferRect (view.buffer, priv->ring.buffer,
         frame_origin, slot_origin, region, (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&view.info, 0),
         0, slot_stride, 0);
+    priv->in_interop.end_frame ();
   });
   if (!ok)
     return GST_FLOW_ERROR;
@@ -489,12 +520,31 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
   gst_opencl::DeviceFrameView view;
   bool on_device = false;
   gboolean processed = FALSE;
+  bool to_texture = false;
   gboolean ok = GST_OPENCL_GUARD (filter, "cannot access the output frame", [&]() {
+    GstOpenCLFrame gl_frame;
+    if (priv->out_gl && priv->out_interop.device_frame (buffer, &gl_frame)) {
+      view.buffer = gl_frame.buffer;
+      view.info = gl_frame.info;
+      on_device = to_texture = true;
+      return;
+    }
     on_device = gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view);
   });
   if (ok) {
     ok = on_device ? render_on_device (filter, view, slots, &processed) :
         render_through_host (filter, buffer, slots, &processed);
+  }
+  if (ok && processed && to_texture) {
+    /* GL reads the result: waits for the device, as a download does. */
+    ok = GST_OPENCL_GUARD (filter, "cannot write the GL frame", [&]() {
+      priv->out_interop.to_texture (buffer);
+    });
+  } else if (to_texture) {
+    try {
+      priv->out_interop.end_frame ();
+    } catch (...) {
+    }
   }
   if (!ok || !processed) {
     gst_buffer_unref (buffer);

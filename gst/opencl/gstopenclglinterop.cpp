@@ -1,0 +1,1086 @@
+/* gst-opencl: how RGBA frames in GL textures reach OpenCL kernels and come back.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclglinterop.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <CL/cl_ext.h>
+#include <CL/cl_gl.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclstats.h"
+#include "opencl/gstopenclutils.h"
+
+#ifdef HAVE_GL
+#include <gst/gl/gstglfuncs.h>
+#endif
+#if defined(HAVE_GL) && GST_GL_HAVE_PLATFORM_EGL
+#include <gst/gl/egl/gstgldisplay_egl.h>
+#endif
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+GType
+gst_opencl_gl_interop_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { (gint) gst_opencl::GlInteropPath::None, "No frames in GL memory", "none" },
+    { (gint) gst_opencl::GlInteropPath::HostCopy,
+        "Through system memory (download and upload)", "host-copy" },
+    { (gint) gst_opencl::GlInteropPath::ExternalMemory,
+        "Device memory imported by OpenCL and GL, copied on the device", "external-memory" },
+    { (gint) gst_opencl::GlInteropPath::KhrGlSharing,
+        "GL textures wrapped as OpenCL images (cl_khr_gl_sharing)", "khr-gl-sharing" },
+    { 0, nullptr, nullptr },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstOpenCLGLInterop", values));
+  return type;
+}
+
+namespace gst_opencl {
+
+const char *
+gl_interop_path_name (GlInteropPath path)
+{
+  switch (path) {
+    case GlInteropPath::None:
+      return "none";
+    case GlInteropPath::HostCopy:
+      return "host-copy";
+    case GlInteropPath::ExternalMemory:
+      return "external-memory";
+    case GlInteropPath::KhrGlSharing:
+      return "khr-gl-sharing";
+  }
+  return "?";
+}
+
+bool
+extension_listed (const std::string & extensions, const char *name)
+{
+  const size_t length = std::strlen (name);
+  if (length == 0)
+    return false;
+  for (size_t at = extensions.find (name); at != std::string::npos;
+      at = extensions.find (name, at + 1)) {
+    const bool starts = at == 0 || extensions[at - 1] == ' ';
+    const bool ends = at + length == extensions.size () || extensions[at + length] == ' ';
+    if (starts && ends)
+      return true;
+  }
+  return false;
+}
+
+GlInteropPath
+choose_gl_interop (const GlInteropProbe & probe, std::string * reasons,
+    GlInteropPath wanted)
+{
+  std::string why;
+  auto refuse = [&](const char *path, const std::string & reason) {
+    why += std::string (path) + " not used: " + reason + "\n";
+  };
+
+  if (!probe.format_rgba) {
+    refuse ("khr-gl-sharing and external-memory", "the frames are not single-plane RGBA");
+  } else {
+    if (wanted < GlInteropPath::KhrGlSharing)
+      refuse ("khr-gl-sharing", std::string ("GST_OPENCL_GL_INTEROP asks for ") +
+          gl_interop_path_name (wanted));
+    else if (!probe.cl_gl_sharing)
+      refuse ("khr-gl-sharing", "the OpenCL device lacks cl_khr_gl_sharing");
+    else if (!probe.gl_platform_egl_or_glx)
+      refuse ("khr-gl-sharing", "the GL context is neither EGL nor GLX");
+    else if (!probe.cl_context_is_gl_bound && !probe.cl_can_bind_context)
+      refuse ("khr-gl-sharing", "no OpenCL context can be created against the GL context");
+    else {
+      if (reasons)
+        *reasons = why;
+      return GlInteropPath::KhrGlSharing;
+    }
+
+    if (wanted < GlInteropPath::ExternalMemory)
+      refuse ("external-memory", std::string ("GST_OPENCL_GL_INTEROP asks for ") +
+          gl_interop_path_name (wanted));
+    else if (!probe.cl_external_memory_fd)
+      refuse ("external-memory", "the OpenCL device lacks cl_khr_external_memory_opaque_fd");
+    else if (!probe.gl_memory_object_fd)
+      refuse ("external-memory", "the GL context lacks GL_EXT_memory_object_fd");
+    else if (!probe.gl_pixel_buffers)
+      refuse ("external-memory", "the GL context has no pixel buffer objects");
+    else if (!probe.exporter)
+      refuse ("external-memory", "no exporter of device memory: " +
+          (probe.exporter_error.empty () ? std::string ("none found") : probe.exporter_error));
+    else if (probe.cl_uuid.empty ())
+      refuse ("external-memory", "the OpenCL device does not tell its UUID (cl_khr_device_uuid)");
+    else if (probe.exporter_uuid != probe.cl_uuid)
+      refuse ("external-memory", "the exporter's device is not the OpenCL device");
+    else if (!probe.gl_uuid.empty () && probe.gl_uuid != probe.cl_uuid)
+      refuse ("external-memory", "the GL device is not the OpenCL device");
+    else {
+      if (reasons)
+        *reasons = why;
+      return GlInteropPath::ExternalMemory;
+    }
+  }
+  if (reasons)
+    *reasons = why;
+  return GlInteropPath::HostCopy;
+}
+
+GlInteropPath
+wanted_gl_interop ()
+{
+  const char *value = g_getenv ("GST_OPENCL_GL_INTEROP");
+  if (!value || !*value)
+    return GlInteropPath::KhrGlSharing;
+  for (auto path : { GlInteropPath::HostCopy, GlInteropPath::ExternalMemory,
+           GlInteropPath::KhrGlSharing })
+    if (g_strcmp0 (value, gl_interop_path_name (path)) == 0)
+      return path;
+  throw Failure (Failure::Kind::Settings, std::string ("GST_OPENCL_GL_INTEROP=") + value +
+      " is not a path: host-copy, external-memory or khr-gl-sharing");
+}
+
+class GlInteropBackend
+{
+public:
+  virtual ~GlInteropBackend () = default;
+  virtual bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) = 0;
+  virtual bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) = 0;
+  virtual bool to_texture (GstBuffer * buffer) = 0;
+  virtual void end_frame () = 0;
+};
+
+GlInterop::GlInterop () = default;
+GlInterop::~GlInterop () = default;
+
+void
+GlInterop::reset ()
+{
+  backend_.reset ();
+  path_ = GlInteropPath::None;
+}
+
+bool
+GlInterop::to_device (GstBuffer * buffer, GstOpenCLFrame * frame)
+{
+  return backend_ && backend_->to_device (buffer, frame);
+}
+
+bool
+GlInterop::device_frame (GstBuffer * buffer, GstOpenCLFrame * frame)
+{
+  return backend_ && backend_->device_frame (buffer, frame);
+}
+
+bool
+GlInterop::to_texture (GstBuffer * buffer)
+{
+  return backend_ && backend_->to_texture (buffer);
+}
+
+void
+GlInterop::end_frame ()
+{
+  if (backend_)
+    backend_->end_frame ();
+}
+
+#ifdef HAVE_GL
+
+namespace {
+
+/* GL enums not every header set has. */
+constexpr GLenum kPixelPackBuffer = 0x88EB;
+constexpr GLenum kPixelUnpackBuffer = 0x88EC;
+constexpr GLenum kHandleTypeOpaqueFd = 0x9586;
+constexpr GLenum kNumDeviceUuids = 0x9596;
+constexpr GLenum kDeviceUuid = 0x9597;
+constexpr GLenum kSyncGpuCommandsComplete = 0x9117;
+constexpr GLenum kSyncFlushCommandsBit = 0x00000001;
+
+/* cl_khr_external_memory values, spelled out so the 1.2 headers do not hide them. */
+constexpr cl_ulong kClExternalMemoryOpaqueFd = 0x2060;
+constexpr cl_ulong kClMemDeviceHandleList = 0x2051;
+constexpr cl_ulong kClMemDeviceHandleListEnd = 0;
+constexpr cl_uint kClDeviceUuid = 0x106A;
+
+std::string
+hex_bytes (const unsigned char *bytes, size_t n)
+{
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < n; i++) {
+    text += digits[bytes[i] >> 4];
+    text += digits[bytes[i] & 15];
+  }
+  return text;
+}
+
+std::string
+cl_device_uuid (const cl::Device & device)
+{
+  unsigned char uuid[16];
+  if (clGetDeviceInfo (device (), kClDeviceUuid, sizeof uuid, uuid, nullptr) != CL_SUCCESS)
+    return "";
+  return hex_bytes (uuid, sizeof uuid);
+}
+
+/* ---- The CUDA driver as an exporter of opaque file descriptors (dlopen'ed: nothing of CUDA
+ * is needed to build or to run elsewhere). Only the few calls below, with their documented
+ * ABI. */
+struct CudaAllocationProp
+{
+  int type;                    /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
+  int requested_handle_types;  /* CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1 */
+  int location_type;           /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+  int location_id;
+  void *win32_metadata;
+  unsigned char compression_type;
+  unsigned char rdma_capable;
+  unsigned short usage;
+  unsigned char reserved[4];
+};
+
+class CudaExporter
+{
+public:
+  static CudaExporter & get ()
+  {
+    static CudaExporter exporter;
+    return exporter;
+  }
+
+  /* The CUDA device whose UUID is `uuid` (hex), or -1 with `error` set. */
+  int device_for_uuid (const std::string & uuid, std::string * found_uuid, std::string * error)
+  {
+    if (!error_.empty ()) {
+      *error = error_;
+      return -1;
+    }
+    int count = 0;
+    if (device_get_count_ (&count) != 0 || count <= 0) {
+      *error = "the CUDA driver sees no device";
+      return -1;
+    }
+    for (int ordinal = 0; ordinal < count; ordinal++) {
+      int device = 0;
+      unsigned char bytes[16];
+      if (device_get_ (&device, ordinal) != 0 || device_get_uuid_ (bytes, device) != 0)
+        continue;
+      std::string text = hex_bytes (bytes, sizeof bytes);
+      if (ordinal == 0 || text == uuid)
+        *found_uuid = text;
+      if (text == uuid)
+        return device;
+    }
+    *error = "no CUDA device has the OpenCL device's UUID";
+    return -1;
+  }
+
+  /* Allocates `bytes` (rounded up) on `device`; returns the allocation and an fd exporting it
+   * (the caller closes it). */
+  bool allocate (int device, size_t & bytes, unsigned long long *handle, int *fd,
+      std::string * error)
+  {
+    void *context = nullptr;
+    if (primary_retain_ (&context, device) != 0 || push_ (context) != 0) {
+      *error = "cannot make the CUDA device current";
+      return false;
+    }
+    CudaAllocationProp prop {};
+    prop.type = 1;
+    prop.requested_handle_types = 1;
+    prop.location_type = 1;
+    prop.location_id = device;
+    size_t granularity = 0;
+    bool ok = granularity_ (&granularity, &prop, 0) == 0 && granularity > 0;
+    if (ok) {
+      bytes = (bytes + granularity - 1) / granularity * granularity;
+      ok = create_ (handle, bytes, &prop, 0) == 0;
+      if (ok && export_ (fd, *handle, 1, 0) != 0) {
+        release_ (*handle);
+        ok = false;
+      }
+    }
+    void *popped = nullptr;
+    pop_ (&popped);
+    primary_release_ (device);
+    if (!ok)
+      *error = "the CUDA driver cannot allocate exportable memory";
+    return ok;
+  }
+
+  void release (unsigned long long handle)
+  {
+    if (release_)
+      release_ (handle);
+  }
+
+private:
+  using Result = int;
+  Result (*init_) (unsigned) = nullptr;
+  Result (*device_get_count_) (int *) = nullptr;
+  Result (*device_get_) (int *, int) = nullptr;
+  Result (*device_get_uuid_) (unsigned char *, int) = nullptr;
+  Result (*primary_retain_) (void **, int) = nullptr;
+  Result (*primary_release_) (int) = nullptr;
+  Result (*push_) (void *) = nullptr;
+  Result (*pop_) (void **) = nullptr;
+  Result (*granularity_) (size_t *, const CudaAllocationProp *, int) = nullptr;
+  Result (*create_) (unsigned long long *, size_t, const CudaAllocationProp *,
+      unsigned long long) = nullptr;
+  Result (*export_) (int *, unsigned long long, int, unsigned long long) = nullptr;
+  Result (*release_) (unsigned long long) = nullptr;
+  std::string error_;
+
+  CudaExporter ()
+  {
+    void *library = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      error_ = "no CUDA driver (libcuda.so.1) to export memory";
+      return;
+    }
+    bool all = true;
+    auto find = [&](auto & pointer, const char *name) {
+      pointer = reinterpret_cast<std::remove_reference_t<decltype (pointer)>> (
+          dlsym (library, name));
+      all = all && pointer;
+    };
+    find (init_, "cuInit");
+    find (device_get_count_, "cuDeviceGetCount");
+    find (device_get_, "cuDeviceGet");
+    find (device_get_uuid_, "cuDeviceGetUuid");
+    find (primary_retain_, "cuDevicePrimaryCtxRetain");
+    find (primary_release_, "cuDevicePrimaryCtxRelease_v2");
+    find (push_, "cuCtxPushCurrent_v2");
+    find (pop_, "cuCtxPopCurrent_v2");
+    find (granularity_, "cuMemGetAllocationGranularity");
+    find (create_, "cuMemCreate");
+    find (export_, "cuMemExportToShareableHandle");
+    find (release_, "cuMemRelease");
+    if (!all) {
+      error_ = "the CUDA driver lacks the virtual memory calls (cuMemCreate)";
+      release_ = nullptr;
+      return;
+    }
+    if (init_ (0) != 0)
+      error_ = "the CUDA driver does not initialise (cuInit)";
+  }
+};
+
+using CreateBufferWithProperties = cl_mem (CL_API_CALL *) (cl_context, const cl_ulong *,
+    cl_mem_flags, size_t, void *, cl_int *);
+using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
+    const cl_mem *, cl_uint, const cl_event *, cl_event *);
+using GetGlContextInfo = cl_int (CL_API_CALL *) (const cl_context_properties *, cl_uint,
+    size_t, void *, size_t *);
+using CreateEventFromGlSync = cl_event (CL_API_CALL *) (cl_context, void *, cl_int *);
+
+template<typename T> T
+platform_function (const cl::Device & device, const char *name)
+{
+  cl_platform_id platform = device.getInfo<CL_DEVICE_PLATFORM> ();
+  return reinterpret_cast<T> (clGetExtensionFunctionAddressForPlatform (platform, name));
+}
+
+/* Runs `work` on the GL context's thread and waits for it. */
+template<typename F> void
+on_gl_thread (GstGLContext * context, F && work)
+{
+  struct Call
+  {
+    F *work;
+  } call { &work };
+  gst_gl_context_thread_add (context, [](GstGLContext * gl, gpointer data) {
+        (*static_cast<Call *> (data)->work) (gl);
+      }, &call);
+}
+
+/* A texture the backend can use from its GL context: 2D RGBA8 of the negotiated size, in a
+ * context that shares objects with it. */
+bool
+gl_texture_usable (GstMemory * memory, const GstVideoInfo & info, GstGLContext * gl)
+{
+  if (!memory || !gst_is_gl_memory (memory))
+    return false;
+  auto *gl_memory = reinterpret_cast<GstGLMemory *> (memory);
+  GstGLContext *owner = gl_memory->mem.context;
+  if (owner != gl && !gst_gl_context_can_share (owner, gl))
+    return false;
+  return gst_gl_memory_get_texture_target (gl_memory) == GST_GL_TEXTURE_TARGET_2D &&
+      gst_gl_memory_get_texture_format (gl_memory) == GST_GL_RGBA8 &&
+      gst_gl_memory_get_texture_width (gl_memory) == GST_VIDEO_INFO_WIDTH (&info) &&
+      gst_gl_memory_get_texture_height (gl_memory) == GST_VIDEO_INFO_HEIGHT (&info);
+}
+
+/* A GL memory mapped for GL use (its texture id), unmapped on scope exit. */
+struct TextureMap
+{
+  GstMemory *memory = nullptr;
+  GstMapInfo info {};
+  bool mapped = false;
+
+  TextureMap (GstMemory * mem, GstMapFlags flags) : memory (mem)
+  {
+    mapped = gst_memory_map (memory, &info, (GstMapFlags) (flags | GST_MAP_GL));
+  }
+  ~TextureMap ()
+  {
+    if (mapped)
+      gst_memory_unmap (memory, &info);
+  }
+  guint texture () const { return mapped ? *reinterpret_cast<guint *> (info.data) : 0; }
+};
+
+/* The tight single-plane layout both backends hand to kernels. */
+void
+tight_frame (const GstVideoInfo & caps_info, const cl::Buffer & buffer, GstOpenCLFrame * frame)
+{
+  frame->buffer = buffer;
+  frame->info = caps_info;
+  frame->info.offset[0] = 0;
+  frame->info.stride[0] = GST_VIDEO_INFO_WIDTH (&caps_info) * 4;
+  frame->info.size = (gsize) frame->info.stride[0] * GST_VIDEO_INFO_HEIGHT (&caps_info);
+}
+
+/* ---- external-memory ---------------------------------------------------------------- */
+class ExternalMemoryBackend : public GlInteropBackend
+{
+public:
+  ExternalMemoryBackend (Device & device, GstGLContext * gl, const GstVideoInfo & info,
+      int cuda_device) : device_ (device), gl_ (GST_GL_CONTEXT (gst_object_ref (gl))),
+      info_ (info)
+  {
+    bytes_ = (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4;
+    size_t allocated = bytes_;
+    std::string error;
+    int fd = -1;
+    if (!CudaExporter::get ().allocate (cuda_device, allocated, &cuda_handle_, &fd, &error))
+      throw Failure (Failure::Kind::Failed, error);
+    have_cuda_ = true;
+    cl_fd_ = dup (fd);
+    int gl_fd = dup (fd);
+    close (fd);
+
+    auto create = reinterpret_cast<CreateBufferWithProperties> (
+        dlsym (RTLD_DEFAULT, "clCreateBufferWithProperties"));
+    if (!create)
+      throw Failure (Failure::Kind::Failed, "the OpenCL loader lacks clCreateBufferWithProperties");
+    const cl_ulong properties[] = { kClExternalMemoryOpaqueFd, (cl_ulong) cl_fd_,
+      kClMemDeviceHandleList, (cl_ulong) (uintptr_t) device.device (), kClMemDeviceHandleListEnd,
+      0 };
+    cl_int status = CL_SUCCESS;
+    cl_mem memory = create (device.context (), properties, CL_MEM_READ_WRITE, allocated, nullptr,
+        &status);
+    if (!memory || status != CL_SUCCESS) {
+      close (gl_fd);
+      throw Failure (Failure::Kind::Failed, "OpenCL cannot import the exported memory (error " +
+          std::to_string (status) + ")");
+    }
+    buffer_ = cl::Buffer (memory);
+    acquire_ = platform_function<EnqueueExternalMemObjects> (device.device,
+        "clEnqueueAcquireExternalMemObjectsKHR");
+    release_ = platform_function<EnqueueExternalMemObjects> (device.device,
+        "clEnqueueReleaseExternalMemObjectsKHR");
+
+    std::string gl_error;
+    on_gl_thread (gl_, [&](GstGLContext * context) {
+          const GstGLFuncs *gl_funcs = context->gl_vtable;
+          auto create_objects = reinterpret_cast<void (*) (GLsizei, GLuint *)> (
+              gst_gl_context_get_proc_address (context, "glCreateMemoryObjectsEXT"));
+          auto import_fd = reinterpret_cast<void (*) (GLuint, GLuint64, GLenum, GLint)> (
+              gst_gl_context_get_proc_address (context, "glImportMemoryFdEXT"));
+          auto storage = reinterpret_cast<void (*) (GLenum, GLsizeiptr, GLuint, GLuint64)> (
+              gst_gl_context_get_proc_address (context, "glBufferStorageMemEXT"));
+          delete_objects_ = reinterpret_cast<void (*) (GLsizei, const GLuint *)> (
+              gst_gl_context_get_proc_address (context, "glDeleteMemoryObjectsEXT"));
+          if (!create_objects || !import_fd || !storage || !delete_objects_) {
+            gl_error = "the GL memory object functions are missing";
+            close (gl_fd);
+            return;
+          }
+          while (gl_funcs->GetError () != GL_NO_ERROR) {
+          }
+          create_objects (1, &memory_object_);
+          import_fd (memory_object_, allocated, kHandleTypeOpaqueFd, gl_fd);  /* GL owns gl_fd */
+          gl_funcs->GenBuffers (1, &gl_buffer_);
+          gl_funcs->BindBuffer (kPixelPackBuffer, gl_buffer_);
+          storage (kPixelPackBuffer, (GLsizeiptr) allocated, memory_object_, 0);
+          gl_funcs->BindBuffer (kPixelPackBuffer, 0);
+          gl_funcs->GenFramebuffers (1, &framebuffer_);
+          GLenum error = gl_funcs->GetError ();
+          if (error != GL_NO_ERROR)
+            gl_error = "GL cannot import the exported memory (GL error " +
+                std::to_string (error) + ")";
+        });
+    if (!gl_error.empty ())
+      throw Failure (Failure::Kind::Failed, gl_error);
+    GST_INFO ("external-memory: %zu bytes shared by OpenCL and GL", allocated);
+  }
+
+  ~ExternalMemoryBackend () override
+  {
+    try {
+      if (acquired_)
+        end_frame ();
+      if (last_release_ ())
+        last_release_.wait ();
+    } catch (...) {
+    }
+    if (gl_buffer_ || memory_object_ || framebuffer_) {
+      on_gl_thread (gl_, [&](GstGLContext * context) {
+            const GstGLFuncs *gl_funcs = context->gl_vtable;
+            if (framebuffer_)
+              gl_funcs->DeleteFramebuffers (1, &framebuffer_);
+            if (gl_buffer_)
+              gl_funcs->DeleteBuffers (1, &gl_buffer_);
+            if (memory_object_ && delete_objects_)
+              delete_objects_ (1, &memory_object_);
+          });
+    }
+    buffer_ = cl::Buffer ();
+    if (cl_fd_ >= 0)
+      close (cl_fd_);
+    if (have_cuda_)
+      CudaExporter::get ().release (cuda_handle_);
+    gst_object_unref (gl_);
+  }
+
+  bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  {
+    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
+        nullptr;
+    if (!gl_texture_usable (memory, info_, gl_))
+      return false;
+    /* The kernels of the previous frame may still read the shared memory. */
+    wait_previous ();
+    TextureMap texture (memory, GST_MAP_READ);
+    if (!texture.mapped)
+      throw Failure (Failure::Kind::Failed, "cannot map the GL texture");
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
+      gst_gl_sync_meta_wait (sync, gl_);
+    const guint id = texture.texture ();
+    const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
+    GLenum error = GL_NO_ERROR;
+    on_gl_thread (gl_, [&](GstGLContext * context) {
+          const GstGLFuncs *gl_funcs = context->gl_vtable;
+          gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, framebuffer_);
+          gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+              id, 0);
+          gl_funcs->BindBuffer (kPixelPackBuffer, gl_buffer_);
+          gl_funcs->PixelStorei (GL_PACK_ALIGNMENT, 4);
+          gl_funcs->ReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+          gl_funcs->BindBuffer (kPixelPackBuffer, 0);
+          gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+              0, 0);
+          gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, 0);
+          wait_gl (gl_funcs);
+          error = gl_funcs->GetError ();
+        });
+    if (error != GL_NO_ERROR)
+      throw Failure (Failure::Kind::Failed, "GL cannot copy the texture into shared memory "
+          "(GL error " + std::to_string (error) + ")");
+    acquire ();
+    tight_frame (info_, buffer_, frame);
+    return true;
+  }
+
+  bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  {
+    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
+        nullptr;
+    if (!gl_texture_usable (memory, info_, gl_))
+      return false;
+    wait_previous ();
+    acquire ();
+    tight_frame (info_, buffer_, frame);
+    return true;
+  }
+
+  bool to_texture (GstBuffer * buffer) override
+  {
+    GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
+    end_frame ();
+    /* GL reads what the kernels wrote: the host waits for the device (as a download does). */
+    if (last_release_ ())
+      last_release_.wait ();
+    else
+      device_.queue.finish ();
+    TextureMap texture (memory, GST_MAP_WRITE);
+    if (!texture.mapped)
+      throw Failure (Failure::Kind::Failed, "cannot map the GL texture for writing");
+    const guint id = texture.texture ();
+    const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
+    GLenum error = GL_NO_ERROR;
+    on_gl_thread (gl_, [&](GstGLContext * context) {
+          const GstGLFuncs *gl_funcs = context->gl_vtable;
+          gl_funcs->BindTexture (GL_TEXTURE_2D, id);
+          gl_funcs->BindBuffer (kPixelUnpackBuffer, gl_buffer_);
+          gl_funcs->PixelStorei (GL_UNPACK_ALIGNMENT, 4);
+          gl_funcs->TexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA,
+              GL_UNSIGNED_BYTE, nullptr);
+          gl_funcs->BindBuffer (kPixelUnpackBuffer, 0);
+          gl_funcs->BindTexture (GL_TEXTURE_2D, 0);
+          /* The next frame's kernels overwrite the shared memory: GL must be done with it. */
+          wait_gl (gl_funcs);
+          error = gl_funcs->GetError ();
+        });
+    if (error != GL_NO_ERROR)
+      throw Failure (Failure::Kind::Failed, "GL cannot copy shared memory into the texture "
+          "(GL error " + std::to_string (error) + ")");
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
+      gst_gl_sync_meta_set_sync_point (sync, gl_);
+    return true;
+  }
+
+  void end_frame () override
+  {
+    if (!acquired_)
+      return;
+    acquired_ = false;
+    cl_mem memory = buffer_ ();
+    if (release_) {
+      cl_event event = nullptr;
+      cl_int status = release_ (device_.queue (), 1, &memory, 0, nullptr, &event);
+      if (status != CL_SUCCESS)
+        throw cl::Error (status, "clEnqueueReleaseExternalMemObjectsKHR");
+      last_release_ = cl::Event (event);
+    } else {
+      cl::Event marker;
+      device_.queue.enqueueMarkerWithWaitList (nullptr, &marker);
+      last_release_ = marker;
+    }
+  }
+
+private:
+  Device & device_;
+  GstGLContext *gl_;
+  GstVideoInfo info_;
+  size_t bytes_ = 0;
+  bool have_cuda_ = false;
+  unsigned long long cuda_handle_ = 0;
+  int cl_fd_ = -1;
+  cl::Buffer buffer_;
+  EnqueueExternalMemObjects acquire_ = nullptr;
+  EnqueueExternalMemObjects release_ = nullptr;
+  bool acquired_ = false;
+  cl::Event last_release_;
+  GLuint memory_object_ = 0, gl_buffer_ = 0, framebuffer_ = 0;
+  void (*delete_objects_) (GLsizei, const GLuint *) = nullptr;
+
+  void wait_previous ()
+  {
+    if (acquired_)
+      end_frame ();
+    if (last_release_ ()) {
+      last_release_.wait ();
+      last_release_ = cl::Event ();
+    }
+  }
+
+  void acquire ()
+  {
+    if (acquire_) {
+      cl_mem memory = buffer_ ();
+      cl_int status = acquire_ (device_.queue (), 1, &memory, 0, nullptr, nullptr);
+      if (status != CL_SUCCESS)
+        throw cl::Error (status, "clEnqueueAcquireExternalMemObjectsKHR");
+    }
+    acquired_ = true;
+  }
+
+  /* The GL copy must be complete before OpenCL touches the memory: a fence waited on by the
+   * host where GL has them (the GL thread waits, not the pipeline's other work), else glFinish. */
+  static void wait_gl (const GstGLFuncs * gl_funcs)
+  {
+    if (gl_funcs->FenceSync && gl_funcs->ClientWaitSync && gl_funcs->DeleteSync) {
+      GLsync fence = gl_funcs->FenceSync (kSyncGpuCommandsComplete, 0);
+      gl_funcs->ClientWaitSync (fence, kSyncFlushCommandsBit, G_MAXUINT64);
+      gl_funcs->DeleteSync (fence);
+    } else {
+      gl_funcs->Finish ();
+    }
+  }
+};
+
+/* ---- khr-gl-sharing -------------------------------------------------------------------- */
+GQuark
+image_quark ()
+{
+  static GQuark quark = g_quark_from_static_string ("gst-opencl-gl-image");
+  return quark;
+}
+
+struct WrappedTexture
+{
+  cl_mem image;
+  cl_context context;
+};
+
+class KhrGlSharingBackend : public GlInteropBackend
+{
+public:
+  KhrGlSharingBackend (Device & device, GstGLContext * gl, const GstVideoInfo & info,
+      bool gl_event) : device_ (device), gl_ (GST_GL_CONTEXT (gst_object_ref (gl))),
+      info_ (info)
+  {
+    GstOpenCLFrame frame;
+    staging_ = cl::Buffer (device.context, CL_MEM_READ_WRITE,
+        (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4);
+    if (gl_event)
+      create_event_ = platform_function<CreateEventFromGlSync> (device.device,
+          "clCreateEventFromGLsyncKHR");
+  }
+
+  ~KhrGlSharingBackend () override
+  {
+    try {
+      end_frame ();
+      device_.queue.finish ();
+    } catch (...) {
+    }
+    gst_object_unref (gl_);
+  }
+
+  bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  {
+    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
+        nullptr;
+    if (!gl_texture_usable (memory, info_, gl_))
+      return false;
+    TextureMap texture (memory, GST_MAP_READ);
+    if (!texture.mapped)
+      throw Failure (Failure::Kind::Failed, "cannot map the GL texture");
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
+      gst_gl_sync_meta_wait (sync, gl_);
+    cl_mem image = wrap (memory, texture.texture ());
+    acquire (image);
+    const cl::size_type origin[3] = { 0, 0, 0 };
+    const cl::size_type region[3] = { (cl::size_type) GST_VIDEO_INFO_WIDTH (&info_),
+      (cl::size_type) GST_VIDEO_INFO_HEIGHT (&info_), 1 };
+    cl_int status = clEnqueueCopyImageToBuffer (device_.queue (), image, staging_ (), origin,
+        region, 0, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueCopyImageToBuffer");
+    release (image);
+    tight_frame (info_, staging_, frame);
+    return true;
+  }
+
+  bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  {
+    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
+        nullptr;
+    if (!gl_texture_usable (memory, info_, gl_))
+      return false;
+    tight_frame (info_, staging_, frame);
+    return true;
+  }
+
+  bool to_texture (GstBuffer * buffer) override
+  {
+    GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
+    TextureMap texture (memory, GST_MAP_WRITE);
+    if (!texture.mapped)
+      throw Failure (Failure::Kind::Failed, "cannot map the GL texture for writing");
+    cl_mem image = wrap (memory, texture.texture ());
+    acquire (image);
+    const cl::size_type origin[3] = { 0, 0, 0 };
+    const cl::size_type region[3] = { (cl::size_type) GST_VIDEO_INFO_WIDTH (&info_),
+      (cl::size_type) GST_VIDEO_INFO_HEIGHT (&info_), 1 };
+    cl_int status = clEnqueueCopyBufferToImage (device_.queue (), staging_ (), image, 0, origin,
+        region, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueCopyBufferToImage");
+    cl_event released = nullptr;
+    status = clEnqueueReleaseGLObjects (device_.queue (), 1, &image, 0, nullptr, &released);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueReleaseGLObjects");
+    /* GL may use the texture once the release is complete. */
+    cl::Event (released).wait ();
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
+      gst_gl_sync_meta_set_sync_point (sync, gl_);
+    return true;
+  }
+
+  void end_frame () override
+  {
+  }
+
+private:
+  Device & device_;
+  GstGLContext *gl_;
+  GstVideoInfo info_;
+  cl::Buffer staging_;
+  CreateEventFromGlSync create_event_ = nullptr;
+
+  /* The OpenCL image of a texture, made once and kept on the memory (the pool reuses it). */
+  cl_mem wrap (GstMemory * memory, guint texture)
+  {
+    auto *wrapped = static_cast<WrappedTexture *> (gst_mini_object_get_qdata (
+            GST_MINI_OBJECT (memory), image_quark ()));
+    if (wrapped && wrapped->context == device_.context ())
+      return wrapped->image;
+    cl_int status = CL_SUCCESS;
+    cl_mem image = clCreateFromGLTexture (device_.context (), CL_MEM_READ_WRITE, GL_TEXTURE_2D, 0,
+        texture, &status);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clCreateFromGLTexture");
+    wrapped = new WrappedTexture { image, device_.context () };
+    gst_mini_object_set_qdata (GST_MINI_OBJECT (memory), image_quark (), wrapped,
+        [](gpointer data) {
+          auto *done = static_cast<WrappedTexture *> (data);
+          clReleaseMemObject (done->image);
+          delete done;
+        });
+    return image;
+  }
+
+  /* GL's work on the texture must be done first: a GL fence turned into an OpenCL event
+   * (cl_khr_gl_event), else glFinish on the GL thread. */
+  void acquire (cl_mem image)
+  {
+    cl_event gl_done = nullptr;
+    on_gl_thread (gl_, [&](GstGLContext * context) {
+          const GstGLFuncs *gl_funcs = context->gl_vtable;
+          if (create_event_ && gl_funcs->FenceSync) {
+            GLsync fence = gl_funcs->FenceSync (kSyncGpuCommandsComplete, 0);
+            gl_funcs->Flush ();
+            cl_int status = CL_SUCCESS;
+            gl_done = create_event_ (device_.context (), fence, &status);
+            if (status != CL_SUCCESS) {
+              gl_done = nullptr;
+              gl_funcs->Finish ();
+            }
+          } else {
+            gl_funcs->Finish ();
+          }
+        });
+    cl_int status = clEnqueueAcquireGLObjects (device_.queue (), 1, &image, gl_done ? 1 : 0,
+        gl_done ? &gl_done : nullptr, nullptr);
+    if (gl_done)
+      clReleaseEvent (gl_done);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueAcquireGLObjects");
+  }
+
+  void release (cl_mem image)
+  {
+    cl_int status = clEnqueueReleaseGLObjects (device_.queue (), 1, &image, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueReleaseGLObjects");
+  }
+};
+
+/* What the GL context offers, probed on its thread. */
+void
+probe_gl (GstGLContext * gl, GlInteropProbe & probe)
+{
+  const GstGLPlatform platform = gst_gl_context_get_gl_platform (gl);
+  probe.gl_platform_egl_or_glx = platform == GST_GL_PLATFORM_EGL ||
+      platform == GST_GL_PLATFORM_GLX;
+  on_gl_thread (gl, [&](GstGLContext * context) {
+        probe.gl_memory_object_fd = gst_gl_context_check_feature (context,
+            "GL_EXT_memory_object_fd") && gst_gl_context_check_feature (context,
+            "GL_EXT_memory_object");
+        probe.gl_pixel_buffers = gst_gl_context_check_gl_version (context,
+            (GstGLAPI) (GST_GL_API_OPENGL | GST_GL_API_OPENGL3), 2, 1) ||
+            gst_gl_context_check_gl_version (context, GST_GL_API_GLES2, 3, 0);
+        if (!probe.gl_memory_object_fd)
+          return;
+        auto get_uuid = reinterpret_cast<void (*) (GLenum, GLuint, GLubyte *)> (
+            gst_gl_context_get_proc_address (context, "glGetUnsignedBytei_vEXT"));
+        GLint count = 0;
+        context->gl_vtable->GetIntegerv (kNumDeviceUuids, &count);
+        if (get_uuid && count == 1) {
+          GLubyte uuid[16] = { 0 };
+          get_uuid (kDeviceUuid, 0, uuid);
+          probe.gl_uuid = hex_bytes (uuid, sizeof uuid);
+        }
+        while (context->gl_vtable->GetError () != GL_NO_ERROR) {
+        }
+      });
+}
+
+/* Whether the context was created against `gl` (its properties name the GL context). */
+bool
+context_bound_to (const cl::Context & context, GstGLContext * gl)
+{
+  auto properties = context.getInfo<CL_CONTEXT_PROPERTIES> ();
+  const cl_context_properties handle = (cl_context_properties) gst_gl_context_get_gl_context (gl);
+  for (size_t i = 0; i + 1 < properties.size (); i += 2)
+    if (properties[i] == CL_GL_CONTEXT_KHR && properties[i + 1] == handle)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<cl_context_properties>
+gl_sharing_properties (GstGLContext * gl_context, cl_platform_id platform, std::string * why_not)
+{
+  std::vector<cl_context_properties> properties;
+  const GstGLPlatform gl_platform = gst_gl_context_get_gl_platform (gl_context);
+  const guintptr handle = gst_gl_context_get_gl_context (gl_context);
+  if (!handle) {
+    if (why_not)
+      *why_not = "the GL context has no native handle";
+    return properties;
+  }
+  GstGLDisplay *display = gst_gl_context_get_display (gl_context);
+  guintptr display_handle = 0;
+  cl_context_properties display_key = 0;
+  if (gl_platform == GST_GL_PLATFORM_GLX) {
+    display_key = CL_GLX_DISPLAY_KHR;
+    display_handle = display ? gst_gl_display_get_handle (display) : 0;
+  } else if (gl_platform == GST_GL_PLATFORM_EGL) {
+    display_key = CL_EGL_DISPLAY_KHR;
+#if GST_GL_HAVE_PLATFORM_EGL
+    if (display) {
+      GstGLDisplayEGL *egl = gst_gl_display_egl_from_gl_display (display);
+      if (egl) {
+        display_handle = gst_gl_display_get_handle (GST_GL_DISPLAY (egl));
+        gst_object_unref (egl);
+      }
+    }
+#endif
+  } else {
+    if (why_not)
+      *why_not = "cl_khr_gl_sharing has context properties for EGL and GLX only";
+    gst_clear_object (&display);
+    return properties;
+  }
+  gst_clear_object (&display);
+  if (!display_handle) {
+    if (why_not)
+      *why_not = "the GL display has no native handle";
+    return properties;
+  }
+  properties = { CL_GL_CONTEXT_KHR, (cl_context_properties) handle, display_key,
+    (cl_context_properties) display_handle, CL_CONTEXT_PLATFORM,
+    (cl_context_properties) platform, 0 };
+  return properties;
+}
+
+GlInteropPath
+GlInterop::configure (GstElement * element, ElementDevice & element_device,
+    GstGLContext * gl_context, const GstVideoInfo & info)
+{
+  reset ();
+  GlInteropProbe probe;
+  GlInteropPath wanted = GlInteropPath::KhrGlSharing;
+  try {
+    wanted = wanted_gl_interop ();
+  } catch (const Failure & failure) {
+    GST_WARNING_OBJECT (element, "%s; ignored", failure.what ());
+  }
+  int cuda_device = -1;
+  std::vector<cl_context_properties> bind_properties;
+  try {
+    Device & device = element_device.device ();
+    probe.format_rgba = GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_RGBA &&
+        GST_VIDEO_INFO_N_PLANES (&info) == 1;
+    const std::string extensions = device.device.getInfo<CL_DEVICE_EXTENSIONS> ();
+    probe.cl_gl_sharing = extension_listed (extensions, "cl_khr_gl_sharing");
+    probe.cl_gl_event = extension_listed (extensions, "cl_khr_gl_event");
+    probe.cl_external_memory_fd = extension_listed (extensions,
+        "cl_khr_external_memory_opaque_fd");
+    if (extension_listed (extensions, "cl_khr_device_uuid"))
+      probe.cl_uuid = cl_device_uuid (device.device);
+    probe_gl (gl_context, probe);
+    if (probe.cl_gl_sharing) {
+      probe.cl_context_is_gl_bound = context_bound_to (device.context, gl_context);
+      if (!probe.cl_context_is_gl_bound) {
+        std::string why_not;
+        bind_properties = gl_sharing_properties (gl_context,
+            device.device.getInfo<CL_DEVICE_PLATFORM> (), &why_not);
+        probe.cl_can_bind_context = !bind_properties.empty ();
+        if (!why_not.empty ())
+          GST_INFO_OBJECT (element, "khr-gl-sharing: %s", why_not.c_str ());
+      }
+    }
+    if (probe.cl_external_memory_fd && probe.gl_memory_object_fd && !probe.cl_uuid.empty ()) {
+      cuda_device = CudaExporter::get ().device_for_uuid (probe.cl_uuid, &probe.exporter_uuid,
+          &probe.exporter_error);
+      probe.exporter = cuda_device >= 0;
+    }
+  } catch (const std::exception & error) {
+    GST_WARNING_OBJECT (element, "probing GL interop failed: %s", error.what ());
+  }
+
+  std::string reasons;
+  GlInteropPath path = choose_gl_interop (probe, &reasons, wanted);
+  if (!reasons.empty ())
+    GST_INFO_OBJECT (element, "GL interop: %s", reasons.c_str ());
+
+  try {
+    if (path == GlInteropPath::KhrGlSharing) {
+      if (!probe.cl_context_is_gl_bound)
+        element_device.bind_to_gl (element, bind_properties);
+      backend_ = std::make_unique<KhrGlSharingBackend> (element_device.device (), gl_context,
+          info, probe.cl_gl_event);
+    } else if (path == GlInteropPath::ExternalMemory) {
+      backend_ = std::make_unique<ExternalMemoryBackend> (element_device.device (), gl_context,
+          info, cuda_device);
+    }
+  } catch (const std::exception & error) {
+    GST_WARNING_OBJECT (element, "GL interop %s could not be set up (%s): host-copy instead",
+        gl_interop_path_name (path), error.what ());
+    backend_.reset ();
+    path = GlInteropPath::HostCopy;
+  }
+  if (wanted != GlInteropPath::KhrGlSharing && path != wanted)
+    GST_WARNING_OBJECT (element, "GST_OPENCL_GL_INTEROP=%s is not possible here; using %s",
+        gl_interop_path_name (wanted), gl_interop_path_name (path));
+  GST_INFO_OBJECT (element, "GL interop path: %s", gl_interop_path_name (path));
+  path_ = path;
+  return path;
+}
+
+#endif  /* HAVE_GL */
+
+bool
+configure_gl_interop (GstElement * element, ElementDevice & device, GlBridge & bridge,
+    GlInterop * in, const GstVideoInfo * in_info, GlInterop * out, const GstVideoInfo * out_info,
+    bool *context_changed)
+{
+  *context_changed = false;
+  GlInteropPath reported = GlInteropPath::None;
+#ifdef HAVE_GL
+  if (in || out) {
+    if (!bridge.ensure_context (element))
+      return false;
+    GstOpenCLContext *before = device.context ();
+    /* The input first: when it binds the context (khr-gl-sharing), the output's backend is
+     * made on the bound one. */
+    if (in)
+      reported = in->configure (element, device, bridge.context (), *in_info);
+    if (out) {
+      GlInteropPath path = out->configure (element, device, bridge.context (), *out_info);
+      if (!in)
+        reported = path;
+    }
+    *context_changed = device.context () != before;
+  }
+#else
+  (void) element;
+  (void) bridge;
+  (void) in;
+  (void) in_info;
+  (void) out;
+  (void) out_info;
+#endif
+  device.set_gl_interop ((int) reported);
+  return true;
+}
+
+}  // namespace gst_opencl

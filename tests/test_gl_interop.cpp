@@ -1,0 +1,442 @@
+/* gst-opencl tests: how GL frames reach the kernels (gst_opencl::GlInterop).
+ *
+ * - the path choice, as a pure function of what the drivers offer, for every combination that
+ *   decides it, with the reasons it gives;
+ * - the cl_khr_gl_sharing context properties built for a real GL context (the part of that path
+ *   no driver here can run);
+ * - GL pipelines of every element that takes or makes GL memory, each compared byte for byte
+ *   with the same pipeline in system memory, and the `gl-interop` property they report. The
+ *   expected path is GST_OPENCL_TEST_GL_INTEROP (default host-copy, what PoCL and Mesa give; the
+ *   GPU machine runs this with external-memory).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <gst/gl/gl.h>
+#include <gst/video/video.h>
+
+#include <CL/cl_gl.h>
+
+#include <string>
+#include <vector>
+
+#include "common/testutil.h"
+#include "opencl/gstopenclglinterop.h"
+#include "opencl/gstopenclutils.h"
+
+using gst_opencl::GlInteropPath;
+using gst_opencl::GlInteropProbe;
+
+namespace {
+
+/* Everything every path needs. */
+GlInteropProbe
+full_probe ()
+{
+  GlInteropProbe probe;
+  probe.gl_platform_egl_or_glx = true;
+  probe.gl_memory_object_fd = true;
+  probe.gl_pixel_buffers = true;
+  probe.gl_uuid = "00112233445566778899aabbccddeeff";
+  probe.cl_gl_sharing = true;
+  probe.cl_gl_event = true;
+  probe.cl_context_is_gl_bound = false;
+  probe.cl_can_bind_context = true;
+  probe.cl_external_memory_fd = true;
+  probe.cl_uuid = probe.gl_uuid;
+  probe.exporter = true;
+  probe.exporter_uuid = probe.gl_uuid;
+  probe.format_rgba = true;
+  return probe;
+}
+
+GlInteropPath
+choose (const GlInteropProbe & probe, std::string * reasons,
+    GlInteropPath wanted = GlInteropPath::KhrGlSharing)
+{
+  return gst_opencl::choose_gl_interop (probe, reasons, wanted);
+}
+
+bool
+contains (const std::string & text, const char *part)
+{
+  return text.find (part) != std::string::npos;
+}
+
+}  // namespace
+
+GST_START_TEST (test_choice_best_first)
+{
+  std::string reasons;
+  GlInteropProbe probe = full_probe ();
+  fail_unless (choose (probe, &reasons) == GlInteropPath::KhrGlSharing);
+  fail_unless (reasons.empty (), "reasons for the best path: %s", reasons.c_str ());
+
+  /* A context already bound does not need binding. */
+  probe.cl_can_bind_context = false;
+  probe.cl_context_is_gl_bound = true;
+  fail_unless (choose (probe, &reasons) == GlInteropPath::KhrGlSharing);
+
+  /* Without cl_khr_gl_sharing (the GPU machine's case): external memory, saying why. */
+  probe = full_probe ();
+  probe.cl_gl_sharing = false;
+  fail_unless (choose (probe, &reasons) == GlInteropPath::ExternalMemory);
+  fail_unless (contains (reasons, "khr-gl-sharing not used: the OpenCL device lacks "
+          "cl_khr_gl_sharing"), "%s", reasons.c_str ());
+  fail_if (contains (reasons, "external-memory not used"), "%s", reasons.c_str ());
+
+  /* Neither: host copy, with a reason for each. */
+  probe.cl_external_memory_fd = false;
+  fail_unless (choose (probe, &reasons) == GlInteropPath::HostCopy);
+  fail_unless (contains (reasons, "lacks cl_khr_gl_sharing"), "%s", reasons.c_str ());
+  fail_unless (contains (reasons, "external-memory not used: the OpenCL device lacks "
+          "cl_khr_external_memory_opaque_fd"), "%s", reasons.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_choice_khr_conditions)
+{
+  std::string reasons;
+  GlInteropProbe probe = full_probe ();
+  probe.gl_platform_egl_or_glx = false;
+  fail_unless (choose (probe, &reasons) == GlInteropPath::ExternalMemory);
+  fail_unless (contains (reasons, "neither EGL nor GLX"), "%s", reasons.c_str ());
+
+  probe = full_probe ();
+  probe.cl_can_bind_context = false;
+  fail_unless (choose (probe, &reasons) == GlInteropPath::ExternalMemory);
+  fail_unless (contains (reasons, "no OpenCL context can be created against the GL context"),
+      "%s", reasons.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_choice_external_memory_conditions)
+{
+  struct Case
+  {
+    const char *what;
+    void (*spoil) (GlInteropProbe &);
+    const char *reason;
+  };
+  const Case cases[] = {
+    { "GL lacks memory objects", [](GlInteropProbe & p) { p.gl_memory_object_fd = false; },
+      "lacks GL_EXT_memory_object_fd" },
+    { "no pixel buffers", [](GlInteropProbe & p) { p.gl_pixel_buffers = false; },
+      "no pixel buffer objects" },
+    { "no exporter", [](GlInteropProbe & p) {
+        p.exporter = false;
+        p.exporter_error = "no CUDA driver (libcuda.so.1) to export memory";
+      }, "no exporter of device memory: no CUDA driver" },
+    { "no OpenCL UUID", [](GlInteropProbe & p) { p.cl_uuid.clear (); },
+      "does not tell its UUID" },
+    { "exporter on another device", [](GlInteropProbe & p) {
+        p.exporter_uuid = "ffeeddccbbaa99887766554433221100";
+      }, "the exporter's device is not the OpenCL device" },
+    { "GL on another device", [](GlInteropProbe & p) {
+        p.gl_uuid = "ffeeddccbbaa99887766554433221100";
+      }, "the GL device is not the OpenCL device" },
+  };
+  for (const auto & c : cases) {
+    GlInteropProbe probe = full_probe ();
+    probe.cl_gl_sharing = false;
+    c.spoil (probe);
+    std::string reasons;
+    fail_unless (choose (probe, &reasons) == GlInteropPath::HostCopy, "%s", c.what);
+    fail_unless (contains (reasons, c.reason), "%s: reasons \"%s\"", c.what, reasons.c_str ());
+  }
+  /* A GL that does not tell its UUID is taken on trust (the exporter and OpenCL agree). */
+  GlInteropProbe probe = full_probe ();
+  probe.cl_gl_sharing = false;
+  probe.gl_uuid.clear ();
+  fail_unless (choose (probe, nullptr) == GlInteropPath::ExternalMemory);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_choice_format_and_wish)
+{
+  std::string reasons;
+  GlInteropProbe probe = full_probe ();
+  probe.format_rgba = false;
+  fail_unless (choose (probe, &reasons) == GlInteropPath::HostCopy);
+  fail_unless (contains (reasons, "not single-plane RGBA"), "%s", reasons.c_str ());
+
+  probe = full_probe ();
+  fail_unless (choose (probe, &reasons, GlInteropPath::ExternalMemory) ==
+      GlInteropPath::ExternalMemory);
+  fail_unless (contains (reasons, "GST_OPENCL_GL_INTEROP asks for external-memory"), "%s",
+      reasons.c_str ());
+  fail_unless (choose (probe, &reasons, GlInteropPath::HostCopy) == GlInteropPath::HostCopy);
+  fail_unless (contains (reasons, "external-memory not used: GST_OPENCL_GL_INTEROP asks for "
+          "host-copy"), "%s", reasons.c_str ());
+  /* A wish for a better path than possible gets the best possible. */
+  probe.cl_gl_sharing = false;
+  fail_unless (choose (probe, &reasons, GlInteropPath::KhrGlSharing) ==
+      GlInteropPath::ExternalMemory);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_wanted_from_environment)
+{
+  g_unsetenv ("GST_OPENCL_GL_INTEROP");
+  fail_unless (gst_opencl::wanted_gl_interop () == GlInteropPath::KhrGlSharing);
+  g_setenv ("GST_OPENCL_GL_INTEROP", "host-copy", TRUE);
+  fail_unless (gst_opencl::wanted_gl_interop () == GlInteropPath::HostCopy);
+  g_setenv ("GST_OPENCL_GL_INTEROP", "external-memory", TRUE);
+  fail_unless (gst_opencl::wanted_gl_interop () == GlInteropPath::ExternalMemory);
+  g_setenv ("GST_OPENCL_GL_INTEROP", "khr-gl-sharing", TRUE);
+  fail_unless (gst_opencl::wanted_gl_interop () == GlInteropPath::KhrGlSharing);
+  for (const char *bad : { "fast", "host_copy", "none", " host-copy" }) {
+    g_setenv ("GST_OPENCL_GL_INTEROP", bad, TRUE);
+    bool thrown = false;
+    try {
+      gst_opencl::wanted_gl_interop ();
+    } catch (const gst_opencl::Failure & failure) {
+      thrown = contains (failure.what (), "is not a path");
+    }
+    fail_unless (thrown, "\"%s\" accepted", bad);
+  }
+  g_unsetenv ("GST_OPENCL_GL_INTEROP");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_extension_lists)
+{
+  const std::string list = "cl_khr_gl_sharing_ext cl_khr_gl_event cl_khr_icd";
+  fail_unless (gst_opencl::extension_listed (list, "cl_khr_gl_event"));
+  fail_unless (gst_opencl::extension_listed (list, "cl_khr_icd"));
+  fail_unless (gst_opencl::extension_listed (list, "cl_khr_gl_sharing_ext"));
+  fail_if (gst_opencl::extension_listed (list, "cl_khr_gl_sharing"));
+  fail_if (gst_opencl::extension_listed (list, "khr_icd"));
+  fail_if (gst_opencl::extension_listed (list, ""));
+  fail_if (gst_opencl::extension_listed ("", "cl_khr_icd"));
+}
+GST_END_TEST;
+
+/* The context properties of path (a) for a real GL context (Mesa under Xvfb here). */
+GST_START_TEST (test_sharing_properties)
+{
+  GstGLDisplay *display = gst_gl_display_new ();
+  GstGLContext *context = gst_gl_context_new (display);
+  GError *error = nullptr;
+  if (!gst_gl_context_create (context, nullptr, &error)) {
+    g_printerr ("no GL context here (%s): skipped\n", error ? error->message : "?");
+    g_clear_error (&error);
+    gst_object_unref (context);
+    gst_object_unref (display);
+    return;
+  }
+  const cl_platform_id platform = reinterpret_cast<cl_platform_id> (0x1234);
+  std::string why_not;
+  auto properties = gst_opencl::gl_sharing_properties (context, platform, &why_not);
+  const GstGLPlatform gl_platform = gst_gl_context_get_gl_platform (context);
+  g_printerr ("GL platform %s\n", gl_platform == GST_GL_PLATFORM_EGL ? "EGL" :
+      gl_platform == GST_GL_PLATFORM_GLX ? "GLX" : "other");
+  if (gl_platform == GST_GL_PLATFORM_EGL || gl_platform == GST_GL_PLATFORM_GLX) {
+    fail_unless_equals_int (properties.size (), 7);
+    fail_unless (properties[0] == CL_GL_CONTEXT_KHR);
+    fail_unless (properties[1] == (cl_context_properties) gst_gl_context_get_gl_context (context));
+    fail_unless (properties[1] != 0);
+    fail_unless (properties[2] == (gl_platform == GST_GL_PLATFORM_EGL ? CL_EGL_DISPLAY_KHR :
+            CL_GLX_DISPLAY_KHR));
+    fail_unless (properties[3] != 0);
+    if (gl_platform == GST_GL_PLATFORM_GLX)
+      fail_unless (properties[3] == (cl_context_properties) gst_gl_display_get_handle (display));
+    fail_unless (properties[4] == CL_CONTEXT_PLATFORM);
+    fail_unless (properties[5] == (cl_context_properties) platform);
+    fail_unless (properties[6] == 0);
+  } else {
+    fail_unless (properties.empty ());
+    fail_unless (contains (why_not, "EGL and GLX only"), "%s", why_not.c_str ());
+  }
+  gst_object_unref (context);
+  gst_object_unref (display);
+}
+GST_END_TEST;
+
+namespace {
+
+std::string
+expected_path ()
+{
+  const char *value = g_getenv ("GST_OPENCL_TEST_GL_INTEROP");
+  return value && *value ? value : "host-copy";
+}
+
+/* Runs `launch` (ending in `appsink name=sink`) and returns every frame's bytes; reads the
+ * `gl-interop` property of the element named `probe`, when given. */
+std::vector<std::vector<guint8>>
+run_frames (const std::string & launch, const char *probe = nullptr,
+    std::string * interop = nullptr)
+{
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch (launch.c_str (), &error);
+  fail_unless (pipeline != nullptr, "%s: %s", launch.c_str (), error ? error->message : "");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_object_set (sink, "sync", FALSE, nullptr);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<std::vector<guint8>> frames;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+          120 * GST_SECOND)) {
+    GstVideoInfo info;
+    fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+    GstVideoFrame frame;
+    fail_unless (gst_video_frame_map (&frame, &info, gst_sample_get_buffer (sample),
+            GST_MAP_READ));
+    std::vector<guint8> bytes;
+    for (gint y = 0; y < GST_VIDEO_INFO_HEIGHT (&info); y++) {
+      const guint8 *row = static_cast<const guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+      bytes.insert (bytes.end (), row, row + GST_VIDEO_INFO_WIDTH (&info) * 4);
+    }
+    gst_video_frame_unmap (&frame);
+    gst_sample_unref (sample);
+    frames.push_back (std::move (bytes));
+  }
+  GstMessage *message = gst_bus_poll (GST_ELEMENT_BUS (pipeline),
+      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS), 0);
+  if (message) {
+    std::string text;
+    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+      GError *bus_error = nullptr;
+      gchar *debug = nullptr;
+      gst_message_parse_error (message, &bus_error, &debug);
+      text = std::string (bus_error->message) + " (" + (debug ? debug : "") + ")";
+      g_clear_error (&bus_error);
+      g_free (debug);
+    }
+    gst_message_unref (message);
+    fail_unless (text.empty (), "%s: error on the bus: %s", launch.c_str (), text.c_str ());
+  }
+  if (probe && interop) {
+    GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), probe);
+    fail_unless (element != nullptr);
+    gint value = 0;
+    g_object_get (element, "gl-interop", &value, nullptr);
+    GEnumValue *named = g_enum_get_value (G_ENUM_CLASS (g_type_class_peek (
+                G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property (
+                        G_OBJECT_GET_CLASS (element), "gl-interop")))), value);
+    *interop = named ? named->value_nick : "?";
+    gst_object_unref (element);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return frames;
+}
+
+/* The element `name` in `gl_chain` (GL memory around it) and in `system_chain` (the same in
+ * system memory) must give identical frames, and report the expected path. */
+void
+check_same_frames (const char *name, const std::string & gl_chain,
+    const std::string & system_chain, size_t frames_expected)
+{
+  std::string interop;
+  auto gl_frames = run_frames (gl_chain, name, &interop);
+  auto system_frames = run_frames (system_chain);
+  g_printerr ("%s: gl-interop=%s, %zu frames\n", name, interop.c_str (), gl_frames.size ());
+  fail_unless_equals_string (interop.c_str (), expected_path ().c_str ());
+  fail_unless_equals_int (gl_frames.size (), frames_expected);
+  fail_unless_equals_int (system_frames.size (), frames_expected);
+  for (size_t i = 0; i < frames_expected; i++) {
+    fail_unless_equals_int (gl_frames[i].size (), system_frames[i].size ());
+    size_t differing = 0, first = 0;
+    for (size_t b = 0; b < gl_frames[i].size (); b++)
+      if (gl_frames[i][b] != system_frames[i][b] && differing++ == 0)
+        first = b;
+    fail_unless (differing == 0, "%s frame %zu: %zu bytes differ, first at byte %zu (%u vs %u)",
+        name, i, differing, first, differing ? gl_frames[i][first] : 0,
+        differing ? system_frames[i][first] : 0);
+  }
+}
+
+const char *kSource = "videotestsrc pattern=ball num-buffers=4 ! "
+    "video/x-raw,format=RGBA,width=72,height=40,framerate=30/1";
+const char *kSink = "video/x-raw,format=RGBA ! appsink name=sink";
+
+}  // namespace
+
+GST_START_TEST (test_bilateral_gl_matches_system)
+{
+  check_same_frames ("f",
+      std::string (kSource) + " ! glupload ! openclbilateral name=f ! gldownload ! " + kSink,
+      std::string (kSource) + " ! openclbilateral name=f ! " + kSink, 4);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_histogram_draw_gl_matches_system)
+{
+  /* In place: the graph is drawn into the GL texture itself. */
+  check_same_frames ("f",
+      std::string (kSource) + " ! glupload ! openclhistogram name=f draw=true ! gldownload ! " +
+      kSink, std::string (kSource) + " ! openclhistogram name=f draw=true ! " + kSink, 4);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_convolve3d_gl_matches_system)
+{
+  /* A temporal window: GL frames go into the window, outputs into GL frames. */
+  check_same_frames ("f",
+      std::string (kSource) + " ! glupload ! openclconvolve3d name=f ! gldownload ! " + kSink,
+      std::string (kSource) + " ! openclconvolve3d name=f ! " + kSink, 4);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_mandelbox_gl_matches_system)
+{
+  const char *source = "openclmandelboxsrc name=f num-buffers=2 animate=false steps=40 ! ";
+  check_same_frames ("f",
+      std::string (source) + "video/x-raw(memory:GLMemory),format=RGBA,width=64,height=48 ! "
+      "gldownload ! " + kSink,
+      std::string (source) + "video/x-raw,format=RGBA,width=64,height=48 ! appsink name=sink",
+      2);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_system_memory_reports_none)
+{
+  std::string interop;
+  auto frames = run_frames (std::string (kSource) + " ! openclbilateral name=f ! " + kSink, "f",
+      &interop);
+  fail_unless_equals_int (frames.size (), 4);
+  fail_unless_equals_string (interop.c_str (), "none");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_asking_for_host_copy)
+{
+  /* Whatever the drivers allow, GST_OPENCL_GL_INTEROP=host-copy gets the host copy. */
+  g_setenv ("GST_OPENCL_GL_INTEROP", "host-copy", TRUE);
+  std::string interop;
+  auto frames = run_frames (std::string (kSource) +
+      " ! glupload ! openclbilateral name=f ! gldownload ! " + kSink, "f", &interop);
+  g_unsetenv ("GST_OPENCL_GL_INTEROP");
+  fail_unless_equals_int (frames.size (), 4);
+  fail_unless_equals_string (interop.c_str (), "host-copy");
+}
+GST_END_TEST;
+
+static Suite *
+gl_interop_suite (void)
+{
+  Suite *suite = suite_create ("opencl-gl-interop");
+  TCase *choice = tcase_create ("choice");
+  tcase_add_test (choice, test_choice_best_first);
+  tcase_add_test (choice, test_choice_khr_conditions);
+  tcase_add_test (choice, test_choice_external_memory_conditions);
+  tcase_add_test (choice, test_choice_format_and_wish);
+  tcase_add_test (choice, test_wanted_from_environment);
+  tcase_add_test (choice, test_extension_lists);
+  suite_add_tcase (suite, choice);
+  TCase *gl = tcase_create ("gl");
+  tcase_set_timeout (gl, 600);
+  tcase_add_test (gl, test_sharing_properties);
+  tcase_add_test (gl, test_bilateral_gl_matches_system);
+  tcase_add_test (gl, test_histogram_draw_gl_matches_system);
+  tcase_add_test (gl, test_convolve3d_gl_matches_system);
+  tcase_add_test (gl, test_mandelbox_gl_matches_system);
+  tcase_add_test (gl, test_system_memory_reports_none);
+  tcase_add_test (gl, test_asking_for_host_copy);
+  suite_add_tcase (suite, gl);
+  return suite;
+}
+
+GST_CHECK_MAIN (gl_interop);
