@@ -8,6 +8,10 @@
  *               goes to the host and back between each pair
  *   filter-host videotestsrc pattern=solid-color ! RGBA ! openclbilateral radius=4 ! fakesink: one
  *               filter on system memory (upload, kernel, read-back per frame)
+ *   gl          gltestsrc ! GL memory RGBA ! openclbilateral radius=4 ! gldownload ! fakesink: GL
+ *               textures in and out of the filter by the best interop path the drivers allow
+ *               (reported as the element's `gl-interop`)
+ *   gl-host     the same with GST_OPENCL_GL_INTEROP=host-copy: the textures cross the host
  * Per frame, after --warmup frames:
  *   - wall: the steady_clock interval between frames at the sink (no queues: one streaming
  *     thread does everything, so this is the pipeline's time per frame);
@@ -146,6 +150,13 @@ describe_case (const std::string & name, int width, int height, int buffers,
         host_caps + " ! openclupload ! " + device_caps +
         " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
   }
+  if (name == "gl" || name == "gl-host") {
+    *measured = { "bilateral" };
+    return "gltestsrc pattern=smpte num-buffers=" + n + " ! video/x-raw(memory:GLMemory),"
+        "format=RGBA,width=" + std::to_string (width) + ",height=" + std::to_string (height) +
+        ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! gldownload ! "
+        "fakesink name=sink sync=false";
+  }
   if (name == "filter-host") {
     *measured = { "bilateral" };
     return "videotestsrc pattern=solid-color num-buffers=" + n + " ! " + host_caps +
@@ -160,6 +171,7 @@ struct Result
   std::string name;
   int width = 0, height = 0, frames = 0;
   std::string description, error, device_name;
+  std::string gl_interop;  /* the first measured element's `gl-interop` */
   std::vector<ElementProbe> elements;
   std::vector<double> wall_ms;
   double to_device_per_frame = -1, to_host_per_frame = -1;
@@ -218,7 +230,24 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   gst_object_unref (sink);
 
   /* Elements may only be asked for a device before they start. */
+  const bool host_copy = name == "gl-host";
+  if (host_copy)
+    g_setenv ("GST_OPENCL_GL_INTEROP", "host-copy", TRUE);
   result.error = bench::run_to_eos (pipeline, timeout);
+  if (host_copy)
+    g_unsetenv ("GST_OPENCL_GL_INTEROP");
+  if (!run.elements.empty ()) {
+    GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (
+            run.elements[0].element), "gl-interop");
+    if (spec) {
+      gint value = 0;
+      g_object_get (run.elements[0].element, "gl-interop", &value, nullptr);
+      GEnumClass *enum_class = G_ENUM_CLASS (g_type_class_ref (spec->value_type));
+      GEnumValue *named = g_enum_get_value (enum_class, value);
+      result.gl_interop = named ? named->value_nick : "?";
+      g_type_class_unref (enum_class);
+    }
+  }
   for (auto & probe : run.elements)
     gst_object_unref (probe.element);
   gst_object_unref (pipeline);
@@ -268,7 +297,8 @@ kernel_sum (const Result & r)
 void
 usage ()
 {
-  std::fprintf (stderr, "usage: bench_pipeline [--cases resident,round-trip,filter-host] "
+  std::fprintf (stderr, "usage: bench_pipeline "
+      "[--cases resident,round-trip,filter-host,gl,gl-host] "
       "[--sizes 1920x1080,3840x2160[:N]] [--frames 20] [--warmup 3] [--device gpu|cpu|...] "
       "[--json PATH] [--timeout 600]\n");
 }
@@ -343,6 +373,8 @@ main (int argc, char **argv)
           std::printf (" %s %.3f / %s", e.name.c_str (), bench::summarize (e.kernel_ms).median,
               e.has_sink ? std::to_string (bench::summarize (e.element_ms).median).c_str () :
               "-");
+        if (r.gl_interop != "none" && !r.gl_interop.empty ())
+          std::printf ("  gl-interop %s", r.gl_interop.c_str ());
         std::printf ("\n");
       }
       std::fflush (stdout);
@@ -362,7 +394,8 @@ main (int argc, char **argv)
           ", \"height\": " << r.height << ", \"frames\": " << r.frames << ", \"ok\": " <<
           (r.error.empty () ? "true" : "false") << ", \"error\": " <<
           bench::json_string (r.error) << ", \"device_name\": " <<
-          bench::json_string (r.device_name) << ",\n     \"pipeline\": " <<
+          bench::json_string (r.device_name) << ", \"gl_interop\": " <<
+          bench::json_string (r.gl_interop) << ",\n     \"pipeline\": " <<
           bench::json_string (r.description) << ",\n     \"wall_ms\": " <<
           bench::json_stats (bench::summarize (r.wall_ms)) << ", \"kernel_sum_ms\": " <<
           bench::json_number (kernels) << ", \"overhead_ms\": " <<
