@@ -14,14 +14,14 @@ rm -rf "$out"
 mkdir -p "$out/gst" "$out/tests/bench"
 cp "$build/gst/libgstopencl.so" "$out/gst/"
 for program in "$build"/tests/bench/bench_*; do
-  [ -f "$program" ] && [ -x "$program" ] && cp "$program" "$out/tests/bench/"
+  if [ -f "$program" ] && [ -x "$program" ]; then cp "$program" "$out/tests/bench/"; fi
 done
 # The test programs too, when the build has them, for tests/gpu-suite.sh (docs/testing.md).
 for program in "$build"/tests/test_*; do
-  [ -f "$program" ] && [ -x "$program" ] && cp "$program" "$out/tests/"
+  if [ -f "$program" ] && [ -x "$program" ]; then cp "$program" "$out/tests/"; fi
 done
 strip --strip-unneeded "$out/gst/libgstopencl.so" "$out"/tests/bench/bench_* \
   "$out"/tests/test_* 2>/dev/null || true
 gomp=$(ldconfig -p | awk '/libgomp.so.1 / {print $NF; exit}')
-[ -n "$gomp" ] && cp "$gomp" "$out/"
+if [ -n "$gomp" ]; then cp "$gomp" "$out/"; fi
 du -sh "$out"
