@@ -9,6 +9,7 @@
  *   expected path is GST_OPENCL_TEST_GL_INTEROP (default host-copy, what PoCL and Mesa give; the
  *   GPU machine runs this with external-memory).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gmodule.h>
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gl/gl.h>
@@ -254,6 +255,27 @@ GST_END_TEST;
 
 namespace {
 
+/* The plugin's host <-> device byte counters (GST_OPENCL_COUNT_TRANSFERS=1, set in main),
+ * looked up in the loaded plugin: this program's own copy of the layer counts nothing. */
+void
+transfer_totals (guint64 * to_device, guint64 * to_host)
+{
+  static void (*totals) (guint64 *, guint64 *) = nullptr;
+  if (!totals) {
+    GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
+    fail_unless (plugin != nullptr);
+    GstPlugin *loaded = gst_plugin_load (plugin);
+    gst_object_unref (plugin);
+    fail_unless (loaded != nullptr);
+    GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
+    gst_object_unref (loaded);
+    gpointer symbol = nullptr;
+    fail_unless (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol));
+    totals = reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol);
+  }
+  totals (to_device, to_host);
+}
+
 std::string
 expected_path ()
 {
@@ -330,10 +352,23 @@ check_same_frames (const char *name, const std::string & gl_chain,
     const std::string & system_chain, size_t frames_expected)
 {
   std::string interop;
+  guint64 to_device_before = 0, to_host_before = 0, to_device = 0, to_host = 0;
+  transfer_totals (&to_device_before, &to_host_before);
   auto gl_frames = run_frames (gl_chain, name, &interop);
+  transfer_totals (&to_device, &to_host);
+  to_device -= to_device_before;
+  to_host -= to_host_before;
   auto system_frames = run_frames (system_chain);
-  g_printerr ("%s: gl-interop=%s, %zu frames\n", name, interop.c_str (), gl_frames.size ());
+  g_printerr ("%s: gl-interop=%s, %zu frames, %" G_GUINT64_FORMAT " bytes to the device, %"
+      G_GUINT64_FORMAT " to the host\n", name, interop.c_str (), gl_frames.size (), to_device,
+      to_host);
   fail_unless_equals_string (interop.c_str (), expected_path ().c_str ());
+  /* The host copy moves every frame both ways through the plugin; the interop paths never. */
+  if (interop == "host-copy")
+    fail_unless (to_device > 0 || to_host > 0, "host-copy moved nothing through the host");
+  else
+    fail_unless (to_device == 0 && to_host == 0, "%s moved %" G_GUINT64_FORMAT " + %"
+        G_GUINT64_FORMAT " bytes through the host", interop.c_str (), to_device, to_host);
   fail_unless_equals_int (gl_frames.size (), frames_expected);
   fail_unless_equals_int (system_frames.size (), frames_expected);
   for (size_t i = 0; i < frames_expected; i++) {
@@ -439,4 +474,10 @@ gl_interop_suite (void)
   return suite;
 }
 
-GST_CHECK_MAIN (gl_interop);
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (gl_interop_suite (), "gl_interop", __FILE__);
+}

@@ -410,16 +410,26 @@ on_gl_thread (GstGLContext * context, F && work)
 bool
 gl_texture_usable (GstMemory * memory, const GstVideoInfo & info, GstGLContext * gl)
 {
-  if (!memory || !gst_is_gl_memory (memory))
-    return false;
-  auto *gl_memory = reinterpret_cast<GstGLMemory *> (memory);
-  GstGLContext *owner = gl_memory->mem.context;
-  if (owner != gl && !gst_gl_context_can_share (owner, gl))
-    return false;
-  return gst_gl_memory_get_texture_target (gl_memory) == GST_GL_TEXTURE_TARGET_2D &&
-      gst_gl_memory_get_texture_format (gl_memory) == GST_GL_RGBA8 &&
-      gst_gl_memory_get_texture_width (gl_memory) == GST_VIDEO_INFO_WIDTH (&info) &&
-      gst_gl_memory_get_texture_height (gl_memory) == GST_VIDEO_INFO_HEIGHT (&info);
+  const char *why = nullptr;
+  if (!memory || !gst_is_gl_memory (memory)) {
+    why = "not a GL memory";
+  } else {
+    auto *gl_memory = reinterpret_cast<GstGLMemory *> (memory);
+    GstGLContext *owner = gl_memory->mem.context;
+    if (owner != gl && !gst_gl_context_can_share (owner, gl))
+      why = "its GL context does not share objects with the element's";
+    else if (gst_gl_memory_get_texture_target (gl_memory) != GST_GL_TEXTURE_TARGET_2D)
+      why = "not a 2D texture";
+    else if (gst_gl_memory_get_texture_format (gl_memory) != GST_GL_RGBA8 &&
+        gst_gl_memory_get_texture_format (gl_memory) != GST_GL_RGBA)
+      why = "not an 8-bit RGBA texture";
+    else if (gst_gl_memory_get_texture_width (gl_memory) != GST_VIDEO_INFO_WIDTH (&info) ||
+        gst_gl_memory_get_texture_height (gl_memory) != GST_VIDEO_INFO_HEIGHT (&info))
+      why = "a texture of another size than the caps";
+  }
+  if (why)
+    GST_DEBUG ("GL buffer through the host: %s", why);
+  return why == nullptr;
 }
 
 /* A GL memory mapped for GL use (its texture id), unmapped on scope exit. */

@@ -17,6 +17,7 @@
 
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclglinterop.h"
+#include "opencl/gstopenclstats.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
@@ -356,6 +357,7 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
     }
     ok = GST_OPENCL_GUARD (filter, "cannot upload the frame", [&]() {
       cl::array<size_t, 3> host_origin { 0, 0, 0 };
+      gst_opencl::count_transfer (true, region[0] * region[1]);
       priv->device.device ().queue.enqueueWriteBufferRect (priv->ring.buffer, CL_FALSE,
           slot_origin, host_origin, region, slot_stride, 0,
           (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), 0,
@@ -490,6 +492,7 @@ render_through_host (GstOpenCLTemporalFilter * filter, GstBuffer * buffer, const
       priv->device.discard_frame ();
       return;
     }
+    gst_opencl::count_transfer (false, bytes);
     device.queue.enqueueReadBuffer (priv->out.buffer, CL_TRUE, 0, bytes,
         GST_VIDEO_FRAME_PLANE_DATA (&frame, 0));
     priv->device.finish_frame ();
