@@ -145,6 +145,42 @@ GST_START_TEST (test_upload_produces_opencl_memory_from_a_pool)
 }
 GST_END_TEST;
 
+/* Every video element keeps frames in OpenCL memory when both neighbours take it: what leaves
+ * it is OpenCL memory from its pool, not system memory under OpenCL caps (the temporal filter's
+ * outputs once were, its base class having taken it for a passthrough element). */
+static void
+count_opencl_frames (GstElement *, GstBuffer * buffer, GstPad *, gpointer data)
+{
+  auto *counts = static_cast<int *> (data);
+  counts[0]++;
+  if (gst_buffer_n_memory (buffer) == 1 &&
+      gst_memory_is_type (gst_buffer_peek_memory (buffer, 0), "OpenCLMemory"))
+    counts[1]++;
+}
+
+GST_START_TEST (test_every_element_outputs_opencl_memory)
+{
+  const char *caps = "video/x-raw(memory:OpenCLMemory),format=RGBA,width=40,height=24";
+  for (const char *element : { "openclbilateral", "openclconvolve3d", "openclsort",
+           "openclhistogram" }) {
+    std::string launch = std::string ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,"
+        "width=40,height=24 ! openclupload ! ") + element + " ! " + caps +
+        " ! fakesink name=sink signal-handoffs=true";
+    GstElement *pipeline = gst_parse_launch (launch.c_str (), nullptr);
+    fail_unless (pipeline != nullptr);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    int counts[2] = { 0, 0 };
+    g_signal_connect (sink, "handoff", G_CALLBACK (count_opencl_frames), counts);
+    std::string error = testutil::run_pipeline (pipeline);
+    fail_unless (error.empty (), "%s: %s", element, error.c_str ());
+    fail_unless_equals_int (counts[0], 5);
+    fail_unless (counts[1] == 5, "%s: %d of 5 frames left in OpenCL memory", element,
+        counts[1]);
+    gst_object_unref (sink);  /* run_pipeline took the pipeline */
+  }
+}
+GST_END_TEST;
+
 /* Buffers already in the memory an element produces pass through it: OpenCL memory through
  * openclupload, system memory through opencldownload. */
 GST_START_TEST (test_passthrough_when_already_there)
@@ -329,6 +365,7 @@ memory_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_round_trip_is_exact);
   tcase_add_test (tc, test_upload_produces_opencl_memory_from_a_pool);
+  tcase_add_test (tc, test_every_element_outputs_opencl_memory);
   tcase_add_test (tc, test_passthrough_when_already_there);
   tcase_add_test (tc, test_pipeline_negotiates_and_shares_context);
   tcase_add_test (tc, test_filter_on_device_frames_matches_reference);

@@ -202,6 +202,7 @@ namespace {
 constexpr GLenum kPixelPackBuffer = 0x88EB;
 constexpr GLenum kPixelUnpackBuffer = 0x88EC;
 constexpr GLenum kHandleTypeOpaqueFd = 0x9586;
+constexpr GLenum kDedicatedMemoryObject = 0x9581;
 constexpr GLenum kNumDeviceUuids = 0x9596;
 constexpr GLenum kDeviceUuid = 0x9597;
 constexpr GLenum kSyncGpuCommandsComplete = 0x9117;
@@ -521,6 +522,15 @@ public:
           while (gl_funcs->GetError () != GL_NO_ERROR) {
           }
           create_objects (1, &memory_object_);
+          /* The exported allocation is imported as a dedicated memory object: imported without
+           * that flag, what NVIDIA's GL wrote into it (pixel packs, buffer copies) was not what
+           * OpenCL read there (measured on an H100; docs/memory.md), though OpenCL's writes
+           * reached GL. */
+          auto parameter = reinterpret_cast<void (*) (GLuint, GLenum, const GLint *)> (
+              gst_gl_context_get_proc_address (context, "glMemoryObjectParameterivEXT"));
+          const GLint dedicated = 1;
+          if (parameter)
+            parameter (memory_object_, kDedicatedMemoryObject, &dedicated);
           import_fd (memory_object_, allocated, kHandleTypeOpaqueFd, gl_fd);  /* GL owns gl_fd */
           gl_funcs->GenBuffers (1, &gl_buffer_);
           gl_funcs->BindBuffer (kPixelPackBuffer, gl_buffer_);
@@ -534,7 +544,8 @@ public:
         });
     if (!gl_error.empty ())
       throw Failure (Failure::Kind::Failed, gl_error);
-    GST_INFO ("external-memory: %zu bytes shared by OpenCL and GL", allocated);
+    GST_INFO ("external-memory: %zu bytes shared by OpenCL and GL (acquire/release %s)",
+        allocated, acquire_ && release_ ? "available" : "not offered");
   }
 
   ~ExternalMemoryBackend () override
@@ -588,6 +599,7 @@ public:
               id, 0);
           gl_funcs->BindBuffer (kPixelPackBuffer, gl_buffer_);
           gl_funcs->PixelStorei (GL_PACK_ALIGNMENT, 4);
+          gl_funcs->PixelStorei (GL_PACK_ROW_LENGTH, 0);
           gl_funcs->ReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
           gl_funcs->BindBuffer (kPixelPackBuffer, 0);
           gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
@@ -636,6 +648,7 @@ public:
           gl_funcs->BindTexture (GL_TEXTURE_2D, id);
           gl_funcs->BindBuffer (kPixelUnpackBuffer, gl_buffer_);
           gl_funcs->PixelStorei (GL_UNPACK_ALIGNMENT, 4);
+          gl_funcs->PixelStorei (GL_UNPACK_ROW_LENGTH, 0);
           gl_funcs->TexSubImage2D (GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA,
               GL_UNSIGNED_BYTE, nullptr);
           gl_funcs->BindBuffer (kPixelUnpackBuffer, 0);

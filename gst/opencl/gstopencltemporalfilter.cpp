@@ -420,8 +420,10 @@ new_output_buffer (GstOpenCLTemporalFilter * filter)
       buffer = nullptr;
     gst_object_unref (pool);
   }
-  if (!buffer)
+  if (!buffer) {
+    GST_DEBUG_OBJECT (filter, "no buffer from a pool (%p): allocating system memory", pool);
     buffer = gst_buffer_new_allocate (nullptr, priv->info.size, nullptr);
+  }
   return buffer;
 }
 
@@ -567,6 +569,13 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
 }
 
 static GstFlowReturn
+gst_opencl_temporal_filter_transform_unused (GstBaseTransform * trans, GstBuffer *, GstBuffer *)
+{
+  GST_ELEMENT_ERROR (trans, CORE, FAILED, (nullptr), ("transform () is not used"));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
 gst_opencl_temporal_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   return make_output (GST_OPENCL_TEMPORAL_FILTER (trans), false, outbuf);
@@ -674,6 +683,10 @@ gst_opencl_temporal_filter_class_init (GstOpenCLTemporalFilterClass * klass)
   element_class->set_context = gst_opencl_temporal_filter_set_context;
 
   trans_class->passthrough_on_same_caps = FALSE;
+  /* Never called (outputs come from generate_output), but GstBaseTransform treats an element
+   * with neither transform nor transform_ip as passthrough, and a passthrough element gets no
+   * output buffer pool: frames would then leave in system memory whatever the caps say. */
+  trans_class->transform = gst_opencl_temporal_filter_transform_unused;
   trans_class->start = gst_opencl_temporal_filter_start;
   trans_class->stop = gst_opencl_temporal_filter_stop;
   trans_class->set_caps = gst_opencl_temporal_filter_set_caps;
