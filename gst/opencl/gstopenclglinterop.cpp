@@ -452,6 +452,14 @@ struct TextureMap
   guint texture () const { return mapped ? *reinterpret_cast<guint *> (info.data) : 0; }
 };
 
+/* Clears GL errors other work on the context left, so that the next GetError is ours. */
+void
+clear_gl_errors (const GstGLFuncs * gl_funcs)
+{
+  for (int i = 0; i < 16 && gl_funcs->GetError () != GL_NO_ERROR; i++) {
+  }
+}
+
 /* The tight single-plane layout both backends hand to kernels. */
 void
 tight_frame (const GstVideoInfo & caps_info, const cl::Buffer & buffer, GstOpenCLFrame * frame)
@@ -519,8 +527,7 @@ public:
             close (gl_fd);
             return;
           }
-          while (gl_funcs->GetError () != GL_NO_ERROR) {
-          }
+          clear_gl_errors (gl_funcs);
           create_objects (1, &memory_object_);
           /* The exported allocation is imported as a dedicated memory object: imported without
            * that flag, what NVIDIA's GL wrote into it (pixel packs, buffer copies) was not what
@@ -594,6 +601,7 @@ public:
     GLenum error = GL_NO_ERROR;
     on_gl_thread (gl_, [&](GstGLContext * context) {
           const GstGLFuncs *gl_funcs = context->gl_vtable;
+          clear_gl_errors (gl_funcs);
           gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, framebuffer_);
           gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
               id, 0);
@@ -645,6 +653,7 @@ public:
     GLenum error = GL_NO_ERROR;
     on_gl_thread (gl_, [&](GstGLContext * context) {
           const GstGLFuncs *gl_funcs = context->gl_vtable;
+          clear_gl_errors (gl_funcs);
           gl_funcs->BindTexture (GL_TEXTURE_2D, id);
           gl_funcs->BindBuffer (kPixelUnpackBuffer, gl_buffer_);
           gl_funcs->PixelStorei (GL_UNPACK_ALIGNMENT, 4);
