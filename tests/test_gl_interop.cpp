@@ -4,8 +4,10 @@
  *   decides it, with the reasons it gives;
  * - the cl_khr_gl_sharing context properties built for a real GL context (the part of that path
  *   no driver here can run);
- * - GL pipelines of every element that takes or makes GL memory, each compared byte for byte
- *   with the same pipeline in system memory, and the `gl-interop` property they report. The
+ * - GL pipelines of every element that takes or makes GL memory (the filters, the temporal
+ *   filter, the source, openclupload and opencldownload), each compared byte for byte with the
+ *   same pipeline in system memory; the `gl-interop` property they report; and the bytes that
+ *   crossed the host on the way (none on an interop path). The
  *   expected path is GST_OPENCL_TEST_GL_INTEROP (default host-copy, what PoCL and Mesa give; the
  *   GPU machine runs this with external-memory).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -426,6 +428,24 @@ GST_START_TEST (test_mandelbox_gl_matches_system)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_upload_from_gl_matches_system)
+{
+  /* GL textures into OpenCL memory and back to system memory: the frames themselves. */
+  check_same_frames ("f",
+      std::string (kSource) + " ! glupload ! openclupload name=f ! opencldownload ! " + kSink,
+      std::string (kSource) + " ! identity ! " + kSink, 4);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_download_to_gl_matches_system)
+{
+  check_same_frames ("f",
+      std::string (kSource) + " ! openclupload ! opencldownload name=f ! "
+      "video/x-raw(memory:GLMemory) ! gldownload ! " + kSink,
+      std::string (kSource) + " ! identity ! " + kSink, 4);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_system_memory_reports_none)
 {
   std::string interop;
@@ -468,6 +488,8 @@ gl_interop_suite (void)
   tcase_add_test (gl, test_histogram_draw_gl_matches_system);
   tcase_add_test (gl, test_convolve3d_gl_matches_system);
   tcase_add_test (gl, test_mandelbox_gl_matches_system);
+  tcase_add_test (gl, test_upload_from_gl_matches_system);
+  tcase_add_test (gl, test_download_to_gl_matches_system);
   tcase_add_test (gl, test_system_memory_reports_none);
   tcase_add_test (gl, test_asking_for_host_copy);
   suite_add_tcase (suite, gl);

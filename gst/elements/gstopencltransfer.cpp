@@ -12,10 +12,15 @@
  * before the first kernel that reads it; the element never waits on the device.
  * When downstream takes system memory, the element passes buffers through.
  *
+ * RGBA frames in GL memory (`memory:GLMemory`) are taken too: their textures reach the device by
+ * the best path the drivers allow (the `gl-interop` property says which; see docs/memory.md),
+ * without the host where OpenCL and GL can share memory.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! openclupload ! opencldownload ! \
  *     videoconvert ! autovideosink
+ * gst-launch-1.0 gltestsrc ! openclupload ! openclbilateral ! opencldownload ! glimagesink
  * ]|
  */
 
@@ -25,7 +30,9 @@
  *
  * Copies video frames in OpenCL memory back into system memory, one rectangular read per plane
  * straight into the output frame. The read of the last plane is the one wait for the device.
- * When downstream takes OpenCL memory, the element passes buffers through.
+ * When downstream takes OpenCL memory, the element passes buffers through. RGBA frames can also
+ * leave in GL memory (textures written by the best path the drivers allow, as `gl-interop`
+ * reports).
  *
  * ## Example launch line
  * |[
@@ -38,6 +45,8 @@
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
+#include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
@@ -59,6 +68,10 @@ struct GstOpenCLTransferPrivate
   gst_opencl::ElementDevice device;
   GstVideoInfo in_info {};
   GstVideoInfo out_info {};
+  bool in_gl = false;
+  bool out_gl = false;
+  gst_opencl::GlBridge gl;
+  gst_opencl::GlInterop interop;  /* the GL side, when one side is GL memory */
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLTransfer, gst_opencl_transfer,
@@ -112,6 +125,7 @@ static void
 gst_opencl_transfer_set_context (GstElement * element, GstContext * context)
 {
   get_priv (GST_OPENCL_TRANSFER (element))->device.set_context (element, context);
+  get_priv (GST_OPENCL_TRANSFER (element))->gl.set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_transfer_parent_class)->set_context (element, context);
 }
 
@@ -119,8 +133,10 @@ static gboolean
 gst_opencl_transfer_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  if (get_priv (GST_OPENCL_TRANSFER (trans))->device.handle_context_query (GST_ELEMENT (trans),
-          query))
+  auto *priv = get_priv (GST_OPENCL_TRANSFER (trans));
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      (priv->device.handle_context_query (GST_ELEMENT (trans), query) ||
+          priv->gl.handle_context_query (GST_ELEMENT (trans), query)))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_transfer_parent_class)->query (trans, direction,
       query);
@@ -138,7 +154,10 @@ gst_opencl_transfer_start (GstBaseTransform * trans)
 static gboolean
 gst_opencl_transfer_stop (GstBaseTransform * trans)
 {
-  get_priv (GST_OPENCL_TRANSFER (trans))->device.stop (GST_ELEMENT (trans));
+  auto *priv = get_priv (GST_OPENCL_TRANSFER (trans));
+  priv->interop.reset ();
+  priv->gl.reset ();
+  priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
 }
 
@@ -154,19 +173,46 @@ with_memory_feature (GstCaps * caps, bool opencl)
   return result;
 }
 
+/* The same caps in GL memory, where they can be: RGBA 2D textures. */
+static GstCaps *
+in_gl_memory (GstCaps * caps)
+{
+  GstCaps *result = gst_caps_new_empty ();
+#ifdef HAVE_GL
+  GstCaps *gl = gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), "
+      "format=(string)RGBA, texture-target=(string)2D");
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *structure = gst_structure_copy (gst_caps_get_structure (caps, i));
+    gst_structure_remove_field (structure, "texture-target");
+    GstCaps *one = gst_caps_new_full (structure, nullptr);
+    gst_caps_set_features (one, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
+            nullptr));
+    GstCaps *both = gst_caps_intersect (one, gl);
+    result = gst_caps_merge (result, both);
+    gst_caps_unref (one);
+  }
+  gst_caps_unref (gl);
+#else
+  (void) caps;
+#endif
+  return result;
+}
+
 static GstCaps *
 gst_opencl_transfer_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
 {
-  /* An upload always produces OpenCL memory and a download system memory; either takes both
-   * (the one it produces passes through). */
+  /* An upload produces OpenCL memory and a download system or GL memory; either takes the
+   * memory it produces too (passed through), and an upload takes GL memory. */
   const bool uploads = to_device (GST_OPENCL_TRANSFER (trans));
+  const bool towards_device_side = (direction == GST_PAD_SINK) == uploads;
   GstCaps *result;
-  if (direction == GST_PAD_SINK) {
-    result = with_memory_feature (caps, uploads);
+  if (towards_device_side) {
+    result = with_memory_feature (caps, true);
   } else {
-    result = with_memory_feature (caps, !uploads);
-    result = gst_caps_merge (result, with_memory_feature (caps, uploads));
+    result = with_memory_feature (caps, false);
+    result = gst_caps_merge (result, in_gl_memory (caps));
+    result = gst_caps_merge (result, with_memory_feature (caps, true));
   }
   if (filter) {
     GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -192,7 +238,13 @@ gst_opencl_transfer_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCap
       }))
     return FALSE;
   gst_base_transform_set_passthrough (trans, gst_caps_is_equal (incaps, outcaps));
-  return TRUE;
+  priv->in_gl = gst_opencl::GlBridge::caps_are_gl (incaps);
+  priv->out_gl = gst_opencl::GlBridge::caps_are_gl (outcaps);
+  priv->interop.reset ();
+  bool context_changed = false;
+  return gst_opencl::configure_gl_interop (GST_ELEMENT (trans), priv->device, priv->gl,
+      priv->in_gl ? &priv->interop : nullptr, &priv->in_info,
+      priv->out_gl ? &priv->interop : nullptr, &priv->out_info, &context_changed);
 }
 
 static gboolean
@@ -213,6 +265,9 @@ gst_opencl_transfer_decide_allocation (GstBaseTransform * trans, GstQuery * quer
   auto *priv = get_priv (GST_OPENCL_TRANSFER (trans));
   GstCaps *caps = nullptr;
   gst_query_parse_allocation (query, &caps, nullptr);
+  if (caps && gst_opencl::GlBridge::caps_are_gl (caps) &&
+      !priv->gl.decide_allocation (GST_ELEMENT (trans), query))
+    return FALSE;
   if (!caps || !gst_opencl::caps_are_opencl_memory (caps))
     return GST_BASE_TRANSFORM_CLASS (gst_opencl_transfer_parent_class)->decide_allocation (trans,
         query);
@@ -227,11 +282,66 @@ gst_opencl_transfer_decide_allocation (GstBaseTransform * trans, GstQuery * quer
       query);
 }
 
+/* Enqueues the copy of one RGBA plane between device buffers with their own strides. */
+static void
+copy_plane (cl::CommandQueue & queue, const GstOpenCLFrame & from, const GstOpenCLFrame & to)
+{
+  const size_t row_bytes = (size_t) GST_VIDEO_INFO_WIDTH (&from.info) * 4;
+  cl::array<size_t, 3> from_origin { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&from.info, 0), 0, 0 };
+  cl::array<size_t, 3> to_origin { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&to.info, 0), 0, 0 };
+  cl::array<size_t, 3> region { row_bytes, (size_t) GST_VIDEO_INFO_HEIGHT (&from.info), 1 };
+  queue.enqueueCopyBufferRect (from.buffer, to.buffer, from_origin, to_origin, region,
+      (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&from.info, 0), 0,
+      (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&to.info, 0), 0);
+}
+
+/* GL texture to OpenCL memory on the device, when the interop path allows; false otherwise. */
+static bool
+upload_from_gl (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstOpenCLFrame texture;
+  if (!priv->in_gl || !priv->interop.to_device (inbuf, &texture))
+    return false;
+  gst_opencl::DeviceFrameView view;
+  if (!gst_opencl::buffer_device_frame (outbuf, priv->device.context (), true, &view)) {
+    priv->interop.end_frame ();
+    return false;
+  }
+  auto & queue = priv->device.device ().queue;
+  copy_plane (queue, texture, GstOpenCLFrame { view.buffer, view.info });
+  priv->interop.end_frame ();
+  return true;
+}
+
+/* OpenCL memory to a GL texture on the device, when the interop path allows; false otherwise. */
+static bool
+download_to_gl (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  if (!priv->out_gl)
+    return false;
+  GstMemory *memory = gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) :
+      nullptr;
+  gst_opencl::DeviceFrameView view;
+  if (!memory || !gst_is_opencl_memory (memory) ||
+      gst_opencl::opencl_memory_context (memory) != priv->device.context () ||
+      !gst_opencl::buffer_device_frame (inbuf, priv->device.context (), false, &view))
+    return false;
+  GstOpenCLFrame texture;
+  if (!priv->interop.device_frame (outbuf, &texture))
+    return false;
+  copy_plane (priv->device.device ().queue, GstOpenCLFrame { view.buffer, view.info }, texture);
+  priv->interop.to_texture (outbuf);
+  return true;
+}
+
 /* Upload: the frame goes into the memory's staging copy; the device copy follows on the queue
- * when a kernel first needs it. */
+ * when a kernel first needs it. A GL frame is mapped on the host (downloaded) unless the
+ * interop path copies it on the device. */
 static void
 upload (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf)
 {
+  if (upload_from_gl (priv, inbuf, outbuf))
+    return;
   GstVideoFrame in_frame, out_frame;
   if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ))
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot map the input frame");
@@ -247,10 +357,13 @@ upload (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf)
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "cannot copy the frame");
 }
 
-/* Download: one rectangular read per plane from the device straight into the output frame. */
+/* Download: one rectangular read per plane from the device straight into the output frame (a
+ * GL frame mapped on the host, unless the interop path writes its texture on the device). */
 static void
 download (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf)
 {
+  if (download_to_gl (priv, inbuf, outbuf))
+    return;
   GstMemory *memory = gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) :
       nullptr;
   GstVideoFrame out_frame;
@@ -337,18 +450,20 @@ gst_opencl_transfer_class_init (GstOpenCLTransferClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_TRANSFER, (GstPluginAPIFlags) 0);
 }
 
-/* Pad templates: system memory on one side, OpenCL memory on the other, and either passes
- * through when both sides agree. */
+/* Pad templates: system (or GL) memory on one side, OpenCL memory on the other, and either
+ * passes through when both sides agree. */
 static void
 add_transfer_templates (GstElementClass * element_class, bool to_device)
 {
   GstCaps *system = gst_caps_from_string ("video/x-raw, format=(string)" TRANSFER_FORMATS);
   GstCaps *opencl = gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), "
       "format=(string)" TRANSFER_FORMATS);
-  GstCaps *sink = gst_caps_merge (gst_caps_ref (to_device ? system : opencl),
-      gst_caps_ref (to_device ? opencl : system));
-  GstCaps *src = gst_caps_merge (gst_caps_ref (to_device ? opencl : system),
-      gst_caps_ref (to_device ? system : opencl));
+  GstCaps *host_side = gst_caps_merge (gst_caps_ref (system), in_gl_memory (system));
+  GstCaps *sink = gst_caps_merge (gst_caps_ref (to_device ? host_side : opencl),
+      gst_caps_ref (to_device ? opencl : host_side));
+  GstCaps *src = gst_caps_merge (gst_caps_ref (to_device ? opencl : host_side),
+      gst_caps_ref (to_device ? host_side : opencl));
+  gst_caps_unref (host_side);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
   gst_element_class_add_pad_template (element_class,

@@ -152,8 +152,13 @@ fi
 
 if wanted pipelines; then
   if [ "$device" = gpu ]; then
-    run pipelines 150 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
-      --frames 60 --warmup 5 --json "$out/pipelines.json"
+    # GL chains too: headless GL on the machine's EGL device when there is no display.
+    if [ -z "${DISPLAY:-}" ]; then
+      export GST_GL_PLATFORM=${GST_GL_PLATFORM:-egl} GST_GL_WINDOW=${GST_GL_WINDOW:-egl-device}
+    fi
+    run pipelines 200 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
+      --cases resident,round-trip,filter-host,gl,gl-host --frames 60 --warmup 5 \
+      --json "$out/pipelines.json"
     # The same chains as gst-launch-1.0 runs them, frames per second from PLAYING to EOS.
     if [ -f "$here/run-pipelines.sh" ]; then
       run pipelines-launch 150 bash "$here/run-pipelines.sh" --build "$build" --device gpu \
