@@ -313,6 +313,31 @@ GST_START_TEST (test_video_long_lines)
 }
 GST_END_TEST;
 
+/* Each sort of the device sort, forced through GST_OPENCL_VARIANT_SORT (read when the element
+ * builds its sort), gives the same results; a name that is no sort is an element error. */
+GST_START_TEST (test_forced_sorts)
+{
+  for (const char *sort : { "bitonic", "radix" }) {
+    g_setenv ("GST_OPENCL_VARIANT_SORT", sort, TRUE);
+    check_tensors<int32_t> ();
+    check_tensors<float> ();
+    check_video_format (video_formats[0], 300, 4, false);
+    check_video_format (video_formats[4], 37, 23, false);
+  }
+
+  g_setenv ("GST_OPENCL_VARIANT_SORT", "quick", TRUE);
+  Harness harness;
+  gst_harness_set_src_caps_str (harness.h, tensor_caps ("int32", 16, 1).c_str ());
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 64, nullptr);
+  gst_buffer_memset (buffer, 0, 0, 64);
+  fail_unless_equals_int (gst_harness_push (harness.h, buffer), GST_FLOW_ERROR);
+  g_unsetenv ("GST_OPENCL_VARIANT_SORT");
+  std::string error = harness.error ();
+  fail_unless (error.find ("GST_OPENCL_VARIANT_SORT=quick") != std::string::npos, "%s",
+      error.c_str ());
+}
+GST_END_TEST;
+
 GST_START_TEST (test_properties_and_kernel_time)
 {
   GstElement *sort = gst_element_factory_make ("openclsort", nullptr);
@@ -418,6 +443,7 @@ sort_suite (void)
   tcase_add_test (tc, test_tensors_float32);
   tcase_add_test (tc, test_video_every_format_key_direction_order);
   tcase_add_test (tc, test_video_long_lines);
+  tcase_add_test (tc, test_forced_sorts);
   tcase_add_test (tc, test_properties_and_kernel_time);
   tcase_add_test (tc, test_pipelines);
   tcase_add_test (tc, test_wrong_buffer_size);

@@ -1,7 +1,9 @@
 /* gst-opencl tests: the device sort of the shared layer (gst_opencl::DeviceSort), linked in
- * statically: every key type and order against std::sort with the same strict total order, bit
- * for bit, at lengths around every power of two the schedule changes at, in batches, on
- * structured input and special floats; the packed key + index variant against std::stable_sort.
+ * statically: both sorts (the bitonic network in both schedules, the radix sort in the CPU's
+ * and the GPUs' shapes and in small blocks), every key type and order against std::sort with
+ * the same strict total order, bit for bit, at lengths around every power of two or block size
+ * the schedule changes at, in batches, on structured input and special floats; the packed
+ * key + index variant against std::stable_sort; the choice between the sorts.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 
@@ -16,11 +18,14 @@
 
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclradixsort.h"
 #include "opencl/gstopenclsort.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 #include "reference/sort_reference.h"
 
 using gst_opencl::DeviceSort;
+using gst_opencl::RadixShape;
 using gst_opencl::SortKey;
 using gst_opencl::SortOrder;
 using gst_opencl::SortStrategy;
@@ -120,9 +125,12 @@ expect_sorted (DeviceSort & sort, const std::vector<T> & values, size_t rows, si
   fail_unless_equals_int (actual.size (), expected.size ());
   for (size_t i = 0; i < actual.size (); i++) {
     if (std::memcmp (&actual[i], &expected[i], sizeof (T)) != 0) {
-      fail ("%s %s %s, %zu rows of %zu (chunk %zu): at row %zu, position %zu: %s, expected %s",
+      const bool radix = sort.strategy_for (rows, length) == SortStrategy::Radix;
+      fail ("%s %s %s, %zu rows of %zu (%s %s): at row %zu, position %zu: %s, expected %s",
           name_of<T> (), sort.order () == SortOrder::Descending ? "descending" : "ascending",
-          what, rows, length, sort.chunk_words (), i / length, i % length,
+          what, rows, length, radix ? "radix" : "bitonic, chunk",
+          radix ? sort.radix ().shape ().name ().c_str () :
+          std::to_string (sort.chunk_words ()).c_str (), i / length, i % length,
           show (actual[i]).c_str (), show (expected[i]).c_str ());
     }
   }
@@ -186,10 +194,33 @@ global_passes (unsigned steps)
   return tuning;
 }
 
+/* The radix sort for every row, in a shape (gstopenclradixsort.h) with digits of `bits` bits;
+ * serial blocks of `tile_keys` keys when given. */
+SortTuning
+radix (const std::string & shape, unsigned bits, size_t tile_keys = 0)
+{
+  SortTuning tuning;
+  tuning.strategy = SortStrategy::Radix;
+  tuning.radix_shape = shape;
+  tuning.radix_digit_bits = bits;
+  tuning.radix_tile_keys = tile_keys;
+  return tuning;
+}
+
 /* Both strategies whatever the device: the GPU shape (512 work-items sharing a 4096-word chunk,
  * barriers between steps) and the CPU one (global passes of up to 4 strides). */
 const SortTuning GPU_SHAPE = local_stages (512);
 const SortTuning CPU_SHAPE = global_passes (4);
+/* The radix sort in the CPU's shape (one work-item per block of at least 4096 keys, 4-bit
+ * digits) and in the GPUs' default (256 work-items x 16 keys ranked in local memory, 8-bit
+ * digits), and each with the other digits. */
+const SortTuning RADIX_CPU = radix ("serial", 4);
+const SortTuning RADIX_GPU = radix ("256x16", 8);
+const SortTuning RADIX_OTHER_DIGITS[] = { radix ("serial", 8), radix ("256x16", 4) };
+/* Small blocks, so that short rows span many: serial blocks of 5 keys, tiles of 2, 8 and 128,
+ * with both digit sizes. */
+const SortTuning RADIX_SMALL[] = { radix ("serial", 4, 5), radix ("serial", 8, 5),
+  radix ("2x1", 8), radix ("4x2", 4), radix ("32x4", 8), radix ("32x4", 4) };
 
 template <typename T>
 void
@@ -233,6 +264,40 @@ structured_values (const std::string & pattern, size_t count, uint32_t seed)
       values[i] = choices[(i * 2654435761u + seed) % 5];
   }
   return values;
+}
+
+/* Lengths around the radix sort's blocks: one, two and three blocks of `tile` and their
+ * neighbours, up to `max_length`. */
+std::vector<size_t>
+radix_lengths (size_t tile, size_t max_length)
+{
+  std::vector<size_t> lengths { 0, 1, 2, 3, 5, 7, 255, 256, 257, 1000 };
+  for (size_t blocks : { 1, 2, 3 })
+    for (size_t length : { blocks * tile - 1, blocks * tile, blocks * tile + 1 })
+      lengths.push_back (length);
+  lengths.push_back (65537);
+  lengths.push_back (100003);
+  std::sort (lengths.begin (), lengths.end ());
+  lengths.erase (std::unique (lengths.begin (), lengths.end ()), lengths.end ());
+  lengths.erase (std::remove_if (lengths.begin (), lengths.end (), [max_length](size_t length) {
+        return length > max_length;
+      }), lengths.end ());
+  return lengths;
+}
+
+template <typename T>
+void
+check_radix_lengths (const SortTuning & tuning, size_t max_length)
+{
+  for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+    DeviceSort sort (shared_device (), key_of<T> (), order, tuning);
+    uint32_t seed = 100;
+    for (size_t length : radix_lengths (sort.radix ().tile_keys (1, 1), max_length)) {
+      fail_unless (sort.strategy_for (1, length) == SortStrategy::Radix);
+      expect_sorted (sort, random_values<T> (length, seed++), 1, length, "random",
+          length % 2 == 0);
+    }
+  }
 }
 
 }  // namespace
@@ -363,7 +428,8 @@ GST_START_TEST (test_special_floats)
   };
   std::mt19937 random (5);
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    for (const auto & tuning : { CPU_SHAPE, GPU_SHAPE }) {
+    for (const auto & tuning : { CPU_SHAPE, GPU_SHAPE, RADIX_CPU, RADIX_GPU,
+            RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1], RADIX_SMALL[2] }) {
       DeviceSort sort (shared_device (), SortKey::Float32, order, tuning);
       for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
         std::vector<float> values = random_values<float> (length, (uint32_t) length);
@@ -389,15 +455,17 @@ GST_START_TEST (test_special_floats)
     std::memcpy (&value, &bits, sizeof value);
     values.push_back (value);
   }
-  DeviceSort sort (shared_device (), SortKey::Float32, SortOrder::Ascending);
-  auto sorted = device_sort (sort, values, 1, values.size ());
-  const uint32_t expected[] = { 0xFF800000u, 0xBF800000u, 0x80000000u, 0x00000000u,
-    0x3F800000u, 0x7F800000u, 0x7FC00000u, 0xFFC00000u };
-  for (size_t i = 0; i < G_N_ELEMENTS (expected); i++) {
-    uint32_t bits;
-    std::memcpy (&bits, &sorted[i], sizeof bits);
-    fail_unless (bits == expected[i], "position %zu: 0x%08x, expected 0x%08x", i, bits,
-        expected[i]);
+  for (const auto & tuning : { SortTuning (), RADIX_CPU, RADIX_GPU }) {
+    DeviceSort sort (shared_device (), SortKey::Float32, SortOrder::Ascending, tuning);
+    auto sorted = device_sort (sort, values, 1, values.size ());
+    const uint32_t expected[] = { 0xFF800000u, 0xBF800000u, 0x80000000u, 0x00000000u,
+      0x3F800000u, 0x7F800000u, 0x7FC00000u, 0xFFC00000u };
+    for (size_t i = 0; i < G_N_ELEMENTS (expected); i++) {
+      uint32_t bits;
+      std::memcpy (&bits, &sorted[i], sizeof bits);
+      fail_unless (bits == expected[i], "position %zu: 0x%08x, expected 0x%08x", i, bits,
+          expected[i]);
+    }
   }
 }
 GST_END_TEST;
@@ -473,9 +541,9 @@ GST_END_TEST;
 GST_START_TEST (test_packed_key_index)
 {
   std::mt19937 random (11);
-  for (size_t chunk : { size_t (0), size_t (16) }) {
-    DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending,
-        chunk ? local_stages (4, chunk) : SortTuning ());
+  for (const auto & tuning : { SortTuning (), local_stages (4, 16), RADIX_CPU, RADIX_GPU,
+          RADIX_OTHER_DIGITS[0], RADIX_SMALL[3] }) {
+    DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, tuning);
     for (size_t length : { 1, 640, 4097, 30000 }) {
       for (bool descending : { false, true }) {
         std::vector<uint32_t> keys (length), words (length);
@@ -500,6 +568,294 @@ GST_START_TEST (test_packed_key_index)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_radix_lengths)
+{
+  check_radix_lengths<int32_t> (RADIX_CPU, 100003);
+  check_radix_lengths<int32_t> (RADIX_GPU, 100003);
+  check_radix_lengths<uint32_t> (RADIX_CPU, 100003);
+  check_radix_lengths<uint32_t> (RADIX_GPU, 100003);
+  check_radix_lengths<float> (RADIX_CPU, 100003);
+  check_radix_lengths<float> (RADIX_GPU, 100003);
+  check_radix_lengths<int32_t> (RADIX_OTHER_DIGITS[0], 70000);
+  check_radix_lengths<float> (RADIX_OTHER_DIGITS[1], 70000);
+
+  /* One long row of each type, a million keys. */
+  const size_t length = size_t (1) << 20;
+  for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
+          RADIX_OTHER_DIGITS[1] }) {
+    DeviceSort ints (shared_device (), SortKey::Int32, SortOrder::Ascending, tuning);
+    DeviceSort uints (shared_device (), SortKey::UInt32, SortOrder::Descending, tuning);
+    DeviceSort floats (shared_device (), SortKey::Float32, SortOrder::Ascending, tuning);
+    expect_sorted (ints, random_values<int32_t> (length, 1), 1, length, "random");
+    expect_sorted (uints, random_values<uint32_t> (length, 2), 1, length, "random", false);
+    expect_sorted (floats, random_values<float> (length, 3), 1, length, "random");
+  }
+}
+GST_END_TEST;
+
+/* Blocks of a few keys: every short length spans several, in rows of a batch. */
+GST_START_TEST (test_radix_small_blocks)
+{
+  for (const auto & tuning : RADIX_SMALL) {
+    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
+      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
+      for (size_t length = 1; length <= 70; length++) {
+        expect_sorted (ints, random_values<int32_t> (length, length), 1, length, "random");
+        expect_sorted (floats, random_values<float> (3 * length, length), 3, length, "random");
+      }
+      for (size_t length : { 255, 256, 257, 1000, 4097 })
+        expect_sorted (ints, random_values<int32_t> (2 * length, length), 2, length, "random",
+            false);
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_radix_batches)
+{
+  for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
+          RADIX_OTHER_DIGITS[1], RADIX_SMALL[1], RADIX_SMALL[3] }) {
+    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
+      DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
+      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
+      for (size_t rows : { 2, 3, 7, 64 }) {
+        for (size_t length : { 1, 2, 3, 100, 1000, 4097, 20000 }) {
+          if (rows * length > 70000)
+            continue;
+          uint32_t seed = (uint32_t) (rows * 100000 + length);
+          expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
+              "random");
+          expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
+              "random", false);
+          expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
+              "random");
+        }
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_radix_structured_input)
+{
+  const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
+  for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
+          RADIX_OTHER_DIGITS[1], RADIX_SMALL[4] }) {
+    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
+      DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
+      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
+      for (const char *pattern : patterns) {
+        for (size_t length : { 3, 1000, 4097, 70000 }) {
+          expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
+              pattern);
+          expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
+              pattern);
+          expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
+              pattern);
+        }
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* Rows that fit the first blocks, then rows that need more: the scratch and the counts grow,
+ * and a smaller sort after a larger one still uses only what it needs. */
+GST_START_TEST (test_radix_reuse)
+{
+  for (const auto & tuning : { RADIX_CPU, RADIX_GPU }) {
+    DeviceSort sort (shared_device (), SortKey::Int32, SortOrder::Descending, tuning);
+    for (auto shape : { std::pair<size_t, size_t> { 1, 10 }, { 3, 5000 }, { 1, 50000 },
+            { 40, 300 }, { 2, 4097 }, { 1, 3 } })
+      expect_sorted (sort, random_values<int32_t> (shape.first * shape.second,
+              (uint32_t) shape.second), shape.first, shape.second, "random",
+          shape.second % 2 == 1);
+  }
+}
+GST_END_TEST;
+
+/* The choice between the sorts: by row length, by SortTuning, by GST_OPENCL_VARIANT_SORT. */
+GST_START_TEST (test_strategy_choice)
+{
+  auto & device = shared_device ();
+  const bool cpu = device.type & CL_DEVICE_TYPE_CPU;
+  const SortStrategy bitonic = cpu ? SortStrategy::GlobalPasses : SortStrategy::LocalStages;
+
+  DeviceSort automatic (device, SortKey::Int32, SortOrder::Ascending);
+  const size_t threshold = cpu ? DeviceSort::RADIX_MIN_LENGTH_CPU :
+      DeviceSort::RADIX_MIN_LENGTH_GPU;
+  fail_unless_equals_int (automatic.radix_min_length (), threshold);
+  fail_unless (automatic.strategy () == bitonic);
+  fail_unless (automatic.strategy_for (1, threshold - 1) == bitonic);
+  fail_unless (automatic.strategy_for (100, threshold - 1) == bitonic);
+  fail_unless (automatic.strategy_for (1, threshold) == SortStrategy::Radix);
+  fail_unless_equals_int (automatic.launch_count (1, threshold),
+      (32 / (cpu ? DeviceSort::RADIX_DIGIT_BITS_CPU : DeviceSort::RADIX_DIGIT_BITS_GPU)) * 5);
+  fail_unless_equals_int (automatic.launch_count (0, threshold), 0);
+
+  /* A threshold of 100: rows of 99 keys take the network, rows of 100 the radix sort. */
+  SortTuning tuning;
+  tuning.radix_min_length = 100;
+  for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+    DeviceSort floats (device, SortKey::Float32, order, tuning);
+    fail_unless (floats.strategy_for (3, 99) == bitonic);
+    fail_unless (floats.strategy_for (3, 100) == SortStrategy::Radix);
+    for (size_t length : { 99, 100, 5000 })
+      expect_sorted (floats, random_values<float> (3 * length, (uint32_t) length), 3, length,
+          "random");
+  }
+
+  /* Forced either way, every length. */
+  for (auto strategy : { SortStrategy::Bitonic, SortStrategy::LocalStages,
+          SortStrategy::GlobalPasses }) {
+    SortTuning forced;
+    forced.strategy = strategy;
+    forced.radix_min_length = 1;
+    DeviceSort sort (device, SortKey::UInt32, SortOrder::Ascending, forced);
+    fail_unless (sort.radix_min_length () == SIZE_MAX);
+    fail_unless (sort.strategy_for (1, size_t (1) << 30) != SortStrategy::Radix);
+    fail_unless (sort.strategy () == (strategy == SortStrategy::Bitonic ? bitonic : strategy));
+  }
+  DeviceSort always (device, SortKey::UInt32, SortOrder::Ascending, RADIX_CPU);
+  fail_unless_equals_int (always.radix_min_length (), 0);
+  fail_unless (always.strategy_for (1, 1) == SortStrategy::Radix);
+  fail_unless_equals_int (always.launch_count (1, 1), 8 * 5);  /* 8 passes of 4-bit digits */
+  DeviceSort bytes (device, SortKey::UInt32, SortOrder::Ascending, RADIX_GPU);
+  fail_unless_equals_int (bytes.launch_count (3, 1), 4 * 5);
+  fail_unless_equals_int (always.launch_count (5, 0), 0);
+  std::vector<uint32_t> untouched { 3, 1, 2 };
+  size_t launches = 99;
+  auto result = device_sort (always, untouched, 0, 3, true, &launches);
+  fail_unless_equals_int (launches, 0);
+  fail_unless (result == untouched);
+
+  /* GST_OPENCL_VARIANT_SORT, read when the sort is built; a SortTuning strategy wins over it. */
+  const std::string variable = gst_opencl::variant_environment_name ("sort");
+  fail_unless (variable == "GST_OPENCL_VARIANT_SORT");
+  g_setenv (variable.c_str (), "radix", TRUE);
+  DeviceSort env_radix (device, SortKey::Int32, SortOrder::Descending);
+  fail_unless_equals_int (env_radix.radix_min_length (), 0);
+  expect_sorted (env_radix, random_values<int32_t> (300, 9), 3, 100, "random");
+  DeviceSort tuned (device, SortKey::Int32, SortOrder::Descending, CPU_SHAPE);
+  fail_unless (tuned.radix_min_length () == SIZE_MAX);
+  g_setenv (variable.c_str (), "bitonic", TRUE);
+  DeviceSort env_bitonic (device, SortKey::Int32, SortOrder::Descending);
+  fail_unless (env_bitonic.radix_min_length () == SIZE_MAX);
+  fail_unless (env_bitonic.strategy () == bitonic);
+  expect_sorted (env_bitonic, random_values<int32_t> (2 * 5000, 9), 2, 5000, "random");
+  g_setenv (variable.c_str (), "quick", TRUE);
+  bool thrown = false;
+  try {
+    DeviceSort wrong (device, SortKey::Int32, SortOrder::Descending);
+  } catch (const gst_opencl::Failure & e) {
+    thrown = e.kind == gst_opencl::Failure::Kind::Settings &&
+        std::string (e.what ()).find ("bitonic, radix") != std::string::npos;
+  }
+  fail_unless (thrown, "GST_OPENCL_VARIANT_SORT=quick accepted");
+  g_unsetenv (variable.c_str ());
+}
+GST_END_TEST;
+
+/* Radix shapes: names, the device's choice, GST_OPENCL_VARIANT_SORT_RADIX, shapes refused. */
+GST_START_TEST (test_radix_shapes)
+{
+  auto & device = shared_device ();
+  for (const char *name : { "serial", "2x1", "256x16", "128x32", "1024x32" }) {
+    RadixShape shape;
+    fail_unless (RadixShape::parse (name, &shape), "%s refused", name);
+    fail_unless (shape.name () == name, "%s read as %s", name, shape.name ().c_str ());
+  }
+  for (const char *name : { "", "x", "256", "256x", "x16", "3x4", "1x4", "0x4", "256x0",
+          "2048x32", "256x16x2", "+256x16", "256x-1", "99999999999x1", "Serial" }) {
+    RadixShape shape;
+    fail_if (RadixShape::parse (name, &shape), "%s accepted", name);
+  }
+
+  /* GST_OPENCL_TUNING=0 in the tests: the first candidate, serial on CPUs, 256x16 elsewhere. */
+  const bool cpu = device.type & CL_DEVICE_TYPE_CPU;
+  DeviceSort automatic (device, SortKey::Int32, SortOrder::Ascending, radix ("", 0));
+  fail_unless (automatic.radix ().shape ().name () == (cpu ? "serial" : "256x16"));
+  fail_unless_equals_int (automatic.radix ().digit_bits (), cpu ? 4 : 8);
+  for (unsigned bits : { 1, 6, 16 }) {
+    bool refused = false;
+    try {
+      DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, radix ("serial", bits));
+    } catch (const gst_opencl::Failure & e) {
+      refused = e.kind == gst_opencl::Failure::Kind::Settings;
+    }
+    fail_unless (refused, "%u-bit digits accepted", bits);
+  }
+  const std::string variable = gst_opencl::variant_environment_name ("sort-radix");
+  fail_unless (variable == "GST_OPENCL_VARIANT_SORT_RADIX");
+  g_setenv (variable.c_str (), "32x4", TRUE);
+  DeviceSort forced (device, SortKey::Int32, SortOrder::Ascending, radix ("", 0));
+  fail_unless (forced.radix ().shape ().name () == "32x4");
+  fail_unless_equals_int (forced.radix ().tile_keys (1, 1000), 128);
+  expect_sorted (forced, random_values<int32_t> (1000, 4), 1, 1000, "random");
+  g_setenv (variable.c_str (), "33x4", TRUE);
+  bool thrown = false;
+  try {
+    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, radix ("", 0));
+    wrong.radix ();
+  } catch (const gst_opencl::Failure & e) {
+    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
+  }
+  fail_unless (thrown, "GST_OPENCL_VARIANT_SORT_RADIX=33x4 accepted");
+  g_unsetenv (variable.c_str ());
+
+  /* Serial blocks: several per compute unit, at least 4096 keys; one per row in big batches. */
+  DeviceSort serial (device, SortKey::Int32, SortOrder::Ascending, RADIX_CPU);
+  auto & radix_sort = serial.radix ();
+  fail_unless_equals_int (radix_sort.tile_keys (1, 100), 4096);
+  const size_t units = device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ();
+  const size_t tile = radix_sort.tile_keys (1, size_t (1) << 24);
+  fail_unless ((size_t (1) << 24) / tile >= 2 * units && tile >= 4096, "blocks of %zu", tile);
+  fail_unless_equals_int (radix_sort.tile_keys (1000, 20000), 20000);
+
+  /* Shapes the device cannot run: too many work-items, more local memory than it has. */
+  thrown = false;
+  try {
+    gst_opencl::RadixSort wrong (device, RadixShape { device.max_work_group_size * 2, 1 });
+  } catch (const gst_opencl::Failure & e) {
+    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
+  }
+  fail_unless (thrown, "%zu work-items accepted", device.max_work_group_size * 2);
+  thrown = false;
+  try {
+    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, radix ("x", 0));
+    wrong.radix ();
+  } catch (const gst_opencl::Failure & e) {
+    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
+  }
+  fail_unless (thrown, "radix shape \"x\" accepted");
+}
+GST_END_TEST;
+
+/* What the device cannot allocate is refused before anything is enqueued: the scratch of the
+ * keys, and the counts of many short rows (16 per row with 4-bit digits). */
+GST_START_TEST (test_radix_too_large)
+{
+  auto small = make_device ();
+  small->max_alloc_bytes = 64 * 1024;
+  DeviceSort sort (*small, SortKey::Int32, SortOrder::Ascending, RADIX_CPU);
+  cl::Buffer keys (small->context, CL_MEM_READ_WRITE, 200000);
+  for (auto shape : { std::pair<size_t, size_t> { 1, 20000 }, { 5000, 1 } }) {
+    bool thrown = false;
+    try {
+      sort.enqueue (keys, keys, shape.first, shape.second);
+    } catch (const gst_opencl::Failure & e) {
+      thrown = e.kind == gst_opencl::Failure::Kind::TooLarge;
+    }
+    fail_unless (thrown, "%zu x %zu keys accepted with 64 KiB allocations", shape.first,
+        shape.second);
+  }
+  small->queue.finish ();
+}
+GST_END_TEST;
+
 static Suite *
 sort_layer_suite (void)
 {
@@ -517,6 +873,14 @@ sort_layer_suite (void)
   tcase_add_test (tc, test_structured_input);
   tcase_add_test (tc, test_special_floats);
   tcase_add_test (tc, test_packed_key_index);
+  tcase_add_test (tc, test_radix_lengths);
+  tcase_add_test (tc, test_radix_small_blocks);
+  tcase_add_test (tc, test_radix_batches);
+  tcase_add_test (tc, test_radix_structured_input);
+  tcase_add_test (tc, test_radix_reuse);
+  tcase_add_test (tc, test_strategy_choice);
+  tcase_add_test (tc, test_radix_shapes);
+  tcase_add_test (tc, test_radix_too_large);
   return s;
 }
 

@@ -1,7 +1,8 @@
-/* gst-opencl: sorting rows of keys in device memory (bitonic network, kernels/sort.cl).
+/* gst-opencl: sorting rows of keys in device memory: the bitonic network (kernels/sort.cl) here,
+ * the radix sort for long rows in gstopenclradixsort.cpp.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Schedule for rows padded to P words, chunk C words per work-group (both powers of two):
+ * Bitonic schedule for rows padded to P words, chunk C words per work-group (both powers of two):
  *   P <= C:  one sort_chunks launch sorts everything in local memory and writes the keys.
  *   P > C:   sort_chunks sorts every chunk (stages 2 .. C); then for each stage k = 2C .. P the
  *            strides k/2 .. C run as global passes of up to four strides each (sort_global_N),
@@ -13,8 +14,11 @@
 #include "opencl/gstopenclsort.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
+#include "opencl/gstopenclradixsort.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -54,6 +58,21 @@ kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
 }
 
+/* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, or Automatic when unset. */
+SortStrategy
+forced_strategy ()
+{
+  const std::vector<TuningCandidate> candidates { { "bitonic", false }, { "radix", false } };
+  switch (forced_variant ("sort", candidates)) {
+    case 0:
+      return SortStrategy::Bitonic;
+    case 1:
+      return SortStrategy::Radix;
+    default:
+      return SortStrategy::Automatic;
+  }
+}
+
 }  // namespace
 
 size_t
@@ -66,8 +85,30 @@ DeviceSort::padded_length (size_t length)
 }
 
 DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const SortTuning & tuning)
-  : device_ (device), key_ (key), order_ (order)
+  : device_ (device), key_ (key), order_ (order), tuning_ (tuning)
 {
+  const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
+  SortStrategy requested = tuning.strategy;
+  if (requested == SortStrategy::Automatic)
+    requested = forced_strategy ();
+  switch (requested) {
+    case SortStrategy::Automatic:
+      radix_min_length_ = tuning.radix_min_length ? tuning.radix_min_length :
+          cpu ? RADIX_MIN_LENGTH_CPU : RADIX_MIN_LENGTH_GPU;
+      break;
+    case SortStrategy::Radix:
+      radix_min_length_ = 0;
+      break;
+    default:
+      radix_min_length_ = SIZE_MAX;
+      break;
+  }
+  radix_digit_bits_ = tuning.radix_digit_bits ? tuning.radix_digit_bits :
+      cpu ? RADIX_DIGIT_BITS_CPU : RADIX_DIGIT_BITS_GPU;
+  if (radix_digit_bits_ != 4 && radix_digit_bits_ != 8)
+    throw Failure (Failure::Kind::Settings, "radix digits of " +
+        std::to_string (radix_digit_bits_) + " bits (4 or 8 only)");
+
   chunks_ = device.kernel ("sort", "sort_chunks", "");
   merge_ = device.kernel ("sort", "sort_merge", "");
   pad_ = device.kernel ("sort", "sort_pad", "");
@@ -77,14 +118,12 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   for (unsigned i = 0; i < MAX_GLOBAL_STEPS; i++)
     global_[i] = device.kernel ("sort", global_names[i], "");
 
-  strategy_ = tuning.strategy;
-  if (strategy_ == SortStrategy::Automatic)
-    strategy_ = (device.type & CL_DEVICE_TYPE_CPU) ? SortStrategy::GlobalPasses :
-        SortStrategy::LocalStages;
+  strategy_ = requested == SortStrategy::LocalStages || requested == SortStrategy::GlobalPasses ?
+      requested : cpu ? SortStrategy::GlobalPasses : SortStrategy::LocalStages;
   /* On PoCL the one-stride pass (two loads, one compare-exchange) vectorises across work-items
    * best; more strides per pass measured slower there (docs/openclsort.md). GPUs save memory
    * traffic with four. */
-  max_global_steps_ = (device.type & CL_DEVICE_TYPE_CPU) ? 1 : MAX_GLOBAL_STEPS;
+  max_global_steps_ = cpu ? 1 : MAX_GLOBAL_STEPS;
   if (tuning.max_global_steps)
     max_global_steps_ = std::clamp (tuning.max_global_steps, 1u, MAX_GLOBAL_STEPS);
 
@@ -113,6 +152,24 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   else
     GST_DEBUG ("sort on %s: global passes of up to %u strides", device.name.c_str (),
         max_global_steps_);
+}
+
+DeviceSort::~DeviceSort () = default;
+
+SortStrategy
+DeviceSort::strategy_for (size_t /* rows: the rule is by row length alone */, size_t length) const
+{
+  return length >= radix_min_length_ ? SortStrategy::Radix : strategy_;
+}
+
+RadixSort &
+DeviceSort::radix ()
+{
+  if (!radix_)
+    radix_ = std::make_unique<RadixSort> (device_, choose_radix_shape (device_,
+            tuning_.radix_shape, radix_digit_bits_), radix_digit_bits_,
+        tuning_.radix_tile_keys);
+  return *radix_;
 }
 
 template <typename Visit>
@@ -155,6 +212,8 @@ DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
 size_t
 DeviceSort::launch_count (size_t rows, size_t length) const
 {
+  if (strategy_for (rows, length) == SortStrategy::Radix)
+    return rows && length ? RadixSort::launches (radix_digit_bits_) : 0;
   size_t count = 0;
   schedule (rows, length, [&count](const Pass &) { count++; });
   return count;
@@ -185,6 +244,11 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
   if (src.getInfo<CL_MEM_SIZE> () < key_bytes || dst.getInfo<CL_MEM_SIZE> () < key_bytes)
     throw Failure (Failure::Kind::Settings, "sort buffers hold fewer than " +
         std::to_string (rows) + " x " + std::to_string (length) + " keys");
+
+  if (strategy_for (rows, length) == SortStrategy::Radix) {
+    radix ().enqueue (src, dst, rows, length, key_, order_, launch);
+    return;
+  }
 
   const size_t chunk = chunk_words_;
   const bool needs_scratch = strategy_ == SortStrategy::GlobalPasses || padded > chunk;

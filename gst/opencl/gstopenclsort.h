@@ -1,21 +1,26 @@
-/* gst-opencl: sorting rows of keys in device memory (bitonic network, kernels/sort.cl).
+/* gst-opencl: sorting rows of keys in device memory: a bitonic network (kernels/sort.cl) for
+ * short rows, an LSD radix sort (kernels/radixsort.cl, gstopenclradixsort.h) for long ones.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A DeviceSort is built once per (device, key type, order) and then enqueues, on the device's
  * in-order queue, the sort of `rows` independent rows of `length` keys each (row r at element
- * r * length of the buffer). Any length works: rows are padded to the next power of two with
- * sentinel words in a scratch buffer that the object keeps and only grows. The launches are
+ * r * length of the buffer). Any length works. The bitonic network pads rows to the next power
+ * of two with sentinel words in a scratch buffer; the radix sort ping-pongs between dst and a
+ * scratch buffer of the keys' size; the object keeps both and only grows them. The launches are
  * enqueued back to back with no host wait; the caller waits (reads the result, finishes the
  * queue) when it needs the keys.
  *
+ * Which sort: rows of at least radix_min_length () keys take the radix sort, shorter rows the
+ * bitonic network (see SortStrategy; GST_OPENCL_VARIANT_SORT=bitonic|radix forces one).
+ *
  * Orders (the result is the one std::sort gives with the same strict total order, so it is
- * unique bit for bit):
+ * unique bit for bit, whichever sort runs):
  *   int32, uint32  numeric order;
  *   float32        -inf < ... < -0.0 < +0.0 < ... < +inf < NaN; -0.0 sorts before +0.0 and NaNs
  *                  compare by their bits as unsigned integers (every +NaN before every -NaN,
  *                  payloads in increasing order). Descending is the exact reverse.
  *
- * Key + payload: the network sorts 32-bit words, so a caller that needs a permutation packs the
+ * Key + payload: both sorts sort 32-bit words, so a caller that needs a permutation packs the
  * key into the high bits and an index into the low bits of a uint32 (SortKey::UInt32,
  * ascending; pack_key_index ()), sorts, and reads the indices back from the low bits. Equal
  * keys then keep their original order (the sort is stable), and a descending order is
@@ -26,6 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 
 #include "opencl/gstopenclcontext.h"
 
@@ -34,15 +41,23 @@ namespace gst_opencl {
 enum class SortKey { Int32 = 0, UInt32 = 1, Float32 = 2 };
 enum class SortOrder { Ascending = 0, Descending = 1 };
 
-/* How the network is scheduled. LocalStages: every stride shorter than a work-group's chunk runs
- * in local memory, longer ones in global passes of up to four strides each held in registers
- * (GPUs). GlobalPasses: every stride runs in global passes, between one pass that maps and pads
- * the keys and one that maps them back (CPUs: their local memory is ordinary cache and a
- * barrier costs more than a step; PoCL runs one-stride passes fastest). Automatic picks by
- * device type. */
-enum class SortStrategy { Automatic, LocalStages, GlobalPasses };
+/* Which sort, and how the bitonic network is scheduled.
+ *   Automatic     rows of at least radix_min_length () keys: Radix; shorter rows: the bitonic
+ *                 network scheduled by device type (LocalStages on GPUs, GlobalPasses on CPUs).
+ *                 GST_OPENCL_VARIANT_SORT=bitonic or radix makes it Bitonic or Radix.
+ *   Bitonic       the bitonic network for every row, scheduled by device type.
+ *   LocalStages   the bitonic network: every stride shorter than a work-group's chunk runs in
+ *                 local memory, longer ones in global passes of up to four strides each held in
+ *                 registers (GPUs).
+ *   GlobalPasses  the bitonic network: every stride runs in global passes, between one pass that
+ *                 maps and pads the keys and one that maps them back (CPUs: their local memory
+ *                 is ordinary cache and a barrier costs more than a step; PoCL runs one-stride
+ *                 passes fastest).
+ *   Radix         the LSD radix sort for every row. */
+enum class SortStrategy { Automatic, LocalStages, GlobalPasses, Bitonic, Radix };
 
-/* Overrides of the device's choices, for tests and experiments; 0 keeps the choice. */
+/* Overrides of the device's choices, for tests and experiments; 0 (or empty) keeps the
+ * choice. */
 struct SortTuning
 {
   SortStrategy strategy = SortStrategy::Automatic;
@@ -53,7 +68,20 @@ struct SortTuning
   size_t group_size = 0;
   /* Strides per global pass, 1 to 4 (default 4 on GPUs, 1 on CPUs). */
   unsigned max_global_steps = 0;
+  /* Automatic: the shortest row that takes the radix sort (default by device type:
+   * RADIX_MIN_LENGTH_CPU, RADIX_MIN_LENGTH_GPU). */
+  size_t radix_min_length = 0;
+  /* Radix: the shape of its blocks, "serial" or "<work-items>x<keys per work-item>"
+   * (gstopenclradixsort.h; default: choose_radix_shape ()). */
+  std::string radix_shape;
+  /* Radix, serial shape: keys per block (default: by the sort's shape). */
+  size_t radix_tile_keys = 0;
+  /* Radix: bits per digit, 8 (four passes) or 4 (eight) (default by device type:
+   * RADIX_DIGIT_BITS_CPU, RADIX_DIGIT_BITS_GPU). */
+  unsigned radix_digit_bits = 0;
 };
+
+class RadixSort;
 
 class DeviceSort
 {
@@ -65,12 +93,28 @@ public:
   /* rows * padded length may not exceed this (flat word indices are 32-bit in the kernels). */
   static constexpr size_t MAX_WORDS = size_t (1) << 31;
 
+  /* Default radix_min_length () by device type. On a CPU (PoCL) the radix sort, one work-item
+   * counting and scattering each block, was faster than the network from rows of 256 keys on,
+   * alone or in batches (docs/openclsort.md); on GPUs the network sorts a row of up to 4096
+   * keys in one launch, the radix sort takes 20, so it waits for rows long enough to fill the
+   * device. */
+  static constexpr size_t RADIX_MIN_LENGTH_CPU = 256;
+  static constexpr size_t RADIX_MIN_LENGTH_GPU = size_t (1) << 16;
+  /* Default radix digits by device type (docs/openclsort.md). */
+  static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
+  static constexpr unsigned RADIX_DIGIT_BITS_GPU = 8;
+
   /* Builds kernels/sort.cl through the device's program cache (one program for every key type
    * and order) and picks the schedule for the device: on GPUs local stages with 512 work-items
-   * sharing a 4096-word chunk, on CPUs one-stride global passes. Throws cl::Error,
-   * BuildFailure. */
+   * sharing a 4096-word chunk, on CPUs one-stride global passes. The radix sort's program is
+   * built (and its shape chosen, see choose_radix_shape ()) on the first sort that takes it.
+   * Throws cl::Error, BuildFailure, Failure (Settings) when GST_OPENCL_VARIANT_SORT names
+   * neither sort. */
   DeviceSort (Device & device, SortKey key, SortOrder order,
       const SortTuning & tuning = SortTuning ());
+  ~DeviceSort ();
+  DeviceSort (const DeviceSort &) = delete;
+  DeviceSort & operator= (const DeviceSort &) = delete;
 
   /* Enqueues the sort of rows x length keys of `src` into `dst` (the same buffer is allowed;
    * both hold rows * length 4-byte keys). Nothing is enqueued when rows or length is 0.
@@ -84,8 +128,15 @@ public:
 
   SortKey key () const { return key_; }
   SortOrder order () const { return order_; }
-  /* LocalStages or GlobalPasses (never Automatic). */
+  /* The bitonic network's schedule: LocalStages or GlobalPasses. */
   SortStrategy strategy () const { return strategy_; }
+  /* What enqueue () runs for that shape: Radix, LocalStages or GlobalPasses. */
+  SortStrategy strategy_for (size_t rows, size_t length) const;
+  /* Rows of at least this many keys take the radix sort: 0 with Radix, SIZE_MAX with a bitonic
+   * strategy. */
+  size_t radix_min_length () const { return radix_min_length_; }
+  /* The radix sort, built on first use (its shape: radix ().shape ()). Throws as enqueue (). */
+  RadixSort & radix ();
   /* Words a work-group sorts in local memory, and its work-items (LocalStages). */
   size_t chunk_words () const { return chunk_words_; }
   size_t group_size () const { return group_size_; }
@@ -119,6 +170,10 @@ private:
   Device & device_;
   SortKey key_;
   SortOrder order_;
+  SortTuning tuning_;
+  size_t radix_min_length_ = 0;
+  unsigned radix_digit_bits_ = 8;
+  std::unique_ptr<RadixSort> radix_;
   SortStrategy strategy_ = SortStrategy::LocalStages;
   unsigned max_global_steps_ = 4;
   size_t group_size_ = 0;

@@ -111,6 +111,26 @@ event_milliseconds (const cl::Event & event)
   return end > start ? (double) (end - start) * 1e-6 : 0.0;
 }
 
+long
+forced_variant (const std::string & family, const std::vector<TuningCandidate> & candidates)
+{
+  init_debug ();
+  const std::string variable = variant_environment_name (family);
+  const char *forced = g_getenv (variable.c_str ());
+  if (!forced)
+    return -1;
+  long index = find_candidate (candidates, forced);
+  if (index < 0) {
+    std::string names;
+    for (const auto & c : candidates)
+      names += (names.empty () ? "" : ", ") + c.name;
+    throw Failure (Failure::Kind::Settings, variable + "=" + forced + " names no variant of " +
+        family + " (" + names + ")");
+  }
+  GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced, variable.c_str ());
+  return index;
+}
+
 size_t
 choose_variant (const cl::Device & device, const std::string & family, const std::string & key,
     const std::vector<TuningCandidate> & candidates,
@@ -120,19 +140,9 @@ choose_variant (const cl::Device & device, const std::string & family, const std
   if (candidates.empty ())
     throw Failure (Failure::Kind::Settings, "no variants of " + family + " to choose from");
 
-  const std::string variable = variant_environment_name (family);
-  if (const char *forced = g_getenv (variable.c_str ())) {
-    long index = find_candidate (candidates, forced);
-    if (index < 0) {
-      std::string names;
-      for (const auto & c : candidates)
-        names += (names.empty () ? "" : ", ") + c.name;
-      throw Failure (Failure::Kind::Settings, variable + "=" + forced + " names no variant of " +
-          family + " (" + names + ")");
-    }
-    GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced, variable.c_str ());
-    return (size_t) index;
-  }
+  const long forced = forced_variant (family, candidates);
+  if (forced >= 0)
+    return (size_t) forced;
 
   const char *tuning = g_getenv ("GST_OPENCL_TUNING");
   if (tuning && g_str_equal (tuning, "0"))

@@ -38,6 +38,12 @@ size_t choose_variant (const cl::Device & device, const std::string & family,
     const std::string & key, const std::vector<TuningCandidate> & candidates,
     const std::function<double (size_t)> & time_one, int runs = 3);
 
+/* Step 1 of choose_variant on its own, for families whose choice is not timed: the index of
+ * the candidate GST_OPENCL_VARIANT_<FAMILY> names, -1 when the variable is unset. Throws Failure
+ * (Settings) listing the names when it names none of them. */
+long forced_variant (const std::string & family,
+    const std::vector<TuningCandidate> & candidates);
+
 /* The file a choice is cached in (exposed for tests). */
 std::string tuning_disk_path (const cl::Device & device, const std::string & family,
     const std::string & key);

@@ -1,21 +1,27 @@
-/* gst-opencl: benchmark of the device sort (gst_opencl::DeviceSort, the sort openclsort runs)
- * against std::sort on one core, the table of the bitonic-sort article.
+/* gst-opencl: benchmark of the device sort (gst_opencl::DeviceSort, the sort openclsort runs):
+ * its bitonic network and its radix sort against std::sort on one core, the table of the
+ * bitonic-sort article.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * For every size 2^n it makes random non-negative int32 keys (std::mt19937, fixed seed), then
- * measures in turns (so both see the same load on a shared machine):
+ * For every size 2^n it makes random non-negative int32 keys (std::mt19937, fixed seed; --rows
+ * rows of 2^n keys for a batch), then measures in turns (so all see the same load on a shared
+ * machine):
  *   - std::sort on a copy, on this one thread, --cpu-runs times (median);
- *   - the device sort of one row of 2^n keys, --runs times after --warmup runs: the keys are
- *     copied on the device into the work buffer (not timed), the sort is enqueued (every launch
- *     records a profiling event, nothing waits in between), and the queue is finished once.
- *     Per run it records the kernel time (sum of the launches' END - START), the device span
- *     (first START to last END: kernel time plus the gaps between launches) and the host wall
- *     time from the first enqueue to the end of finish ().
- * The first device result is read back and compared with std::sort's, element for element.
- * With --article it also times the article's way (one launch of the single-stride kernel per
- * step, every stride in global memory, clFinish after each), on the same kernel code. Keys are
- * non-negative (as rand () gives), so that baseline may compare them as unsigned words.
- * Links the shared layer directly (no plugin needed). Prints a table; --json writes it all. */
+ *   - each sort of the device sort (--algorithms: the bitonic network, the radix sort) on one
+ *     row of 2^n keys, --runs times after --warmup runs: the keys are copied on the device into
+ *     the work buffer (not timed), the sort is enqueued (every launch records a profiling
+ *     event, nothing waits in between), and the queue is finished once. Per run it records the
+ *     kernel time (sum of the launches' END - START), the device span (first START to last
+ *     END: kernel time plus the gaps between launches) and the host wall time from the first
+ *     enqueue to the end of finish ().
+ * The top-level figures of a size are those of the sort DeviceSort's automatic choice takes for
+ * that row (what openclsort runs); each sort's own are under "algorithms".
+ * The first result of each device sort is read back and compared with std::sort's, element for
+ * element. With --article it also times the article's way (one launch of the single-stride
+ * kernel per step, every stride in global memory, clFinish after each), on the same kernel
+ * code. Keys are non-negative (as rand () gives), so that baseline may compare them as unsigned
+ * words. Links the shared layer directly (no plugin needed). Prints a table; --json writes it
+ * all. */
 #include <gst/gst.h>
 
 #include <algorithm>
@@ -29,6 +35,7 @@
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclradixsort.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopenclutils.h"
 
@@ -52,6 +59,13 @@ struct Options
   int max_steps = 0;
   std::string strategy = "automatic";
   int article_runs = 3;
+  std::vector<std::string> algorithms { "bitonic", "radix" };
+  std::string radix_shape;
+  int radix_tile = 0;
+  int radix_min_length = 0;
+  int radix_bits = 0;
+  int rows = 1;
+  bool per_launch = false;
 };
 
 struct Stats
@@ -59,15 +73,45 @@ struct Stats
   double median = 0, min = 0, max = 0;
 };
 
+/* One sort of the device sort at one size. */
+struct AlgorithmResult
+{
+  std::string name;
+  size_t launches = 0;
+  bool correct = false;
+  std::vector<double> kernel_ms, span_ms, wall_ms;
+  Stats kernel, span, wall;
+  /* Per launch, in enqueue order: its kernel times, then their median. */
+  std::vector<std::vector<double>> launch_samples;
+  std::vector<double> launch_ms;
+};
+
 struct SizeResult
 {
   int log2_size = 0;
   size_t count = 0;
-  size_t launches = 0;
-  bool correct = false;
   bool article_correct = true;
-  std::vector<double> std_sort_ms, kernel_ms, span_ms, wall_ms, article_kernel_ms, article_wall_ms;
-  Stats std_sort, kernel, span, wall, article_kernel, article_wall;
+  std::vector<double> std_sort_ms, article_kernel_ms, article_wall_ms;
+  Stats std_sort, article_kernel, article_wall;
+  std::vector<AlgorithmResult> algorithms;
+  /* The one DeviceSort's automatic choice takes (an index into algorithms). */
+  size_t chosen = 0;
+
+  const AlgorithmResult & automatic () const { return algorithms[chosen]; }
+  bool correct () const
+  {
+    bool all = article_correct;
+    for (const auto & a : algorithms)
+      all &= a.correct;
+    return all;
+  }
+};
+
+/* The device sorts measured, each forced to one sort. */
+struct Sorts
+{
+  std::vector<std::pair<std::string, gst_opencl::DeviceSort *>> forced;
+  gst_opencl::DeviceSort *automatic = nullptr;
 };
 
 [[noreturn]] void
@@ -76,6 +120,8 @@ usage (const char *program, int status)
   std::fprintf (status ? stderr : stdout,
       "usage: %s [options]\n"
       "  --sizes N,...     log2 of the key counts (default 20,21,22,23,24,25; 26 works too)\n"
+      "  --rows R          sort R rows of 2^n keys each instead of one (a batch; default 1;\n"
+      "                    std::sort sorts them one after the other; no --article)\n"
       "  --runs N          measured device sorts per size (default 10)\n"
       "  --warmup N        device sorts left out first (default 2)\n"
       "  --cpu-runs N      std::sort runs per size (default 3)\n"
@@ -88,8 +134,17 @@ usage (const char *program, int status)
       "                    default: the device sort's choice for the device)\n"
       "  --group N         work-items per work-group of the local stages (default: the device\n"
       "                    sort's choice)\n"
-      "  --strategy S      automatic (default), local or global (see gstopenclsort.h)\n"
+      "  --strategy S      the bitonic network's schedule: automatic (default: by device\n"
+      "                    type), local or global (see gstopenclsort.h)\n"
       "  --steps N         strides per global pass, 1 to 4 (default 4)\n"
+      "  --algorithms L    the sorts measured: bitonic,radix (default both)\n"
+      "  --radix-shape S   the radix sort's blocks: serial or <work-items>x<keys each>\n"
+      "                    (default: the device's choice, gstopenclradixsort.h)\n"
+      "  --radix-tile N    keys per block of the serial radix shape (default: by size)\n"
+      "  --radix-bits N    bits per radix digit, 4 or 8 (default: the device type's)\n"
+      "  --per-launch      print each launch's median kernel time (also in the JSON)\n"
+      "  --radix-min N     the shortest row the automatic choice gives the radix sort\n"
+      "                    (default: the device type's; decides the top-level figures)\n"
       "  --device STRING   gpu, cpu or <platform>[:n] (default: automatic, GST_OPENCL_DEVICE)\n"
       "  --json PATH       write the results as JSON\n", program);
   std::exit (status);
@@ -147,6 +202,29 @@ parse_options (int argc, char **argv)
       if (options.strategy != "automatic" && options.strategy != "local" &&
           options.strategy != "global")
         usage (argv[0], 2);
+    } else if (arg == "--algorithms") {
+      options.algorithms.clear ();
+      std::stringstream stream (value ());
+      std::string part;
+      while (std::getline (stream, part, ',')) {
+        if (part != "bitonic" && part != "radix")
+          usage (argv[0], 2);
+        options.algorithms.push_back (part);
+      }
+      if (options.algorithms.empty ())
+        usage (argv[0], 2);
+    } else if (arg == "--radix-shape") {
+      options.radix_shape = value ();
+    } else if (arg == "--radix-tile") {
+      options.radix_tile = parse_int (argv[0], value (), 1, 1 << 30);
+    } else if (arg == "--per-launch") {
+      options.per_launch = true;
+    } else if (arg == "--rows") {
+      options.rows = parse_int (argv[0], value (), 1, 1 << 24);
+    } else if (arg == "--radix-bits") {
+      options.radix_bits = parse_int (argv[0], value (), 4, 8);
+    } else if (arg == "--radix-min") {
+      options.radix_min_length = parse_int (argv[0], value (), 1, 1 << 30);
     } else if (arg == "--steps") {
       options.max_steps = parse_int (argv[0], value (), 1, 4);
     } else if (arg == "--no-cpu") {
@@ -228,25 +306,31 @@ measure_article (const Options & options, gst_opencl::Device & device, const cl:
 }
 
 void
-measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::DeviceSort & sort,
+measure_size (const Options & options, gst_opencl::Device & device, const Sorts & sorts,
     SizeResult & result)
 {
-  const size_t count = size_t (1) << result.log2_size;
+  const size_t rows = (size_t) options.rows;
+  const size_t length = size_t (1) << result.log2_size;
+  const size_t count = rows * length;
   result.count = count;
   std::mt19937 random (20110601u + result.log2_size);
   std::vector<int32_t> keys (count);
   for (auto & key : keys)
     key = (int32_t) (random () >> 1);
 
-  /* The reference result, then std::sort (one thread) and the device sort in turns, so that
-   * both see the same load on a shared machine. */
+  /* The reference result, then std::sort (one thread, row after row) and the device sorts in
+   * turns, so that all see the same load on a shared machine. */
+  auto sort_rows = [rows, length](std::vector<int32_t> & values) {
+    for (size_t row = 0; row < rows; row++)
+      std::sort (values.begin () + row * length, values.begin () + (row + 1) * length);
+  };
   std::vector<int32_t> expected = keys;
-  std::sort (expected.begin (), expected.end ());
+  sort_rows (expected);
   std::vector<int32_t> copy;
   auto time_std_sort = [&]() {
     copy = keys;
     auto start = Clock::now ();
-    std::sort (copy.begin (), copy.end ());
+    sort_rows (copy);
     result.std_sort_ms.push_back (ms_since (start));
   };
 
@@ -264,7 +348,16 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
     if (options.finish_each)
       device.queue.finish ();
   };
-  result.launches = sort.launch_count (1, count);
+  const auto chosen = sorts.automatic->strategy_for (rows, length);
+  for (const auto & [name, sort] : sorts.forced) {
+    AlgorithmResult algorithm;
+    algorithm.name = name;
+    algorithm.launches = sort->launch_count (rows, length);
+    if ((name == "radix") == (chosen == gst_opencl::SortStrategy::Radix))
+      result.chosen = result.algorithms.size ();
+    result.algorithms.push_back (algorithm);
+  }
+
   const int cpu_runs = options.skip_cpu ? 0 : options.cpu_runs;
   for (int run = 0; run < options.warmup + std::max (options.runs, cpu_runs); run++) {
     const int measured = run - options.warmup;
@@ -272,38 +365,50 @@ measure_size (const Options & options, gst_opencl::Device & device, gst_opencl::
       time_std_sort ();
     if (measured >= options.runs)
       continue;
-    device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
-    device.queue.finish ();
-    events.clear ();
-    auto start = Clock::now ();
-    sort.enqueue (work, work, 1, count, launcher);
-    device.queue.finish ();
-    double wall = ms_since (start);
-    if (run == 0) {
-      std::vector<int32_t> sorted (count);
-      device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
-      result.correct = sorted == expected;
+    for (size_t a = 0; a < sorts.forced.size (); a++) {
+      auto & algorithm = result.algorithms[a];
+      device.queue.enqueueCopyBuffer (original, work, 0, 0, bytes);
+      device.queue.finish ();
+      events.clear ();
+      auto start = Clock::now ();
+      sorts.forced[a].second->enqueue (work, work, rows, length, launcher);
+      device.queue.finish ();
+      double wall = ms_since (start);
+      if (run == 0) {
+        std::vector<int32_t> sorted (count);
+        device.queue.enqueueReadBuffer (work, CL_TRUE, 0, bytes, sorted.data ());
+        algorithm.correct = sorted == expected;
+      }
+      if (measured < 0)
+        continue;
+      cl_ulong kernel_ns = 0, first = ~cl_ulong (0), last = 0;
+      for (const auto & event : events) {
+        cl_ulong begin = event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
+        cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END> ();
+        kernel_ns += end - begin;
+        first = std::min (first, begin);
+        last = std::max (last, end);
+      }
+      algorithm.launch_samples.resize (events.size ());
+      for (size_t e = 0; e < events.size (); e++)
+        algorithm.launch_samples[e].push_back ((events[e].getProfilingInfo<
+                CL_PROFILING_COMMAND_END> () - events[e].getProfilingInfo<
+                CL_PROFILING_COMMAND_START> ()) * 1e-6);
+      algorithm.kernel_ms.push_back (kernel_ns * 1e-6);
+      algorithm.span_ms.push_back (events.empty () ? 0.0 : (last - first) * 1e-6);
+      algorithm.wall_ms.push_back (wall);
     }
-    if (measured < 0)
-      continue;
-    cl_ulong kernel_ns = 0, first = ~cl_ulong (0), last = 0;
-    for (const auto & event : events) {
-      cl_ulong begin = event.getProfilingInfo<CL_PROFILING_COMMAND_START> ();
-      cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END> ();
-      kernel_ns += end - begin;
-      first = std::min (first, begin);
-      last = std::max (last, end);
-    }
-    result.kernel_ms.push_back (kernel_ns * 1e-6);
-    result.span_ms.push_back (events.empty () ? 0.0 : (last - first) * 1e-6);
-    result.wall_ms.push_back (wall);
   }
-  if (options.article)
+  if (options.article && rows == 1)
     measure_article (options, device, original, work, expected, result);
   result.std_sort = summarize (result.std_sort_ms);
-  result.kernel = summarize (result.kernel_ms);
-  result.span = summarize (result.span_ms);
-  result.wall = summarize (result.wall_ms);
+  for (auto & algorithm : result.algorithms) {
+    algorithm.kernel = summarize (algorithm.kernel_ms);
+    algorithm.span = summarize (algorithm.span_ms);
+    algorithm.wall = summarize (algorithm.wall_ms);
+    for (const auto & samples : algorithm.launch_samples)
+      algorithm.launch_ms.push_back (summarize (samples).median);
+  }
   result.article_kernel = summarize (result.article_kernel_ms);
   result.article_wall = summarize (result.article_wall_ms);
 }
@@ -339,34 +444,73 @@ json_stats (const Stats & s, const std::vector<double> & samples)
   return out + "]}";
 }
 
+std::string
+bitonic_description (const gst_opencl::DeviceSort & sort)
+{
+  if (sort.strategy () == gst_opencl::SortStrategy::LocalStages)
+    return "local stages, " + std::to_string (sort.chunk_words ()) + " keys per work-group of " +
+        std::to_string (sort.group_size ());
+  return "global passes";
+}
+
 bool
 write_json (const Options & options, const std::string & command_line,
-    const gst_opencl::Device & device, const gst_opencl::DeviceSort & sort,
+    const gst_opencl::Device & device, const Sorts & sorts, const std::string & radix_shape,
     const std::vector<SizeResult> & results)
 {
   std::ofstream file (options.json_path);
   if (!file)
     return false;
-  file << "{\n  \"benchmark\": \"device sort (openclsort), one row of random int32\",\n";
+  const auto & automatic = *sorts.automatic;
+  file << "{\n  \"benchmark\": \"device sort (openclsort), " << (options.rows == 1 ?
+      std::string ("one row") : std::to_string (options.rows) + " rows") <<
+      " of random int32\",\n";
+  file << "  \"rows\": " << options.rows << ",\n";
   file << "  \"command\": " << json_string (command_line) << ",\n";
   file << "  \"device_name\": " << json_string (device.name) << ",\n";
-  const bool local = sort.strategy () == gst_opencl::SortStrategy::LocalStages;
-  file << "  \"strategy\": \"" << (local ? "local stages" : "global passes") << "\",\n";
-  if (local)
-    file << "  \"chunk_words\": " << sort.chunk_words () << ", \"group_size\": " <<
-        sort.group_size () << ",\n";
+  const bool local = automatic.strategy () == gst_opencl::SortStrategy::LocalStages;
+  file << "  \"strategy\": " << json_string ("automatic: radix from " +
+      std::to_string (automatic.radix_min_length ()) + " keys, bitonic " +
+      (local ? "local stages" : "global passes") + " below") << ",\n";
+  file << "  \"radix_min_length\": " << automatic.radix_min_length () << ",\n";
+  for (const auto & [name, sort] : sorts.forced) {
+    if (name == "bitonic") {
+      file << "  \"bitonic\": " << json_string (bitonic_description (*sort)) << ",\n";
+      if (sort->strategy () == gst_opencl::SortStrategy::LocalStages)
+        file << "  \"chunk_words\": " << sort->chunk_words () << ", \"group_size\": " <<
+            sort->group_size () << ",\n";
+    } else {
+      file << "  \"radix_shape\": " << json_string (radix_shape) << ",\n";
+    }
+  }
   file << "  \"runs\": " << options.runs << ", \"warmup\": " << options.warmup <<
       ", \"cpu_runs\": " << options.cpu_runs << ",\n";
   file << "  \"sizes\": [";
   for (size_t i = 0; i < results.size (); i++) {
     const auto & r = results[i];
-    file << (i ? ",\n" : "\n") << "    {\"log2\": " << r.log2_size << ", \"count\": " <<
-        r.count << ", \"launches\": " << r.launches << ", \"correct\": " <<
-        (r.correct ? "true" : "false") << ",\n";
+    const auto & chosen = r.automatic ();
+    file << (i ? ",\n" : "\n") << "    {\"log2\": " << r.log2_size << ", \"length\": " <<
+        (size_t (1) << r.log2_size) << ", \"count\": " <<
+        r.count << ", \"automatic\": " << json_string (chosen.name) << ", \"launches\": " <<
+        chosen.launches << ", \"correct\": " << (r.correct () ? "true" : "false") << ",\n";
     file << "     \"std_sort_ms\": " << json_stats (r.std_sort, r.std_sort_ms) << ",\n";
-    file << "     \"kernel_ms\": " << json_stats (r.kernel, r.kernel_ms) << ",\n";
-    file << "     \"span_ms\": " << json_stats (r.span, r.span_ms) << ",\n";
-    file << "     \"wall_ms\": " << json_stats (r.wall, r.wall_ms);
+    file << "     \"kernel_ms\": " << json_stats (chosen.kernel, chosen.kernel_ms) << ",\n";
+    file << "     \"span_ms\": " << json_stats (chosen.span, chosen.span_ms) << ",\n";
+    file << "     \"wall_ms\": " << json_stats (chosen.wall, chosen.wall_ms) << ",\n";
+    file << "     \"algorithms\": {";
+    for (size_t a = 0; a < r.algorithms.size (); a++) {
+      const auto & algorithm = r.algorithms[a];
+      file << (a ? ",\n" : "\n") << "       " << json_string (algorithm.name) <<
+          ": {\"launches\": " << algorithm.launches << ", \"correct\": " <<
+          (algorithm.correct ? "true" : "false") << ",\n         \"kernel_ms\": " <<
+          json_stats (algorithm.kernel, algorithm.kernel_ms) << ",\n         \"span_ms\": " <<
+          json_stats (algorithm.span, algorithm.span_ms) << ",\n         \"wall_ms\": " <<
+          json_stats (algorithm.wall, algorithm.wall_ms) << ",\n         \"launch_ms\": [";
+      for (size_t e = 0; e < algorithm.launch_ms.size (); e++)
+        file << (e ? ", " : "") << json_number (algorithm.launch_ms[e]);
+      file << "]}";
+    }
+    file << "}";
     if (options.article) {
       file << ",\n     \"article_correct\": " << (r.article_correct ? "true" : "false") <<
           ",\n     \"article_kernel_ms\": " << json_stats (r.article_kernel,
@@ -397,36 +541,65 @@ main (int argc, char **argv)
     GstOpenCLContext *context = gst_opencl_context_new (
         gst_opencl::effective_device_string (options.device));
     auto & device = gst_opencl_context_device (context);
-    gst_opencl::SortTuning tuning;
-    tuning.strategy = options.strategy == "local" ? gst_opencl::SortStrategy::LocalStages :
-        options.strategy == "global" ? gst_opencl::SortStrategy::GlobalPasses :
-        gst_opencl::SortStrategy::Automatic;
-    tuning.max_chunk_words = (size_t) options.max_chunk_words;
-    tuning.group_size = (size_t) options.group_size;
-    tuning.max_global_steps = (unsigned) options.max_steps;
-    gst_opencl::DeviceSort sort (device, gst_opencl::SortKey::Int32,
-        gst_opencl::SortOrder::Ascending, tuning);
-    const bool local = sort.strategy () == gst_opencl::SortStrategy::LocalStages;
-    std::printf ("device sort on %s: %s\n", device.name.c_str (), local ?
-        ("local stages, " + std::to_string (sort.chunk_words ()) + " keys per work-group of " +
-            std::to_string (sort.group_size ())).c_str () : "global passes");
-    std::printf ("%-6s %10s %8s %12s %12s %12s %12s %9s %12s  %s\n", "log2", "N", "launches",
-        "std::sort", "kernel", "span", "wall", "speed-up", "article", "(ms, medians)");
+    gst_opencl::SortTuning bitonic_tuning;
+    bitonic_tuning.strategy = options.strategy == "local" ?
+        gst_opencl::SortStrategy::LocalStages : options.strategy == "global" ?
+        gst_opencl::SortStrategy::GlobalPasses : gst_opencl::SortStrategy::Bitonic;
+    bitonic_tuning.max_chunk_words = (size_t) options.max_chunk_words;
+    bitonic_tuning.group_size = (size_t) options.group_size;
+    bitonic_tuning.max_global_steps = (unsigned) options.max_steps;
+    gst_opencl::SortTuning radix_tuning;
+    radix_tuning.strategy = gst_opencl::SortStrategy::Radix;
+    radix_tuning.radix_shape = options.radix_shape;
+    radix_tuning.radix_tile_keys = (size_t) options.radix_tile;
+    radix_tuning.radix_digit_bits = (unsigned) options.radix_bits;
+    gst_opencl::SortTuning automatic_tuning = bitonic_tuning;
+    automatic_tuning.strategy = gst_opencl::SortStrategy::Automatic;
+    automatic_tuning.radix_min_length = (size_t) options.radix_min_length;
+    const auto key = gst_opencl::SortKey::Int32;
+    const auto order = gst_opencl::SortOrder::Ascending;
+    gst_opencl::DeviceSort bitonic (device, key, order, bitonic_tuning);
+    gst_opencl::DeviceSort radix (device, key, order, radix_tuning);
+    gst_opencl::DeviceSort automatic (device, key, order, automatic_tuning);
+    Sorts sorts;
+    sorts.automatic = &automatic;
+    for (const auto & name : options.algorithms)
+      sorts.forced.push_back ({ name, name == "radix" ? &radix : &bitonic });
+    /* Builds the radix sort (and chooses its shape: timed once per device, then cached). */
+    const std::string radix_shape = radix.radix ().shape ().name () + ", " +
+        std::to_string (radix.radix ().digit_bits ()) + "-bit digits";
+    std::printf ("device sort on %s: bitonic %s; radix %s; automatic: radix from %zu keys\n",
+        device.name.c_str (), bitonic_description (bitonic).c_str (), radix_shape.c_str (),
+        automatic.radix_min_length ());
+    std::printf ("%-5s %10s %12s", "log2", "N", "std::sort");
+    for (const auto & name : options.algorithms)
+      std::printf (" %12s %8s %8s", name.c_str (), "launches", "speed-up");
+    std::printf (" %8s %12s  %s\n", "chosen", "article", "(kernel ms, medians)");
     for (int log2_size : options.log2_sizes) {
       SizeResult result;
       result.log2_size = log2_size;
-      measure_size (options, device, sort, result);
-      all_correct &= result.correct && result.article_correct;
-      std::printf ("%-6d %10zu %8zu %12.3f %12.3f %12.3f %12.3f %8.2fx %12.3f  %s\n", log2_size,
-          result.count, result.launches, result.std_sort.median, result.kernel.median,
-          result.span.median, result.wall.median, result.kernel.median > 0 ?
-          result.std_sort.median / result.kernel.median : 0.0, result.article_wall.median,
-          result.correct && result.article_correct ? "" : "WRONG RESULT");
+      measure_size (options, device, sorts, result);
+      all_correct &= result.correct ();
+      std::printf ("%-5d %10zu %12.3f", log2_size, result.count, result.std_sort.median);
+      for (const auto & algorithm : result.algorithms)
+        std::printf (" %12.3f %8zu %7.2fx", algorithm.kernel.median, algorithm.launches,
+            algorithm.kernel.median > 0 ? result.std_sort.median / algorithm.kernel.median :
+            0.0);
+      std::printf (" %8s %12.3f  %s\n", result.automatic ().name.c_str (),
+          result.article_wall.median, result.correct () ? "" : "WRONG RESULT");
+      if (options.per_launch) {
+        for (const auto & algorithm : result.algorithms) {
+          std::printf ("  %s launches (ms):", algorithm.name.c_str ());
+          for (double ms : algorithm.launch_ms)
+            std::printf (" %.3f", ms);
+          std::printf ("\n");
+        }
+      }
       std::fflush (stdout);
       results.push_back (std::move (result));
     }
     if (!options.json_path.empty ()) {
-      if (!write_json (options, command_line, device, sort, results)) {
+      if (!write_json (options, command_line, device, sorts, radix_shape, results)) {
         std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
         gst_object_unref (context);
         return 1;

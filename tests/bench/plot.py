@@ -82,17 +82,22 @@ def series_histogram(data):
 
 def series_sort(data):
     block = data.get("device_sort", {})
+    rows = block.get("rows", 1)
     out = {"openclsort device sort (kernel)": [], "std::sort (1 core)": []}
     for s in block.get("sizes", []):
         if s.get("kernel_ms"):
             out["openclsort device sort (kernel)"].append((s["count"], s["kernel_ms"]))
         if s.get("std_sort_ms"):
             out["std::sort (1 core)"].append((s["count"], s["std_sort_ms"]))
-    peer = data.get("peer") or {}
+        # Each sort of the device sort on its own (bench_sort measures both).
+        for name, algorithm in (s.get("algorithms") or {}).items():
+            out.setdefault(f"{name} (kernel)", []).append((s["count"], algorithm["kernel_ms"]))
+    peer = (data.get("peer") or {}) if rows == 1 else {}
     for c in peer.get("sizes", []) or peer.get("cases", []):
         count = c.get("count") or (1 << c["log2"])
         out.setdefault("torch.sort (CUDA)", []).append((count, c.get("ms")))
-    return "openclsort, random int32", "keys", out
+    title = "openclsort, random int32" if rows == 1 else f"openclsort, {rows} rows of random int32"
+    return title, "keys" if rows == 1 else "keys in all", out
 
 
 def series_mandelbox(data):
@@ -132,7 +137,7 @@ def series_convolve(data, peer=None):
 
 
 SERIES = {"convolve": series_convolve, "bilateral": series_bilateral, "histogram": series_histogram, "sort": series_sort,
-          "mandelbox": series_mandelbox, "pipelines": series_pipelines}
+          "sort-batch": series_sort, "mandelbox": series_mandelbox, "pipelines": series_pipelines}
 
 
 def plot(plt, title, unit, series, tag, path):

@@ -216,23 +216,32 @@ def histogram(run, path, data):
 
 def sort(run, path, data):
     block = data["device_sort"]
-    peer = data.get("peer") or {}
+    rows = block.get("rows", 1)
+    peer = (data.get("peer") or {}) if rows == 1 else {}
     peer_sizes = {}
     for c in (peer.get("sizes") or peer.get("cases") or []):
         key = c.get("log2") or (int(math.log2(c["count"])) if c.get("count") else None)
         peer_sizes[key] = median(c.get("ms") or c.get("kernel_ms") or {})
     device = block.get("device_name")
-    header(f"openclsort (device sort, {block.get('strategy', '?')}), random int32", path, data,
+    what = "random int32" if rows == 1 else f"{rows} rows of random int32"
+    header(f"openclsort (device sort, {block.get('strategy', '?')}), {what}", path, data,
            device)
-    print("| keys | kernel ms (median) | wall ms | std::sort ms (1 core) | std::sort / kernel | "
-          "torch.sort ms | torch / kernel |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    # Each sort of the device sort measured in the run (bench_sort --algorithms).
+    names = list(block["sizes"][0].get("algorithms", {}).keys()) if block["sizes"] else []
+    print("| keys per row | chosen | kernel ms (median) | " +
+          "".join(f"{name} ms | " for name in names) +
+          "wall ms | std::sort ms (1 core) | std::sort / kernel | torch.sort ms | "
+          "torch / kernel |")
+    print("| --- " * (8 + len(names)) + "|")
     largest = None
     for s in block["sizes"]:
         kernel = median(s.get("kernel_ms"))
         cpu = median(s.get("std_sort_ms"))
         torch_ms = peer_sizes.get(s["log2"])
-        print(f"| 2^{s['log2']} | {fmt_ms(kernel)} | {fmt_ms(median(s.get('wall_ms')))} | "
+        per_algorithm = "".join(f"{fmt_ms(median(s['algorithms'][name].get('kernel_ms')))} | "
+                                for name in names)
+        print(f"| 2^{s['log2']} | {s.get('automatic', '-')} | {fmt_ms(kernel)} | "
+              f"{per_algorithm}{fmt_ms(median(s.get('wall_ms')))} | "
               f"{fmt_ms(cpu)} | {fmt_ratio(cpu / kernel if cpu and kernel else None)} | "
               f"{fmt_ms(torch_ms)} | "
               f"{fmt_ratio(torch_ms / kernel if torch_ms and kernel else None)} |")
@@ -243,7 +252,7 @@ def sort(run, path, data):
                        f"{fmt_ms(kernel)} ms vs {fmt_ms(torch_ms)} ms ({kernel / torch_ms:.2f}x)",
                        kernel <= 2 * torch_ms)
     print()
-    if largest and not is_gpu(device) and largest[2]:
+    if largest and not is_gpu(device) and largest[2] and rows == 1:
         log2, kernel, cpu, _ = largest
         note = "" if log2 == 25 else f" (2^{log2}, the largest measured here; the target is 2^25)"
         run.target(f"openclsort on the CPU: no slower than std::sort on one core{note}",

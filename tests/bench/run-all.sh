@@ -109,14 +109,24 @@ if wanted histogram; then
   fi
 fi
 
+# openclsort: one row (both sorts of the device sort, std::sort, torch.sort on the GPU), from
+# rows short enough for the bitonic network to the long ones of the radix sort; then a batch
+# of rows like a video frame's, where the automatic choice between the two matters most.
 if wanted sort && [ -x "$bin/bench_sort" ]; then
   if [ "$device" = gpu ]; then
-    run sort 180 bash "$here/run-sort.sh" --no-build --build "$build" --sizes 20,22,24,25,26 \
-      --peer-runs 30 --out "$out/sort.json" -- --device gpu --runs 10 --warmup 2 --cpu-runs 1
+    run sort 240 bash "$here/run-sort.sh" --no-build --build "$build" \
+      --sizes 12,14,16,18,20,22,24,25,26 --peer-runs 30 --out "$out/sort.json" \
+      -- --device gpu --runs 10 --warmup 2 --cpu-runs 1
+    run sort-batch 120 bash "$here/run-sort.sh" --no-build --build "$build" --no-peer \
+      --sizes 8,10,11,12,13,14 --out "$out/sort-batch.json" \
+      -- --device gpu --rows 1080 --runs 10 --warmup 2 --no-cpu
   else
     run sort 300 bash "$here/run-sort.sh" --no-build --build "$build" \
       --sizes "$([ "$quick" = 1 ] && echo 20,22 || echo 20,21,22,23,24,25)" --no-peer \
       --out "$out/sort.json" -- --device cpu --runs 3 --warmup 1 --cpu-runs 3
+    run sort-batch 120 bash "$here/run-sort.sh" --no-build --build "$build" --no-peer \
+      --sizes 6,8,10 --out "$out/sort-batch.json" \
+      -- --device cpu --rows 1000 --runs 3 --warmup 1 --cpu-runs 3
   fi
 fi
 

@@ -6,7 +6,8 @@
 #   --build DIR      build folder (default build-bench); configured and built when missing
 #   --no-build       use DIR as it is (e.g. a carried build on another machine)
 #   --sizes LIST     log2 sizes for both (default 20,21,22,23,24,25)
-#   --no-peer        skip torch.sort (it is skipped anyway when torch has no CUDA device)
+#   --no-peer        skip torch.sort (it is skipped anyway when torch has no CUDA device, and
+#                    left out of the table for a batch, bench_sort --rows)
 #   --peer-runs N    torch.sort samples per size (default 20)
 #   --tag TAG        results go to tests/bench/results/sort-TAG.json (default: from the device)
 #   --out PATH       write the results there instead
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
     --tag) tag="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -118,11 +119,19 @@ with open(path, "w") as f:
     f.write("\n")
 
 peer_by_size = {s["log2"]: s for s in (peer or {}).get("sizes", [])}
-print(f"\n{'N':>10} {'std::sort ms':>13} {'device sort ms':>15} {'torch.sort ms':>14}")
+# A batch (--rows) has no peer: torch.sort timed one row.
+if bench.get("rows", 1) != 1:
+    peer_by_size = {}
+names = list(bench["sizes"][0].get("algorithms", {}).keys()) if bench["sizes"] else []
+print(f"\n{'N':>10} {'std::sort ms':>13} {'device sort ms':>15} " +
+      "".join(f"{name + ' ms':>12}" for name in names) + f" {'torch.sort ms':>14}")
 for s in bench["sizes"]:
     p = peer_by_size.get(s["log2"])
     torch_ms = f"{p['ms']['median']:.3f}" if p else "-"
-    print(f"{s['count']:>10} {s['std_sort_ms']['median']:>13.3f} {s['kernel_ms']['median']:>15.3f} {torch_ms:>14}")
+    per_algorithm = "".join(f"{s['algorithms'][name]['kernel_ms']['median']:>12.3f}"
+                            for name in names)
+    print(f"{s['count']:>10} {s['std_sort_ms']['median']:>13.3f} {s['kernel_ms']['median']:>15.3f} "
+          f"{per_algorithm} {torch_ms:>14}")
 print(f"device: {device}; peer: {(peer or {}).get('device', peer_note or '-')}")
 print(f"wrote {path}")
 PY

@@ -1,0 +1,101 @@
+/* gst-opencl: LSD radix sort of rows of 32-bit keys in device memory (kernels/radixsort.cl), the
+ * path DeviceSort takes for long rows.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Passes of 8-bit (or 4-bit) digits, each a stable counting sort: per-block digit counts, one
+ * exclusive prefix sum over (row, digit, block), a stable scatter. Keys are mapped to the same
+ * order-preserving words as in the bitonic sort, so both give the result std::sort gives (see
+ * gstopenclsort.h). The passes go src -> scratch -> dst -> scratch -> ... -> dst (an even
+ * number of them), enqueued back to back with no host wait; the scratch and count buffers are
+ * kept and only grown. */
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "opencl/gstopenclsort.h"
+
+namespace gst_opencl {
+
+/* How a work-group ranks its block of keys in the count and scatter kernels. */
+struct RadixShape
+{
+  /* Work-items per work-group of the tiled kernels; 1: the serial kernels (one work-item
+   * counts and scatters a whole block in order). */
+  size_t group_size = 256;
+  /* Tiled kernels: keys per work-item, the block is group_size x keys_per_item keys (at most
+   * 32768). Serial kernels: unused. */
+  size_t keys_per_item = 16;
+
+  bool serial () const { return group_size == 1; }
+  /* "256x16" (work-items x keys per work-item) or "serial". */
+  std::string name () const;
+  /* The shape `name ()` gives; false for anything else. */
+  static bool parse (const std::string & name, RadixShape * shape);
+};
+
+class RadixSort
+{
+public:
+  /* count, scan reduce, scan top, scan down, scatter */
+  static constexpr size_t LAUNCHES_PER_PASS = 5;
+
+  /* Launches of one sort with digits of `digit_bits` (4 or 8) bits. */
+  static size_t launches (unsigned digit_bits) { return 32 / digit_bits * LAUNCHES_PER_PASS; }
+
+  /* Builds kernels/sort.cl + kernels/radixsort.cl for the shape and digits of `digit_bits`
+   * bits (8: four passes, 4: eight) through the device's program cache. `serial_tile_keys`
+   * fixes the block of the serial kernels (0: by the shape of the sort, see tile_keys ()).
+   * Throws Failure (Settings) when the shape or the digits do not fit the device (work-group
+   * size, local memory) or are none of the above, BuildFailure, cl::Error. */
+  RadixSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8,
+      size_t serial_tile_keys = 0);
+
+  /* As DeviceSort::enqueue, whose checks the caller has made (buffer sizes, rows x length at
+   * most DeviceSort::MAX_WORDS). Throws Failure (TooLarge) when the scratch or the counts do not
+   * fit the device, cl::Error. Allocates only when a buffer must grow. */
+  void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
+      SortKey key, SortOrder order, const DeviceSort::Launcher & launch);
+
+  size_t launch_count (size_t rows, size_t length) const
+  {
+    return rows && length ? launches (digit_bits_) : 0;
+  }
+  const RadixShape & shape () const { return shape_; }
+  unsigned digit_bits () const { return digit_bits_; }
+  /* Keys per block for that sort: the tile of the tiled kernels; for the serial ones, enough
+   * blocks to give every compute unit several (and at least 4096 keys each). */
+  size_t tile_keys (size_t rows, size_t length) const;
+
+private:
+  Device & device_;
+  RadixShape shape_;
+  unsigned digit_bits_ = 8;
+  size_t serial_tile_keys_ = 0;
+  size_t compute_units_ = 1;
+  size_t scan_group_ = 1;
+  size_t scan_span_ = 0;
+  cl::Kernel count_;
+  cl::Kernel scan_reduce_;
+  cl::Kernel scan_top_;
+  cl::Kernel scan_down_;
+  cl::Kernel scatter_;
+  cl::Buffer scratch_;
+  size_t scratch_words_ = 0;
+  cl::Buffer counts_;
+  size_t counts_words_ = 0;
+  cl::Buffer sums_;
+  size_t sums_words_ = 0;
+};
+
+/* The radix shape for a device and digit size: `forced` when not empty (a shape name), else the
+ * shape GST_OPENCL_VARIANT_SORT_RADIX names (any shape), else "serial" on CPUs, else the fastest
+ * of a few tiled shapes timed once per device on 2^22 keys and cached
+ * (gst_opencl::choose_variant, family "sort-radix"; the first, 256x16, with
+ * GST_OPENCL_TUNING=0). Throws Failure (Settings) for a name that is no shape, or what
+ * choose_variant throws. */
+RadixShape choose_radix_shape (Device & device, const std::string & forced,
+    unsigned digit_bits);
+
+}  // namespace gst_opencl
