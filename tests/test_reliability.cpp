@@ -922,8 +922,11 @@ GST_START_TEST (test_two_of_a_kind)
 }
 GST_END_TEST;
 
-/* 10,000 small frames through the chain of all video elements; resident memory at frame 10,000
- * is within a small tolerance of frame 1,000's. */
+/* 10,000 small frames through the chain of all video elements; resident memory does not grow
+ * frame by frame. A leak grows in both halves of the run (frames 1,000 to 5,500 and 5,500 to
+ * 10,000); a one-time step (an allocator arena, a driver's internal pool growing once, seen
+ * under heavy load) falls in one half only, so the test asks for one flat half and a bounded
+ * total. */
 GST_START_TEST (test_long_run_memory_flat)
 {
   constexpr int FRAMES = 10000;
@@ -946,7 +949,7 @@ GST_START_TEST (test_long_run_memory_flat)
         int n = ++p->frames;
         if (n == 1000)
           p->rss[0] = reliability::resident_bytes ();
-        else if (n == 5000)
+        else if (n == 5500)
           p->rss[1] = reliability::resident_bytes ();
         else if (n == 10000)
           p->rss[2] = reliability::resident_bytes ();
@@ -958,12 +961,18 @@ GST_START_TEST (test_long_run_memory_flat)
   double seconds = (g_get_monotonic_time () - start) / 1e6;
   fail_unless (error.empty (), "%s", error.c_str ());
   fail_unless_equals_int (probe.frames.load (), FRAMES);
-  g_print ("long run: %d frames in %.1f s; RSS at 1,000: %.2f MiB, 5,000: %.2f MiB, "
+  g_print ("long run: %d frames in %.1f s; RSS at 1,000: %.2f MiB, 5,500: %.2f MiB, "
       "10,000: %.2f MiB\n", FRAMES, seconds, probe.rss[0] / 1048576.0, probe.rss[1] / 1048576.0,
       probe.rss[2] / 1048576.0);
-  /* 9,000 frames: a leak of even 200 bytes a frame would pass 1.7 MiB. */
-  fail_unless (!RSS_IS_MEANINGFUL || probe.rss[2] < probe.rss[0] + 1024 * 1024, "RSS grew from %" G_GUINT64_FORMAT
-      " to %" G_GUINT64_FORMAT " bytes", probe.rss[0], probe.rss[2]);
+  /* 4,500 frames a half: a leak of 117 bytes a frame grows each half by 0.5 MiB. */
+  const uint64_t first_half = probe.rss[1] > probe.rss[0] ? probe.rss[1] - probe.rss[0] : 0;
+  const uint64_t second_half = probe.rss[2] > probe.rss[1] ? probe.rss[2] - probe.rss[1] : 0;
+  fail_unless (!RSS_IS_MEANINGFUL || MIN (first_half, second_half) < 512 * 1024,
+      "RSS grew in both halves: %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT " -> %"
+      G_GUINT64_FORMAT " bytes", probe.rss[0], probe.rss[1], probe.rss[2]);
+  fail_unless (!RSS_IS_MEANINGFUL || probe.rss[2] < probe.rss[0] + 16 * 1024 * 1024,
+      "RSS grew from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " bytes", probe.rss[0],
+      probe.rss[2]);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
