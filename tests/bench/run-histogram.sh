@@ -6,7 +6,8 @@
 # usage: tests/bench/run-histogram.sh [options] [-- bench_histogram options]
 #   --build DIR      build folder (default build-bench); configured and built when missing
 #   --no-build       use DIR as it is (e.g. a carried build on another machine)
-#   --sizes LIST     frame sizes for all, as bench_histogram's --sizes (default 1920x1080,3840x2160)
+#   --sizes LIST     frame sizes for all, as bench_histogram's --sizes (default
+#                    1280x720,1920x1080,3840x2160)
 #   --peer-runs N    samples per case for the peers (default 50)
 #   --no-peer        skip the peers
 #   --with-peers     let peer_histogram.py apt-get install python3-opencv when cv2 is missing
@@ -22,7 +23,7 @@ for arg in "$@"; do
 done
 build="$root/build-bench"
 do_build=1
-sizes="1920x1080,3840x2160"
+sizes="1280x720,1920x1080,3840x2160"
 peer_runs=50
 peer=1
 install_flag=()
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --tag) tag="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -136,12 +137,15 @@ for case in (peer or {}).get("cases", []):
     peers[(case["width"], case["height"], case["content"], case["peer"], case["variant"])] = \
         case["ms"]["median"]
 columns = sorted({(p, v) for (_, _, _, p, v) in peers})
-header = f"{'size':<11} {'content':<11} {'kernel ms':>10} {'wall ms':>9}"
+header = f"{'variant':<22} {'size':<11} {'content':<11} {'kernel ms':>10} {'wall ms':>9}"
 for p, v in columns:
     header += f" {p + ' ' + v:>20}"
 print("\n" + header)
 for case in bench["cases"]:
-    line = (f"{case['width']}x{case['height']:<6} {case['content']:<11} "
+    variant = case.get("variant", "tuned")
+    if variant == "tuned":
+        variant += ":" + case.get("variant_used", "")
+    line = (f"{variant:<22} {case['width']}x{case['height']:<6} {case['content']:<11} "
             f"{case['kernel_ms']['median']:>10.3f} {case['wall_ms']['median']:>9.3f}")
     for p, v in columns:
         value = peers.get((case["width"], case["height"], case["content"], p, v))
