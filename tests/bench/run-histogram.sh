@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gst-opencl: benchmark openclhistogram and its peers (cv2.calcHist on the CPU, torch.bincount
-# on a CUDA GPU when torch has one) in one run, into one JSON file.
+# on a CUDA GPU when torch has one) in one run, into one JSON file: size by size, the element
+# (every variant asked for) and then the peers.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # usage: tests/bench/run-histogram.sh [options] [-- bench_histogram options]
@@ -59,32 +60,52 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$bench" --sizes "$sizes" --json "$work/bench.json" "$@"
-bench_status=$?
-[ -f "$work/bench.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
-
-if [ "$peer" = 1 ]; then
-  # Debian's python3-opencv lives in the system interpreter; use it when `python3` lacks cv2
-  # (torch, where there is one, is usually in `python3`: try that first).
-  py=python3
-  if ! python3 -c 'import cv2' 2>/dev/null && ! python3 -c 'import torch' 2>/dev/null &&
-      [ -x /usr/bin/python3 ]; then
-    py=/usr/bin/python3
-  fi
-  "$py" "$here/peer_histogram.py" --sizes "$sizes" --runs "$peer_runs" --threads "$(nproc)" \
-    "${install_flag[@]}" --json "$work/peer.json" || echo "the peers failed" >&2
+# Debian's python3-opencv lives in the system interpreter; use it when `python3` lacks cv2
+# (torch, where there is one, is usually in `python3`: try that first).
+py=python3
+if ! python3 -c 'import cv2' 2>/dev/null && ! python3 -c 'import torch' 2>/dev/null &&
+    [ -x /usr/bin/python3 ]; then
+  py=/usr/bin/python3
 fi
+
+# One size at a time, the element and then its peers: on a shared machine the two are then
+# measured minutes apart at most, under about the same load.
+bench_status=0
+index=0
+IFS=, read -ra size_list <<< "$sizes"
+for size in "${size_list[@]}"; do
+  index=$((index + 1))
+  "$bench" --sizes "$size" --json "$work/bench-$index.json" "$@" || bench_status=1
+  [ -f "$work/bench-$index.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
+  if [ "$peer" = 1 ]; then
+    "$py" "$here/peer_histogram.py" --sizes "$size" --runs "$peer_runs" --threads "$(nproc)" \
+      "${install_flag[@]}" --json "$work/peer-$index.json" || echo "the peers failed" >&2
+  fi
+done
 
 python3 - "$work" "$tag" "$out" "$here/results" "$command" "$load_before" <<'PY'
 import json, os, platform, re, subprocess, sys
 
 work, tag, out, results_dir, command, load_before = sys.argv[1:7]
-with open(os.path.join(work, "bench.json")) as f:
-    bench = json.load(f)
-peer = None
-if os.path.exists(os.path.join(work, "peer.json")):
-    with open(os.path.join(work, "peer.json")) as f:
-        peer = json.load(f)
+
+def merged_runs(prefix):
+    """The runs of one program, one file per size, as one: the first file's fields, every
+    file's cases in order."""
+    merged = None
+    index = 1
+    while os.path.exists(os.path.join(work, f"{prefix}-{index}.json")):
+        with open(os.path.join(work, f"{prefix}-{index}.json")) as f:
+            part = json.load(f)
+        if merged is None:
+            merged = part
+        else:
+            merged["cases"].extend(part.get("cases", []))
+            merged.setdefault("skipped", {}).update(part.get("skipped", {}))
+        index += 1
+    return merged
+
+bench = merged_runs("bench")
+peer = merged_runs("peer")
 
 def cpu_model():
     try:
