@@ -16,7 +16,7 @@
  * pixel. Samples come out of the words with shifts, so the device must be little-endian (the host
  * checks).
  *
- * Work-groups of GROUP_SIZE > 1 (GPUs): every work-item takes words GLOBAL_SIZE apart (a grid
+ * Work-groups of GROUP_SIZE > 1 (GPUs): every work-item takes words the global size apart (a grid
  * stride: neighbouring work-items read neighbouring words, the whole device reads one contiguous
  * stretch at a time), two words in flight per step, then the tail pixels the same way. It counts
  * into COPIES sub-histograms in local memory, copy = local id % COPIES, the copies of a bin side
@@ -32,8 +32,10 @@
  *
  * With GROUP_SIZE 1 (CPU devices, where a work-group runs on one core anyway) the single
  * work-item counts `words_per_group` words and `tail_per_group` tail pixels, contiguous runs of
- * the plane, with plain adds into the histogram it owns: sample k of a word goes to copy
- * k % COPIES, so a run of one bin makes COPIES independent chains of adds instead of one.
+ * the plane, with plain adds into the histograms it owns (COPIES per channel, each a row of
+ * MAX_BINS): sample k of a word goes to copy k % COPIES, so a run of one bin makes COPIES
+ * independent chains of adds instead of one (only this kind reads words_per_group and
+ * tail_per_group).
  *
  * `draw` renders the bars of the first DRAW_CHANNELS channels into the top-left
  * draw_width x draw_height pixels of the plane (see docs/openclhistogram.md for the exact rule);
@@ -43,7 +45,7 @@
  *   PIXEL_BYTES  bytes from one pixel to the next in the plane (4, 2 or 1)
  *   CHANNELS     samples counted per pixel (1..3), at byte offsets CH0, CH1, CH2 of the pixel
  *   LUMA         1: also count Y = (299 CH0 + 587 CH1 + 114 CH2 + 500) / 1000 as channel
- *                CHANNELS (CH0..CH2 must then be red, green, blue)
+ *                CHANNELS (CH0..CH2 must then be red, green, blue, in pixels of 4 bytes)
  *   GROUP_SIZE   work-items per work-group;  COPIES: sub-histograms per work-group (power of 2)
  *   PACKED       16-bit counters, two channels per word (GROUP_SIZE > 1 only)
  *   RUNS         count runs of one bin before adding them (GROUP_SIZE > 1 only)

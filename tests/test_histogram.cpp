@@ -707,8 +707,8 @@ GST_END_TEST;
  * GPU variants run on whatever device runs the tests. Each test runs in its own process, so the
  * variable stays with it. */
 const char *const all_variants[] = {
-  "p16-256x4", "p16-runs-256x4", "c32-256x4", "c32-runs-256x4", "p16-512x2", "c32-512x2",
-  "p16-1024x1", "p16-256x2", "cpu-64k", "cpu-256k", "cpu-x4",
+  "p16-256x4", "p16-runs-256x4", "c32-256x4", "c32-runs-256x4", "p16-512x3", "c32-512x3",
+  "p16-1024x2", "p16-1024x1", "p16-256x2", "cpu-64k", "cpu-256k", "cpu-x4",
 };
 constexpr int n_variants = G_N_ELEMENTS (all_variants);
 
