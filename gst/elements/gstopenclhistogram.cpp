@@ -523,6 +523,14 @@ build_variant (GstOpenCLFilter * filter, State & state, const Variant & variant)
     pass.copies = copies_for (device, variant, pass);
     std::string options = pass_options (pass, variant);
     pass.kernel = device.kernel ("histogram", "histogram", options);
+    /* The compiled kernel may allow less than the device (registers, local memory). */
+    const size_t allowed =
+        pass.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.device);
+    if (variant.group_size > allowed)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+          std::string ("variant ") + variant.name + " needs work-groups of " +
+          std::to_string (variant.group_size) + ", its kernel allows " +
+          std::to_string (allowed) + " on " + device.name);
     GST_DEBUG_OBJECT (filter, "%s plane %u: [%s]", variant.name, pass.plane, options.c_str ());
   }
 }
