@@ -763,10 +763,10 @@ GST_START_TEST (test_variants_listed)
 }
 GST_END_TEST;
 
-/* One variant (the loop index) on every format: every bin count on tiny frames, and frames read
- * every way the kernel reads a plane: byte by byte (rows padded by 3 bytes), as 16-byte words
- * with a tail of pixels per row (rows padded to 16-byte strides), as one span of words (no
- * padding), and larger frames that give every work-item several words. */
+/* One variant (the loop index) on every format, frames read every way the kernel reads a
+ * plane: byte by byte (rows padded by 3 bytes; 1x1), as 16-byte words with a tail of pixels per
+ * row (rows padded to 16-byte strides), as one span of words (no padding; every bin count), and
+ * larger frames that give every work-item several words. */
 GST_START_TEST (test_variant)
 {
   const char *variant = all_variants[__i__];
@@ -777,7 +777,7 @@ GST_START_TEST (test_variant)
   check_sizes (1, 1, 0, { Content::Random, Content::OneColour }, bins, seed);
   check_sizes (17, 9, 3, every, { 256, 8 }, seed + 100);
   check_sizes (33, 20, 12, every, { 256, 32, 2 }, seed + 200);
-  check_sizes (64, 24, 0, every, { 256, 4 }, seed + 300);
+  check_sizes (64, 24, 0, every, bins, seed + 300);
   check_sizes (301, 37, 5, { Content::Random, Content::OneColour }, { 256 }, seed + 400);
   check_sizes (640, 480, 0, every, { 256, 16 }, seed + 500);
   g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
