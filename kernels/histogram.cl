@@ -2,23 +2,40 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * `histogram` counts the samples of one plane into `counts` (uint, channel-major: channel c,
- * bin b at (first_channel + c) * bins + b; zeroed by the host before the first plane).
+ * bin b at (first_channel + c) * bins + b). `counts` must be zero before the first plane of a
+ * frame; the launch may zero another buffer, `clear` (its first `clear_count` uints), so that the
+ * host can alternate two count buffers and never clear one with a launch of its own: frame n
+ * counts into buffer n % 2 and clears buffer (n + 1) % 2, whose counts were read back before (the
+ * queue is in order).
  *
- * Each work-group owns a contiguous run of `pixels_per_group` pixels (row-major over the plane)
- * and its work-items stride through it GROUP_SIZE apart, so neighbouring work-items read
- * neighbouring pixels. Counting goes to COPIES sub-histograms per work-group in local memory
- * (copy = local id % COPIES, copies of one bin side by side so they sit in different banks),
- * which divides the contention of a busy bin by COPIES. On top of that every work-item keeps,
- * per channel, the bin of its last sample and how many samples in a row fell there, and adds the
- * run with one atomic when the bin changes: a frame of one colour (the worst case for atomics,
- * every work-item on one bin) costs one local atomic per channel per work-item instead of one
- * per sample. At the end the copies are summed and each work-group adds its non-zero bins to
- * `counts` with one global atomic each.
+ * The plane is read as `spans` spans `stride` bytes apart (one span for a plane without padding
+ * between rows, else one per row). A span starts with `span_words` 16-byte words, read as uint4
+ * (4 RGBA pixels, 8 two-byte pixels or 16 bytes at once), and ends with `span_tail` pixels read
+ * byte by byte. The host chooses words only where they are 16-byte aligned (plane offset, and the
+ * stride when there are several spans); otherwise span_words is 0 and every pixel is a tail
+ * pixel. Samples come out of the words with shifts, so the device must be little-endian (the host
+ * checks).
  *
- * With GROUP_SIZE 1 (what the host picks on CPU devices, where a work-group runs on one core
- * anyway) the single work-item walks its pixels row by row and counts with plain adds into the
- * histogram it owns, cycling through its COPIES pixel by pixel so that a run of one bin makes
- * COPIES independent chains of adds instead of one.
+ * Work-groups of GROUP_SIZE > 1 (GPUs): every work-item takes words the global size apart (a grid
+ * stride: neighbouring work-items read neighbouring words, the whole device reads one contiguous
+ * stretch at a time), two words in flight per step, then the tail pixels the same way. It counts
+ * into COPIES sub-histograms in local memory, copy = local id % COPIES, the copies of a bin side
+ * by side so that the work-items of one warp that hit the same bin hit different banks. With
+ * PACKED the counters are 16 bits, two channels (0 and 1, 2 and 3) sharing each 32-bit word, so
+ * twice the copies fit in the same local memory; the host keeps every counter below 65536 (it
+ * launches enough work-groups that no copy is shared by work-items that count more samples than
+ * that). With RUNS every work-item keeps, per channel, the bin of its last samples and how many
+ * in a row fell there, and adds the run with one local atomic when the bin changes: a frame of
+ * one colour then costs one atomic per channel per work-item rather than one per sample. At the
+ * end every work-group sums its copies (reading them in an order that keeps a warp on distinct
+ * banks) and adds its non-zero bins to `counts` with one global atomic each.
+ *
+ * With GROUP_SIZE 1 (CPU devices, where a work-group runs on one core anyway) the single
+ * work-item counts `words_per_group` words and `tail_per_group` tail pixels, contiguous runs of
+ * the plane, with plain adds into the histograms it owns (COPIES per channel, each a row of
+ * MAX_BINS): sample k of a word goes to copy k % COPIES, so a run of one bin makes COPIES
+ * independent chains of adds instead of one (only this kind reads words_per_group and
+ * tail_per_group).
  *
  * `draw` renders the bars of the first DRAW_CHANNELS channels into the top-left
  * draw_width x draw_height pixels of the plane (see docs/openclhistogram.md for the exact rule);
@@ -28,8 +45,10 @@
  *   PIXEL_BYTES  bytes from one pixel to the next in the plane (4, 2 or 1)
  *   CHANNELS     samples counted per pixel (1..3), at byte offsets CH0, CH1, CH2 of the pixel
  *   LUMA         1: also count Y = (299 CH0 + 587 CH1 + 114 CH2 + 500) / 1000 as channel
- *                CHANNELS (CH0..CH2 must then be red, green, blue)
+ *                CHANNELS (CH0..CH2 must then be red, green, blue, in pixels of 4 bytes)
  *   GROUP_SIZE   work-items per work-group;  COPIES: sub-histograms per work-group (power of 2)
+ *   PACKED       16-bit counters, two channels per word (GROUP_SIZE > 1 only)
+ *   RUNS         count runs of one bin before adding them (GROUP_SIZE > 1 only)
  *   MAX_BINS     largest bin count (the local histograms are sized for it)
  */
 #ifndef PIXEL_BYTES
@@ -54,25 +73,89 @@
 #define GROUP_SIZE 256
 #endif
 #ifndef COPIES
-#define COPIES 8
+#define COPIES 16
+#endif
+#ifndef PACKED
+#define PACKED 1
+#endif
+#ifndef RUNS
+#define RUNS 0
 #endif
 #ifndef MAX_BINS
 #define MAX_BINS 256
 #endif
 
+#if GROUP_SIZE == 1
+#undef PACKED
+#define PACKED 0
+#undef RUNS
+#define RUNS 0
+#endif
+
 #define HIST_CHANNELS (CHANNELS + LUMA)
 #define DRAW_CHANNELS CHANNELS
+#define PIXELS_PER_WORD (16 / PIXEL_BYTES)
+/* Rows of MAX_BINS x COPIES words in local memory: one per channel, or per pair when PACKED. */
+#define HIST_ROWS (PACKED ? (HIST_CHANNELS + 1) / 2 : HIST_CHANNELS)
+#define HIST_WORDS (HIST_ROWS * MAX_BINS * COPIES)
+/* The row of channel c, and where in its word its 16-bit counter sits (a channel without a
+ * partner, the last of an odd count, has the whole word). */
+#define ROW_OF(c) (PACKED ? (c) / 2 : (c))
+#define PAIRED(c) (PACKED && ((c) ^ 1) < HIST_CHANNELS)
+#define HALF_SHIFT(c) (PAIRED (c) ? 16 * ((c) & 1) : 0)
+/* Local memory banks (32 on the GPUs this is tuned for; elsewhere only the merge order
+ * changes). */
+#define BANKS 32
 
-inline void
-add_run (__local uint * hist, uint slot, uint copy, uint run)
+/* Byte `index` (0..15, a constant once unrolled) of a 16-byte word held as four uints. */
+#define WORD_BYTE(u, index) (((u)[(index) / 4] >> (8 * ((index) % 4))) & 0xffu)
+
+inline uint
+luma_of (uint red, uint green, uint blue)
 {
-  if (run)
-    atomic_add (&hist[slot * COPIES + copy], run);
+  return (299u * red + 587u * green + 114u * blue + 500u) / 1000u;
 }
 
-/* The samples of one pixel, and its luma when LUMA. */
+#if LUMA && PIXEL_BYTES != 4
+#error "LUMA needs pixels of 4 bytes"
+#endif
+
+/* The luma of the 4 pixels of a word (when LUMA), computed side by side: as vector operations a
+ * CPU does the multiplications four at a time instead of keeping its one scalar multiplier busy
+ * with them. */
+inline uint4
+word_luma (uint4 word)
+{
+#if LUMA
+  const uint4 mask = (uint4) 0xffu;
+  return ((uint4) 299u * ((word >> (uint4) (8 * CH0)) & mask) +
+      (uint4) 587u * ((word >> (uint4) (8 * CH1)) & mask) +
+      (uint4) 114u * ((word >> (uint4) (8 * CH2)) & mask) + (uint4) 500u) / (uint4) 1000u;
+#else
+  return (uint4) 0u;
+#endif
+}
+
+/* The samples of pixel k of a word (u: its four uints, luma: word_luma ()), and its luma when
+ * LUMA. */
 inline void
-read_samples (__global const uchar * pixel, uint * value)
+word_pixel (const uint * u, const uint * luma, int k, uint * value)
+{
+  value[0] = WORD_BYTE (u, k * PIXEL_BYTES + CH0);
+#if CHANNELS > 1
+  value[1] = WORD_BYTE (u, k * PIXEL_BYTES + CH1);
+#endif
+#if CHANNELS > 2
+  value[2] = WORD_BYTE (u, k * PIXEL_BYTES + CH2);
+#endif
+#if LUMA
+  value[CHANNELS] = luma[k];
+#endif
+}
+
+/* The samples of one pixel read byte by byte, and its luma when LUMA. */
+inline void
+byte_pixel (__global const uchar * pixel, uint * value)
 {
   value[0] = pixel[CH0];
 #if CHANNELS > 1
@@ -82,93 +165,206 @@ read_samples (__global const uchar * pixel, uint * value)
   value[2] = pixel[CH2];
 #endif
 #if LUMA
-  value[CHANNELS] = (299u * value[0] + 587u * value[1] + 114u * value[2] + 500u) / 1000u;
+  value[CHANNELS] = luma_of (value[0], value[1], value[2]);
 #endif
 }
 
+/* Word w of the plane (16-byte aligned, as the host guarantees). */
+inline __global const uint4 *
+word_at (__global const uchar * plane, int stride, uint spans, uint span_words, uint w)
+{
+  if (spans == 1)
+    return (__global const uint4 *) plane + w;
+  const uint span = w / span_words;
+  return (__global const uint4 *) (plane + (size_t) span * stride) + (w - span * span_words);
+}
+
+/* Tail pixel t of the plane. */
+inline __global const uchar *
+tail_at (__global const uchar * plane, int stride, uint span_words, uint span_tail, uint t)
+{
+  const uint span = t / span_tail;
+  return plane + (size_t) span * stride + (size_t) span_words * 16 +
+      (size_t) (t - span * span_tail) * PIXEL_BYTES;
+}
+
+#if GROUP_SIZE == 1
+
+/* One work-item owns the histogram: plain adds, sample k of a word into copy k % COPIES. */
+inline void
+count_pixel (__local uint * hist, const uint * value, uint copy, uint bin_shift)
+{
+#pragma unroll
+  for (int c = 0; c < HIST_CHANNELS; c++)
+    hist[(c * COPIES + copy) * MAX_BINS + (value[c] >> bin_shift)]++;
+}
+
+inline __attribute__ ((always_inline)) void
+count_word (__local uint * hist, uint4 word, uint bin_shift)
+{
+  const uint u[4] = { word.s0, word.s1, word.s2, word.s3 };
+  const uint4 luma4 = word_luma (word);
+  const uint luma[4] = { luma4.s0, luma4.s1, luma4.s2, luma4.s3 };
+#pragma unroll
+  for (int k = 0; k < PIXELS_PER_WORD; k++) {
+    uint value[HIST_CHANNELS];
+    word_pixel (u, luma, k, value);
+    count_pixel (hist, value, k % COPIES, bin_shift);
+  }
+}
+
+#else
+
+/* Adds n samples of channel c in `bin` to this work-item's copy. */
+inline void
+add_local (__local uint * hist, uint copy, int c, uint bin, uint n)
+{
+  atomic_add (&hist[(ROW_OF (c) * MAX_BINS + bin) * COPIES + copy], n << HALF_SHIFT (c));
+}
+
+inline void
+count_pixel (__local uint * hist, const uint * value, uint copy, uint bin_shift,
+    uint * run_bin, uint * run_length)
+{
+#pragma unroll
+  for (int c = 0; c < HIST_CHANNELS; c++) {
+    const uint bin = value[c] >> bin_shift;
+#if RUNS
+    if (bin != run_bin[c]) {
+      add_local (hist, copy, c, run_bin[c], run_length[c]);
+      run_bin[c] = bin;
+      run_length[c] = 0;
+    }
+    run_length[c]++;
+#else
+    add_local (hist, copy, c, bin, 1);
+#endif
+  }
+}
+
+inline __attribute__ ((always_inline)) void
+count_word (__local uint * hist, uint4 word, uint copy, uint bin_shift, uint * run_bin,
+    uint * run_length)
+{
+  const uint u[4] = { word.s0, word.s1, word.s2, word.s3 };
+  const uint4 luma4 = word_luma (word);
+  const uint luma[4] = { luma4.s0, luma4.s1, luma4.s2, luma4.s3 };
+#pragma unroll
+  for (int k = 0; k < PIXELS_PER_WORD; k++) {
+    uint value[HIST_CHANNELS];
+    word_pixel (u, luma, k, value);
+    count_pixel (hist, value, copy, bin_shift, run_bin, run_length);
+  }
+}
+
+#endif
+
 __kernel __attribute__ ((reqd_work_group_size (GROUP_SIZE, 1, 1)))
 void
-histogram (__global const uchar * frame, ulong plane_offset, int stride, int width,
-    uint pixels, uint pixels_per_group, uint bins, uint bin_shift,
-    __global uint * counts, uint first_channel)
+histogram (__global const uchar * frame, ulong plane_offset, int stride, uint spans,
+    uint span_words, uint span_tail, uint words_per_group, uint tail_per_group, uint bins,
+    uint bin_shift, __global uint * counts, uint first_channel, __global uint * clear,
+    uint clear_count)
 {
-  __local uint hist[HIST_CHANNELS * MAX_BINS * COPIES];
+  __local uint hist[HIST_WORDS];
 
   const uint lid = get_local_id (0);
-  const uint slots = HIST_CHANNELS * bins;
-  for (uint i = lid; i < slots * COPIES; i += GROUP_SIZE)
+  for (uint i = lid; i < HIST_WORDS; i += GROUP_SIZE)
     hist[i] = 0;
+  if (get_group_id (0) == 0) {
+    for (uint i = lid; i < clear_count; i += GROUP_SIZE)
+      clear[i] = 0;
+  }
   barrier (CLK_LOCAL_MEM_FENCE);
 
-  const uint start = get_group_id (0) * pixels_per_group;
-  /* start < pixels for every launched group; the subtraction keeps the sum from overflowing. */
-  const uint end = start + min (pixels_per_group, pixels - start);
   __global const uchar *plane = frame + plane_offset;
+  const uint words = spans * span_words;
+  const uint tails = spans * span_tail;
 #if GROUP_SIZE == 1
-  /* One work-item: walk its pixels row by row and count every sample straight into the
-   * histogram it owns (a repeated bin costs a dependent add, which is cheap on a CPU core). */
+  /* A contiguous run of words, then one of tail pixels; the span and column follow along. */
   {
-    uint y = start / (uint) width;
-    uint x = start - y * (uint) width;
-    uint p = start;
-    while (p < end) {
-      const uint row_end = p + min ((uint) width - x, end - p);
-      __global const uchar *pixel = plane + (size_t) y * stride + (size_t) x * PIXEL_BYTES;
-      for (; p < row_end; p++, pixel += PIXEL_BYTES) {
-        uint value[HIST_CHANNELS];
-        read_samples (pixel, value);
-#pragma unroll
-        for (int c = 0; c < HIST_CHANNELS; c++)
-          hist[(c * bins + (value[c] >> bin_shift)) * COPIES + (p & (COPIES - 1))]++;
+    const uint group = get_group_id (0);
+    const uint first = (uint) min ((ulong) words, (ulong) group * words_per_group);
+    const uint end = first + min (words - first, words_per_group);
+    if (first < end) {
+      uint span = first / span_words;
+      uint column = first - span * span_words;
+      __global const uint4 *word =
+          (__global const uint4 *) (plane + (size_t) span * stride) + column;
+      for (uint w = first; w < end; w++) {
+        count_word (hist, *word, bin_shift);
+        word++;
+        if (++column == span_words) {
+          column = 0;
+          span++;
+          word = (__global const uint4 *) (plane + (size_t) span * stride);
+        }
       }
-      x = 0;
-      y++;
+    }
+    const uint tail_first = (uint) min ((ulong) tails, (ulong) group * tail_per_group);
+    const uint tail_end = tail_first + min (tails - tail_first, tail_per_group);
+    for (uint t = tail_first; t < tail_end; t++) {
+      uint value[HIST_CHANNELS];
+      byte_pixel (tail_at (plane, stride, span_words, span_tail, t), value);
+      count_pixel (hist, value, t % COPIES, bin_shift);
     }
   }
 #else
-  const uint copy = lid & (COPIES - 1);
-  uint run_bin[HIST_CHANNELS];
-  uint run_length[HIST_CHANNELS];
-#pragma unroll
-  for (int c = 0; c < HIST_CHANNELS; c++) {
-    run_bin[c] = 0;
-    run_length[c] = 0;
-  }
-  /* One division to find the first pixel; then x and y follow the steps of GROUP_SIZE. */
-  uint y = (start + lid) / (uint) width;
-  uint x = start + lid - y * (uint) width;
-  for (uint p = start + lid; p < end; p += GROUP_SIZE) {
-    __global const uchar *pixel = plane + (size_t) y * stride + (size_t) x * PIXEL_BYTES;
-    uint value[HIST_CHANNELS];
-    read_samples (pixel, value);
+  {
+    const uint copy = lid % COPIES;
+    uint run_bin[HIST_CHANNELS];
+    uint run_length[HIST_CHANNELS];
 #pragma unroll
     for (int c = 0; c < HIST_CHANNELS; c++) {
-      const uint bin = value[c] >> bin_shift;
-      if (bin == run_bin[c]) {
-        run_length[c]++;
-      } else {
-        add_run (hist, c * bins + run_bin[c], copy, run_length[c]);
-        run_bin[c] = bin;
-        run_length[c] = 1;
-      }
+      run_bin[c] = 0;
+      run_length[c] = 0;
     }
-    x += GROUP_SIZE;
-    while (x >= (uint) width) {
-      x -= width;
-      y++;
+    const uint step = get_global_size (0);
+    uint w = get_global_id (0);
+    /* Two loads in flight before the counting that waits for them. */
+    for (; w + step < words; w += 2 * step) {
+      const uint4 a = *word_at (plane, stride, spans, span_words, w);
+      const uint4 b = *word_at (plane, stride, spans, span_words, w + step);
+      count_word (hist, a, copy, bin_shift, run_bin, run_length);
+      count_word (hist, b, copy, bin_shift, run_bin, run_length);
     }
-  }
+    if (w < words)
+      count_word (hist, *word_at (plane, stride, spans, span_words, w), copy, bin_shift,
+          run_bin, run_length);
+    for (uint t = get_global_id (0); t < tails; t += step) {
+      uint value[HIST_CHANNELS];
+      byte_pixel (tail_at (plane, stride, span_words, span_tail, t), value);
+      count_pixel (hist, value, copy, bin_shift, run_bin, run_length);
+    }
+#if RUNS
 #pragma unroll
-  for (int c = 0; c < HIST_CHANNELS; c++)
-    add_run (hist, c * bins + run_bin[c], copy, run_length[c]);
+    for (int c = 0; c < HIST_CHANNELS; c++)
+      add_local (hist, copy, c, run_bin[c], run_length[c]);
+#endif
+  }
 #endif
   barrier (CLK_LOCAL_MEM_FENCE);
 
   __global uint *out = counts + first_channel * bins;
-  for (uint slot = lid; slot < slots; slot += GROUP_SIZE) {
+  const uint bin_bits = 8 - bin_shift;
+  /* Neighbouring work-items take neighbouring bins; each starts at another copy so that a warp
+   * reads 32 distinct banks. */
+  const uint copy_step = COPIES < BANKS ? lid / (BANKS / COPIES) : lid;
+  for (uint slot = lid; slot < HIST_CHANNELS * bins; slot += GROUP_SIZE) {
+    const uint c = slot >> bin_bits;
+    const uint bin = slot & (bins - 1);
+#if GROUP_SIZE == 1
     uint sum = 0;
-    for (int k = 0; k < COPIES; k++)
-      sum += hist[slot * COPIES + k];
+    for (uint k = 0; k < COPIES; k++)
+      sum += hist[(c * COPIES + k) * MAX_BINS + bin];
+#else
+    const uint shift = PAIRED (c) ? 16 * (c & 1) : 0;
+    const uint mask = PAIRED (c) ? 0xffffu : 0xffffffffu;
+    __local const uint *cell = hist + (ROW_OF (c) * MAX_BINS + bin) * COPIES;
+    uint sum = 0;
+    for (uint k = 0; k < COPIES; k++)
+      sum += (cell[(k + copy_step) & (COPIES - 1)] >> shift) & mask;
+#endif
     if (sum)
       atomic_add (&out[slot], sum);
   }

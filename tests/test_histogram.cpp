@@ -257,6 +257,14 @@ push_and_check (Harness & harness, TestFrame & frame, Content content, int bins)
       reference::histogram (frame.view (), bins), label);
   gst_message_unref (message);
   fail_unless (harness.pop_histogram () == nullptr, "%s: more than one message", label.c_str ());
+  /* A forced kernel variant is the one that counted. */
+  if (const char *forced = g_getenv ("GST_OPENCL_VARIANT_HISTOGRAM")) {
+    gchar *variant = nullptr;
+    g_object_get (harness.h->element, "variant", &variant, nullptr);
+    fail_unless (g_strcmp0 (variant, forced) == 0, "%s: variant %s, not %s", label.c_str (),
+        variant, forced);
+    g_free (variant);
+  }
 }
 
 void
@@ -296,6 +304,12 @@ GST_START_TEST (test_properties_and_defaults)
   }
   GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "kernel-time");
   fail_unless (spec && !(spec->flags & G_PARAM_WRITABLE));
+  /* The kernel variant: read-only, unknown until a frame chose it. */
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "variant");
+  fail_unless (spec && !(spec->flags & G_PARAM_WRITABLE));
+  gchar *variant = (gchar *) "x";
+  g_object_get (element, "variant", &variant, nullptr);
+  fail_unless (variant == nullptr, "variant %s before the first frame", variant);
   gboolean qos = TRUE;
   g_object_get (element, "qos", &qos, nullptr);
   fail_unless (!qos, "an analyser must not drop late frames");
@@ -688,54 +702,145 @@ GST_START_TEST (test_opencl_memory)
 }
 GST_END_TEST;
 
-/* The work-group path (local atomics over sub-histogram copies, as on GPUs) on whatever device
- * runs the tests: CPU devices otherwise get one work-item per group. Each test runs in its own
- * process, so the variable stays with it. */
-static void
-force_work_groups (void)
+/* Every kernel variant the tuner can choose, forced with GST_OPENCL_VARIANT_HISTOGRAM (the tests'
+ * environment never times: GST_OPENCL_TUNING=0 takes the device's default otherwise), so the
+ * GPU variants run on whatever device runs the tests. Each test runs in its own process, so the
+ * variable stays with it. */
+const char *const all_variants[] = {
+  "p16-256x4", "p16-runs-256x4", "c32-256x4", "c32-runs-256x4", "p16-512x3", "c32-512x3",
+  "p16-1024x2", "p16-1024x1", "p16-256x2", "cpu-64k", "cpu-256k", "cpu-x4",
+};
+constexpr int n_variants = G_N_ELEMENTS (all_variants);
+
+/* The variant names the element lists when asked for one it does not have. */
+std::vector<std::string>
+listed_variants ()
 {
-  g_setenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE", "256", TRUE);
+  g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", "no-such-variant", TRUE);
+  Harness harness (GST_VIDEO_FORMAT_GRAY8, 4, 4);
+  TestFrame frame (all_formats[4], 4, 4);
+  frame.fill (Content::Random, 1);
+  fail_unless_equals_int (gst_harness_push (harness.h, frame.to_buffer ()), GST_FLOW_ERROR);
+  g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
+  std::string text;
+  while (GstMessage *message = gst_bus_pop (harness.bus)) {
+    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+      GError *error = nullptr;
+      gchar *debug = nullptr;
+      gst_message_parse_error (message, &error, &debug);
+      text += std::string (error->message) + " " + (debug ? debug : "");
+      g_clear_error (&error);
+      g_free (debug);
+    }
+    gst_message_unref (message);
+  }
+  /* "... names no variant of histogram (a, b, c)" */
+  const size_t open = text.find ("histogram (");
+  const size_t close = text.find (')', open);
+  fail_unless (open != std::string::npos && close != std::string::npos, "no list in \"%s\"",
+      text.c_str ());
+  std::vector<std::string> names;
+  std::string list = text.substr (open + 11, close - open - 11);
+  for (size_t start = 0; start <= list.size ();) {
+    size_t end = list.find (", ", start);
+    if (end == std::string::npos)
+      end = list.size ();
+    names.push_back (list.substr (start, end - start));
+    start = end + 2;
+  }
+  return names;
 }
 
-GST_START_TEST (test_work_groups_every_format_small)
+/* The tests below cover exactly the element's variants. */
+GST_START_TEST (test_variants_listed)
 {
-  force_work_groups ();
+  auto names = listed_variants ();
+  std::vector<std::string> expected (std::begin (all_variants), std::end (all_variants));
+  std::sort (names.begin (), names.end ());
+  std::sort (expected.begin (), expected.end ());
+  fail_unless (names == expected, "the element has %zu variants, the tests know %zu",
+      names.size (), expected.size ());
+}
+GST_END_TEST;
+
+/* One variant (the loop index) on every format, frames read every way the kernel reads a
+ * plane: byte by byte (rows padded by 3 bytes; 1x1), as 16-byte words with a tail of pixels per
+ * row (rows padded to 16-byte strides), as one span of words (no padding; every bin count), and
+ * larger frames that give every work-item several words. */
+GST_START_TEST (test_variant)
+{
+  const char *variant = all_variants[__i__];
+  g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", variant, TRUE);
   const std::vector<int> bins (std::begin (all_bins), std::end (all_bins));
-  check_sizes (1, 1, 0, { Content::Random, Content::OneColour }, bins, 11);
-  check_sizes (17, 9, 3, { Content::Random, Content::OneColour, Content::Gradient }, bins,
-      1100);
+  const std::vector<Content> every { Content::Random, Content::OneColour, Content::Gradient };
+  const uint32_t seed = 20000 + 1000 * __i__;
+  check_sizes (1, 1, 0, { Content::Random, Content::OneColour }, bins, seed);
+  check_sizes (17, 9, 3, every, { 256, 8 }, seed + 100);
+  check_sizes (33, 20, 12, every, { 256, 32, 2 }, seed + 200);
+  check_sizes (64, 24, 0, every, bins, seed + 300);
+  check_sizes (301, 37, 5, { Content::Random, Content::OneColour }, { 256 }, seed + 400);
+  check_sizes (640, 480, 0, every, { 256, 16 }, seed + 500);
+  g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
 }
 GST_END_TEST;
 
-GST_START_TEST (test_work_groups_640x480)
-{
-  force_work_groups ();
-  check_sizes (640, 480, 0, { Content::Random, Content::OneColour, Content::Gradient },
-      { 256, 2 }, 2100);
-  check_sizes (33, 20, 60, { Content::Random }, { 64 }, 4100);
-}
-GST_END_TEST;
-
+/* The drawn graph does not depend on the variant; drawn once with a GPU variant. */
 GST_START_TEST (test_work_groups_draw)
 {
-  force_work_groups ();
+  g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", "p16-256x4", TRUE);
   check_drawing ();
+  g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
 }
 GST_END_TEST;
 
-/* Every work-group count the tuner can choose (forced: the tests' environment never times),
- * on both the one-work-item and the work-group paths; each test runs in its own process. */
-GST_START_TEST (test_every_group_count)
+/* 16-bit counters: with one work-group forced (GST_OPENCL_HISTOGRAM_GROUPS=1) the work-items
+ * sharing a copy would count 65536 samples of one bin of a 1024x1024 frame of one colour, one
+ * more than a counter holds; the element must launch more groups. The 32-bit variants take the
+ * single group as it is. Random frames too, where the counts spread. */
+GST_START_TEST (test_packed_counters_stay_exact)
 {
-  for (const char *group_size : { "1", "256" }) {
-    g_setenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE", group_size, TRUE);
-    for (const char *variant : { "groups-1", "groups-2", "groups-8", "groups-16" }) {
-      g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", variant, TRUE);
-      check_sizes (301, 37, 5, { Content::Random, Content::OneColour }, { 256 }, 5100);
+  g_setenv ("GST_OPENCL_HISTOGRAM_GROUPS", "1", TRUE);
+  for (const char *variant : { "p16-256x4", "p16-runs-256x4", "p16-1024x1", "c32-256x4" }) {
+    g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", variant, TRUE);
+    for (const auto & format : { all_formats[0], all_formats[6] }) {
+      Harness harness (format.video, 1024, 1024);
+      for (Content content : { Content::OneColour, Content::Random }) {
+        TestFrame frame (format, 1024, 1024);
+        frame.fill (content, 30000);
+        push_and_check (harness, frame, content, 256);
+      }
     }
   }
   g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
-  g_unsetenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE");
+  g_unsetenv ("GST_OPENCL_HISTOGRAM_GROUPS");
+}
+GST_END_TEST;
+
+/* Consecutive frames alternate between two count buffers, each frame clearing the one the next
+ * counts into: the counts of every frame are its own, for single- and multi-plane formats, also
+ * after a frame that failed. */
+GST_START_TEST (test_consecutive_frames)
+{
+  for (const char *variant : { "cpu-64k", "p16-256x4" }) {
+    g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", variant, TRUE);
+    for (const auto & format : { all_formats[0], all_formats[5], all_formats[6] }) {
+      Harness harness (format.video, 40, 30);
+      for (int i = 0; i < 5; i++) {
+        if (i == 3) {
+          GstBuffer *short_buffer = gst_buffer_new_allocate (nullptr, 10, nullptr);
+          gst_buffer_memset (short_buffer, 0, 1, 10);
+          fail_unless_equals_int (gst_harness_push (harness.h, short_buffer), GST_FLOW_ERROR);
+          while (GstMessage *message = gst_bus_pop (harness.bus))
+            gst_message_unref (message);
+        }
+        TestFrame frame (format, 40, 30);
+        frame.fill (i % 2 ? Content::OneColour : Content::Random, 31000 + i);
+        push_and_check (harness, frame, i % 2 ? Content::OneColour : Content::Random,
+            i < 2 ? 256 : 64);
+      }
+    }
+  }
+  g_unsetenv ("GST_OPENCL_VARIANT_HISTOGRAM");
 }
 GST_END_TEST;
 
@@ -761,10 +866,11 @@ histogram_suite (void)
   tcase_add_test (tc, test_allocation_query_is_downstreams);
   tcase_add_test (tc, test_opencl_memory);
   tcase_add_test (tc, test_short_buffer_is_an_error);
-  tcase_add_test (tc, test_work_groups_every_format_small);
-  tcase_add_test (tc, test_work_groups_640x480);
-  tcase_add_test (tc, test_every_group_count);
+  tcase_add_test (tc, test_variants_listed);
+  tcase_add_loop_test (tc, test_variant, 0, n_variants);
   tcase_add_test (tc, test_work_groups_draw);
+  tcase_add_test (tc, test_packed_counters_stay_exact);
+  tcase_add_test (tc, test_consecutive_frames);
   return s;
 }
 

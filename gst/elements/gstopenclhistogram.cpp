@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopencltuning.h"
@@ -57,14 +58,56 @@ constexpr gboolean DEFAULT_DRAW = FALSE;
 /* The graph's corner: at most this many pixels (of the first plane). */
 constexpr int DRAW_MAX_WIDTH = 256;
 constexpr int DRAW_MAX_HEIGHT = 128;
-/* Work-groups per compute unit: enough to fill a device, few enough that merging the
- * work-groups' histograms stays cheap. */
-constexpr size_t GROUPS_PER_COMPUTE_UNIT = 4;
-constexpr size_t MAX_GROUP_SIZE = 256;
-constexpr guint MAX_COPIES = 8;
-constexpr guint CPU_COPIES = 4;
 /* red, green, blue and luma: the most channels a format has. */
 constexpr guint MAX_CHANNELS = 4;
+/* Uints in each counts buffer: what the kernel clears in the other buffer. */
+constexpr guint COUNT_SLOTS = MAX_CHANNELS * MAX_BINS;
+/* Work-group variants: local memory for the sub-histograms of one work-group (two thirds of
+ * 48 KiB, so that several groups share a compute unit), and at most one copy per bank. */
+constexpr cl_ulong GROUP_HIST_BYTES = 32 * 1024;
+constexpr guint MAX_COPIES = 32;
+/* One-work-item variants: copies the work-item cycles through, sample by sample. */
+constexpr guint CPU_COPIES = 4;
+/* The largest count a 16-bit counter holds. */
+constexpr guint64 PACKED_COUNTER_MAX = 65535;
+
+/* How a plane is counted: the candidates of the tuner (gst_opencl::choose_variant, family
+ * "histogram", forced with GST_OPENCL_VARIANT_HISTOGRAM=<name>). See kernels/histogram.cl.
+ *  - GPU variants, "<counters>[-runs]-<group size>x<groups per compute unit>": work-groups of
+ *    that size, a grid stride over the plane with that many groups per compute unit (more when
+ *    16-bit counters need it); counters "p16" (16 bits, two channels per word: twice the copies)
+ *    or "c32" (32 bits); "runs" counts runs of one bin before the local atomic.
+ *  - CPU variants, "cpu-<N>k": one work-item per group, each counting a contiguous stretch of
+ *    about N x 1024 pixels (at least `groups_per_unit` groups per compute unit): short stretches
+ *    keep the cores balanced when one of them is busy with something else (the last group on a
+ *    slowed core is what the frame waits for), long ones merge fewer histograms (each merge
+ *    costs some microseconds of a core); "cpu-x4" is 4 groups per compute unit whatever the
+ *    size. */
+struct Variant
+{
+  const char *name;
+  size_t group_size;       /* 1: the one-work-item kernel */
+  bool packed;
+  bool runs;
+  guint groups_per_unit;   /* GPU: the grid; CPU: the least */
+  guint pixels_per_group;  /* CPU: 0 for a fixed count */
+};
+
+constexpr Variant VARIANTS[] = {
+  { "p16-256x4", 256, true, false, 4, 0 },
+  { "p16-runs-256x4", 256, true, true, 4, 0 },
+  { "c32-256x4", 256, false, false, 4, 0 },
+  { "c32-runs-256x4", 256, false, true, 4, 0 },
+  { "p16-512x3", 512, true, false, 3, 0 },
+  { "c32-512x3", 512, false, false, 3, 0 },
+  { "p16-1024x2", 1024, true, false, 2, 0 },
+  { "p16-1024x1", 1024, true, false, 1, 0 },
+  { "p16-256x2", 256, true, false, 2, 0 },
+  { "cpu-64k", 1, false, false, 4, 64 * 1024 },
+  { "cpu-256k", 1, false, false, 4, 256 * 1024 },
+  { "cpu-x4", 1, false, false, 4, 0 },
+};
+constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 
 struct Settings
 {
@@ -94,7 +137,13 @@ struct PlanePass
   int sample_offset[3] = { 0, 0, 0 };
   bool luma = false;        /* also count Y from the three samples (red, green, blue) */
   guint first_channel = 0;  /* where its counts start in the counts buffer, in channels */
+  guint copies = 1;         /* sub-histograms per work-group, for the variant built */
   cl::Kernel kernel;
+
+  guint hist_channels () const
+  {
+    return channels + (luma ? 1 : 0);
+  }
 };
 
 /* What a video format turns into: channel names, in the order of the counts, and passes. */
@@ -169,14 +218,17 @@ struct State
   guint channels = 0;
   int width = 0;
   int height = 0;
-  bool kernels_ready = false;
+  bool kernels_ready = false;        /* the variant is chosen and its kernels are built */
+  size_t variant = 0;                /* index into VARIANTS */
   cl::Kernel draw_kernel;
   cl::Kernel fill_kernel;
-  size_t group_size = MAX_GROUP_SIZE;
-  size_t max_groups = 1;
   size_t compute_units = 1;
-  bool groups_chosen = false;        /* work-groups per compute unit chosen by the tuner */
-  cl::Buffer counts;                 /* MAX_CHANNELS x MAX_BINS uint, allocated once */
+  bool words = true;                 /* the device is little-endian: planes read as words */
+  size_t forced_groups = 0;          /* GST_OPENCL_HISTOGRAM_GROUPS, for tests; 0: none */
+  /* Two buffers of COUNT_SLOTS uint, allocated once: a frame counts into counts[current] and
+   * clears the other, which the next frame counts into (see kernels/histogram.cl). */
+  cl::Buffer counts[2];
+  guint current = 0;
   std::vector<cl_uint> counts_host;  /* the last frame's counts, read back without blocking */
   guint frame_bins = 0;              /* bins of the counts in counts_host */
   GstClockTime frame_period_ns = GST_CLOCK_TIME_NONE;  /* from the framerate, if any */
@@ -206,6 +258,7 @@ struct GstOpenCLHistogramImpl
 {
   std::mutex lock;
   Settings settings;
+  std::string variant;  /* VARIANTS[state.variant].name once chosen, for the property */
   State state;
   Interval interval;
 };
@@ -223,6 +276,7 @@ enum
   PROP_POST_MESSAGES,
   PROP_INTERVAL,
   PROP_DRAW,
+  PROP_VARIANT,
 };
 
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, I420, NV12"
@@ -292,6 +346,9 @@ gst_opencl_histogram_get_property (GObject * object, guint prop_id, GValue * val
       break;
     case PROP_DRAW:
       g_value_set_boolean (value, s.draw);
+      break;
+    case PROP_VARIANT:
+      g_value_set_string (value, impl->variant.empty () ? nullptr : impl->variant.c_str ());
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -411,155 +468,266 @@ gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
         GST_VIDEO_INFO_FPS_D (in_info) > 0 ? gst_util_uint64_scale_int (GST_SECOND,
         GST_VIDEO_INFO_FPS_D (in_info), GST_VIDEO_INFO_FPS_N (in_info)) : GST_CLOCK_TIME_NONE;
     state.kernels_ready = false;
-    state.groups_chosen = false;
-    if (!state.counts ()) {
-      state.counts = cl::Buffer (gst_opencl_filter_device (filter).context, CL_MEM_READ_WRITE,
-          MAX_CHANNELS * MAX_BINS * sizeof (cl_uint));
-      state.counts_host.assign (MAX_CHANNELS * MAX_BINS, 0);
+    auto & device = gst_opencl_filter_device (filter);
+    if (!state.counts[0] ()) {
+      for (auto & buffer : state.counts) {
+        buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE, COUNT_SLOTS * sizeof (cl_uint));
+        device.queue.enqueueFillBuffer (buffer, (cl_uint) 0, 0, COUNT_SLOTS * sizeof (cl_uint));
+      }
+      state.current = 0;
+      state.counts_host.assign (COUNT_SLOTS, 0);
     }
   });
 }
 
-/* Work-group size, sub-histogram copies and group count for the device. */
-static void
-choose_shape (const gst_opencl::Device & device, guint hist_channels, State & state,
-    guint * copies)
+/* Sub-histogram copies of a variant for a pass on the device; throws when none fits. */
+static guint
+copies_for (const gst_opencl::Device & device, const Variant & variant, const PlanePass & pass)
 {
-  const size_t device_limit = power_of_two_floor ((guint) std::min (MAX_GROUP_SIZE,
-          std::max<size_t> (1, device.max_work_group_size)));
-  /* On a CPU a work-group runs on one core, one work-item after another: one work-item per
-   * group then counts a contiguous run of pixels with plain adds, like a CPU loop would. */
-  state.group_size = device.type & CL_DEVICE_TYPE_CPU ? 1 : device_limit;
-  /* For tests and measurements: GST_OPENCL_HISTOGRAM_GROUP_SIZE forces the work-group size
-   * (rounded down to a power of two within the device's limit). */
-  if (const gchar *forced = g_getenv ("GST_OPENCL_HISTOGRAM_GROUP_SIZE")) {
-    guint64 value = g_ascii_strtoull (forced, nullptr, 10);
-    if (value >= 1)
-      state.group_size = power_of_two_floor ((guint) std::min<guint64> (value, device_limit));
-  }
-  const cl_ulong copy_bytes = (cl_ulong) hist_channels * MAX_BINS * sizeof (cl_uint);
-  if (copy_bytes > device.local_mem_bytes)
+  if (variant.group_size == 1)
+    return CPU_COPIES;
+  const guint rows = variant.packed ? (pass.hist_channels () + 1) / 2 : pass.hist_channels ();
+  const cl_ulong copy_bytes = (cl_ulong) rows * MAX_BINS * sizeof (cl_uint);
+  const cl_ulong budget = std::min (GROUP_HIST_BYTES, device.local_mem_bytes);
+  if (copy_bytes > budget)
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
         device.name + " has too little local memory for a histogram");
-  /* Half the local memory at most, so several work-groups fit on a compute unit. */
-  *copies = 1;
-  /* A single work-item uses its copies in turn, pixel by pixel: on a one-colour frame its adds
-   * then form COPIES independent chains instead of one. */
-  const guint copy_users = state.group_size == 1 ? CPU_COPIES : state.group_size;
-  while (*copies * 2 <= MAX_COPIES && *copies * 2 <= copy_users &&
-      copy_bytes * *copies * 2 <= device.local_mem_bytes / 2)
-    *copies *= 2;
-  cl_uint compute_units = device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ();
-  state.compute_units = std::max<cl_uint> (1, compute_units);
-  state.max_groups = std::max<size_t> (1, compute_units * GROUPS_PER_COMPUTE_UNIT);
+  return std::min (power_of_two_floor ((guint) (budget / copy_bytes)),
+      std::min (MAX_COPIES, (guint) variant.group_size));
 }
 
 static std::string
-pass_options (const PlanePass & pass, size_t group_size, guint copies)
+pass_options (const PlanePass & pass, const Variant & variant)
 {
   gchar *text = g_strdup_printf ("-DPIXEL_BYTES=%d -DCHANNELS=%d -DCH0=%d -DCH1=%d -DCH2=%d "
-      "-DLUMA=%d -DGROUP_SIZE=%zu -DCOPIES=%u -DMAX_BINS=%u", pass.pixel_bytes, pass.channels,
-      pass.sample_offset[0], pass.sample_offset[1], pass.sample_offset[2], pass.luma ? 1 : 0,
-      group_size, copies, MAX_BINS);
+      "-DLUMA=%d -DGROUP_SIZE=%zu -DCOPIES=%u -DPACKED=%d -DRUNS=%d -DMAX_BINS=%u",
+      pass.pixel_bytes, pass.channels, pass.sample_offset[0], pass.sample_offset[1],
+      pass.sample_offset[2], pass.luma ? 1 : 0, variant.group_size, pass.copies,
+      variant.packed ? 1 : 0, variant.runs ? 1 : 0, MAX_BINS);
   std::string options (text);
   g_free (text);
   return options;
 }
 
+/* Builds the counting kernel of every pass for a variant (the program cache keeps the builds);
+ * throws when the device cannot run it. */
 static void
-ensure_kernels (GstOpenCLFilter * filter, State & state)
+build_variant (GstOpenCLFilter * filter, State & state, const Variant & variant)
+{
+  auto & device = gst_opencl_filter_device (filter);
+  if (variant.group_size > device.max_work_group_size)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+        std::string ("variant ") + variant.name + " needs work-groups of " +
+        std::to_string (variant.group_size) + ", more than " + device.name + " has");
+  for (auto & pass : state.layout.passes) {
+    pass.copies = copies_for (device, variant, pass);
+    std::string options = pass_options (pass, variant);
+    pass.kernel = device.kernel ("histogram", "histogram", options);
+    /* The compiled kernel may allow less than the device (registers, local memory). */
+    const size_t allowed =
+        pass.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.device);
+    if (variant.group_size > allowed)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+          std::string ("variant ") + variant.name + " needs work-groups of " +
+          std::to_string (variant.group_size) + ", its kernel allows " +
+          std::to_string (allowed) + " on " + device.name);
+    GST_DEBUG_OBJECT (filter, "%s plane %u: [%s]", variant.name, pass.plane, options.c_str ());
+  }
+}
+
+/* How the kernel reads one plane of a frame (see kernels/histogram.cl). */
+struct PlaneGeometry
+{
+  cl_ulong offset = 0;
+  cl_int stride = 0;
+  guint spans = 0;
+  guint span_words = 0;  /* 16-byte words at the start of each span */
+  guint span_tail = 0;   /* pixels after them */
+  guint64 pixels = 0;
+};
+
+static PlaneGeometry
+plane_geometry (const State & state, const PlanePass & pass, const GstVideoInfo * info)
+{
+  PlaneGeometry g;
+  const guint width = GST_VIDEO_INFO_COMP_WIDTH (info, pass.component);
+  const guint height = GST_VIDEO_INFO_COMP_HEIGHT (info, pass.component);
+  g.pixels = (guint64) width * height;
+  if (g.pixels == 0)
+    return g;
+  const guint64 row_bytes = (guint64) width * pass.pixel_bytes;
+  if (g.pixels > G_MAXUINT32 || row_bytes * height > G_MAXUINT32)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "plane too large");
+  g.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, pass.plane);
+  g.stride = GST_VIDEO_INFO_PLANE_STRIDE (info, pass.plane);
+  /* Words need 16-byte alignment: the buffer's start is aligned far more than that. */
+  const bool aligned = state.words && g.offset % 16 == 0;
+  if (height == 1 || (guint64) g.stride == row_bytes) {
+    /* Rows without padding between them: the plane is one span. */
+    const guint64 bytes = row_bytes * height;
+    g.spans = 1;
+    g.span_words = aligned ? (guint) (bytes / 16) : 0;
+    g.span_tail = (guint) ((bytes - (guint64) g.span_words * 16) / pass.pixel_bytes);
+  } else {
+    g.spans = height;
+    g.span_words = aligned && g.stride % 16 == 0 ? (guint) (row_bytes / 16) : 0;
+    g.span_tail = (guint) ((row_bytes - (guint64) g.span_words * 16) / pass.pixel_bytes);
+  }
+  return g;
+}
+
+/* Work-groups for one plane. */
+static size_t
+group_count (const State & state, const Variant & variant, const PlanePass & pass,
+    const PlaneGeometry & g)
+{
+  const guint64 words = (guint64) g.spans * g.span_words;
+  const guint64 tails = (guint64) g.spans * g.span_tail;
+  const guint64 units = std::max<guint64> (1, words + tails);
+  guint64 groups = (guint64) state.compute_units * variant.groups_per_unit;
+  if (variant.group_size == 1 && variant.pixels_per_group)
+    groups = std::max (groups, (g.pixels + variant.pixels_per_group - 1) /
+        variant.pixels_per_group);
+  if (state.forced_groups)
+    groups = state.forced_groups;
+  /* No more groups than there is work for. */
+  groups = std::max<guint64> (1, std::min (groups, (units + variant.group_size - 1) /
+          variant.group_size));
+  if (variant.packed) {
+    /* Every 16-bit counter stays below 65536: the work-items sharing a copy count at most that
+     * many samples of a channel. More groups mean fewer samples per work-item. */
+    const guint64 sharing = variant.group_size / pass.copies;
+    const guint64 pixels_per_word = 16 / pass.pixel_bytes;
+    auto most_per_copy = [&](guint64 n) {
+      const guint64 items = n * variant.group_size;
+      return sharing * ((words + items - 1) / items * pixels_per_word + (tails + items - 1) /
+          items);
+    };
+    while (most_per_copy (groups) > PACKED_COUNTER_MAX)
+      groups *= 2;
+  }
+  return (size_t) groups;
+}
+
+/* Enqueues the counting of every plane of `frame` into counts[current] through `launch`, the
+ * first launch clearing the other buffer, and makes the other buffer current for the next frame
+ * once anything was enqueued. Returns the index of the buffer counted into. */
+template<typename Launch>
+static guint
+enqueue_counting (State & state, const Variant & variant, const GstOpenCLFrame * frame,
+    guint bins, Launch launch)
+{
+  const guint current = state.current;
+  bool cleared = false;
+  try {
+    for (auto & pass : state.layout.passes) {
+      const PlaneGeometry g = plane_geometry (state, pass, &frame->info);
+      if (g.pixels == 0)
+        continue;
+      const size_t groups = group_count (state, variant, pass, g);
+      const guint words = g.spans * g.span_words;
+      const guint tails = g.spans * g.span_tail;
+      cl::Kernel & kernel = pass.kernel;
+      kernel.setArg (0, frame->buffer);
+      kernel.setArg (1, g.offset);
+      kernel.setArg (2, g.stride);
+      kernel.setArg (3, (cl_uint) g.spans);
+      kernel.setArg (4, (cl_uint) g.span_words);
+      kernel.setArg (5, (cl_uint) g.span_tail);
+      kernel.setArg (6, (cl_uint) ((words + groups - 1) / groups));
+      kernel.setArg (7, (cl_uint) ((tails + groups - 1) / groups));
+      kernel.setArg (8, (cl_uint) bins);
+      kernel.setArg (9, (cl_uint) (8 - g_bit_nth_lsf (bins, -1)));
+      kernel.setArg (10, state.counts[current]);
+      kernel.setArg (11, (cl_uint) pass.first_channel);
+      kernel.setArg (12, state.counts[1 - current]);
+      kernel.setArg (13, (cl_uint) (cleared ? 0 : COUNT_SLOTS));
+      launch (kernel, cl::NDRange (groups * variant.group_size),
+          cl::NDRange (variant.group_size));
+      cleared = true;
+    }
+  } catch (...) {
+    if (cleared)
+      state.current = 1 - current;
+    throw;
+  }
+  if (cleared)
+    state.current = 1 - current;
+  return current;
+}
+
+/* A frame with `info`'s layout holding pseudo-random bytes: what the tuner times on, so that
+ * the choice (kept on disk) does not depend on what the first frame happens to show. */
+static cl::Buffer
+random_frame (gst_opencl::Device & device, const GstVideoInfo * info)
+{
+  gsize bytes = GST_VIDEO_INFO_SIZE (info);
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++)
+    bytes = std::max<gsize> (bytes, GST_VIDEO_INFO_PLANE_OFFSET (info, plane) +
+        (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, plane) * gst_opencl::plane_rows (info, plane));
+  std::vector<guint32> words ((bytes + 3) / 4);
+  guint32 x = 2463534242u;
+  for (auto & word : words) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    word = x;
+  }
+  return cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+      words.size () * sizeof (guint32), words.data ());
+}
+
+/* Chooses the variant once per caps (forced, cached, or timed on a random frame with this
+ * frame's layout: see gst_opencl::choose_variant) and builds its kernels. */
+static void
+ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * frame,
+    guint bins)
 {
   if (state.kernels_ready)
     return;
+  auto *impl = GST_OPENCL_HISTOGRAM (filter)->impl;
   auto & device = gst_opencl_filter_device (filter);
-  guint hist_channels = 0;
-  for (const auto & pass : state.layout.passes)
-    hist_channels = std::max<guint> (hist_channels, pass.channels + (pass.luma ? 1 : 0));
-  guint copies = 1;
-  choose_shape (device, hist_channels, state, &copies);
-  for (auto & pass : state.layout.passes) {
-    std::string options = pass_options (pass, state.group_size, copies);
-    pass.kernel = device.kernel ("histogram", "histogram", options);
-    GST_DEBUG_OBJECT (filter, "plane %u: [%s]", pass.plane, options.c_str ());
-  }
-  /* The graph goes on the first plane, with that plane's program. */
-  std::string first = pass_options (state.layout.passes[0], state.group_size, copies);
-  state.draw_kernel = device.kernel ("histogram", "draw", first);
-  state.fill_kernel = device.kernel ("histogram", "fill_region", first);
-  state.kernels_ready = true;
-}
+  state.compute_units = std::max<cl_uint> (1,
+      device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
+  state.words = device.device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
+  /* For tests and measurements: GST_OPENCL_HISTOGRAM_GROUPS forces the work-groups per plane
+   * (16-bit counters still get as many as they need). */
+  state.forced_groups = 0;
+  if (const gchar *forced = g_getenv ("GST_OPENCL_HISTOGRAM_GROUPS"))
+    state.forced_groups = (size_t) std::min<guint64> (g_ascii_strtoull (forced, nullptr, 10),
+        G_MAXUINT32);
 
-/* Sets the counting kernel's arguments for one plane; false when the plane is empty. */
-static bool
-prepare_count (State & state, PlanePass & pass, const GstOpenCLFrame * frame, guint bins,
-    size_t *global)
-{
-  const GstVideoInfo *info = &frame->info;
-  const guint width = GST_VIDEO_INFO_COMP_WIDTH (info, pass.component);
-  const guint height = GST_VIDEO_INFO_COMP_HEIGHT (info, pass.component);
-  const guint64 pixels = (guint64) width * height;
-  if (pixels == 0)
-    return false;
-  if (pixels > G_MAXUINT32)
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "plane too large");
-  /* Contiguous runs of whole group-widths, one per work-group. */
-  const guint64 per_group_wanted = (pixels + state.max_groups - 1) / state.max_groups;
-  const guint64 per_group = (per_group_wanted + state.group_size - 1) / state.group_size *
-      state.group_size;
-  const size_t groups = (size_t) ((pixels + per_group - 1) / per_group);
-  cl::Kernel & kernel = pass.kernel;
-  kernel.setArg (0, frame->buffer);
-  kernel.setArg (1, (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (info, pass.plane));
-  kernel.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (info, pass.plane));
-  kernel.setArg (3, (cl_int) width);
-  kernel.setArg (4, (cl_uint) pixels);
-  kernel.setArg (5, (cl_uint) per_group);
-  kernel.setArg (6, (cl_uint) bins);
-  kernel.setArg (7, (cl_uint) (8 - g_bit_nth_lsf (bins, -1)));
-  kernel.setArg (8, state.counts);
-  kernel.setArg (9, (cl_uint) pass.first_channel);
-  *global = groups * state.group_size;
-  return true;
-}
-
-static void
-count_plane (GstOpenCLFilter * filter, State & state, PlanePass & pass,
-    const GstOpenCLFrame * frame, guint bins)
-{
-  size_t global = 0;
-  if (prepare_count (state, pass, frame, bins, &global))
-    gst_opencl_filter_launch (filter, pass.kernel, cl::NDRange (global),
-        cl::NDRange (state.group_size));
-}
-
-/* Work-groups per compute unit, the tuner's candidates (family "histogram", forced with
- * GST_OPENCL_VARIANT_HISTOGRAM=groups-N): more groups fill the device sooner, fewer merge fewer
- * sub-histograms into the counts with global atomics. The first is the default. */
-constexpr size_t GROUPS_CANDIDATES[] = { GROUPS_PER_COMPUTE_UNIT, 1, 2, 8, 16 };
-
-/* Chooses the work-group count once per format, timing the candidates on this frame (the counts
- * are cleared again before the frame is counted for real). */
-static void
-choose_groups (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * frame,
-    guint bins, size_t count_bytes)
-{
-  if (state.groups_chosen)
-    return;
-  auto & device = gst_opencl_filter_device (filter);
+  /* The device's kind of variant first (the first is its default); the others can be forced
+   * but are not timed there. */
+  const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < N_VARIANTS; i++)
+    if ((VARIANTS[i].group_size == 1) == cpu)
+      order.push_back (i);
+  for (size_t i = 0; i < N_VARIANTS; i++)
+    if ((VARIANTS[i].group_size == 1) != cpu)
+      order.push_back (i);
   std::vector<gst_opencl::TuningCandidate> candidates;
-  for (size_t groups : GROUPS_CANDIDATES)
-    candidates.push_back ({ "groups-" + std::to_string (groups), true });
-  auto time_one = [&](size_t index) -> double {
-    state.max_groups = state.compute_units * GROUPS_CANDIDATES[index];
-    device.queue.enqueueFillBuffer (state.counts, (cl_uint) 0, 0, count_bytes);
+  for (size_t i : order)
+    candidates.push_back ({ VARIANTS[i].name, (VARIANTS[i].group_size == 1) == cpu });
+
+  cl::Buffer timing_frame;
+  auto time_one = [&](size_t candidate) -> double {
+    const Variant & variant = VARIANTS[order[candidate]];
+    build_variant (filter, state, variant);
+    if (!timing_frame ())
+      timing_frame = random_frame (device, &frame->info);
+    const GstOpenCLFrame random { timing_frame, frame->info };
+    std::vector<cl::Event> events;
+    enqueue_counting (state, variant, &random, bins, [&](cl::Kernel & kernel,
+            const cl::NDRange & global, const cl::NDRange & local) {
+          cl::Event event;
+          device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
+              &event);
+          events.push_back (event);
+        });
     double total = 0.0;
-    for (auto & pass : state.layout.passes) {
-      size_t global = 0;
-      if (!prepare_count (state, pass, frame, bins, &global))
-        continue;
-      cl::Event event;
-      device.queue.enqueueNDRangeKernel (pass.kernel, cl::NullRange, cl::NDRange (global),
-          cl::NDRange (state.group_size), nullptr, &event);
+    for (auto & event : events) {
       event.wait ();
       total += gst_opencl::event_milliseconds (event);
     }
@@ -570,25 +738,36 @@ choose_groups (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * f
     planes += "plane " + std::to_string (pass.plane) + " bytes " +
         std::to_string (pass.pixel_bytes) + " channels " + std::to_string (pass.channels) +
         (pass.luma ? " luma " : " ");
-  gchar *key = g_strdup_printf ("%s%dx%d group %zu source %016" G_GINT64_MODIFIER "x",
-      planes.c_str (), state.width, state.height, state.group_size,
+  gchar *key = g_strdup_printf ("%s%dx%d source %016" G_GINT64_MODIFIER "x", planes.c_str (),
+      state.width, state.height,
       (guint64) gst_opencl::stable_hash (gst_opencl::kernel_source ("histogram")));
   size_t chosen = 0;
   try {
-    chosen = gst_opencl::choose_variant (device.device, "histogram", key, candidates, time_one);
+    chosen = order[gst_opencl::choose_variant (device.device, "histogram", key, candidates,
+            time_one)];
   } catch (...) {
     g_free (key);
     throw;
   }
   g_free (key);
-  state.max_groups = state.compute_units * GROUPS_CANDIDATES[chosen];
-  state.groups_chosen = true;
-  GST_INFO_OBJECT (filter, "%zu work-groups per compute unit", GROUPS_CANDIDATES[chosen]);
+  state.variant = chosen;
+  build_variant (filter, state, VARIANTS[chosen]);
+  /* The graph goes on the first plane, with that plane's program. */
+  std::string first = pass_options (state.layout.passes[0], VARIANTS[chosen]);
+  state.draw_kernel = device.kernel ("histogram", "draw", first);
+  state.fill_kernel = device.kernel ("histogram", "fill_region", first);
+  state.kernels_ready = true;
+  {
+    std::lock_guard<std::mutex> lock (impl->lock);
+    impl->variant = VARIANTS[chosen].name;
+  }
+  GST_INFO_OBJECT (filter, "variant %s", VARIANTS[chosen].name);
 }
 
 /* The graph in the top-left corner; for YUV, the chroma under it is made neutral (grey). */
 static void
-draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * frame, guint bins)
+draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * frame, guint bins,
+    const cl::Buffer & counts)
 {
   const GstVideoInfo *info = &frame->info;
   const int draw_width = std::min (state.width, DRAW_MAX_WIDTH);
@@ -600,8 +779,9 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
   draw.setArg (3, (cl_int) draw_width);
   draw.setArg (4, (cl_int) draw_height);
   draw.setArg (5, (cl_uint) bins);
-  draw.setArg (6, state.counts);
-  const cl::NDRange local (16, std::max<size_t> (1, state.group_size / 16));
+  draw.setArg (6, counts);
+  const size_t group_size = std::min<size_t> (256, VARIANTS[state.variant].group_size);
+  const cl::NDRange local (16, std::max<size_t> (1, group_size / 16));
   gst_opencl_filter_launch (filter, draw, cl::NDRange (draw_width, draw_height), local);
   if (!state.layout.yuv)
     return;
@@ -628,18 +808,20 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
   return GST_OPENCL_GUARD (filter, "histogram failed", [&]() {
     const Settings settings = settings_snapshot (impl);
     State & state = impl->state;
-    ensure_kernels (filter, state);
+    ensure_kernels (filter, state, frame, settings.bins);
     auto & queue = gst_opencl_filter_device (filter).queue;
     const size_t count_bytes = (size_t) state.channels * settings.bins * sizeof (cl_uint);
-    choose_groups (filter, state, frame, settings.bins, count_bytes);
-    queue.enqueueFillBuffer (state.counts, (cl_uint) 0, 0, count_bytes);
-    for (auto & pass : state.layout.passes)
-      count_plane (filter, state, pass, frame, settings.bins);
+    const guint counted = enqueue_counting (state, VARIANTS[state.variant], frame,
+        settings.bins, [&](cl::Kernel & kernel, const cl::NDRange & global,
+            const cl::NDRange & local) {
+          gst_opencl_filter_launch (filter, kernel, global, local);
+        });
     /* Not blocking: the base waits for the queue before transform_ip returns. */
-    queue.enqueueReadBuffer (state.counts, CL_FALSE, 0, count_bytes, state.counts_host.data ());
+    queue.enqueueReadBuffer (state.counts[counted], CL_FALSE, 0, count_bytes,
+        state.counts_host.data ());
     state.frame_bins = settings.bins;
     if (settings.draw && frame_writable) {
-      draw_graph (filter, state, frame, settings.bins);
+      draw_graph (filter, state, frame, settings.bins, state.counts[counted]);
       *frame_written = TRUE;
     }
   });
@@ -679,6 +861,10 @@ gst_opencl_histogram_stop (GstBaseTransform * trans)
   auto *impl = GST_OPENCL_HISTOGRAM (trans)->impl;
   impl->interval.reset ();
   impl->state = State ();
+  {
+    std::lock_guard<std::mutex> lock (impl->lock);
+    impl->variant.clear ();
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->stop (trans);
 }
 
@@ -757,6 +943,19 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw",
           "Draw each frame's histogram into its top-left corner", DEFAULT_DRAW, flags));
+  /**
+   * GstOpenCLHistogram:variant:
+   *
+   * The kernel variant counting the frames, once the first frame chose it (NULL before and
+   * after stopping): forced with GST_OPENCL_VARIANT_HISTOGRAM=<name>, else the one chosen on this
+   * device before (remembered on disk), else the fastest on a frame of random bytes with the
+   * stream's layout. GST_OPENCL_TUNING=0 takes the device's default. See
+   * docs/openclhistogram.md for the variants.
+   */
+  g_object_class_install_property (gobject_class, PROP_VARIANT,
+      g_param_spec_string ("variant", "Variant",
+          "The kernel variant counting the frames (chosen on the first frame)", nullptr,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_set_static_metadata (element_class, "OpenCL histogram",
       "Filter/Analyzer/Video", "Per-frame histograms on an OpenCL device, posted on the bus "

@@ -1,15 +1,22 @@
 /* gst-opencl: benchmark of openclhistogram on random and one-colour frames.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * For every case (frame size x content) it runs
+ * For every case (kernel variant x frame size x content) it runs
  *   appsrc (one prepared frame, pushed again and again) ! openclhistogram bins=B ! fakesink
- * to EOS. The frame is made once: uniform random bytes ("random", every channel of every pixel
+ * to EOS. The variant is the element's own choice ("tuned": forced, cached or timed by the tuner,
+ * the element's `variant` property says which) or one forced with GST_OPENCL_VARIANT_HISTOGRAM;
+ * --variants all (or gpu, cpu: the work-group variants, the cpu-... ones) asks the element for
+ * its list. The frame is made once: uniform random bytes ("random", every channel of every pixel
  * independent), or every byte the same ("one-colour", every sample of a channel in one bin: the
  * worst case for atomics). A probe on the element's src pad reads `kernel-time` (device time of
  * that frame's kernels, from OpenCL profiling events) as each frame leaves; a probe on the sink
  * takes a steady_clock stamp per frame, so the wall time per frame is what the element costs in
  * the streaming thread: upload, kernels, reading the counts back, posting the message. The first
- * --warmup frames are left out (program build, first allocations).
+ * --warmup frames are left out (program build, first allocations, the tuner's timing).
+ *
+ * Bytes read per second are the frame's samples (every plane's rows, without padding) over the
+ * median kernel time; with --ceilings (a bench_ceilings JSON of the same device) also as a
+ * fraction of the device's copy bandwidth (bytes read plus written per second).
  *
  * Prints a table and, with --json, writes every figure to a JSON file. */
 #include <gst/app/gstappsrc.h>
@@ -32,9 +39,13 @@ using bench::FrameSize;
 using bench::Stats;
 using bench::split;
 
+/* The element's own choice of kernel variant, as opposed to one forced by name. */
+const char *const TUNED = "tuned";
+const char *const VARIANT_VARIABLE = "GST_OPENCL_VARIANT_HISTOGRAM";
+
 struct Options
 {
-  std::vector<FrameSize> sizes { { 1920, 1080, 0 }, { 3840, 2160, 0 } };
+  std::vector<FrameSize> sizes { { 1280, 720, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } };
   std::vector<std::string> contents { "random", "one-colour" };
   int frames = 50;
   int warmup = 5;
@@ -42,13 +53,18 @@ struct Options
   std::string format = "RGBA";
   std::string device;
   std::string json_path;
+  std::string ceilings_path;
+  std::vector<std::string> variants { TUNED };
   int timeout_s = 600;
 };
 
 struct CaseResult
 {
+  std::string variant;       /* TUNED or the name forced */
+  std::string variant_used;  /* the element's `variant` property */
   FrameSize size;
   std::string content;
+  double bytes_read = 0;     /* per frame: every plane's samples */
   std::string device_name;
   std::string error;
   int frames_requested = 0;
@@ -63,7 +79,12 @@ usage (const char *program, int status)
 {
   std::fprintf (status ? stderr : stdout,
       "usage: %s [options]\n"
-      "  --sizes WxH[:N],...    frame sizes (default 1920x1080,3840x2160); :N overrides --frames\n"
+      "  --sizes WxH[:N],...    frame sizes (default 1280x720,1920x1080,3840x2160); :N\n"
+      "                         overrides --frames\n"
+      "  --variants V,...       kernel variants: tuned (the element's choice, the default),\n"
+      "                         names from GST_OPENCL_VARIANT_HISTOGRAM, or all, gpu, cpu (tuned\n"
+      "                         and every variant the element has, those for work-groups, those\n"
+      "                         named cpu-...)\n"
       "  --contents C,...       random, one-colour (default both)\n"
       "  --frames N             measured frames per case (default 50)\n"
       "  --warmup N             frames left out at the start of each case (default 5, at least 1)\n"
@@ -71,6 +92,8 @@ usage (const char *program, int status)
       "  --format F             video format (default RGBA)\n"
       "  --device STRING        the element's device property (default: automatic)\n"
       "  --json PATH            write the results as JSON\n"
+      "  --ceilings PATH        bench_ceilings JSON of the device: adds the fraction of its copy\n"
+      "                         bandwidth\n"
       "  --timeout S            give up on a case after S seconds (default 600)\n", program);
   std::exit (status);
 }
@@ -124,6 +147,10 @@ parse_options (int argc, char **argv)
       options.device = value ();
     else if (arg == "--json")
       options.json_path = value ();
+    else if (arg == "--ceilings")
+      options.ceilings_path = value ();
+    else if (arg == "--variants")
+      options.variants = split (value (), ',');
     else if (arg == "--timeout")
       options.timeout_s = parse_positive (argv[0], value (), 1);
     else if (arg == "--help" || arg == "-h")
@@ -136,7 +163,7 @@ parse_options (int argc, char **argv)
   for (const auto & content : options.contents)
     if (content != "random" && content != "one-colour")
       usage (argv[0], 2);
-  if (options.contents.empty ()
+  if (options.contents.empty () || options.variants.empty ()
       || gst_video_format_from_string (options.format.c_str ()) == GST_VIDEO_FORMAT_UNKNOWN)
     usage (argv[0], 2);
   return options;
@@ -192,11 +219,39 @@ wait_for_end (GstBus * bus, int timeout_s)
   }
 }
 
+/* Bytes the kernel reads per frame: every plane's samples, without row padding. */
+double
+frame_bytes_read (const GstVideoInfo * info)
+{
+  double bytes = 0;
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
+    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
+      if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) != plane)
+        continue;
+      bytes += (double) GST_VIDEO_INFO_COMP_WIDTH (info, comp) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp) * GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+      break;
+    }
+  }
+  return bytes;
+}
+
+/* Forces `variant` on the elements made from now on (TUNED: none). */
+void
+select_variant (const std::string & variant)
+{
+  if (variant == TUNED)
+    g_unsetenv (VARIANT_VARIABLE);
+  else
+    g_setenv (VARIANT_VARIABLE, variant.c_str (), TRUE);
+}
+
 void
 run_case (const Options & options, CaseResult & result)
 {
   const int frames = result.size.frames ? result.size.frames : options.frames;
   result.frames_requested = frames;
+  select_variant (result.variant);
   gchar *description = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-buffers=2 ! openclhistogram name=histogram bins=%d ! fakesink name=sink sync=false",
       options.bins);
@@ -225,6 +280,7 @@ run_case (const Options & options, CaseResult & result)
   g_object_set (src, "caps", caps, nullptr);
   gst_caps_unref (caps);
   GstBuffer *frame = make_frame (&info, result.content);
+  result.bytes_read = frame_bytes_read (&info);
 
   bench::FrameProbe probe;
   probe.attach (element, sink, options.warmup);
@@ -244,6 +300,11 @@ run_case (const Options & options, CaseResult & result)
   std::string ended = wait_for_end (bus, options.timeout_s);
   if (result.error.empty ())
     result.error = ended;
+  /* Still playing after EOS: the element keeps its state (and its variant) until it stops. */
+  gchar *variant_used = nullptr;
+  g_object_get (element, "variant", &variant_used, nullptr);
+  result.variant_used = variant_used ? variant_used : "";
+  g_free (variant_used);
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   {
@@ -266,9 +327,75 @@ run_case (const Options & options, CaseResult & result)
   gst_object_unref (pipeline);
 }
 
+/* The element's variants: the names the tuner lists when asked for one that does not exist.
+ * Empty (with a message) when the element gave no list. */
+std::vector<std::string>
+element_variants (const Options & options)
+{
+  g_setenv (VARIANT_VARIABLE, "?", TRUE);
+  std::string launch = "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=16,"
+      "height=16,framerate=30/1 ! openclhistogram name=histogram ! fakesink";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch (launch.c_str (), &error);
+  std::vector<std::string> names;
+  if (!pipeline || error) {
+    std::fprintf (stderr, "cannot list the variants: %s\n", error ? error->message : "no pipeline");
+    g_clear_error (&error);
+    g_unsetenv (VARIANT_VARIABLE);
+    return names;
+  }
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), "histogram");
+  if (!options.device.empty ())
+    g_object_set (element, "device", options.device.c_str (), nullptr);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 16 * 16 * 4, nullptr);
+  gst_buffer_memset (buffer, 0, 0, 16 * 16 * 4);
+  gst_app_src_push_buffer (GST_APP_SRC (src), buffer);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  const std::string message = wait_for_end (bus, options.timeout_s);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_unsetenv (VARIANT_VARIABLE);
+  /* "... names no variant of histogram (a, b, c)" */
+  const size_t open = message.find ("histogram (");
+  const size_t close = message.find (')', open);
+  if (open != std::string::npos && close != std::string::npos)
+    for (const auto & name : split (message.substr (open + 11, close - open - 11), ','))
+      names.push_back (name[0] == ' ' ? name.substr (1) : name);
+  if (names.empty ())
+    std::fprintf (stderr, "the element listed no variants: %s\n", message.c_str ());
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  return names;
+}
+
+/* The copy bandwidth (bytes read + written per second) from a bench_ceilings JSON, or 0. */
+double
+copy_bandwidth (const std::string & path)
+{
+  gchar *contents = nullptr;
+  if (path.empty () || !g_file_get_contents (path.c_str (), &contents, nullptr, nullptr))
+    return 0;
+  std::string text (contents);
+  g_free (contents);
+  const size_t copy = text.find ("\"copy\"");
+  const size_t key = copy == std::string::npos ? copy : text.find ("\"bytes_per_s\"", copy);
+  const size_t colon = key == std::string::npos ? key : text.find (':', key);
+  return colon == std::string::npos ? 0 : std::strtod (text.c_str () + colon + 1, nullptr);
+}
+
+double
+read_bytes_per_s (const CaseResult & r)
+{
+  return r.kernel.median > 0 ? r.bytes_read / (r.kernel.median * 1e-3) : 0.0;
+}
+
 bool
 write_json (const Options & options, const std::vector<CaseResult> & results,
-    const std::string & command_line)
+    const std::string & command_line, double copy_bytes_per_s)
 {
   using bench::json_number;
   using bench::json_string;
@@ -283,12 +410,16 @@ write_json (const Options & options, const std::vector<CaseResult> & results,
   file << "  \"format\": " << json_string (options.format) << ",\n";
   file << "  \"bins\": " << options.bins << ",\n";
   file << "  \"warmup_frames\": " << options.warmup << ",\n";
+  file << "  \"copy_bytes_per_s\": " << (copy_bytes_per_s > 0 ? json_number (copy_bytes_per_s) :
+      "null") << ",\n";
   file << "  \"cases\": [";
   g_free (gst_version);
   for (size_t i = 0; i < results.size (); i++) {
     const auto & r = results[i];
     double megapixels = (double) r.size.width * r.size.height * 1e-6;
     file << (i ? ",\n" : "\n") << "    {\n";
+    file << "      \"variant\": " << json_string (r.variant) << ", \"variant_used\": " <<
+        json_string (r.variant_used) << ",\n";
     file << "      \"width\": " << r.size.width << ", \"height\": " << r.size.height <<
         ", \"content\": " << json_string (r.content) << ",\n";
     file << "      \"device_name\": " << json_string (r.device_name) << ",\n";
@@ -300,6 +431,10 @@ write_json (const Options & options, const std::vector<CaseResult> & results,
     file << "      \"wall_ms\": " << bench::json_stats (r.wall) << ",\n";
     file << "      \"kernel_mpixel_per_s\": " << json_number (r.kernel.median > 0 ?
         megapixels / (r.kernel.median * 1e-3) : 0.0) << ",\n";
+    const double read = read_bytes_per_s (r);
+    file << "      \"bytes_read\": " << json_number (r.bytes_read) <<
+        ", \"read_bytes_per_s\": " << json_number (read) << ", \"of_copy_bandwidth\": " <<
+        (copy_bytes_per_s > 0 ? json_number (read / copy_bytes_per_s) : "null") << ",\n";
     file << "      \"kernel_ms_samples\": " << bench::json_samples (r.kernel_ms) << ",\n";
     file << "      \"wall_ms_samples\": " << bench::json_samples (r.wall_ms) << "\n    }";
   }
@@ -308,20 +443,28 @@ write_json (const Options & options, const std::vector<CaseResult> & results,
 }
 
 void
-print_table (const std::vector<CaseResult> & results)
+print_table (const std::vector<CaseResult> & results, double copy_bytes_per_s)
 {
-  std::printf ("\n%-11s %-11s %7s %9s %9s %9s %9s %9s  %s\n", "size", "content", "frames",
-      "kern med", "kern min", "kern max", "kern IQR", "wall med", "(ms)");
+  std::printf ("\n%-15s %-11s %-11s %6s %9s %9s %9s %8s %7s %9s  %s\n", "variant", "size",
+      "content", "frames", "kern med", "kern min", "kern IQR", "GB/s", "of copy", "wall med",
+      "(ms; GB/s: bytes read)");
   for (const auto & r : results) {
     char size[32];
     std::snprintf (size, sizeof size, "%dx%d", r.size.width, r.size.height);
+    const std::string variant = r.variant == TUNED ? "tuned:" + r.variant_used : r.variant;
     if (r.kernel_ms.empty ()) {
-      std::printf ("%-11s %-11s  failed: %s\n", size, r.content.c_str (), r.error.c_str ());
+      std::printf ("%-15s %-11s %-11s  failed: %s\n", variant.c_str (), size, r.content.c_str (),
+          r.error.c_str ());
       continue;
     }
-    std::printf ("%-11s %-11s %7zu %9.3f %9.3f %9.3f %9.3f %9.3f%s\n", size, r.content.c_str (),
-        r.kernel_ms.size (), r.kernel.median, r.kernel.min, r.kernel.max,
-        r.kernel.q3 - r.kernel.q1, r.wall.median, r.error.empty () ? "" : "  (incomplete)");
+    const double read = read_bytes_per_s (r);
+    char fraction[16] = "-";
+    if (copy_bytes_per_s > 0)
+      std::snprintf (fraction, sizeof fraction, "%.1f%%", 100.0 * read / copy_bytes_per_s);
+    std::printf ("%-15s %-11s %-11s %6zu %9.4f %9.4f %9.4f %8.1f %7s %9.3f%s\n",
+        variant.c_str (), size, r.content.c_str (), r.kernel_ms.size (), r.kernel.median,
+        r.kernel.min, r.kernel.q3 - r.kernel.q1, read * 1e-9, fraction, r.wall.median,
+        r.error.empty () ? "" : "  (incomplete)");
   }
 }
 
@@ -344,23 +487,48 @@ main (int argc, char **argv)
   }
   gst_object_unref (factory);
 
+  std::vector<std::string> variants;
+  for (const auto & variant : options.variants) {
+    if (variant != "all" && variant != "gpu" && variant != "cpu") {
+      variants.push_back (variant);
+      continue;
+    }
+    auto names = element_variants (options);
+    if (names.empty ())
+      return 1;
+    variants.push_back (TUNED);
+    /* The one-work-item variants are named cpu-... */
+    for (const auto & name : names)
+      if (variant == "all" || (name.rfind ("cpu-", 0) == 0) == (variant == "cpu"))
+        variants.push_back (name);
+  }
+  const double copy_bytes_per_s = copy_bandwidth (options.ceilings_path);
+  if (!options.ceilings_path.empty () && copy_bytes_per_s <= 0)
+    std::fprintf (stderr, "no copy bandwidth in %s\n", options.ceilings_path.c_str ());
+
   std::vector<CaseResult> results;
-  for (const auto & size : options.sizes) {
-    for (const auto & content : options.contents) {
-      CaseResult result;
-      result.size = size;
-      result.content = content;
-      std::printf ("%dx%d %s ... ", size.width, size.height, content.c_str ());
-      std::fflush (stdout);
-      run_case (options, result);
-      if (result.error.empty ())
-        std::printf ("%zu frames, kernel median %.3f ms on %s\n", result.kernel_ms.size (),
-            result.kernel.median, result.device_name.c_str ());
-      else
-        std::printf ("FAILED: %s\n", result.error.c_str ());
-      results.push_back (std::move (result));
+  for (const auto & variant : variants) {
+    for (const auto & size : options.sizes) {
+      for (const auto & content : options.contents) {
+        CaseResult result;
+        result.variant = variant;
+        result.size = size;
+        result.content = content;
+        std::printf ("%s %dx%d %s ... ", variant.c_str (), size.width, size.height,
+            content.c_str ());
+        std::fflush (stdout);
+        run_case (options, result);
+        if (result.error.empty ())
+          std::printf ("%zu frames, kernel median %.4f ms on %s (variant %s)\n",
+              result.kernel_ms.size (), result.kernel.median, result.device_name.c_str (),
+              result.variant_used.c_str ());
+        else
+          std::printf ("FAILED: %s\n", result.error.c_str ());
+        results.push_back (std::move (result));
+      }
     }
   }
+  select_variant (TUNED);
 
   std::string device_name;
   for (const auto & r : results)
@@ -369,10 +537,13 @@ main (int argc, char **argv)
   std::printf ("\nopenclhistogram, %s, %d bins, %d warm-up frames, device: %s\n",
       options.format.c_str (), options.bins, options.warmup,
       device_name.empty () ? "(unknown)" : device_name.c_str ());
-  print_table (results);
+  if (copy_bytes_per_s > 0)
+    std::printf ("copy bandwidth %.1f GB/s (read + written), from %s\n", copy_bytes_per_s * 1e-9,
+        options.ceilings_path.c_str ());
+  print_table (results, copy_bytes_per_s);
 
   if (!options.json_path.empty ()) {
-    if (!write_json (options, results, command_line)) {
+    if (!write_json (options, results, command_line, copy_bytes_per_s)) {
       std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
       return 1;
     }

@@ -164,10 +164,12 @@ def histogram(run, path, data):
     device = cases[0].get("device_name") if cases else None
     header(f"openclhistogram, {block.get('format', 'RGBA')}, {block.get('bins')} bins", path,
            data, device)
-    copy = run.copy_bandwidth()
-    head = ("| size | content | frames | kernel ms (median) | kernel IQR ms | wall ms per frame | "
-            "GB/s read | of copy bandwidth |")
-    rule = "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    copy = run.copy_bandwidth() or block.get("copy_bytes_per_s")
+    # Results from before kernel variants had one case per size and content: the element's own
+    # choice, "tuned" like the newer files' cases of that name.
+    head = ("| variant | size | content | frames | kernel ms (median) | kernel IQR ms | "
+            "wall ms per frame | GB/s read | of copy bandwidth |")
+    rule = "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for p, v in columns:
         head += f" {p} {v} ms | {p} {v} / kernel |"
         rule += " --- | --- |"
@@ -176,20 +178,27 @@ def histogram(run, path, data):
     by_case = {}
     for c in cases:
         size = f"{c['width']}x{c['height']}"
+        variant = c.get("variant", "tuned")
+        shown = variant + (f" ({c['variant_used']})" if variant == "tuned" and
+                           c.get("variant_used") else "")
         if not c.get("ok"):
-            print(f"| {size} | {c['content']} | failed: {c.get('error')} |" + " |" *
+            print(f"| {shown} | {size} | {c['content']} | failed: {c.get('error')} |" + " |" *
                   (5 + 2 * len(columns)))
             continue
         kernel = c["kernel_ms"]["median"]
-        by_case[(size, c["content"])] = kernel
-        read = c["width"] * c["height"] * 4 / (kernel * 1e-3)
-        line = (f"| {size} | {c['content']} | {c['frames']} | {fmt_ms(kernel)} | "
+        if variant == "tuned":
+            by_case[(size, c["content"])] = kernel
+        read = c.get("bytes_read") or c["width"] * c["height"] * 4
+        read = read / (kernel * 1e-3)
+        line = (f"| {shown} | {size} | {c['content']} | {c['frames']} | {fmt_ms(kernel)} | "
                 f"{fmt_ms(c['kernel_ms']['iqr'])} | {fmt_ms(c['wall_ms']['median'])} | "
                 f"{read * 1e-9:.1f} | {fmt_pct(read / copy if copy else None)} |")
         for p, v in columns:
             peer_ms = peer_cases.get((c["width"], c["height"], c["content"], p, v))
             line += f" {fmt_ms(peer_ms)} | {fmt_ratio(peer_ms / kernel if peer_ms else None)} |"
         print(line)
+        if variant != "tuned":
+            continue
         if size == "3840x2160" and c["content"] == "random" and copy:
             run.target("openclhistogram 3840x2160: at least half the copy bandwidth in bytes read",
                        f"{read * 1e-9:.1f} GB/s = {fmt_pct(read / copy)} of "
@@ -198,11 +207,11 @@ def histogram(run, path, data):
                                                                          "3840x2160"):
             # The element counts R, G, B and luma: the peer over the same four channels when
             # it was timed, else over R, G, B.
-            for variant in ("rgb+luma", "rgba", "rgb"):
-                peer_ms = peer_cases.get((c["width"], c["height"], "random", "cv2-cpu", variant))
+            for v in ("rgb+luma", "rgba", "rgb"):
+                peer_ms = peer_cases.get((c["width"], c["height"], "random", "cv2-cpu", v))
                 if peer_ms:
                     run.target(f"openclhistogram {size} on the CPU: faster than cv2.calcHist "
-                               f"({variant})", f"{fmt_ms(kernel)} ms vs {fmt_ms(peer_ms)} ms",
+                               f"({v})", f"{fmt_ms(kernel)} ms vs {fmt_ms(peer_ms)} ms",
                                kernel < peer_ms)
                     break
     print()

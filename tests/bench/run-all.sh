@@ -98,14 +98,19 @@ if wanted bilateral; then
 fi
 
 if wanted histogram; then
+  # Every kernel variant of the device's kind beside the element's own choice, as fractions of
+  # the copy bandwidth measured above.
+  ceilings=()
+  [ -f "$out/ceilings.json" ] && ceilings=(--ceilings "$out/ceilings.json")
   if [ "$device" = gpu ]; then
-    run histogram 150 bash "$here/run-histogram.sh" --no-build --build "$build" --peer-runs 100 \
+    run histogram 300 bash "$here/run-histogram.sh" --no-build --build "$build" --peer-runs 100 \
       --sizes 1280x720,1920x1080,3840x2160 --out "$out/histogram.json" \
-      -- --device gpu --frames 100 --warmup 5
+      -- --device gpu --frames 100 --warmup 5 --variants gpu "${ceilings[@]}"
   else
-    run histogram 300 bash "$here/run-histogram.sh" --no-build --build "$build" --peer-runs 20 \
+    run histogram 600 bash "$here/run-histogram.sh" --no-build --build "$build" --peer-runs 20 \
       --sizes "$([ "$quick" = 1 ] && echo 1920x1080,3840x2160:5 || echo 1280x720,1920x1080,3840x2160)" \
-      --out "$out/histogram.json" -- --device cpu --frames 20 --warmup 3
+      --out "$out/histogram.json" -- --device cpu --frames 20 --warmup 3 \
+      --variants "$([ "$quick" = 1 ] && echo tuned || echo cpu)" "${ceilings[@]}"
   fi
 fi
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # gst-opencl: benchmark openclhistogram and its peers (cv2.calcHist on the CPU, torch.bincount
-# on a CUDA GPU when torch has one) in one run, into one JSON file.
+# on a CUDA GPU when torch has one) in one run, into one JSON file: size by size, the element
+# (every variant asked for) and then the peers.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # usage: tests/bench/run-histogram.sh [options] [-- bench_histogram options]
 #   --build DIR      build folder (default build-bench); configured and built when missing
 #   --no-build       use DIR as it is (e.g. a carried build on another machine)
-#   --sizes LIST     frame sizes for all, as bench_histogram's --sizes (default 1920x1080,3840x2160)
+#   --sizes LIST     frame sizes for all, as bench_histogram's --sizes (default
+#                    1280x720,1920x1080,3840x2160)
 #   --peer-runs N    samples per case for the peers (default 50)
 #   --no-peer        skip the peers
 #   --with-peers     let peer_histogram.py apt-get install python3-opencv when cv2 is missing
@@ -22,7 +24,7 @@ for arg in "$@"; do
 done
 build="$root/build-bench"
 do_build=1
-sizes="1920x1080,3840x2160"
+sizes="1280x720,1920x1080,3840x2160"
 peer_runs=50
 peer=1
 install_flag=()
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --tag) tag="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -58,32 +60,52 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$bench" --sizes "$sizes" --json "$work/bench.json" "$@"
-bench_status=$?
-[ -f "$work/bench.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
-
-if [ "$peer" = 1 ]; then
-  # Debian's python3-opencv lives in the system interpreter; use it when `python3` lacks cv2
-  # (torch, where there is one, is usually in `python3`: try that first).
-  py=python3
-  if ! python3 -c 'import cv2' 2>/dev/null && ! python3 -c 'import torch' 2>/dev/null &&
-      [ -x /usr/bin/python3 ]; then
-    py=/usr/bin/python3
-  fi
-  "$py" "$here/peer_histogram.py" --sizes "$sizes" --runs "$peer_runs" --threads "$(nproc)" \
-    "${install_flag[@]}" --json "$work/peer.json" || echo "the peers failed" >&2
+# Debian's python3-opencv lives in the system interpreter; use it when `python3` lacks cv2
+# (torch, where there is one, is usually in `python3`: try that first).
+py=python3
+if ! python3 -c 'import cv2' 2>/dev/null && ! python3 -c 'import torch' 2>/dev/null &&
+    [ -x /usr/bin/python3 ]; then
+  py=/usr/bin/python3
 fi
+
+# One size at a time, the element and then its peers: on a shared machine the two are then
+# measured minutes apart at most, under about the same load.
+bench_status=0
+index=0
+IFS=, read -ra size_list <<< "$sizes"
+for size in "${size_list[@]}"; do
+  index=$((index + 1))
+  "$bench" --sizes "$size" --json "$work/bench-$index.json" "$@" || bench_status=1
+  [ -f "$work/bench-$index.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
+  if [ "$peer" = 1 ]; then
+    "$py" "$here/peer_histogram.py" --sizes "$size" --runs "$peer_runs" --threads "$(nproc)" \
+      "${install_flag[@]}" --json "$work/peer-$index.json" || echo "the peers failed" >&2
+  fi
+done
 
 python3 - "$work" "$tag" "$out" "$here/results" "$command" "$load_before" <<'PY'
 import json, os, platform, re, subprocess, sys
 
 work, tag, out, results_dir, command, load_before = sys.argv[1:7]
-with open(os.path.join(work, "bench.json")) as f:
-    bench = json.load(f)
-peer = None
-if os.path.exists(os.path.join(work, "peer.json")):
-    with open(os.path.join(work, "peer.json")) as f:
-        peer = json.load(f)
+
+def merged_runs(prefix):
+    """The runs of one program, one file per size, as one: the first file's fields, every
+    file's cases in order."""
+    merged = None
+    index = 1
+    while os.path.exists(os.path.join(work, f"{prefix}-{index}.json")):
+        with open(os.path.join(work, f"{prefix}-{index}.json")) as f:
+            part = json.load(f)
+        if merged is None:
+            merged = part
+        else:
+            merged["cases"].extend(part.get("cases", []))
+            merged.setdefault("skipped", {}).update(part.get("skipped", {}))
+        index += 1
+    return merged
+
+bench = merged_runs("bench")
+peer = merged_runs("peer")
 
 def cpu_model():
     try:
@@ -136,12 +158,15 @@ for case in (peer or {}).get("cases", []):
     peers[(case["width"], case["height"], case["content"], case["peer"], case["variant"])] = \
         case["ms"]["median"]
 columns = sorted({(p, v) for (_, _, _, p, v) in peers})
-header = f"{'size':<11} {'content':<11} {'kernel ms':>10} {'wall ms':>9}"
+header = f"{'variant':<22} {'size':<11} {'content':<11} {'kernel ms':>10} {'wall ms':>9}"
 for p, v in columns:
     header += f" {p + ' ' + v:>20}"
 print("\n" + header)
 for case in bench["cases"]:
-    line = (f"{case['width']}x{case['height']:<6} {case['content']:<11} "
+    variant = case.get("variant", "tuned")
+    if variant == "tuned":
+        variant += ":" + case.get("variant_used", "")
+    line = (f"{variant:<22} {case['width']}x{case['height']:<6} {case['content']:<11} "
             f"{case['kernel_ms']['median']:>10.3f} {case['wall_ms']['median']:>9.3f}")
     for p, v in columns:
         value = peers.get((case["width"], case["height"], case["content"], p, v))
