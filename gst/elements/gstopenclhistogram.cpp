@@ -93,16 +93,14 @@ struct Variant
   guint pixels_per_group;  /* CPU: 0 for a fixed count */
 };
 
+/* GPU variants of 512 and 1024 work-items were dropped: on an H100 a forced 512-wide one never
+ * finished its first frame of the benchmark, and the tuner chose a 256-wide one there. */
 constexpr Variant VARIANTS[] = {
+  { "p16-256x2", 256, true, false, 2, 0 },
   { "p16-256x4", 256, true, false, 4, 0 },
   { "p16-runs-256x4", 256, true, true, 4, 0 },
   { "c32-256x4", 256, false, false, 4, 0 },
   { "c32-runs-256x4", 256, false, true, 4, 0 },
-  { "p16-512x3", 512, true, false, 3, 0 },
-  { "c32-512x3", 512, false, false, 3, 0 },
-  { "p16-1024x2", 1024, true, false, 2, 0 },
-  { "p16-1024x1", 1024, true, false, 1, 0 },
-  { "p16-256x2", 256, true, false, 2, 0 },
   { "cpu-64k", 1, false, false, 4, 64 * 1024 },
   { "cpu-256k", 1, false, false, 4, 256 * 1024 },
   { "cpu-x4", 1, false, false, 4, 0 },
