@@ -95,6 +95,7 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
     case SortStrategy::Automatic:
       radix_min_length_ = tuning.radix_min_length ? tuning.radix_min_length :
           cpu ? RADIX_MIN_LENGTH_CPU : RADIX_MIN_LENGTH_GPU;
+      gpu_batch_rule_ = !cpu && !tuning.radix_min_length;
       break;
     case SortStrategy::Radix:
       radix_min_length_ = 0;
@@ -157,9 +158,14 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
 DeviceSort::~DeviceSort () = default;
 
 SortStrategy
-DeviceSort::strategy_for (size_t /* rows: the rule is by row length alone */, size_t length) const
+DeviceSort::strategy_for (size_t rows, size_t length) const
 {
-  return length >= radix_min_length_ ? SortStrategy::Radix : strategy_;
+  if (length >= radix_min_length_)
+    return SortStrategy::Radix;
+  if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
+      rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
+    return SortStrategy::Radix;
+  return strategy_;
 }
 
 RadixSort &

@@ -95,11 +95,15 @@ public:
 
   /* Default radix_min_length () by device type. On a CPU (PoCL) the radix sort, one work-item
    * counting and scattering each block, was faster than the network from rows of 256 keys on,
-   * alone or in batches (docs/openclsort.md); on GPUs the network sorts a row of up to 4096
-   * keys in one launch, the radix sort takes 20, so it waits for rows long enough to fill the
-   * device. */
+   * alone or in batches (docs/openclsort.md). On a GPU (H100) the network was faster for one
+   * row up to 2^18 keys and the radix sort from 2^20; for a batch of 1080 rows the network up to
+   * rows of 2^12 and the radix sort from 2^13 (8.8 M keys in all): so a GPU takes the radix sort
+   * for rows of RADIX_MIN_LENGTH_GPU keys, or of RADIX_MIN_BATCH_LENGTH_GPU keys when the batch
+   * holds RADIX_MIN_BATCH_KEYS_GPU keys or more. */
   static constexpr size_t RADIX_MIN_LENGTH_CPU = 256;
-  static constexpr size_t RADIX_MIN_LENGTH_GPU = size_t (1) << 16;
+  static constexpr size_t RADIX_MIN_LENGTH_GPU = size_t (1) << 19;
+  static constexpr size_t RADIX_MIN_BATCH_LENGTH_GPU = size_t (1) << 13;
+  static constexpr size_t RADIX_MIN_BATCH_KEYS_GPU = size_t (1) << 23;
   /* Default radix digits by device type (docs/openclsort.md). */
   static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
   static constexpr unsigned RADIX_DIGIT_BITS_GPU = 8;
@@ -172,6 +176,7 @@ private:
   SortOrder order_;
   SortTuning tuning_;
   size_t radix_min_length_ = 0;
+  bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */
   unsigned radix_digit_bits_ = 8;
   std::unique_ptr<RadixSort> radix_;
   SortStrategy strategy_ = SortStrategy::LocalStages;
