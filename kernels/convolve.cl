@@ -11,8 +11,11 @@
  * each output voxel, one block of filters each). For every filter row it holds the ROWS input
  * windows of UNROLL + KX - 1 values in registers, and each tap it reads is multiplied into
  * UNROLL x ROWS outputs: loads per multiply-add fall to about 1 / (UNROLL ROWS) for the filters
- * and (KX + UNROLL - 1) / (KX UNROLL FILTER_BLOCK) for the input. Every loop inside a row has a
- * compile-time trip count, so the compiler unrolls it and keeps the accumulators in registers.
+ * and (KX + UNROLL - 1) / (KX UNROLL FILTER_BLOCK) for the input. A plain row of outputs (ROWS
+ * 1, input from global memory) instead walks the input columns one value at a time, multiplying
+ * each into the outputs it feeds. Every loop inside a filter row has a compile-time trip count,
+ * so the compiler unrolls it and keeps the accumulators in registers. Every layout adds the taps
+ * of an output in the same order (plane, row, column), so all give the same floats.
  *
  * Filters are packed filter index fastest ("KXYZ"): f_n(i,j,l) = filters[((l*KY + j)*KX + i)*N
  * + n], so the taps of a block's filters at one position are adjacent (read four at a time when
@@ -167,6 +170,10 @@ typedef float value_t;
 #endif
 #define TILE_PITCH ((GROUP_X - 1) * UNROLL + SPAN_PAD)
 #define TILE_H (GROUP_Y * ROWS + KY - 1)
+/* A plain row of outputs read straight from global memory walks the input columns one value at
+ * a time instead of holding windows (fewer live values: CPU drivers, which turn every private
+ * value into a vector register across work-items, run it faster). */
+#define PLAIN_ROW (ROWS == 1 && !TILE)
 
 /* Offset in elements of input plane l for output plane z. */
 inline size_t
@@ -259,6 +266,26 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
     barrier (CLK_LOCAL_MEM_FENCE);
 #endif
     for (int j = 0; j < KY; j++) {
+      FILTER_SPACE const float *f_row = f + (l * KY + j) * KX * FILTER_STRIDE;
+#if PLAIN_ROW
+      /* One input value at a time: the fewest live values besides the accumulators. */
+      __global const in_scalar_t *row = plane + (size_t) clamp (y0 + j - CY, 0, height - 1) *
+          src_row_stride;
+#pragma unroll
+      for (int c = 0; c < SPAN_X; c++) {
+        const value_t value = LOAD_VALUE (row, columns[c]);
+        /* Column c is tap i = c - u of output u. */
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+          const int i = c - u;
+          if (i >= 0 && i < KX) {
+#pragma unroll
+            for (int n = 0; n < FILTER_BLOCK; n++)
+              acc[0][u][n] = fma ((value_t) (f_row[i * FILTER_STRIDE + n]), value, acc[0][u][n]);
+          }
+        }
+      }
+#else
       /* Input windows: w[v][c] is column x0 + c - CX of the row tap j of output row v reads. */
       value_t w[ROWS][SPAN_PAD];
 #pragma unroll
@@ -296,7 +323,7 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #endif
       }
 
-      FILTER_SPACE const float *f_row = f + (l * KY + j) * KX * FILTER_STRIDE;
+      /* Each tap (four filters at once where aligned) serves UNROLL x ROWS outputs. */
 #pragma unroll
       for (int i = 0; i < KX; i++) {
 #pragma unroll
@@ -319,6 +346,7 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
           }
         }
       }
+#endif
     }
   }
 
