@@ -170,6 +170,7 @@ typedef float value_t;
 #endif
 #define TILE_PITCH ((GROUP_X - 1) * UNROLL + SPAN_PAD)
 #define TILE_H (GROUP_Y * ROWS + KY - 1)
+#define GROUP_SIZE (GROUP_X * GROUP_Y)
 /* A plain row of outputs read straight from global memory walks the input columns one value at
  * a time instead of holding windows (fewer live values: CPU drivers, which turn every private
  * value into a vector register across work-items, run it faster). */
@@ -208,14 +209,21 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #endif
   const int local_x = (int) get_local_id (0);
   const int local_y = (int) get_local_id (1);
+  const int local_index = local_y * GROUP_X + local_x;
+  (void) local_index;           /* for the local copies only */
   const int block = (int) get_global_id (2) % BLOCKS;
   const int z = (int) get_global_id (2) / BLOCKS;
 
 #if FILTER_MEM == 2
   __local float *local_filters = (__local float *) filter_storage;
-  for (int t = local_y * GROUP_X + local_x; t < BLOCK_TAPS; t += GROUP_X * GROUP_Y)
-    local_filters[t] = filters[t / FILTER_BLOCK * NUM_FILTERS + block * FILTER_BLOCK +
-        t % FILTER_BLOCK];
+  /* A compile-time trip count, unrolled in part: several loads in flight per work-item. */
+#pragma unroll 8
+  for (int k = 0; k < (BLOCK_TAPS + GROUP_SIZE - 1) / GROUP_SIZE; k++) {
+    const int t = local_index + k * GROUP_SIZE;
+    if (t < BLOCK_TAPS)
+      local_filters[t] = filters[t / FILTER_BLOCK * NUM_FILTERS + block * FILTER_BLOCK +
+          t % FILTER_BLOCK];
+  }
   barrier (CLK_LOCAL_MEM_FENCE);
   FILTER_SPACE const float *f = local_filters;
 #else
@@ -257,11 +265,17 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
         slots);
 #if TILE
     barrier (CLK_LOCAL_MEM_FENCE);      /* the previous plane is no longer read */
-    for (int r = local_y; r < TILE_H; r += GROUP_Y) {
-      __global const in_scalar_t *row = plane + (size_t) clamp (tile_y + r, 0, height - 1) *
-          src_row_stride;
-      for (int c = local_x; c < TILE_PITCH; c += GROUP_X)
-        tile[r * TILE_PITCH + c] = LOAD_VALUE (row, clamp (tile_x + c, 0, width - 1));
+    /* Consecutive work-items stage consecutive values (coalesced reads, no bank conflicts);
+     * the trip count is a constant, so the loads can be in flight together. */
+#pragma unroll 8
+    for (int k = 0; k < (TILE_PITCH * TILE_H + GROUP_SIZE - 1) / GROUP_SIZE; k++) {
+      const int t = local_index + k * GROUP_SIZE;
+      if (t < TILE_PITCH * TILE_H) {
+        const int r = t / TILE_PITCH;
+        const int c = t - r * TILE_PITCH;
+        tile[t] = LOAD_VALUE (plane + (size_t) clamp (tile_y + r, 0, height - 1) *
+            src_row_stride, clamp (tile_x + c, 0, width - 1));
+      }
     }
     barrier (CLK_LOCAL_MEM_FENCE);
 #endif
