@@ -4,25 +4,41 @@
  * out_n(x,y,z) = sum_{i,j,l} f_n(i,j,l) in(clamp(x+i-CX), clamp(y+j-CY), clamp(z+l-CZ))
  * with C = (K-1)/2 per axis: centred, same size, every border clamped to the edge.
  *
- * Direct convolution of volumes is limited by memory traffic, not arithmetic, when each
- * work-item computes one output. Here each work-item computes UNROLL neighbouring outputs along
- * x for all NUM_FILTERS filters: every input value it loads is multiplied into all of them
- * before the next load. The column loop has a compile-time trip count, so the compiler unrolls
- * it and the tests deciding which outputs a column feeds disappear.
+ * Direct convolution of volumes is limited by loads, not arithmetic, when each work-item
+ * computes one output. Here each work-item computes a block of outputs: UNROLL neighbours along
+ * x times ROWS neighbours along y, for FILTER_BLOCK filters (all NUM_FILTERS unless the output
+ * is a tensor and the variant splits them; then NUM_FILTERS / FILTER_BLOCK work-items share
+ * each output voxel, one block of filters each). For every filter row it holds the ROWS input
+ * windows of UNROLL + KX - 1 values in registers, and each tap it reads is multiplied into
+ * UNROLL x ROWS outputs: loads per multiply-add fall to about 1 / (UNROLL ROWS) for the filters
+ * and (KX + UNROLL - 1) / (KX UNROLL FILTER_BLOCK) for the input. A plain row of outputs (ROWS
+ * 1, input from global memory) instead walks the input columns one value at a time, multiplying
+ * each into the outputs it feeds. Every loop inside a filter row has a compile-time trip count,
+ * so the compiler unrolls it and keeps the accumulators in registers. Every layout adds the taps
+ * of an output in the same order (plane, row, column), so all give the same floats.
  *
  * Filters are packed filter index fastest ("KXYZ"): f_n(i,j,l) = filters[((l*KY + j)*KX + i)*N
- * + n], so the N taps one input meets are adjacent. Every work-item reads the same tap at the
- * same time, so they suit the constant cache (FILTER_MEM 1) when they fit in it; otherwise they
- * are copied once per work-group into local memory (FILTER_MEM 2) or read from global memory
- * (FILTER_MEM 0).
+ * + n], so the taps of a block's filters at one position are adjacent (read four at a time when
+ * the block is a multiple of four). Every work-item of a work-group reads the same tap at the
+ * same time, so they suit the constant cache (FILTER_MEM 1) when they fit in it; otherwise, or
+ * when the variant asks, the work-group's block is copied once into local memory (FILTER_MEM
+ * 2); else they are read from global memory (FILTER_MEM 0).
+ *
+ * The input is read from global memory (clamped per column and row), or, with TILE, each plane
+ * the work-group needs is first staged in local memory as values (converted once, borders
+ * clamped while staging), and the windows are read from there, vectors of floats where the
+ * alignment allows.
  *
  * The third axis is either a volume (planes plane_stride elements apart, clamped to 0..depth-1)
  * or, with TEMPORAL, a window of frames: tap l reads the ring slot slots[l], which the host
- * has already clamped to the frames that exist.
+ * has already clamped to the frames that exist. The third global dimension counts planes times
+ * filter blocks.
  *
  * Build options (all have defaults so the file builds on its own):
  *   KX, KY, KZ     filter size per axis (odd)          NUM_FILTERS  N
- *   UNROLL         outputs per work-item along x       GROUP_X, GROUP_Y  work-group shape
+ *   UNROLL, ROWS   outputs per work-item along x, y    GROUP_X, GROUP_Y  work-group shape
+ *   FILTER_BLOCK   filters per work-item (divides N; N unless OUT_MODE is 0)
+ *   TILE           1: input planes staged in local memory per work-group
  *   CHANNELS       1, or 4 (four interleaved channels filtered alike, RGBA pixels)
  *   IN_FLOAT       0: uchar input, 1: float input
  *   OUT_MODE       0: float, N responses contiguous per voxel (tensor layout)
@@ -47,6 +63,15 @@
 #endif
 #ifndef UNROLL
 #define UNROLL 4
+#endif
+#ifndef ROWS
+#define ROWS 1
+#endif
+#ifndef FILTER_BLOCK
+#define FILTER_BLOCK NUM_FILTERS
+#endif
+#ifndef TILE
+#define TILE 0
 #endif
 #ifndef GROUP_X
 #define GROUP_X 16
@@ -79,7 +104,13 @@
 #define CX ((KX - 1) / 2)
 #define CY ((KY - 1) / 2)
 #define CZ ((KZ - 1) / 2)
-#define TAPS (KX * KY * KZ * NUM_FILTERS)
+
+#if NUM_FILTERS % FILTER_BLOCK != 0 || (OUT_MODE != 0 && FILTER_BLOCK != NUM_FILTERS)
+#error "FILTER_BLOCK must divide NUM_FILTERS, and equal it unless OUT_MODE is 0"
+#endif
+#define BLOCKS (NUM_FILTERS / FILTER_BLOCK)
+/* Taps of the filters one work-group uses. */
+#define BLOCK_TAPS (KX * KY * KZ * FILTER_BLOCK)
 /* Input columns one work-item reads per row. */
 #define SPAN_X (KX + UNROLL - 1)
 
@@ -108,6 +139,43 @@ typedef float value_t;
 #define FILTER_SPACE __global
 #endif
 
+/* Floats between the taps of one position: the local copy holds only the block's filters. */
+#if FILTER_MEM == 2
+#define FILTER_STRIDE FILTER_BLOCK
+#else
+#define FILTER_STRIDE NUM_FILTERS
+#endif
+/* Taps read per load: four adjacent filters as one float4 when they stay 16-byte aligned. */
+#if FILTER_BLOCK % 4 == 0 && FILTER_STRIDE % 4 == 0
+#define TAP_VECTOR 4
+#else
+#define TAP_VECTOR 1
+#endif
+
+/* The staged input plane: TILE_H rows of TILE_PITCH values, row r and column c holding input
+ * (group x origin - CX + c, group y origin - CY + r). A work-item's window starts at column
+ * local x * UNROLL, so windows are read as vectors of WINDOW_VECTOR floats when UNROLL allows;
+ * SPAN_PAD rounds the window up to whole vectors. */
+#if CHANNELS == 1 && UNROLL % 4 == 0
+#define WINDOW_VECTOR 4
+#elif CHANNELS == 1 && UNROLL % 2 == 0
+#define WINDOW_VECTOR 2
+#else
+#define WINDOW_VECTOR 1
+#endif
+#if TILE
+#define SPAN_PAD ((SPAN_X + WINDOW_VECTOR - 1) / WINDOW_VECTOR * WINDOW_VECTOR)
+#else
+#define SPAN_PAD SPAN_X
+#endif
+#define TILE_PITCH ((GROUP_X - 1) * UNROLL + SPAN_PAD)
+#define TILE_H (GROUP_Y * ROWS + KY - 1)
+#define GROUP_SIZE (GROUP_X * GROUP_Y)
+/* A plain row of outputs read straight from global memory walks the input columns one value at
+ * a time instead of holding windows (fewer live values: CPU drivers, which turn every private
+ * value into a vector register across work-items, run it faster). */
+#define PLAIN_ROW (ROWS == 1 && !TILE)
+
 /* Offset in elements of input plane l for output plane z. */
 inline size_t
 plane_offset (int z, int l, int depth, int plane_stride, int16 slots)
@@ -132,120 +200,234 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
     float offset,
     __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride)
 {
+  /* Local arrays as float4 so that vector reads from them are aligned. */
 #if FILTER_MEM == 2
-  __local float local_filters[TAPS];
-  const int local_index = get_local_id (1) * GROUP_X + get_local_id (0);
-  for (int t = local_index; t < TAPS; t += GROUP_X * GROUP_Y)
-    local_filters[t] = filters[t];
+  __local float4 filter_storage[(BLOCK_TAPS + 3) / 4];
+#endif
+#if TILE
+  __local float4 tile_storage[(TILE_PITCH * TILE_H * CHANNELS + 3) / 4];
+#endif
+  const int local_x = (int) get_local_id (0);
+  const int local_y = (int) get_local_id (1);
+  const int local_index = local_y * GROUP_X + local_x;
+  (void) local_index;           /* for the local copies only */
+  const int block = (int) get_global_id (2) % BLOCKS;
+  const int z = (int) get_global_id (2) / BLOCKS;
+
+#if FILTER_MEM == 2
+  __local float *local_filters = (__local float *) filter_storage;
+  /* A compile-time trip count, unrolled in part: several loads in flight per work-item. */
+#pragma unroll 8
+  for (int k = 0; k < (BLOCK_TAPS + GROUP_SIZE - 1) / GROUP_SIZE; k++) {
+    const int t = local_index + k * GROUP_SIZE;
+    if (t < BLOCK_TAPS)
+      local_filters[t] = filters[t / FILTER_BLOCK * NUM_FILTERS + block * FILTER_BLOCK +
+          t % FILTER_BLOCK];
+  }
   barrier (CLK_LOCAL_MEM_FENCE);
   FILTER_SPACE const float *f = local_filters;
 #else
-  FILTER_SPACE const float *f = filters;
+  FILTER_SPACE const float *f = filters + block * FILTER_BLOCK;
 #endif
 
   const int x0 = (int) get_global_id (0) * UNROLL;
-  const int y = (int) get_global_id (1);
-  const int z = (int) get_global_id (2);
+  const int y0 = (int) get_global_id (1) * ROWS;
+#if TILE
+  /* Every work-item stages its share of each plane, even past the edge; only the stores at
+   * the end are skipped there. */
+  __local value_t *tile = (__local value_t *) tile_storage;
+  const int tile_x = (int) get_group_id (0) * (GROUP_X * UNROLL) - CX;
+  const int tile_y = (int) get_group_id (1) * (GROUP_Y * ROWS) - CY;
+#else
   /* Work-items past the edge still took part in the barrier above; now they stop. */
-  if (x0 >= width || y >= height)
+  if (x0 >= width || y0 >= height)
     return;
-
-  value_t acc[UNROLL][NUM_FILTERS];
-#pragma unroll
-  for (int u = 0; u < UNROLL; u++) {
-#pragma unroll
-    for (int n = 0; n < NUM_FILTERS; n++)
-      acc[u][n] = (value_t) (0.0f);
-  }
-
   /* Clamped input columns, the same for every row and plane. */
   int columns[SPAN_X];
 #pragma unroll
   for (int c = 0; c < SPAN_X; c++)
     columns[c] = clamp (x0 + c - CX, 0, width - 1);
+#endif
+
+  value_t acc[ROWS][UNROLL][FILTER_BLOCK];
+#pragma unroll
+  for (int v = 0; v < ROWS; v++) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+#pragma unroll
+      for (int n = 0; n < FILTER_BLOCK; n++)
+        acc[v][u][n] = (value_t) (0.0f);
+    }
+  }
 
   for (int l = 0; l < KZ; l++) {
     __global const in_scalar_t *plane = src + plane_offset (z, l, depth, src_plane_stride,
         slots);
+#if TILE
+    barrier (CLK_LOCAL_MEM_FENCE);      /* the previous plane is no longer read */
+    /* Consecutive work-items stage consecutive values (coalesced reads, no bank conflicts);
+     * the trip count is a constant, so the loads can be in flight together. */
+#pragma unroll 8
+    for (int k = 0; k < (TILE_PITCH * TILE_H + GROUP_SIZE - 1) / GROUP_SIZE; k++) {
+      const int t = local_index + k * GROUP_SIZE;
+      if (t < TILE_PITCH * TILE_H) {
+        const int r = t / TILE_PITCH;
+        const int c = t - r * TILE_PITCH;
+        tile[t] = LOAD_VALUE (plane + (size_t) clamp (tile_y + r, 0, height - 1) *
+            src_row_stride, clamp (tile_x + c, 0, width - 1));
+      }
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+#endif
     for (int j = 0; j < KY; j++) {
-      const int sy = clamp (y + j - CY, 0, height - 1);
-      __global const in_scalar_t *row = plane + (size_t) sy * src_row_stride;
-      FILTER_SPACE const float *f_row = f + (l * KY + j) * KX * NUM_FILTERS;
+      FILTER_SPACE const float *f_row = f + (l * KY + j) * KX * FILTER_STRIDE;
+#if PLAIN_ROW
+      /* One input value at a time: the fewest live values besides the accumulators. */
+      __global const in_scalar_t *row = plane + (size_t) clamp (y0 + j - CY, 0, height - 1) *
+          src_row_stride;
 #pragma unroll
       for (int c = 0; c < SPAN_X; c++) {
-        const value_t v = LOAD_VALUE (row, columns[c]);
+        const value_t value = LOAD_VALUE (row, columns[c]);
         /* Column c is tap i = c - u of output u. */
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
           const int i = c - u;
           if (i >= 0 && i < KX) {
 #pragma unroll
-            for (int n = 0; n < NUM_FILTERS; n++)
-              acc[u][n] = fma ((value_t) (f_row[i * NUM_FILTERS + n]), v, acc[u][n]);
+            for (int n = 0; n < FILTER_BLOCK; n++)
+              acc[0][u][n] = fma ((value_t) (f_row[i * FILTER_STRIDE + n]), value, acc[0][u][n]);
           }
         }
       }
+#else
+      /* Input windows: w[v][c] is column x0 + c - CX of the row tap j of output row v reads. */
+      value_t w[ROWS][SPAN_PAD];
+#pragma unroll
+      for (int v = 0; v < ROWS; v++) {
+#if TILE
+        __local const value_t *window = tile + (local_y * ROWS + v + j) * TILE_PITCH +
+            local_x * UNROLL;
+#if WINDOW_VECTOR == 4
+#pragma unroll
+        for (int c = 0; c < SPAN_PAD; c += 4) {
+          const float4 q = *(__local const float4 *) (window + c);
+          w[v][c] = q.s0;
+          w[v][c + 1] = q.s1;
+          w[v][c + 2] = q.s2;
+          w[v][c + 3] = q.s3;
+        }
+#elif WINDOW_VECTOR == 2
+#pragma unroll
+        for (int c = 0; c < SPAN_PAD; c += 2) {
+          const float2 q = *(__local const float2 *) (window + c);
+          w[v][c] = q.s0;
+          w[v][c + 1] = q.s1;
+        }
+#else
+#pragma unroll
+        for (int c = 0; c < SPAN_PAD; c++)
+          w[v][c] = window[c];
+#endif
+#else
+        __global const in_scalar_t *row = plane + (size_t) clamp (y0 + v + j - CY, 0,
+            height - 1) * src_row_stride;
+#pragma unroll
+        for (int c = 0; c < SPAN_X; c++)
+          w[v][c] = LOAD_VALUE (row, columns[c]);
+#endif
+      }
+
+      /* Each tap (four filters at once where aligned) serves UNROLL x ROWS outputs. */
+#pragma unroll
+      for (int i = 0; i < KX; i++) {
+#pragma unroll
+        for (int n = 0; n < FILTER_BLOCK; n += TAP_VECTOR) {
+#if TAP_VECTOR == 4
+          const float4 q = ((FILTER_SPACE const float4 *) f_row)[(i * FILTER_STRIDE + n) / 4];
+          const float taps[4] = { q.s0, q.s1, q.s2, q.s3 };
+#else
+          const float taps[1] = { f_row[i * FILTER_STRIDE + n] };
+#endif
+          /* Tap i of output column u reads window column u + i. */
+#pragma unroll
+          for (int k = 0; k < TAP_VECTOR; k++) {
+#pragma unroll
+            for (int v = 0; v < ROWS; v++) {
+#pragma unroll
+              for (int u = 0; u < UNROLL; u++)
+                acc[v][u][n + k] = fma ((value_t) (taps[k]), w[v][u + i], acc[v][u][n + k]);
+            }
+          }
+        }
+      }
+#endif
     }
   }
 
+#pragma unroll
+  for (int v = 0; v < ROWS; v++) {
+    const int y = y0 + v;
+    if (y >= height)
+      break;
 #if OUT_MODE == 0
-  __global float *out = (__global float *) dst + dst_offset + (size_t) z * dst_plane_stride +
-      (size_t) y * dst_row_stride;
+    __global float *out = (__global float *) dst + dst_offset + (size_t) z * dst_plane_stride +
+        (size_t) y * dst_row_stride + block * FILTER_BLOCK;
 #pragma unroll
-  for (int u = 0; u < UNROLL; u++) {
-    if (x0 + u < width) {
+    for (int u = 0; u < UNROLL; u++) {
+      if (x0 + u < width) {
 #pragma unroll
-      for (int n = 0; n < NUM_FILTERS; n++)
-        out[(size_t) (x0 + u) * NUM_FILTERS + n] = acc[u][n];
+        for (int n = 0; n < FILTER_BLOCK; n++)
+          out[(size_t) (x0 + u) * NUM_FILTERS + n] = acc[v][u][n];
+      }
     }
-  }
 #elif OUT_MODE == 1
-  __global float *out = (__global float *) dst + dst_offset + (size_t) z * dst_plane_stride +
-      (size_t) y * dst_row_stride;
+    __global float *out = (__global float *) dst + dst_offset + (size_t) z * dst_plane_stride +
+        (size_t) y * dst_row_stride;
 #pragma unroll
-  for (int u = 0; u < UNROLL; u++) {
-    if (x0 + u < width) {
+    for (int u = 0; u < UNROLL; u++) {
+      if (x0 + u < width) {
 #if CHANNELS == 4
-      vstore4 (acc[u][0], x0 + u, out);
+        vstore4 (acc[v][u][0], x0 + u, out);
 #else
-      out[x0 + u] = acc[u][0];
+        out[x0 + u] = acc[v][u][0];
 #endif
+      }
     }
-  }
 #else
-  __global uchar *out = (__global uchar *) dst + dst_offset + (size_t) z * dst_plane_stride +
-      (size_t) y * dst_row_stride;
+    __global uchar *out = (__global uchar *) dst + dst_offset + (size_t) z * dst_plane_stride +
+        (size_t) y * dst_row_stride;
 #if COPY_ALPHA
-  __global const uchar *alpha_row = alpha_src + plane_offset (z, CZ, depth,
-      alpha_plane_stride, slots) + (size_t) y * alpha_row_stride;
+    __global const uchar *alpha_row = alpha_src + plane_offset (z, CZ, depth,
+        alpha_plane_stride, slots) + (size_t) y * alpha_row_stride;
 #endif
 #pragma unroll
-  for (int u = 0; u < UNROLL; u++) {
-    const int x = x0 + u;
-    if (x < width) {
+    for (int u = 0; u < UNROLL; u++) {
+      const int x = x0 + u;
+      if (x < width) {
 #if CHANNELS == 4
-      uchar4 pixel = convert_uchar4_sat_rte (acc[u][0] * scale + offset);
+        uchar4 pixel = convert_uchar4_sat_rte (acc[v][u][0] * scale + offset);
 #if COPY_ALPHA
-      pixel.w = alpha_row[(size_t) x * 4 + 3];
+        pixel.w = alpha_row[(size_t) x * 4 + 3];
 #endif
-      vstore4 (pixel, x, out);
+        vstore4 (pixel, x, out);
 #elif OUT_PIXEL == 1
-      out[x] = convert_uchar_sat_rte (acc[u][0] * scale + offset);
+        out[x] = convert_uchar_sat_rte (acc[v][u][0] * scale + offset);
 #else
-      /* Up to four responses as the bytes of one pixel; missing ones are 0, a missing fourth
-       * (alpha) is opaque. */
-      uchar bytes[OUT_PIXEL];
+        /* Up to four responses as the bytes of one pixel; missing ones are 0, a missing fourth
+         * (alpha) is opaque. */
+        uchar bytes[OUT_PIXEL];
 #pragma unroll
-      for (int b = 0; b < OUT_PIXEL; b++)
-        bytes[b] = b < NUM_FILTERS ? convert_uchar_sat_rte (acc[u][b < NUM_FILTERS ? b : 0] *
-            scale + offset) : (b == 3 ? 255 : 0);
+        for (int b = 0; b < OUT_PIXEL; b++)
+          bytes[b] = b < NUM_FILTERS ? convert_uchar_sat_rte (acc[v][u][b < NUM_FILTERS ? b :
+                  0] * scale + offset) : (b == 3 ? 255 : 0);
 #pragma unroll
-      for (int b = 0; b < OUT_PIXEL; b++)
-        out[(size_t) x * OUT_PIXEL + b] = bytes[b];
+        for (int b = 0; b < OUT_PIXEL; b++)
+          out[(size_t) x * OUT_PIXEL + b] = bytes[b];
 #endif
+      }
     }
-  }
 #endif
+  }
   (void) alpha_src;
   (void) alpha_row_stride;
   (void) alpha_plane_stride;

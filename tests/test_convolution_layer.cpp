@@ -1,16 +1,21 @@
 /* gst-opencl tests: the convolution generator of the shared layer on its own (no plugin):
- * separable detection, variant strings, the variant choice (forced, tuned, cached on disk).
+ * separable detection, variant strings, the variant choice through the shared tuner (forced,
+ * default, tuned, cached on disk), and every candidate variant against the float64 reference.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 #include "reference/convolution_reference.h"
 
@@ -72,43 +77,68 @@ GST_START_TEST (test_variant_strings)
   fail_unless (v.has_value ());
   fail_unless (!memory_given);
   fail_unless_equals_int (v->unroll, 8);
+  fail_unless_equals_int (v->rows, 1);
+  fail_unless_equals_int (v->filter_block, 0);
   fail_unless_equals_int (v->group_x, 32);
   fail_unless_equals_int (v->group_y, 4);
+  fail_unless (!v->tile);
   v = ConvolutionVariant::parse ("2:16x8:local", &memory_given);
   fail_unless (v && memory_given && v->filter_memory == FilterMemory::Local);
   const std::string parsed_text = v->to_string ();
   fail_unless_equals_string (parsed_text.c_str (), "2:16x8:local");
+
+  /* 2D blocks, filter blocks, the staged input. */
+  v = ConvolutionVariant::parse ("4x2f8:16x8:local:tile", &memory_given);
+  fail_unless (v && memory_given && v->tile && v->filter_memory == FilterMemory::Local);
+  fail_unless_equals_int (v->unroll, 4);
+  fail_unless_equals_int (v->rows, 2);
+  fail_unless_equals_int (v->filter_block, 8);
+  const std::string block_text = v->to_string ();
+  fail_unless_equals_string (block_text.c_str (), "4x2f8:16x8:local:tile");
+  v = ConvolutionVariant::parse ("8f16:32x4:tile", &memory_given);
+  fail_unless (v && !memory_given && v->tile && v->rows == 1 && v->filter_block == 16);
+  v = ConvolutionVariant::parse ("1x4:8x8:global", &memory_given);
+  fail_unless (v && memory_given && !v->tile && v->rows == 4 && v->filter_block == 0);
+  /* Rows 1 is the field left out. */
+  v = ConvolutionVariant::parse ("4x1:16x8:constant");
+  fail_unless (v.has_value ());
+  const std::string one_row = v->to_string ();
+  fail_unless_equals_string (one_row.c_str (), "4:16x8:constant");
+
   for (const char *bad : { "", "4", "4:16", "0:16x4", "4:16x4:texture", "x:1x1", "4:0x4",
            "4:1221612216x2", "4:2147483647x2", "4:16x4:", "4:16x4 ", "-4:16x4", "4:16x4:localx",
-           "4:16x4junk", "4:128x128" })
+           "4:16x4junk", "4:128x128", "4x0:16x4", "4f0:16x4", "4f:16x4", "4x:16x4",
+           "4f8x2:16x4", "4x17:16x4", "4f65:16x4", "17:16x4", "4:16x4:tile:local",
+           "4:16x4:tile:", "4:16x4::tile", "4:16x4:tile:tile", "4:16x4:constant:local",
+           "4:16x4:Tile", "4:16x4:constant:tile:", "4x2x2:16x4", "4f8f8:16x4", "4 :16x4",
+           "4x99999:16x4" })
     fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
 }
 GST_END_TEST;
 
 namespace {
 
-/* A started ElementDevice on a stand-in element, and a small volume on it. */
+/* A started ElementDevice on a stand-in element, and a random uint8 volume on it. */
 struct Bench
 {
   GstElement *element = nullptr;
   gst_opencl::ElementDevice device;
   cl::Buffer input, output;
   std::vector<uint8_t> volume;
-  int width = 21, height = 6, depth = 3;
+  int width, height, depth;
 
-  Bench ()
+  Bench (int w = 21, int h = 6, int d = 3) : width (w), height (h), depth (d)
   {
     element = gst_element_factory_make ("fakesink", nullptr);
     fail_unless (element != nullptr);
     device.start (element);
-    auto & d = device.device ();
+    auto & dev = device.device ();
     std::mt19937 random (3);
     volume.resize ((size_t) width * height * depth);
     for (auto &b : volume)
       b = (uint8_t) (random () & 0xff);
-    input = cl::Buffer (d.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, volume.size (),
+    input = cl::Buffer (dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, volume.size (),
         volume.data ());
-    output = cl::Buffer (d.context, CL_MEM_READ_WRITE, volume.size () * 2 * sizeof (float));
   }
   ~Bench ()
   {
@@ -116,91 +146,311 @@ struct Bench
     gst_object_unref (element);
   }
 
-  /* Runs two 3x3x3 filters and checks the responses against the reference. */
-  void run_and_check (gst_opencl::Convolution & convolution)
+  static gst_opencl::ConvolutionSpec tensor_spec (int filters, int kx, int ky, int kz)
   {
-    std::vector<float> taps (2 * 27);
-    for (size_t t = 0; t < taps.size (); t++)
-      taps[t] = (float) ((int) (t * 7 % 11) - 5) / 8.0f;
     gst_opencl::ConvolutionSpec spec;
-    spec.kx = spec.ky = spec.kz = 3;
-    spec.num_filters = 2;
+    spec.kx = kx;
+    spec.ky = ky;
+    spec.kz = kz;
+    spec.num_filters = filters;
+    return spec;
+  }
+
+  static std::vector<float> taps_for (const gst_opencl::ConvolutionSpec & spec)
+  {
+    std::mt19937 random (spec.taps ());
+    std::uniform_real_distribution<float> value (-1.0f, 1.0f);
+    std::vector<float> taps (spec.taps ());
+    for (float &t : taps)
+      t = value (random);
+    return taps;
+  }
+
+  /* Runs the spec's filters (tensor output) on the volume with `convolution` and checks every
+   * response against the float64 reference; returns the responses. */
+  std::vector<float> run_and_check (gst_opencl::Convolution & convolution,
+      const gst_opencl::ConvolutionSpec & spec)
+  {
+    const auto taps = taps_for (spec);
     convolution.configure (device.device (), spec, taps);
+    const int n = spec.num_filters;
+    const size_t outputs = volume.size () * n;
+    if (!output () || output.getInfo<CL_MEM_SIZE> () < outputs * sizeof (float))
+      output = cl::Buffer (device.device ().context, CL_MEM_READ_WRITE,
+          outputs * sizeof (float));
+    /* NaN everywhere first, so an output the kernel skips cannot pass. */
+    device.device ().queue.enqueueFillBuffer (output, NAN, 0, outputs * sizeof (float));
     gst_opencl::ConvolutionArgs args;
     args.src = &input;
     args.src_row_stride = width;
     args.src_plane_stride = width * height;
     args.dst = &output;
-    args.dst_row_stride = width * 2;
-    args.dst_plane_stride = width * height * 2;
+    args.dst_row_stride = width * n;
+    args.dst_plane_stride = width * height * n;
     args.width = width;
     args.height = height;
     args.depth = depth;
     convolution.run (device, args);
-    std::vector<float> result (volume.size () * 2);
+    std::vector<float> result (outputs);
     device.device ().queue.enqueueReadBuffer (output, CL_TRUE, 0, result.size () *
         sizeof (float), result.data ());
     device.finish_frame ();
     auto expected = reference::correlate (std::vector<double> (volume.begin (), volume.end ()),
-        width, height, depth, std::vector<double> (taps.begin (), taps.end ()), 2, 3, 3, 3);
+        width, height, depth, std::vector<double> (taps.begin (), taps.end ()), n, spec.kx,
+        spec.ky, spec.kz);
+    std::vector<double> bound (n, 0.0);
+    for (size_t t = 0; t < taps.size (); t++)
+      bound[t % n] += std::fabs (taps[t]) * 255.0 * 1e-5;
+    const std::string variant = convolution.variant ().to_string ();
     for (size_t i = 0; i < result.size (); i++)
-      fail_unless (std::fabs (result[i] - expected[i]) < 1e-2, "value %zu: %f, expected %f", i,
+      fail_unless (std::fabs (result[i] - expected[i]) <= bound[i % n],
+          "%s: value %zu (filter %zu): %f, expected %f", variant.c_str (), i, i % n,
           result[i], expected[i]);
+    return result;
+  }
+
+  std::vector<float> run_and_check (gst_opencl::Convolution & convolution)
+  {
+    return run_and_check (convolution, tensor_spec (2, 3, 3, 3));
   }
 };
 
+const char *const VARIABLE = "GST_OPENCL_VARIANT_CONVOLUTION";
+
+std::string
+disk_path (Bench & bench, const gst_opencl::ConvolutionSpec & spec)
+{
+  auto & device = bench.device.device ();
+  const auto candidates = gst_opencl::Convolution::candidates (spec,
+      gst_opencl::ConvolutionLimits::of (device));
+  return gst_opencl::tuning_disk_path (device.device, gst_opencl::Convolution::FAMILY,
+      gst_opencl::Convolution::tuning_key (spec, candidates));
+}
+
+std::string
+read_text (const std::string & path)
+{
+  gchar *contents = nullptr;
+  if (!g_file_get_contents (path.c_str (), &contents, nullptr, nullptr))
+    return "";
+  std::string text (g_strstrip (contents));
+  g_free (contents);
+  return text;
+}
+
 }  // namespace
 
+/* The variant choice goes through the shared tuner (family "convolution"): forced by
+ * GST_OPENCL_VARIANT_CONVOLUTION (any variant string), the default with GST_OPENCL_TUNING=0,
+ * else remembered, read from the tuning file, or timed and written there. */
 GST_START_TEST (test_variant_choice)
 {
   Bench bench;
+  auto & device = bench.device.device ();
+  const auto limits = gst_opencl::ConvolutionLimits::of (device);
+  g_unsetenv ("GST_OPENCL_TUNING");
   g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+  const std::string variable = gst_opencl::variant_environment_name ("convolution");
+  fail_unless_equals_string (variable.c_str (), VARIABLE);
 
-  /* Forced. */
-  g_setenv ("GST_OPENCL_CONV_VARIANT", "2:8x2", TRUE);
+  /* Forced, a variant that is not among the candidates: taken as it is, nothing written. */
+  const auto spec = Bench::tensor_spec (2, 3, 3, 3);
+  const std::string path = disk_path (bench, spec);
+  g_setenv (VARIABLE, "2:8x2", TRUE);
   gst_opencl::Convolution forced;
-  bench.run_and_check (forced);
+  bench.run_and_check (forced, spec);
   /* Kept in a variable: the macro reads the pointer after a temporary's life. */
   const std::string forced_text = forced.variant ().to_string ();
   fail_unless_equals_string (forced_text.c_str (), "2:8x2:constant");
-  const std::string path = gst_opencl::Convolution::tuning_path (bench.device.device (),
-      forced.spec ());
   fail_unless (!g_file_test (path.c_str (), G_FILE_TEST_EXISTS), "forcing wrote %s",
       path.c_str ());
-
-  /* Tuned: the winner lands in the tuning file. */
-  g_unsetenv ("GST_OPENCL_CONV_VARIANT");
-  gst_opencl::Convolution tuned;
-  bench.run_and_check (tuned);
-  gchar *contents = nullptr;
-  fail_unless (g_file_get_contents (path.c_str (), &contents, nullptr, nullptr));
-  /* Kept in a variable: the macro reads the pointer after a temporary's life. */
-  const std::string variant_text = tuned.variant ().to_string ();
-  fail_unless_equals_string (g_strstrip (contents), variant_text.c_str ());
-  g_free (contents);
-
-  /* Read back: a later Convolution takes what the file says without timing. */
-  fail_unless (g_file_set_contents (path.c_str (), "1:4x2:global\n", -1, nullptr));
-  gst_opencl::Convolution cached;
-  bench.run_and_check (cached);
-  const std::string cached_text = cached.variant ().to_string ();
-  fail_unless_equals_string (cached_text.c_str (), "1:4x2:global");
-
-  /* A damaged file is tuned again and rewritten. */
-  fail_unless (g_file_set_contents (path.c_str (), "garbage", -1, nullptr));
-  gst_opencl::Convolution retuned;
-  bench.run_and_check (retuned);
-  fail_unless (g_file_get_contents (path.c_str (), &contents, nullptr, nullptr));
-  fail_unless (ConvolutionVariant::parse (g_strstrip (contents)).has_value ());
-  g_free (contents);
-
   /* Local memory for the filters, forced. */
-  g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4:local", TRUE);
+  g_setenv (VARIABLE, "4:8x4:local", TRUE);
   gst_opencl::Convolution local;
-  bench.run_and_check (local);
+  bench.run_and_check (local, spec);
   const std::string local_text = local.variant ().to_string ();
   fail_unless_equals_string (local_text.c_str (), "4:8x4:local");
-  g_unsetenv ("GST_OPENCL_CONV_VARIANT");
+  /* A string that is no variant: a settings error naming the variable. */
+  g_setenv (VARIABLE, "not-a-variant", TRUE);
+  bool threw = false;
+  try {
+    gst_opencl::Convolution wrong;
+    bench.run_and_check (wrong, spec);
+  } catch (const gst_opencl::Failure & e) {
+    threw = e.kind == gst_opencl::Failure::Kind::Settings &&
+        std::string (e.what ()).find (VARIABLE) != std::string::npos;
+  }
+  fail_unless (threw, "an unparsable forced variant must be a settings error");
+  /* A variant whose staged input exceeds the device's local memory: a settings error too. */
+  if (device.local_mem_bytes < 4 * 1024 * 1024) {
+    g_setenv (VARIABLE, "16x16:64x64:tile", TRUE);
+    threw = false;
+    try {
+      gst_opencl::Convolution huge_tile;
+      bench.run_and_check (huge_tile, spec);
+    } catch (const gst_opencl::Failure & e) {
+      threw = e.kind == gst_opencl::Failure::Kind::Settings;
+    }
+    fail_unless (threw, "a staged input larger than the local memory must not run");
+  }
+  g_unsetenv (VARIABLE);
+
+  /* GST_OPENCL_TUNING=0: the device's default, the first candidate, nothing written. */
+  const auto candidates = gst_opencl::Convolution::candidates (spec, limits);
+  fail_unless (!candidates.empty ());
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+  gst_opencl::Convolution by_default;
+  bench.run_and_check (by_default, spec);
+  fail_unless (by_default.variant () == candidates[0]);
+  fail_unless (!g_file_test (path.c_str (), G_FILE_TEST_EXISTS));
+  g_unsetenv ("GST_OPENCL_TUNING");
+
+  /* Tuned: the winner, one of the candidates, lands in the tuning file. */
+  gst_opencl::Convolution tuned;
+  bench.run_and_check (tuned, spec);
+  const std::string tuned_text = tuned.variant ().to_string ();
+  fail_unless_equals_string (read_text (path).c_str (), tuned_text.c_str ());
+  fail_unless (std::find (candidates.begin (), candidates.end (), tuned.variant ()) !=
+      candidates.end ());
+  /* A second Convolution of the spec takes the remembered choice. */
+  gst_opencl::Convolution again;
+  bench.run_and_check (again, spec);
+  fail_unless (again.variant () == tuned.variant ());
+
+  /* Read back: a Convolution of a spec not seen in this process takes what the file says, here
+   * the candidate that is not the default (so it did not come from timing by chance alone). */
+  const auto three = Bench::tensor_spec (3, 3, 3, 1);
+  const auto three_candidates = gst_opencl::Convolution::candidates (three, limits);
+  fail_unless (three_candidates.size () >= 2, "expected two CPU candidates");
+  const std::string three_path = disk_path (bench, three);
+  const std::string written = three_candidates.back ().to_string () + "\n";
+  gchar *folder = g_path_get_dirname (three_path.c_str ());
+  fail_unless (g_mkdir_with_parents (folder, 0755) == 0);
+  g_free (folder);
+  fail_unless (g_file_set_contents (three_path.c_str (), written.c_str (), -1, nullptr));
+  gst_opencl::Convolution cached;
+  bench.run_and_check (cached, three);
+  fail_unless (cached.variant () == three_candidates.back ());
+
+  /* A damaged file is tuned again and rewritten. */
+  const auto one = Bench::tensor_spec (1, 3, 1, 3);
+  const std::string one_path = disk_path (bench, one);
+  fail_unless (g_file_set_contents (one_path.c_str (), "garbage", -1, nullptr));
+  gst_opencl::Convolution retuned;
+  bench.run_and_check (retuned, one);
+  const std::string retuned_text = retuned.variant ().to_string ();
+  fail_unless_equals_string (read_text (one_path).c_str (), retuned_text.c_str ());
+
+  /* GST_OPENCL_TUNING_CACHE=0: timed, kept in this process, not written. */
+  g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
+  const auto private_spec = Bench::tensor_spec (1, 1, 3, 3);
+  const std::string private_path = disk_path (bench, private_spec);
+  gst_opencl::Convolution unwritten;
+  bench.run_and_check (unwritten, private_spec);
+  fail_unless (!g_file_test (private_path.c_str (), G_FILE_TEST_EXISTS), "wrote %s",
+      private_path.c_str ());
+  g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+}
+GST_END_TEST;
+
+/* Every candidate, of this device and of a GPU (their limits, on whatever device runs the
+ * test), forced in turn on specs that exercise each layout: filter blocks of 8 and 16 and one
+ * that is no multiple of four, 2D blocks of outputs, local and constant filters, the staged
+ * input, volumes whose sides are no multiples of the blocks. Each result must match the
+ * reference, and all variants of a spec must agree bit for bit (every variant adds the taps of
+ * an output in the same order). */
+GST_START_TEST (test_every_candidate)
+{
+  Bench bench (37, 19, 5);
+  auto & device = bench.device.device ();
+  gst_opencl::ConvolutionLimits gpu;
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  gpu.max_work_group_size = 1024;
+  gpu.local_mem_bytes = 48 * 1024;
+  gpu.constant_bytes = 64 * 1024;
+  const gst_opencl::ConvolutionLimits here = gst_opencl::ConvolutionLimits::of (device);
+  std::vector<gst_opencl::ConvolutionSpec> specs = {
+    Bench::tensor_spec (32, 3, 3, 3),
+    Bench::tensor_spec (12, 3, 5, 1),
+    Bench::tensor_spec (8, 7, 7, 7),
+    Bench::tensor_spec (3, 5, 3, 3),
+    Bench::tensor_spec (1, 7, 7, 7),
+  };
+  for (const auto & spec : specs) {
+    std::vector<gst_opencl::ConvolutionVariant> variants =
+        gst_opencl::Convolution::candidates (spec, here);
+    for (const auto & variant : gst_opencl::Convolution::candidates (spec, gpu))
+      if (std::find (variants.begin (), variants.end (), variant) == variants.end ())
+        variants.push_back (variant);
+    fail_unless (variants.size () <= 10, "%zu candidates", variants.size ());
+    std::vector<float> first;
+    for (const auto & variant : variants) {
+      const std::string name = variant.to_string ();
+      g_setenv (VARIABLE, name.c_str (), TRUE);
+      gst_opencl::Convolution convolution;
+      auto result = bench.run_and_check (convolution, spec);
+      const std::string ran = convolution.variant ().to_string ();
+      fail_unless_equals_string (ran.c_str (), name.c_str ());
+      if (first.empty ())
+        first = result;
+      else
+        fail_unless (std::memcmp (first.data (), result.data (), first.size () *
+                sizeof (float)) == 0, "%s differs from %s for %s", name.c_str (),
+            variants[0].to_string ().c_str (), spec.build_options ().c_str ());
+    }
+  }
+  g_unsetenv (VARIABLE);
+}
+GST_END_TEST;
+
+/* Filter blocks that do not divide N shrink to a divisor, pixel outputs take every filter, and
+ * a variant whose local memory the device does not have is refused. */
+GST_START_TEST (test_resolve)
+{
+  gst_opencl::ConvolutionLimits gpu;
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  gpu.max_work_group_size = 1024;
+  gpu.local_mem_bytes = 48 * 1024;
+  gpu.constant_bytes = 64 * 1024;
+  auto resolved = [&](const char *text, const gst_opencl::ConvolutionSpec & spec) {
+    bool memory_given = false;
+    auto variant = ConvolutionVariant::parse (text, &memory_given);
+    fail_unless (variant.has_value (), "%s", text);
+    return gst_opencl::Convolution::resolve (*variant, memory_given, spec, gpu).to_string ();
+  };
+  auto check = [&](const char *text, const gst_opencl::ConvolutionSpec & spec,
+      const char *expected) {
+    const std::string result = resolved (text, spec);
+    fail_unless (result == expected, "%s resolved to %s, not %s", text, result.c_str (),
+        expected);
+  };
+  auto twelve = Bench::tensor_spec (12, 7, 7, 7);
+  check ("4x2f8:16x8", twelve, "4x2f6:16x8:constant");
+  check ("4x2f16:16x8", twelve, "4x2:16x8:constant");
+  check ("4x2f12:16x8:local:tile", twelve, "4x2:16x8:local:tile");
+  check ("4f4:16x8:global", Bench::tensor_spec (7, 3, 3, 3), "4f1:16x8:global");
+  auto pixels = Bench::tensor_spec (4, 3, 3, 1);
+  pixels.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
+  pixels.out_pixel_bytes = 4;
+  check ("4f2:16x8", pixels, "4:16x8:constant");
+  /* 32 filters of 15^3 fit neither the constant nor the local memory: global. */
+  auto huge = Bench::tensor_spec (32, 15, 15, 15);
+  check ("4:16x8:local", huge, "4:16x8:global");
+  /* A staged input larger than the local memory. */
+  bool threw = false;
+  try {
+    resolved ("16x16:64x16:tile", huge);
+  } catch (const gst_opencl::Failure & e) {
+    threw = e.kind == gst_opencl::Failure::Kind::Settings;
+  }
+  fail_unless (threw);
+  /* The GPU candidates of the benchmark's shapes: at most 8 each, all within budget. */
+  for (int n : { 1, 8, 32 }) {
+    auto candidates = gst_opencl::Convolution::candidates (Bench::tensor_spec (n, 7, 7, 7), gpu);
+    fail_unless (!candidates.empty () && candidates.size () <= 8, "%zu for N = %d",
+        candidates.size (), n);
+  }
 }
 GST_END_TEST;
 
@@ -233,6 +483,8 @@ convolution_layer_suite (void)
   tcase_add_test (tc, test_separate);
   tcase_add_test (tc, test_variant_strings);
   tcase_add_test (tc, test_variant_choice);
+  tcase_add_test (tc, test_every_candidate);
+  tcase_add_test (tc, test_resolve);
   tcase_add_test (tc, test_wrong_tap_count);
   return s;
 }
@@ -240,8 +492,23 @@ convolution_layer_suite (void)
 int
 main (int argc, char **argv)
 {
-  /* A private cache, so the tuning files seen here are this run's. */
+  /* A private cache, so the tuning files seen here are this run's; the compiled programs still
+   * come from the usual folder (they depend on nothing this run decides), which keeps the test
+   * that runs every candidate short once it has run. GLib reads XDG_CACHE_HOME once, after this
+   * (g_get_user_cache_dir () is not called before). */
+  const gchar *user_cache = g_getenv ("XDG_CACHE_HOME");
+  gchar *programs = user_cache && *user_cache ?
+      g_build_filename (user_cache, "gst-opencl", "programs", nullptr) :
+      g_build_filename (g_get_home_dir (), ".cache", "gst-opencl", "programs", nullptr);
   cache_home = g_dir_make_tmp ("gst-opencl-convolution-XXXXXX", nullptr);
+  gchar *own = g_build_filename (cache_home, "gst-opencl", nullptr);
+  gchar *link = g_build_filename (own, "programs", nullptr);
+  if (g_mkdir_with_parents (programs, 0755) != 0 || g_mkdir_with_parents (own, 0755) != 0 ||
+      symlink (programs, link) != 0)
+    g_printerr ("compiled programs are not shared with %s\n", programs);
+  g_free (link);
+  g_free (own);
+  g_free (programs);
   g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
   gst_check_init (&argc, &argv);
   int failed = gst_check_run_suite (convolution_layer_suite (), "convolution-layer", __FILE__);

@@ -1,8 +1,10 @@
 /* gst-opencl tests: openclconvolve3d against the float64 reference, through GstHarness.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One variant is forced (GST_OPENCL_CONV_VARIANT) so that each kernel shape costs one program
- * build on slow CPU drivers; the tuning path is covered by the multiconvolve tests. */
+ * One variant is forced (GST_OPENCL_VARIANT_CONVOLUTION) so that each kernel shape costs one
+ * program build on slow CPU drivers; test_gpu_layouts forces the layouts the GPU candidates use
+ * (2D blocks of outputs, the staged input, filters in local or global memory) on every path; the
+ * tuning path is covered by the multiconvolve tests. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -24,6 +26,7 @@ using testutil::Pattern;
 namespace {
 
 constexpr GstClockTime FRAME_NS = GST_SECOND / 30;
+constexpr const char *FORCED_VARIANT = "4:8x4";
 
 struct Kernel
 {
@@ -334,6 +337,26 @@ GST_START_TEST (test_separable_kernels)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_gpu_layouts)
+{
+  /* Direct and separable (float passes, byte output with the alpha copied), RGBA and GRAY8,
+   * frames that are no multiple of any block. */
+  Kernel gaussian;
+  uint32_t seed = 900;
+  for (const char *variant : { "8x2:16x8:tile", "4x4:8x8:local:tile", "3x2:4x4:global:tile",
+           "2x3:8x4:global" }) {
+    g_setenv ("GST_OPENCL_VARIANT_CONVOLUTION", variant, TRUE);
+    check_stream (GST_VIDEO_FORMAT_RGBA, 37, 13, 4, custom (3, 5, 3, seed), seed + 1, 0);
+    check_stream (GST_VIDEO_FORMAT_GRAY8, 29, 11, 4, custom (5, 3, 3, seed + 2, -0.4, 0.5,
+            false), seed + 3, 0);
+    check_stream (GST_VIDEO_FORMAT_RGBA, 23, 10, 4, gaussian, seed + 4, 1, Pattern::Edges);
+    check_stream (GST_VIDEO_FORMAT_GRAY8, 19, 9, 3, gaussian, seed + 5, 1);
+    seed += 10;
+  }
+  g_setenv ("GST_OPENCL_VARIANT_CONVOLUTION", FORCED_VARIANT, TRUE);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_latency_and_output_timing)
 {
   for (int depth : { 1, 3, 5 }) {
@@ -542,6 +565,7 @@ convolve3d_suite (void)
   tcase_add_test (tc, test_non_separable_every_format);
   tcase_add_test (tc, test_kernel_shapes_and_stream_ends);
   tcase_add_test (tc, test_separable_kernels);
+  tcase_add_test (tc, test_gpu_layouts);
   tcase_add_test (tc, test_latency_and_output_timing);
   tcase_add_test (tc, test_flush_and_caps_change_reset_the_window);
   tcase_add_test (tc, test_padded_input_rows);
@@ -555,7 +579,7 @@ int
 main (int argc, char **argv)
 {
   /* One program per kernel shape: no tuning runs in this suite. */
-  g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4", TRUE);
+  g_setenv ("GST_OPENCL_VARIANT_CONVOLUTION", FORCED_VARIANT, TRUE);
   gst_check_init (&argc, &argv);
   return gst_check_run_suite (convolve3d_suite (), "convolve3d", __FILE__);
 }

@@ -4,6 +4,8 @@
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 
+#include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "opencl/gstopencldevice.h"
@@ -294,6 +296,97 @@ GST_START_TEST (test_variant_tuning)
 }
 GST_END_TEST;
 
+/* tune_variant: how the choice was made, each timed candidate's median, a forced name outside
+ * the candidates when the family accepts it, and GST_OPENCL_TUNING_CACHE=0. */
+GST_START_TEST (test_variant_tuning_report)
+{
+  using Source = gst_opencl::TuningChoice::Source;
+  cl::Device device = gst_opencl::select_device (DeviceSpec (), "");
+  g_unsetenv ("GST_OPENCL_TUNING");
+  g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+  g_unsetenv ("GST_OPENCL_VARIANT_TESTFAMILY_2");
+  const std::string key = "report key " + std::to_string (g_random_int ());
+  std::vector<gst_opencl::TuningCandidate> candidates = { { "a", true }, { "b", true },
+    { "c", false }, { "d", true } };
+  auto time_one = [](size_t i) -> double {
+    if (i == 3)
+      throw std::runtime_error ("does not build");
+    return i == 0 ? 3.0 : 1.5;
+  };
+  auto never = [](size_t) -> double { fail ("timed again"); return 0.0; };
+  auto choice = gst_opencl::tune_variant (device, "testfamily-2", key, candidates, time_one);
+  fail_unless (choice.source == Source::Timed);
+  fail_unless_equals_int ((int) choice.index, 1);
+  fail_unless_equals_string (choice.name.c_str (), "b");
+  fail_unless_equals_int ((int) choice.median_ms.size (), 4);
+  fail_unless_equals_float (choice.median_ms[0], 3.0);
+  fail_unless_equals_float (choice.median_ms[1], 1.5);
+  fail_unless (choice.median_ms[2] < 0.0 && choice.median_ms[3] < 0.0);
+  choice = gst_opencl::tune_variant (device, "testfamily-2", key, candidates, never);
+  fail_unless (choice.source == Source::Remembered && choice.index == 1);
+  fail_unless (choice.median_ms[1] < 0.0);
+
+  /* A choice another process wrote. */
+  const std::string disk_key = key + " disk";
+  const std::string disk_path = gst_opencl::tuning_disk_path (device, "testfamily-2", disk_key);
+  gchar *folder = g_path_get_dirname (disk_path.c_str ());
+  g_mkdir_with_parents (folder, 0755);
+  g_free (folder);
+  fail_unless (g_file_set_contents (disk_path.c_str (), "c\n", -1, nullptr));
+  choice = gst_opencl::tune_variant (device, "testfamily-2", disk_key, candidates, never);
+  fail_unless (choice.source == Source::Cached && choice.index == 2);
+
+  /* GST_OPENCL_TUNING_CACHE=0: the file is neither read nor written. */
+  g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
+  const std::string private_key = key + " private";
+  const std::string private_path = gst_opencl::tuning_disk_path (device, "testfamily-2",
+      private_key);
+  fail_unless (g_file_set_contents (private_path.c_str (), "a\n", -1, nullptr));
+  choice = gst_opencl::tune_variant (device, "testfamily-2", private_key, candidates, time_one);
+  fail_unless (choice.source == Source::Timed && choice.index == 1);
+  gchar *contents = nullptr;
+  fail_unless (g_file_get_contents (private_path.c_str (), &contents, nullptr, nullptr));
+  fail_unless_equals_string (contents, "a\n");
+  g_free (contents);
+  g_unlink (private_path.c_str ());
+  const std::string unwritten_key = key + " unwritten";
+  const std::string unwritten_path = gst_opencl::tuning_disk_path (device, "testfamily-2",
+      unwritten_key);
+  gst_opencl::tune_variant (device, "testfamily-2", unwritten_key, candidates, time_one);
+  fail_unless (!g_file_test (unwritten_path.c_str (), G_FILE_TEST_EXISTS));
+  g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+
+  /* Forced: a candidate, or a name the family accepts although no candidate has it. */
+  auto accepts = [](const std::string & name) { return name.rfind ("custom-", 0) == 0; };
+  g_setenv ("GST_OPENCL_VARIANT_TESTFAMILY_2", "c", TRUE);
+  choice = gst_opencl::tune_variant (device, "testfamily-2", key, candidates, never, 3, accepts);
+  fail_unless (choice.source == Source::Forced && choice.index == 2);
+  g_setenv ("GST_OPENCL_VARIANT_TESTFAMILY_2", "custom-7", TRUE);
+  choice = gst_opencl::tune_variant (device, "testfamily-2", key, candidates, never, 3, accepts);
+  fail_unless (choice.source == Source::Forced && choice.index == candidates.size ());
+  fail_unless_equals_string (choice.name.c_str (), "custom-7");
+  /* Without the family's consent, or with a name it does not accept: an error. */
+  for (bool with_accepts : { false, true }) {
+    if (with_accepts)
+      g_setenv ("GST_OPENCL_VARIANT_TESTFAMILY_2", "other", TRUE);
+    bool threw = false;
+    try {
+      gst_opencl::tune_variant (device, "testfamily-2", key, candidates, never, 3,
+          with_accepts ? std::function<bool (const std::string &)> (accepts) : nullptr);
+    } catch (const gst_opencl::Failure & e) {
+      threw = e.kind == gst_opencl::Failure::Kind::Settings;
+    }
+    fail_unless (threw, "an unknown forced name must be a settings error");
+  }
+  g_unsetenv ("GST_OPENCL_VARIANT_TESTFAMILY_2");
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+  choice = gst_opencl::tune_variant (device, "testfamily-2", key, candidates, never);
+  fail_unless (choice.source == Source::Default && choice.index == 0);
+  g_unlink (disk_path.c_str ());
+  g_unlink (gst_opencl::tuning_disk_path (device, "testfamily-2", key).c_str ());
+}
+GST_END_TEST;
+
 GST_START_TEST (test_tensor_caps)
 {
   std::string why;
@@ -352,6 +445,7 @@ layer_suite (void)
   tcase_add_test (tc, test_kernel_sources);
   tcase_add_test (tc, test_tensor_caps);
   tcase_add_test (tc, test_variant_tuning);
+  tcase_add_test (tc, test_variant_tuning_report);
   return s;
 }
 

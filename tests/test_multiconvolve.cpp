@@ -2,8 +2,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Float outputs must lie within 1e-4 x sum |f| x 255 of the reference, video outputs within 1.
- * One variant is forced (GST_OPENCL_CONV_VARIANT) so each filter shape costs one program build;
- * test_tuning lets the element time its candidates. */
+ * One variant is forced (GST_OPENCL_VARIANT_CONVOLUTION) so each filter shape costs one program
+ * build; test_gpu_layouts forces the layouts the GPU candidates use (blocks of filters, 2D blocks
+ * of outputs, the staged input) on tensor and video output; test_tuning lets the element time
+ * its candidates. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -22,6 +24,7 @@
 namespace {
 
 constexpr const char *FORCED_VARIANT = "4:8x4";
+constexpr const char *VARIANT_VARIABLE = "GST_OPENCL_VARIANT_CONVOLUTION";
 
 struct Bank
 {
@@ -388,18 +391,74 @@ GST_START_TEST (test_opencl_memory_input)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_gpu_layouts)
+{
+  /* Sizes that are no multiple of any block, so every edge of a block is cut somewhere. */
+  uint32_t seed = 700;
+  for (const char *variant : { "4x2f8:16x8:local:tile", "8x2:16x8:tile", "4x4f4:8x8:constant:tile",
+           "2x3f2:8x4:global", "3x2:4x4:local:tile" }) {
+    g_setenv (VARIANT_VARIABLE, variant, TRUE);
+    check_volume (random_bank (8, 3, 3, seed), 37, 11, 5, seed + 1);
+    check_volume (random_bank (32, 3, 2, seed + 2), 21, 9, 3, seed + 3);
+    check_gray_frame (random_bank (3, 5, 2, seed + 4), 19, 9, 23, seed + 5);
+    check_video_output (random_bank (3, 3, 2, seed + 6), 23, 11, 0.25, 128.0, seed + 7);
+    check_video_output (random_bank (1, 5, 2, seed + 8), 17, 6, 0.5, 20.0, seed + 9);
+    seed += 10;
+  }
+  g_setenv (VARIANT_VARIABLE, FORCED_VARIANT, TRUE);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_tuning)
 {
-  /* No forced variant and no tuning cache: the element times its candidates on first use. */
-  g_unsetenv ("GST_OPENCL_CONV_VARIANT");
+  /* No forced variant and no tuning cache: the element times its candidates on first use, and
+   * says which it chose in an `opencl-variant` message. */
+  g_unsetenv (VARIANT_VARIABLE);
+  g_unsetenv ("GST_OPENCL_TUNING");
   g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
   check_volume (random_bank (2, 3, 3, 600), 40, 20, 6, 601);
-  g_setenv ("GST_OPENCL_CONV_VARIANT", "not-a-variant", TRUE);
+  /* A bank of another shape, not timed yet in this process. */
+  Bank bank = random_bank (3, 3, 3, 602);
+  GstHarness *h = new_harness (bank);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, tensor_caps (16, 8, 4).c_str ());
+  auto volume = random_bytes (16 * 8 * 4, 603);
+  GstBuffer *in = gst_buffer_new_allocate (nullptr, volume.size (), nullptr);
+  gst_buffer_fill (in, 0, volume.data (), volume.size ());
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  check_floats (out, reference::correlate (to_doubles (volume), 16, 8, 4, bank.filters, 3, 3,
+          3, 3), bank, "tuned");
+  gst_buffer_unref (out);
+  GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (message != nullptr, "no opencl-variant message");
+  const GstStructure *s = gst_message_get_structure (message);
+  fail_unless (gst_structure_has_name (s, "opencl-variant"));
+  fail_unless_equals_string (gst_structure_get_string (s, "family"), "convolution");
+  fail_unless_equals_string (gst_structure_get_string (s, "source"), "timed");
+  const GValue *names = gst_structure_get_value (s, "candidates");
+  const GValue *times = gst_structure_get_value (s, "median-ms");
+  fail_unless (names && times && gst_value_array_get_size (names) >= 1 &&
+      gst_value_array_get_size (names) == gst_value_array_get_size (times));
+  bool listed = false;
+  for (guint i = 0; i < gst_value_array_get_size (names); i++) {
+    const gchar *name = g_value_get_string (gst_value_array_get_value (names, i));
+    const double ms = g_value_get_double (gst_value_array_get_value (times, i));
+    listed = listed || g_strcmp0 (name, gst_structure_get_string (s, "variant")) == 0;
+    fail_unless (ms >= 0.0, "%s: %f ms", name, ms);
+  }
+  fail_unless (listed, "the chosen variant is not among the candidates");
+  gst_message_unref (message);
+  gst_element_set_bus (h->element, nullptr);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+
+  g_setenv (VARIANT_VARIABLE, "not-a-variant", TRUE);
   std::string error = pipeline_error ("kernel-size=1 kernels=\"<1.0>\"");
-  fail_unless (error.find ("GST_OPENCL_CONV_VARIANT") != std::string::npos, "got: %s",
-      error.c_str ());
-  g_setenv ("GST_OPENCL_CONV_VARIANT", FORCED_VARIANT, TRUE);
+  fail_unless (error.find (VARIANT_VARIABLE) != std::string::npos, "got: %s", error.c_str ());
+  g_setenv (VARIANT_VARIABLE, FORCED_VARIANT, TRUE);
   g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
 }
 GST_END_TEST;
 
@@ -417,6 +476,7 @@ multiconvolve_suite (void)
   tcase_add_test (tc, test_kernels_file);
   tcase_add_test (tc, test_bad_settings_are_errors);
   tcase_add_test (tc, test_opencl_memory_input);
+  tcase_add_test (tc, test_gpu_layouts);
   tcase_add_test (tc, test_tuning);
   return s;
 }
@@ -424,7 +484,7 @@ multiconvolve_suite (void)
 int
 main (int argc, char **argv)
 {
-  g_setenv ("GST_OPENCL_CONV_VARIANT", FORCED_VARIANT, TRUE);
+  g_setenv (VARIANT_VARIABLE, FORCED_VARIANT, TRUE);
   gst_check_init (&argc, &argv);
   return gst_check_run_suite (multiconvolve_suite (), "multiconvolve", __FILE__);
 }

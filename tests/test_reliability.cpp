@@ -1122,7 +1122,7 @@ main (int argc, char **argv)
 {
   /* One convolution variant, as the convolution suites force it: no timing of candidates, so
    * every pipeline computes the same way and each filter shape costs one program build. */
-  g_setenv ("GST_OPENCL_CONV_VARIANT", "4:8x4", TRUE);
+  g_setenv ("GST_OPENCL_VARIANT_CONVOLUTION", "4:8x4", TRUE);
   gst_check_init (&argc, &argv);
   return gst_check_run_suite (reliability_suite (), "reliability", __FILE__);
 }

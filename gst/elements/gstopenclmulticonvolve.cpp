@@ -8,8 +8,11 @@
  * Correlates every frame (dims=2: k x k filters) or volume (dims=3: k x k x k filters) with N
  * filters at once: out_n(x,y,z) = sum f_n(i,j,l) in(x+i-c, y+j-c, z+l-c) over the filter, with
  * c = (k - 1) / 2 and coordinates clamped to the edge, which is what
- * scipy.ndimage.correlate (..., mode='nearest') computes. Each work-item computes several
- * outputs along x for all N filters, so every input value it loads is used for all of them.
+ * scipy.ndimage.correlate (..., mode='nearest') computes. Each work-item computes a block of
+ * outputs along x and y for a block of the filters, so every value it loads is used many times;
+ * the block shapes are kernel variants, timed on the device on first use (see
+ * docs/openclmulticonvolve.md; GST_OPENCL_VARIANT_CONVOLUTION forces one). The element posts an
+ * `opencl-variant` element message saying which it runs.
  *
  * Input: GRAY8 video (in system or OpenCL memory), or one volume per buffer as
  * other/tensors,format=static,num_tensors=1,types=uint8,dimensions=W:H:D (innermost first).

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclprogram.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -15,17 +18,21 @@ namespace gst_opencl {
 
 namespace {
 
-/* Accumulators one work-item holds (floats); beyond this, registers spill. */
-constexpr int MAX_ACCUMULATORS = 256;
+/* Accumulators (floats) one work-item may hold in the GPU candidates: beyond this the register
+ * file of a work-group of 128 spills or admits too few groups to hide latency. */
+constexpr int GPU_ACCUMULATORS = 128;
+/* The CPU candidates: the two largest unrolls whose accumulators stay within what a vectorized
+ * work-group keeps in registers (measured with PoCL: 32 filters run best at unroll 4 and twice
+ * as slow at 8); never more than MAX_ACCUMULATORS. */
 constexpr int CPU_ACCUMULATORS = 128;
+constexpr int MAX_ACCUMULATORS = 256;
 /* Rows and planes timed per candidate on CPU devices: there the cost per output does not depend
  * on the extent, so a slab keeps tuning short. GPUs time the whole problem: a slab would not
  * fill them, and would favour the variants with the most work-items. */
 constexpr size_t TUNING_ROWS = 64;
 constexpr size_t TUNING_PLANES = 4;
-/* Part of the tuning file's hash: bump it when the candidates or the kernel change, so choices
- * made among the old ones are not reused. */
-constexpr const char *TUNING_VERSION = "3";
+/* Local memory left to the driver and the kernel's own use. */
+constexpr cl_ulong LOCAL_MARGIN_BYTES = 1024;
 
 const char *
 memory_name (FilterMemory memory)
@@ -41,11 +48,139 @@ memory_name (FilterMemory memory)
   return "?";
 }
 
-bool
-tuning_cache_enabled ()
+/* Filters one work-item computes for `spec` (the kernel's FILTER_BLOCK). */
+int
+filters_per_item (const ConvolutionSpec & spec, const ConvolutionVariant & variant)
 {
-  const char *value = g_getenv ("GST_OPENCL_TUNING_CACHE");
-  return !value || g_strcmp0 (value, "0") != 0;
+  return variant.filter_block > 0 ? variant.filter_block : spec.num_filters;
+}
+
+/* The largest divisor of N not above `requested`; 0 (all N) when that is N, when nothing is
+ * requested, or when the output is not a tensor (pixels hold all N responses together). */
+int
+effective_filter_block (const ConvolutionSpec & spec, int requested)
+{
+  if (spec.output != ConvolutionSpec::Output::Tensor || requested <= 0 ||
+      requested >= spec.num_filters)
+    return 0;
+  int block = requested;
+  while (spec.num_filters % block != 0)
+    block--;
+  return block == spec.num_filters ? 0 : block;
+}
+
+/* Local memory the kernel declares for a variant, as kernels/convolve.cl sizes it. */
+cl_ulong
+local_bytes (const ConvolutionSpec & spec, const ConvolutionVariant & variant)
+{
+  cl_ulong bytes = 0;
+  if (variant.filter_memory == FilterMemory::Local) {
+    const cl_ulong taps = (cl_ulong) spec.kx * spec.ky * spec.kz *
+        filters_per_item (spec, variant);
+    bytes += (taps + 3) / 4 * 16;
+  }
+  if (variant.tile) {
+    const int span = spec.kx + variant.unroll - 1;
+    const int vector = spec.channels != 1 ? 1 : variant.unroll % 4 == 0 ? 4 :
+        variant.unroll % 2 == 0 ? 2 : 1;
+    const cl_ulong span_pad = (cl_ulong) ((span + vector - 1) / vector * vector);
+    const cl_ulong pitch = (cl_ulong) (variant.group_x - 1) * variant.unroll + span_pad;
+    const cl_ulong rows = (cl_ulong) variant.group_y * variant.rows + spec.ky - 1;
+    bytes += (pitch * rows * spec.channels + 3) / 4 * 16;
+  }
+  return bytes;
+}
+
+bool
+filter_fits (const ConvolutionSpec & spec, const ConvolutionVariant & variant,
+    const ConvolutionLimits & limits)
+{
+  switch (variant.filter_memory) {
+    case FilterMemory::Global:
+      return true;
+    case FilterMemory::Constant:
+      return (cl_ulong) spec.taps () * sizeof (float) <= limits.constant_bytes;
+    case FilterMemory::Local:
+      return local_bytes (spec, variant) + LOCAL_MARGIN_BYTES <= limits.local_mem_bytes;
+  }
+  return false;
+}
+
+/* Constant memory when the filters fit there, else local, else global. */
+FilterMemory
+default_filter_memory (const ConvolutionSpec & spec, ConvolutionVariant variant,
+    const ConvolutionLimits & limits)
+{
+  for (FilterMemory memory : { FilterMemory::Constant, FilterMemory::Local }) {
+    variant.filter_memory = memory;
+    if (filter_fits (spec, variant, limits))
+      return memory;
+  }
+  return FilterMemory::Global;
+}
+
+/* A candidate before it is fitted to a spec and device: unroll 0 is the largest unroll of a
+ * plain row of outputs (rows 1, all filters) within the accumulator budget. */
+struct CandidateShape
+{
+  int unroll, rows, filters, group_x, group_y;
+  FilterMemory memory;
+  bool memory_given, tile;
+};
+
+/* GPUs, tensor output with 8 or more filters: blocks of 8 (or 16) filters x 4 or 8 columns x 2
+ * or 4 rows per work-item, each tap read as a float4 of four filters from local memory (or the
+ * constant cache) and used UNROLL x ROWS times, the input staged in local memory; and the plain
+ * layout as the reference the others must beat. The first is the default. */
+const CandidateShape GPU_MANY_FILTERS[] = {
+  { 4, 2, 8, 16, 8, FilterMemory::Local, true, true },
+  { 4, 4, 8, 16, 8, FilterMemory::Local, true, true },
+  { 8, 2, 8, 16, 8, FilterMemory::Local, true, true },
+  { 4, 2, 16, 16, 8, FilterMemory::Local, true, true },
+  { 4, 2, 8, 32, 4, FilterMemory::Local, true, true },
+  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, true },
+  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, false },
+  { 0, 1, 0, 16, 8, FilterMemory::Constant, false, false },
+};
+
+/* GPUs, few filters or pixel output (which needs all of them per work-item): 2D blocks of
+ * outputs from a staged input, or from global memory, and plain rows. */
+const CandidateShape GPU_FEW_FILTERS[] = {
+  { 8, 2, 0, 16, 8, FilterMemory::Constant, false, true },
+  { 4, 4, 0, 16, 8, FilterMemory::Constant, false, true },
+  { 8, 4, 0, 16, 8, FilterMemory::Constant, false, true },
+  { 4, 2, 0, 32, 4, FilterMemory::Constant, false, true },
+  { 8, 2, 0, 16, 8, FilterMemory::Constant, false, false },
+  { 0, 1, 0, 16, 8, FilterMemory::Constant, false, false },
+  { 4, 1, 0, 32, 4, FilterMemory::Constant, false, false },
+  { 1, 1, 0, 32, 4, FilterMemory::Constant, false, false },
+};
+
+/* Reads a decimal number of at most 4 digits at text[pos] into value and moves pos past it;
+ * false when there is none or it is longer (so no value can overflow an int). */
+bool
+read_small_number (const std::string & text, size_t & pos, int &value)
+{
+  size_t start = pos;
+  value = 0;
+  while (pos < text.size () && g_ascii_isdigit (text[pos]) && pos - start < 5) {
+    value = value * 10 + (text[pos] - '0');
+    pos++;
+  }
+  return pos > start && pos - start <= 4;
+}
+
+/* Reads "<c><number>" at text[pos] when text[pos] is c (then `present`); true when absent or
+ * read. */
+bool
+read_optional_field (const std::string & text, size_t & pos, char c, int &value,
+    bool &present)
+{
+  present = pos < text.size () && text[pos] == c;
+  if (!present)
+    return true;
+  pos++;
+  return read_small_number (text, pos, value);
 }
 
 }  // namespace
@@ -66,46 +201,66 @@ ConvolutionSpec::build_options () const
 std::string
 ConvolutionVariant::to_string () const
 {
-  return std::to_string (unroll) + ":" + std::to_string (group_x) + "x" +
-      std::to_string (group_y) + ":" + memory_name (filter_memory);
+  std::string text = std::to_string (unroll);
+  if (rows != 1)
+    text += "x" + std::to_string (rows);
+  if (filter_block != 0)
+    text += "f" + std::to_string (filter_block);
+  text += ":" + std::to_string (group_x) + "x" + std::to_string (group_y) + ":" +
+      memory_name (filter_memory);
+  if (tile)
+    text += ":tile";
+  return text;
 }
 
-namespace {
-
-/* Reads a decimal number of at most 4 digits at text[pos] into value and moves pos past it;
- * false when there is none or it is longer (so no value can overflow an int). */
 bool
-read_small_number (const std::string & text, size_t & pos, int &value)
+ConvolutionVariant::operator== (const ConvolutionVariant & other) const
 {
-  size_t start = pos;
-  value = 0;
-  while (pos < text.size () && g_ascii_isdigit (text[pos]) && pos - start < 5) {
-    value = value * 10 + (text[pos] - '0');
-    pos++;
-  }
-  return pos > start && pos - start <= 4;
+  return unroll == other.unroll && rows == other.rows && filter_block == other.filter_block &&
+      group_x == other.group_x && group_y == other.group_y &&
+      filter_memory == other.filter_memory && tile == other.tile;
 }
-
-}  // namespace
 
 std::optional<ConvolutionVariant>
 ConvolutionVariant::parse (const std::string & text, bool * memory_given)
 {
-  /* UNROLL:GXxGY[:MEMORY], nothing else around it. */
+  /* UNROLL[xROWS][fFILTERS]:GXxGY[:MEMORY][:tile], nothing else around it. */
   ConvolutionVariant variant;
   size_t pos = 0;
-  if (!read_small_number (text, pos, variant.unroll) || pos >= text.size () || text[pos++] != ':'
-      || !read_small_number (text, pos, variant.group_x) || pos >= text.size ()
-      || text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y))
+  bool has_rows = false, has_filters = false;
+  if (!read_small_number (text, pos, variant.unroll) ||
+      !read_optional_field (text, pos, 'x', variant.rows, has_rows) ||
+      !read_optional_field (text, pos, 'f', variant.filter_block, has_filters) ||
+      pos >= text.size () || text[pos++] != ':' ||
+      !read_small_number (text, pos, variant.group_x) || pos >= text.size () ||
+      text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y))
     return std::nullopt;
-  if (variant.unroll < 1 || variant.unroll > 16 || variant.group_x < 1 || variant.group_y < 1 ||
-      variant.group_x * variant.group_y > 4096)
+  /* "f0" is not a way of writing "all filters": that is the field left out. */
+  if (variant.unroll < 1 || variant.unroll > 16 || variant.rows < 1 || variant.rows > 16 ||
+      (has_filters && (variant.filter_block < 1 || variant.filter_block > 64)) ||
+      variant.group_x < 1 || variant.group_y < 1 || variant.group_x * variant.group_y > 4096)
     return std::nullopt;
-  const bool has_memory = pos < text.size ();
-  if (has_memory) {
-    if (text[pos++] != ':')
+
+  /* The fields after the work-group, each after a ':' and none empty. */
+  std::vector<std::string> fields;
+  if (pos < text.size ()) {
+    if (text[pos] != ':')
       return std::nullopt;
-    const std::string name = text.substr (pos);
+    size_t start = pos + 1;
+    while (true) {
+      const size_t colon = text.find (':', start);
+      fields.push_back (text.substr (start, colon == std::string::npos ? std::string::npos :
+              colon - start));
+      if (colon == std::string::npos)
+        break;
+      start = colon + 1;
+    }
+  }
+  size_t field = 0;
+  bool has_memory = false;
+  if (field < fields.size ()) {
+    const std::string & name = fields[field];
+    has_memory = true;
     if (name == "global")
       variant.filter_memory = FilterMemory::Global;
     else if (name == "constant")
@@ -113,11 +268,30 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
     else if (name == "local")
       variant.filter_memory = FilterMemory::Local;
     else
-      return std::nullopt;
+      has_memory = false;
+    if (has_memory)
+      field++;
   }
+  if (field < fields.size () && fields[field] == "tile") {
+    variant.tile = true;
+    field++;
+  }
+  if (field != fields.size ())
+    return std::nullopt;
   if (memory_given)
     *memory_given = has_memory;
   return variant;
+}
+
+ConvolutionLimits
+ConvolutionLimits::of (const Device & device)
+{
+  ConvolutionLimits limits;
+  limits.type = device.type;
+  limits.max_work_group_size = device.max_work_group_size;
+  limits.local_mem_bytes = device.local_mem_bytes;
+  limits.constant_bytes = device.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE> ();
+  return limits;
 }
 
 void
@@ -153,37 +327,111 @@ Convolution::configure (Device & device, const ConvolutionSpec & spec,
   configured_ = true;
 }
 
-bool
-Convolution::filter_fits (const Device & device, FilterMemory memory) const
+ConvolutionVariant
+Convolution::resolve (const ConvolutionVariant & requested, bool memory_given,
+    const ConvolutionSpec & spec, const ConvolutionLimits & limits)
 {
-  const cl_ulong bytes = (cl_ulong) spec_.taps () * sizeof (float);
-  switch (memory) {
-    case FilterMemory::Global:
-      return true;
-    case FilterMemory::Constant:
-      return bytes <= device.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE> ();
-    case FilterMemory::Local:
-      return bytes + 1024 <= device.local_mem_bytes;
-  }
-  return false;
+  ConvolutionVariant variant = requested;
+  variant.filter_block = effective_filter_block (spec, variant.filter_block);
+  if (!memory_given || !filter_fits (spec, variant, limits))
+    variant.filter_memory = default_filter_memory (spec, variant, limits);
+  if ((size_t) variant.group_x * variant.group_y > limits.max_work_group_size)
+    throw Failure (Failure::Kind::Settings, "the work-group of convolution variant " +
+        variant.to_string () + " exceeds the device's limit of " +
+        std::to_string (limits.max_work_group_size));
+  const cl_ulong local = local_bytes (spec, variant);
+  if (local > 0 && local + LOCAL_MARGIN_BYTES > limits.local_mem_bytes)
+    throw Failure (Failure::Kind::Settings, "convolution variant " + variant.to_string () +
+        " needs " + std::to_string (local) + " bytes of local memory for " +
+        std::to_string (spec.kx) + "x" + std::to_string (spec.ky) + "x" +
+        std::to_string (spec.kz) + " filters; the device has " +
+        std::to_string (limits.local_mem_bytes));
+  return variant;
 }
 
-FilterMemory
-Convolution::default_filter_memory (const Device & device) const
+std::vector<ConvolutionVariant>
+Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits & limits)
 {
-  if (filter_fits (device, FilterMemory::Constant))
-    return FilterMemory::Constant;
-  if (filter_fits (device, FilterMemory::Local))
-    return FilterMemory::Local;
-  return FilterMemory::Global;
+  /* Accumulator floats per output, per filter block. */
+  const int per_output = spec.num_filters * spec.channels;
+  std::vector<CandidateShape> shapes;
+  int budget;
+  if (limits.type & CL_DEVICE_TYPE_GPU) {
+    budget = GPU_ACCUMULATORS;
+    const bool many = spec.output == ConvolutionSpec::Output::Tensor && spec.num_filters >= 8;
+    for (const CandidateShape & shape : many ? GPU_MANY_FILTERS : GPU_FEW_FILTERS) {
+      shapes.push_back (shape);
+      /* The largest unroll of a plain row of outputs within the budget. */
+      if (shape.unroll == 0) {
+        shapes.back ().unroll = 8;
+        while (shapes.back ().unroll > 1 && shapes.back ().unroll * per_output > budget)
+          shapes.back ().unroll /= 2;
+      }
+    }
+  } else {
+    /* CPU drivers compile slowly: two candidates only, rows of outputs, work-group 16 x 4. */
+    budget = MAX_ACCUMULATORS;
+    for (int unroll : { 8, 4, 2, 1 }) {
+      if (shapes.size () < 2 && (unroll == 1 || unroll * per_output <= CPU_ACCUMULATORS))
+        shapes.push_back ({ unroll, 1, 0, 16, 4, FilterMemory::Constant, false, false });
+    }
+  }
+
+  std::vector<ConvolutionVariant> list;
+  for (const CandidateShape & shape : shapes) {
+    ConvolutionVariant variant;
+    variant.unroll = shape.unroll;
+    variant.rows = shape.rows;
+    variant.filter_block = shape.filters;
+    variant.group_x = shape.group_x;
+    variant.group_y = shape.group_y;
+    variant.filter_memory = shape.memory;
+    variant.tile = shape.tile;
+    try {
+      variant = resolve (variant, shape.memory_given, spec, limits);
+    } catch (const Failure &) {
+      continue;                 /* does not fit this device */
+    }
+    const int accumulators = variant.unroll * variant.rows * filters_per_item (spec, variant) *
+        spec.channels;
+    if (accumulators > budget && !(variant.unroll == 1 && variant.rows == 1))
+      continue;
+    if (std::find (list.begin (), list.end (), variant) == list.end ())
+      list.push_back (variant);
+  }
+  if (list.empty ()) {
+    ConvolutionVariant fallback;
+    fallback.unroll = 1;
+    fallback.group_x = 8;
+    fallback.group_y = 1;
+    fallback.filter_memory = default_filter_memory (spec, fallback, limits);
+    list.push_back (fallback);
+  }
+  return list;
+}
+
+std::string
+Convolution::tuning_key (const ConvolutionSpec & spec,
+    const std::vector<ConvolutionVariant> & candidates)
+{
+  std::string names;
+  for (const auto & candidate : candidates)
+    names += candidate.to_string () + " ";
+  gchar *text = g_strdup_printf ("%s source %016" G_GINT64_MODIFIER "x candidates %016"
+      G_GINT64_MODIFIER "x", spec.build_options ().c_str (),
+      (guint64) stable_hash (kernel_source ("convolve")), (guint64) stable_hash (names));
+  std::string key (text);
+  g_free (text);
+  return key;
 }
 
 cl::Kernel
 Convolution::build (Device & device, const ConvolutionVariant & variant) const
 {
-  gchar *text = g_strdup_printf ("%s -DUNROLL=%d -DGROUP_X=%d -DGROUP_Y=%d -DFILTER_MEM=%d",
-      spec_.build_options ().c_str (), variant.unroll, variant.group_x, variant.group_y,
-      (int) variant.filter_memory);
+  gchar *text = g_strdup_printf ("%s -DUNROLL=%d -DROWS=%d -DFILTER_BLOCK=%d -DGROUP_X=%d "
+      "-DGROUP_Y=%d -DFILTER_MEM=%d -DTILE=%d", spec_.build_options ().c_str (), variant.unroll,
+      variant.rows, filters_per_item (spec_, variant), variant.group_x, variant.group_y,
+      (int) variant.filter_memory, variant.tile ? 1 : 0);
   std::string options (text);
   g_free (text);
   GST_DEBUG ("convolution kernel [%s]", options.c_str ());
@@ -192,6 +440,11 @@ Convolution::build (Device & device, const ConvolutionVariant & variant) const
   if ((size_t) variant.group_x * variant.group_y > limit)
     throw Failure (Failure::Kind::Settings, "work-group " + variant.to_string () +
         " exceeds the kernel's limit of " + std::to_string (limit) + " on " + device.name);
+  cl_ulong local = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE> (device.device);
+  if (local > device.local_mem_bytes)
+    throw Failure (Failure::Kind::Settings, "variant " + variant.to_string () + " needs " +
+        std::to_string (local) + " bytes of local memory; " + device.name + " has " +
+        std::to_string (device.local_mem_bytes));
   return kernel;
 }
 
@@ -223,161 +476,68 @@ Convolution::enqueue (ElementDevice * element, Device & device, const cl::Kernel
     size_t planes, cl::Event * event) const
 {
   const size_t columns = ((size_t) args.width + variant.unroll - 1) / variant.unroll;
-  cl::NDRange global (columns, rows, planes);
+  const size_t row_items = (rows + variant.rows - 1) / variant.rows;
+  const size_t blocks = (size_t) (spec_.num_filters / filters_per_item (spec_, variant));
+  cl::NDRange global (columns, row_items, planes * blocks);
   cl::NDRange local ((size_t) variant.group_x, (size_t) variant.group_y, 1);
   if (element) {
     element->launch (kernel, global, local);
     return;
   }
   cl::NDRange padded ((columns + variant.group_x - 1) / variant.group_x * variant.group_x,
-      (rows + variant.group_y - 1) / variant.group_y * variant.group_y, planes);
+      (row_items + variant.group_y - 1) / variant.group_y * variant.group_y, planes * blocks);
   device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, padded, local, nullptr, event);
-}
-
-std::vector<ConvolutionVariant>
-Convolution::candidates (const Device & device) const
-{
-  const int per_output = spec_.num_filters * spec_.channels;
-  std::vector<int> unrolls;
-  std::vector<std::pair<int, int>> groups;
-  std::vector<FilterMemory> memories { default_filter_memory (device) };
-  if (device.type & CL_DEVICE_TYPE_GPU) {
-    unrolls = { 1, 2, 4, 8 };
-    groups = { { 32, 4 }, { 16, 8 } };
-    if (memories[0] != FilterMemory::Local && filter_fits (device, FilterMemory::Local))
-      memories.push_back (FilterMemory::Local);
-  } else {
-    /* CPU drivers compile slowly: two candidates only, the two largest unrolls whose
-     * accumulators stay within what a vectorized work-group keeps in registers (measured with
-     * PoCL: 32 filters run best at unroll 4 and twice as slow at 8). */
-    unrolls.clear ();
-    for (int unroll : { 8, 4, 2, 1 }) {
-      if (unrolls.size () < 2 && (unroll == 1 || unroll * per_output <= CPU_ACCUMULATORS))
-        unrolls.push_back (unroll);
-    }
-    groups = { { 16, 4 } };
-  }
-  std::vector<ConvolutionVariant> list;
-  for (int unroll : unrolls) {
-    if (unroll > 1 && unroll * per_output > MAX_ACCUMULATORS)
-      continue;
-    for (auto group : groups) {
-      if ((size_t) group.first * group.second > device.max_work_group_size)
-        continue;
-      for (FilterMemory memory : memories)
-        list.push_back ({ unroll, group.first, group.second, memory });
-    }
-  }
-  if (list.empty ())
-    list.push_back ({ 1, 8, 1, memories[0] });
-  return list;
-}
-
-std::string
-Convolution::tuning_path (const Device & device, const ConvolutionSpec & spec)
-{
-  cl::Platform platform (device.device.getInfo<CL_DEVICE_PLATFORM> ());
-  std::string identity = std::string (TUNING_VERSION) + '\0' +
-      platform.getInfo<CL_PLATFORM_NAME> () + '\0' + device.device.getInfo<CL_DEVICE_NAME> () +
-      '\0' + device.device.getInfo<CL_DRIVER_VERSION> () + '\0' + spec.build_options ();
-  gchar name[32];
-  g_snprintf (name, sizeof name, "%016" G_GINT64_MODIFIER "x.txt",
-      (guint64) stable_hash (identity));
-  gchar *path = g_build_filename (g_get_user_cache_dir (), "gst-opencl", "tuning", name,
-      nullptr);
-  std::string result (path);
-  g_free (path);
-  return result;
 }
 
 void
 Convolution::choose_variant (ElementDevice & element, const ConvolutionArgs & args)
 {
   Device & device = element.device ();
+  const ConvolutionLimits limits = ConvolutionLimits::of (device);
+  const std::vector<ConvolutionVariant> variants = candidates (spec_, limits);
+  std::vector<TuningCandidate> names;
+  for (const auto & variant : variants)
+    names.push_back ({ variant.to_string (), true });
 
-  const char *forced = g_getenv ("GST_OPENCL_CONV_VARIANT");
-  if (forced && *forced) {
-    bool memory_given = false;
-    auto variant = ConvolutionVariant::parse (forced, &memory_given);
-    if (!variant)
-      throw Failure (Failure::Kind::Settings, std::string ("GST_OPENCL_CONV_VARIANT=\"") +
-          forced + "\" is not <unroll>:<group x>x<group y>[:constant|local|global]");
-    if (!memory_given || !filter_fits (device, variant->filter_memory))
-      variant->filter_memory = default_filter_memory (device);
-    kernel_ = build (device, *variant);
-    variant_ = *variant;
-    GST_INFO ("convolution variant %s (GST_OPENCL_CONV_VARIANT)", variant_.to_string ().c_str ());
-    return;
-  }
-
-  const std::string path = tuning_path (device, spec_);
-  if (tuning_cache_enabled ()) {
-    gchar *contents = nullptr;
-    if (g_file_get_contents (path.c_str (), &contents, nullptr, nullptr)) {
-      auto variant = ConvolutionVariant::parse (g_strstrip (contents));
-      g_free (contents);
-      if (variant && filter_fits (device, variant->filter_memory)) {
-        try {
-          kernel_ = build (device, *variant);
-          variant_ = *variant;
-          GST_INFO ("convolution variant %s from %s", variant_.to_string ().c_str (),
-              path.c_str ());
-          return;
-        } catch (const std::exception & e) {
-          GST_INFO ("cached variant in %s unusable (%s), tuning again", path.c_str (),
-              e.what ());
-        }
-      }
-    }
-  }
-
-  /* Time each candidate on the real data (a slab of it on CPUs): one untimed launch, then the
-   * best of three. This is the only place a Convolution waits for the device. */
+  /* Each candidate is timed on the real data (a slab of it on CPUs); its kernel is built on
+   * the warm-up launch and kept for the timed ones. This is the only place a Convolution waits
+   * for the device. */
   const bool slab = !(device.type & CL_DEVICE_TYPE_GPU);
   const size_t rows = slab ? std::min<size_t> (args.height, TUNING_ROWS) : args.height;
   const size_t planes = slab ? std::min<size_t> (args.depth, TUNING_PLANES) : args.depth;
-  double best_ns = -1.0;
-  for (const auto & candidate : candidates (device)) {
-    try {
-      cl::Kernel kernel = build (device, candidate);
+  std::vector<cl::Kernel> kernels (variants.size ());
+  auto time_one = [&](size_t index) -> double {
+    cl::Kernel & kernel = kernels[index];
+    if (!kernel ()) {
+      kernel = build (device, variants[index]);
       set_args (kernel, args);
-      double candidate_ns = -1.0;
-      for (int repeat = 0; repeat < 4; repeat++) {
-        cl::Event event;
-        enqueue (nullptr, device, kernel, candidate, args, rows, planes, &event);
-        event.wait ();
-        if (repeat == 0)
-          continue;
-        double ns = (double) (event.getProfilingInfo<CL_PROFILING_COMMAND_END> () -
-            event.getProfilingInfo<CL_PROFILING_COMMAND_START> ());
-        candidate_ns = candidate_ns < 0 ? ns : std::min (candidate_ns, ns);
-      }
-      GST_DEBUG ("variant %s: %.0f ns", candidate.to_string ().c_str (), candidate_ns);
-      if (best_ns < 0 || candidate_ns < best_ns) {
-        best_ns = candidate_ns;
-        variant_ = candidate;
-        kernel_ = kernel;
-      }
-    } catch (const std::exception & e) {
-      GST_INFO ("variant %s unusable: %s", candidate.to_string ().c_str (), e.what ());
     }
-  }
-  if (best_ns < 0)
-    throw Failure (Failure::Kind::Failed, "no convolution variant runs on " + device.name);
-  GST_INFO ("convolution variant %s chosen by timing (%.0f ns)",
-      variant_.to_string ().c_str (), best_ns);
+    cl::Event event;
+    enqueue (nullptr, device, kernel, variants[index], args, rows, planes, &event);
+    event.wait ();
+    return event_milliseconds (event);
+  };
+  auto parses = [](const std::string & name) {
+    return ConvolutionVariant::parse (name).has_value ();
+  };
+  const std::string key = tuning_key (spec_, variants);
+  const TuningChoice choice = tune_variant (device.device, FAMILY, key, names, time_one, 3,
+      parses);
 
-  if (tuning_cache_enabled ()) {
-    gchar *dir = g_path_get_dirname (path.c_str ());
-    g_mkdir_with_parents (dir, 0755);
-    g_free (dir);
-    std::string text = variant_.to_string () + "\n";
-    GError *error = nullptr;
-    if (!g_file_set_contents (path.c_str (), text.c_str (), -1, &error)) {
-      GST_WARNING ("cannot write %s: %s", path.c_str (), error->message);
-      g_clear_error (&error);
-    }
-  }
+  bool memory_given = false;
+  auto chosen = ConvolutionVariant::parse (choice.name, &memory_given);
+  if (!chosen)
+    throw Failure (Failure::Kind::Failed, "convolution variant \"" + choice.name +
+        "\" does not parse");
+  variant_ = resolve (*chosen, memory_given, spec_, limits);
+  if (choice.index < variants.size () && kernels[choice.index] () &&
+      variants[choice.index] == variant_)
+    kernel_ = kernels[choice.index];
+  else
+    kernel_ = build (device, variant_);
+  GST_INFO ("convolution variant %s (%s) for [%s]", variant_.to_string ().c_str (),
+      TuningChoice::source_name (choice.source), spec_.build_options ().c_str ());
+  element.post_variant (FAMILY, key, names, choice);
 }
 
 void

@@ -4,14 +4,14 @@
  *
  * One kernel source (kernels/convolve.cl) computes a centred, same-size correlation with every
  * border clamped to the edge, for N filters of KX x KY x KZ taps at once. What it reads and
- * writes, the filter size, N, the outputs per work-item (unroll) and the work-group shape are
- * build options; each combination is one program from the context's program cache.
+ * writes, the filter size, N and the variant (outputs per work-item along x and y, filters per
+ * work-item, work-group shape, where the filters and the input are read from) are build
+ * options; each combination is one program from the context's program cache.
  *
- * The unroll factor, work-group shape and filter memory ("variant") are chosen per device and
- * problem the first time a Convolution runs: from GST_OPENCL_CONV_VARIANT when set
- * ("<unroll>:<group x>x<group y>[:constant|local|global]"), else from the tuning cache
- * ($XDG_CACHE_HOME/gst-opencl/tuning/<hash>.txt), else by timing a few candidates on the real
- * data and writing the winner there. GST_OPENCL_TUNING_CACHE=0 keeps the cache off disk. */
+ * The variant is chosen per device and spec the first time a Convolution runs, by the shared
+ * tuner (gst_opencl::tune_variant, family "convolution"): GST_OPENCL_VARIANT_CONVOLUTION forces
+ * one (any variant string, not only the candidates), GST_OPENCL_TUNING=0 takes the device's
+ * default, otherwise the choice is remembered or timed on the real data and cached on disk. */
 #pragma once
 
 #include <optional>
@@ -48,18 +48,37 @@ struct ConvolutionSpec
 
 enum class FilterMemory { Global = 0, Constant = 1, Local = 2 };
 
+/* How the kernel is laid out over work-items (see kernels/convolve.cl). */
 struct ConvolutionVariant
 {
-  int unroll = 4;
+  int unroll = 4;            /* outputs per work-item along x */
+  int rows = 1;              /* outputs per work-item along y */
+  int filter_block = 0;      /* filters per work-item (tensor output only); 0: all N */
   int group_x = 16;
   int group_y = 4;
   FilterMemory filter_memory = FilterMemory::Constant;
+  bool tile = false;         /* the work-group's input plane is staged in local memory */
 
-  /* "<unroll>:<group x>x<group y>:<constant|local|global>" */
+  /* "<unroll>[x<rows>][f<filters>]:<group x>x<group y>:<constant|local|global>[:tile]", the
+   * rows and filters fields left out when 1 and all. */
   std::string to_string () const;
-  /* Parses to_string ()'s form; the memory field is optional (nullopt there = automatic). */
+  /* Parses to_string ()'s form, strictly; the memory field is optional (nullopt there =
+   * automatic). */
   static std::optional<ConvolutionVariant> parse (const std::string & text,
       bool * memory_given = nullptr);
+  bool operator== (const ConvolutionVariant & other) const;
+  bool operator!= (const ConvolutionVariant & other) const { return !(*this == other); }
+};
+
+/* What a device offers the convolution's variants. */
+struct ConvolutionLimits
+{
+  cl_device_type type = CL_DEVICE_TYPE_CPU;
+  size_t max_work_group_size = 0;
+  cl_ulong local_mem_bytes = 0;
+  cl_ulong constant_bytes = 0;
+
+  static ConvolutionLimits of (const Device & device);
 };
 
 /* One launch. Strides are in elements of the buffer's scalar type (bytes for uchar, floats for
@@ -89,6 +108,9 @@ struct ConvolutionArgs
 class Convolution
 {
 public:
+  /* The tuner's family name: GST_OPENCL_VARIANT_CONVOLUTION forces a variant. */
+  static constexpr const char *FAMILY = "convolution";
+
   /* Sets the computation and uploads the taps (num_filters * kx * ky * kz floats, filter index
    * fastest, then x, y, z). Blocks on the upload: call when configuring, not per frame. Throws
    * Failure (Settings) on a wrong tap count, cl::Error on device errors. */
@@ -98,23 +120,33 @@ public:
   void reset ();
 
   /* Enqueues the kernel through `element` (timed for kernel-time). The first run picks the
-   * variant (which may time candidates and wait for them). Throws. */
+   * variant (which may time candidates and wait for them) and posts it on the bus
+   * (ElementDevice::post_variant). Throws. */
   void run (ElementDevice & element, const ConvolutionArgs & args);
 
   const ConvolutionSpec & spec () const { return spec_; }
-  /* Valid after the first run. */
+  /* Valid after the first run: the variant as it runs for this spec on this device (automatic
+   * filter memory resolved, the filter block reduced to a divisor of N). */
   const ConvolutionVariant & variant () const { return variant_; }
 
-  /* The tuning file for a spec on a device (exposed for tests). */
-  static std::string tuning_path (const Device & device, const ConvolutionSpec & spec);
+  /* The variants timed for `spec` on a device with these limits, the device's default first
+   * (public so that tests can run the GPU's candidates on any device). */
+  static std::vector<ConvolutionVariant> candidates (const ConvolutionSpec & spec,
+      const ConvolutionLimits & limits);
+  /* The tuner's key: the spec's build options, a hash of the kernel source and of the
+   * candidates' names (a changed list is timed again). */
+  static std::string tuning_key (const ConvolutionSpec & spec,
+      const std::vector<ConvolutionVariant> & candidates);
+  /* `variant` as it runs for `spec` (see variant ()): automatic or unfitting filter memory
+   * replaced by the default, the filter block by a divisor of N. Throws Failure (Settings) when
+   * the work-group or the local memory it needs exceed the limits. */
+  static ConvolutionVariant resolve (const ConvolutionVariant & variant, bool memory_given,
+      const ConvolutionSpec & spec, const ConvolutionLimits & limits);
 
 private:
   cl::Kernel build (Device & device, const ConvolutionVariant & variant) const;
   void set_args (cl::Kernel & kernel, const ConvolutionArgs & args) const;
   void choose_variant (ElementDevice & element, const ConvolutionArgs & args);
-  std::vector<ConvolutionVariant> candidates (const Device & device) const;
-  FilterMemory default_filter_memory (const Device & device) const;
-  bool filter_fits (const Device & device, FilterMemory memory) const;
   void enqueue (ElementDevice * element, Device & device, const cl::Kernel & kernel,
       const ConvolutionVariant & variant, const ConvolutionArgs & args, size_t rows,
       size_t planes, cl::Event * event) const;

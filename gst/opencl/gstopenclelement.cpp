@@ -140,6 +140,7 @@ ElementDevice::start (GstElement * element)
   gl_interop_ = 0;
   discard_frame ();
   gst_opencl_ensure_element_context (element, device_string (), &context_);
+  element_ = element;
   GST_INFO_OBJECT (element, "running on %s", gst_opencl_context_device (context_).name.c_str ());
 }
 
@@ -162,11 +163,41 @@ void
 ElementDevice::stop (GstElement * element)
 {
   discard_frame ();
+  element_ = nullptr;
   GST_OBJECT_LOCK (element);
   GstOpenCLContext *context = context_;
   context_ = nullptr;
   GST_OBJECT_UNLOCK (element);
   gst_clear_object (&context);
+}
+
+void
+ElementDevice::post_variant (const std::string & family, const std::string & key,
+    const std::vector<TuningCandidate> & candidates, const TuningChoice & choice)
+{
+  if (!element_)
+    return;
+  GstStructure *structure = gst_structure_new ("opencl-variant",
+      "family", G_TYPE_STRING, family.c_str (),
+      "key", G_TYPE_STRING, key.c_str (),
+      "variant", G_TYPE_STRING, choice.name.c_str (),
+      "source", G_TYPE_STRING, TuningChoice::source_name (choice.source), nullptr);
+  GValue names = G_VALUE_INIT, times = G_VALUE_INIT;
+  g_value_init (&names, GST_TYPE_ARRAY);
+  g_value_init (&times, GST_TYPE_ARRAY);
+  for (size_t i = 0; i < candidates.size (); i++) {
+    GValue name = G_VALUE_INIT, time = G_VALUE_INIT;
+    g_value_init (&name, G_TYPE_STRING);
+    g_value_set_string (&name, candidates[i].name.c_str ());
+    gst_value_array_append_and_take_value (&names, &name);
+    g_value_init (&time, G_TYPE_DOUBLE);
+    g_value_set_double (&time, i < choice.median_ms.size () ? choice.median_ms[i] : -1.0);
+    gst_value_array_append_and_take_value (&times, &time);
+  }
+  gst_structure_take_value (structure, "candidates", &names);
+  gst_structure_take_value (structure, "median-ms", &times);
+  gst_element_post_message (element_, gst_message_new_element (GST_OBJECT (element_),
+          structure));
 }
 
 Device &

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopencltuning.h"
 
 namespace gst_opencl {
 
@@ -74,12 +75,19 @@ public:
    * `gl_properties` (cl_khr_gl_sharing), and tells the pipeline (have-context). Throws. */
   void bind_to_gl (GstElement * element, const std::vector<cl_context_properties> & gl_properties);
 
+  /* Posts an `opencl-variant` element message saying which variant of `family` the element
+   * uses for `key`, how it was chosen and, when timed now, each candidate's median time
+   * (benchmarks read it). Between start () and stop (). */
+  void post_variant (const std::string & family, const std::string & key,
+      const std::vector<TuningCandidate> & candidates, const TuningChoice & choice);
+
 private:
   std::string device_string () ;
 
   std::mutex settings_lock_;
   std::string device_property_;
   GstOpenCLContext *context_ = nullptr;  /* changed under the element's object lock */
+  GstElement *element_ = nullptr;  /* the owner, between start () and stop () */
   std::atomic<guint64> kernel_time_ns_ { 0 };
   std::atomic<int> gl_interop_ { 0 };
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */

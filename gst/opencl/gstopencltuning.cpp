@@ -69,6 +69,14 @@ write_disk_choice (const std::string & path, const std::string & name)
   }
 }
 
+/* GST_OPENCL_TUNING_CACHE=0 keeps choices in this process only. */
+bool
+disk_cache_enabled ()
+{
+  const char *value = g_getenv ("GST_OPENCL_TUNING_CACHE");
+  return !value || !g_str_equal (value, "0");
+}
+
 double
 median (std::vector<double> values)
 {
@@ -131,22 +139,67 @@ forced_variant (const std::string & family, const std::vector<TuningCandidate> &
   return index;
 }
 
+const char *
+TuningChoice::source_name (Source source)
+{
+  switch (source) {
+    case Source::Forced:
+      return "forced";
+    case Source::Default:
+      return "default";
+    case Source::Remembered:
+      return "remembered";
+    case Source::Cached:
+      return "cached";
+    case Source::Timed:
+      return "timed";
+  }
+  return "?";
+}
+
 size_t
 choose_variant (const cl::Device & device, const std::string & family, const std::string & key,
     const std::vector<TuningCandidate> & candidates,
     const std::function<double (size_t)> & time_one, int runs)
 {
+  return tune_variant (device, family, key, candidates, time_one, runs).index;
+}
+
+TuningChoice
+tune_variant (const cl::Device & device, const std::string & family, const std::string & key,
+    const std::vector<TuningCandidate> & candidates,
+    const std::function<double (size_t)> & time_one, int runs,
+    const std::function<bool (const std::string &)> & accepts_forced)
+{
   init_debug ();
   if (candidates.empty ())
     throw Failure (Failure::Kind::Settings, "no variants of " + family + " to choose from");
+  TuningChoice choice;
+  choice.median_ms.assign (candidates.size (), -1.0);
+  auto chosen = [&](size_t index, TuningChoice::Source source) {
+    choice.index = index;
+    choice.name = candidates[index].name;
+    choice.source = source;
+    return choice;
+  };
 
+  const std::string variable = variant_environment_name (family);
+  const char *forced_name = g_getenv (variable.c_str ());
+  if (forced_name && accepts_forced && find_candidate (candidates, forced_name) < 0 &&
+      accepts_forced (forced_name)) {
+    GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced_name, variable.c_str ());
+    choice.index = candidates.size ();
+    choice.name = forced_name;
+    choice.source = TuningChoice::Source::Forced;
+    return choice;
+  }
   const long forced = forced_variant (family, candidates);
   if (forced >= 0)
-    return (size_t) forced;
+    return chosen ((size_t) forced, TuningChoice::Source::Forced);
 
   const char *tuning = g_getenv ("GST_OPENCL_TUNING");
   if (tuning && g_str_equal (tuning, "0"))
-    return 0;
+    return chosen (0, TuningChoice::Source::Default);
 
   const std::string path = tuning_disk_path (device, family, key);
   std::lock_guard<std::mutex> guard (choices_lock);
@@ -154,14 +207,15 @@ choose_variant (const cl::Device & device, const std::string & family, const std
   if (known != choices.end ()) {
     long index = find_candidate (candidates, known->second);
     if (index >= 0)
-      return (size_t) index;
+      return chosen ((size_t) index, TuningChoice::Source::Remembered);
   }
-  long cached = find_candidate (candidates, read_disk_choice (path));
+  const bool use_disk = disk_cache_enabled ();
+  long cached = use_disk ? find_candidate (candidates, read_disk_choice (path)) : -1;
   if (cached >= 0) {
     GST_INFO ("%s [%s]: variant %s from %s", family.c_str (), key.c_str (),
         candidates[cached].name.c_str (), path.c_str ());
     choices[path] = candidates[cached].name;
-    return (size_t) cached;
+    return chosen ((size_t) cached, TuningChoice::Source::Cached);
   }
   long best = -1;
   double best_ms = 0.0;
@@ -176,6 +230,7 @@ choose_variant (const cl::Device & device, const std::string & family, const std
       for (int r = 0; r < std::max (1, runs); r++)
         times.push_back (time_one (i));
       const double ms = median (times);
+      choice.median_ms[i] = ms;
       GST_INFO ("%s [%s]: variant %s %.3f ms", family.c_str (), key.c_str (),
           candidates[i].name.c_str (), ms);
       if (best < 0 || ms < best_ms) {
@@ -203,11 +258,13 @@ choose_variant (const cl::Device & device, const std::string & family, const std
     }
     throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run" + why);
   }
-  GST_INFO ("%s [%s]: chose %s, cached in %s", family.c_str (), key.c_str (),
-      candidates[best].name.c_str (), path.c_str ());
+  GST_INFO ("%s [%s]: chose %s%s%s", family.c_str (), key.c_str (),
+      candidates[best].name.c_str (), use_disk ? ", cached in " : "",
+      use_disk ? path.c_str () : "");
   choices[path] = candidates[best].name;
-  write_disk_choice (path, candidates[best].name);
-  return (size_t) best;
+  if (use_disk)
+    write_disk_choice (path, candidates[best].name);
+  return chosen ((size_t) best, TuningChoice::Source::Timed);
 }
 
 }  // namespace gst_opencl

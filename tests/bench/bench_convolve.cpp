@@ -21,7 +21,12 @@
  * the sink; frames per second are 1000 / median ms.
  *
  * The first --warmup buffers of each case are left out: they include program builds and the
- * variant tuning. Prints a table; --json PATH writes every figure. */
+ * variant tuning. The elements say which kernel variant they chose in `opencl-variant` bus
+ * messages, with the median device time of each candidate when they timed them; the tuning cache
+ * is kept off disk (GST_OPENCL_TUNING_CACHE=0, unless --keep-tuning-cache) so that every run
+ * times the candidates and reports them. --each-variant also runs every volume case once per
+ * candidate, forced (GST_OPENCL_VARIANT_CONVOLUTION), for medians over all its volumes.
+ * Prints a table; --json PATH writes every figure. */
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 
@@ -58,11 +63,24 @@ struct Options
   std::string device;
   std::string json_path;
   int timeout_s = 1200;
+  bool keep_tuning_cache = false;
+  bool each_variant = false;
 };
 
 struct Stats
 {
   double median = 0, min = 0, max = 0, q1 = 0, q3 = 0;
+};
+
+/* One `opencl-variant` message: the variant a convolution of the element chose, how, and the
+ * candidates' median times in ms (negative where not timed in this run). */
+struct VariantReport
+{
+  std::string key;
+  std::string variant;
+  std::string source;
+  std::vector<std::string> candidates;
+  std::vector<double> median_ms;
 };
 
 struct CaseResult
@@ -75,9 +93,12 @@ struct CaseResult
   std::vector<double> kernel_ms;
   std::vector<double> wall_ms;
   Stats kernel, wall;
+  std::vector<VariantReport> variants;
   /* Volume cases. */
   int num_filters = 0;
   double useful_flop = 0, same_size_flop = 0;
+  /* --each-variant: the case with that variant forced. */
+  std::string forced_variant;
 };
 
 struct Probe
@@ -108,7 +129,11 @@ usage (const char *program, int status)
       "  --no-volume / --no-video   skip those cases\n"
       "  --device STRING    the elements' device property: gpu, cpu, <platform>[:n]\n"
       "  --json PATH        write the results as JSON\n"
-      "  --timeout S        give up on a case after S seconds (default 1200)\n", program);
+      "  --timeout S        give up on a case after S seconds (default 1200)\n"
+      "  --keep-tuning-cache  read and write the tuning cache on disk (default: time the\n"
+      "                     variants in every run, to report them)\n"
+      "  --each-variant     run each volume case again with every candidate variant forced\n",
+      program);
   std::exit (status);
 }
 
@@ -168,6 +193,10 @@ parse_options (int argc, char **argv)
       o.json_path = value ();
     } else if (arg == "--timeout") {
       o.timeout_s = parse_int (argv[0], value (), 1);
+    } else if (arg == "--keep-tuning-cache") {
+      o.keep_tuning_cache = true;
+    } else if (arg == "--each-variant") {
+      o.each_variant = true;
     } else if (arg == "--help" || arg == "-h") {
       usage (argv[0], 0);
     } else {
@@ -239,6 +268,60 @@ on_sink_input (GstPad *, GstPadProbeInfo *, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The variant report of an `opencl-variant` message, if it is one. */
+std::optional<VariantReport>
+variant_report (GstMessage * message)
+{
+  const GstStructure *s = gst_message_get_structure (message);
+  if (!s || !gst_structure_has_name (s, "opencl-variant"))
+    return std::nullopt;
+  VariantReport report;
+  auto text = [&](const char *field) {
+    const gchar *value = gst_structure_get_string (s, field);
+    return std::string (value ? value : "");
+  };
+  report.key = text ("key");
+  report.variant = text ("variant");
+  report.source = text ("source");
+  const GValue *names = gst_structure_get_value (s, "candidates");
+  const GValue *times = gst_structure_get_value (s, "median-ms");
+  if (names && times && GST_VALUE_HOLDS_ARRAY (names) && GST_VALUE_HOLDS_ARRAY (times)) {
+    const guint count = std::min (gst_value_array_get_size (names),
+        gst_value_array_get_size (times));
+    for (guint i = 0; i < count; i++) {
+      const GValue *name = gst_value_array_get_value (names, i);
+      const GValue *time = gst_value_array_get_value (times, i);
+      report.candidates.push_back (G_VALUE_HOLDS_STRING (name) ? g_value_get_string (name) :
+          "?");
+      report.median_ms.push_back (G_VALUE_HOLDS_DOUBLE (time) ? g_value_get_double (time) :
+          -1.0);
+    }
+  }
+  return report;
+}
+
+/* "variant 4x2f8:16x8:local:tile (timed); candidates: a 1.234, b 2.345 ms" */
+std::string
+describe_variants (const std::vector<VariantReport> & reports)
+{
+  std::string text;
+  for (const auto & r : reports) {
+    text += "  variant " + r.variant + " (" + r.source + ")";
+    bool timed = false;
+    for (size_t i = 0; i < r.candidates.size (); i++) {
+      if (r.median_ms[i] < 0)
+        continue;
+      char figure[32];
+      std::snprintf (figure, sizeof figure, " %.3f", r.median_ms[i]);
+      text += std::string (timed ? "," : "; candidates (median ms):") + " " + r.candidates[i] +
+          figure;
+      timed = true;
+    }
+    text += "\n";
+  }
+  return text;
+}
+
 /* Runs result.pipeline (elements "filter" and "sink") to EOS. */
 void
 run_case (const Options & options, CaseResult & result)
@@ -280,10 +363,16 @@ run_case (const Options & options, CaseResult & result)
   while (result.error.empty ()) {
     GstMessage *message = gst_bus_timed_pop_filtered (bus,
         (GstClockTime) options.timeout_s * GST_SECOND,
-        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT));
     if (!message) {
       result.error = "timed out after " + std::to_string (options.timeout_s) + " s";
       break;
+    }
+    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ELEMENT) {
+      if (auto report = variant_report (message))
+        result.variants.push_back (*report);
+      gst_message_unref (message);
+      continue;
     }
     bool done = GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS;
     if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
@@ -446,7 +535,8 @@ write_json (const Options & o, const std::vector<CaseResult> & results,
   file << "  \"device_property\": " << json_string (o.device) << ",\n";
   file << "  \"volume\": " << o.volume << ", \"kernel_size\": " << o.kernel_size << ",\n";
   file << "  \"useful_flop_definition\": \"2 x (S - K + 1)^3 x K^3 x N\",\n";
-  file << "  \"warmup\": " << o.warmup << ",\n  \"cases\": [";
+  file << "  \"warmup\": " << o.warmup << ", \"tuning_cache\": " <<
+      (o.keep_tuning_cache ? "true" : "false") << ",\n  \"cases\": [";
   g_free (gst_version);
   for (size_t i = 0; i < results.size (); i++) {
     const auto & r = results[i];
@@ -468,12 +558,52 @@ write_json (const Options & o, const std::vector<CaseResult> & results,
           1000.0 / r.kernel.median : 0) << ", \"fps_wall\": " << json_number (
           r.wall.median > 0 ? 1000.0 / r.wall.median : 0) << ",\n";
     }
+    if (!r.forced_variant.empty ())
+      file << "      \"forced_variant\": " << json_string (r.forced_variant) << ",\n";
+    file << "      \"variants\": [";
+    for (size_t v = 0; v < r.variants.size (); v++) {
+      const auto & report = r.variants[v];
+      file << (v ? ", " : "") << "{\"variant\": " << json_string (report.variant) <<
+          ", \"source\": " << json_string (report.source) << ", \"key\": " <<
+          json_string (report.key) << ", \"candidates\": [";
+      for (size_t c = 0; c < report.candidates.size (); c++)
+        file << (c ? ", " : "") << "{\"name\": " << json_string (report.candidates[c]) <<
+            ", \"median_ms\": " << (report.median_ms[c] < 0 ? std::string ("null") :
+                json_number (report.median_ms[c])) << "}";
+      file << "]}";
+    }
+    file << "],\n";
     file << "      \"kernel_ms\": " << json_stats (r.kernel) << ",\n";
     file << "      \"wall_ms\": " << json_stats (r.wall) << ",\n";
     file << "      \"kernel_ms_samples\": " << json_samples (r.kernel_ms) << "\n    }";
   }
   file << "\n  ]\n}\n";
   return (bool) file;
+}
+
+const char *const FORCE_VARIABLE = "GST_OPENCL_VARIANT_CONVOLUTION";
+std::optional<std::string> forced_at_start;
+
+/* GST_OPENCL_VARIANT_CONVOLUTION as the program found it. */
+void
+restore_forced_variant ()
+{
+  if (forced_at_start)
+    g_setenv (FORCE_VARIABLE, forced_at_start->c_str (), TRUE);
+  else
+    g_unsetenv (FORCE_VARIABLE);
+}
+
+void
+print_volume_case (const CaseResult & r)
+{
+  if (r.error.empty ())
+    std::printf ("kernel median %.3f ms, %.4f TFLOP/s useful on %s\n", r.kernel.median,
+        tflops (r.useful_flop, r.kernel), r.device_name.c_str ());
+  else
+    std::printf ("FAILED: %s\n", r.error.c_str ());
+  std::printf ("%s", describe_variants (r.variants).c_str ());
+  std::fflush (stdout);
 }
 
 }  // namespace
@@ -486,6 +616,11 @@ main (int argc, char **argv)
     command_line += (i ? " " : "") + std::string (argv[i]);
   gst_init (&argc, &argv);
   Options o = parse_options (argc, argv);
+  /* Every run times the candidates (and so can report them), unless asked otherwise. */
+  if (!o.keep_tuning_cache)
+    g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
+  if (const char *forced = g_getenv (FORCE_VARIABLE))
+    forced_at_start = forced;
   for (const char *name : { "openclmulticonvolve", "openclconvolve3d" }) {
     GstElementFactory *factory = gst_element_factory_find (name);
     if (!factory) {
@@ -524,12 +659,30 @@ main (int argc, char **argv)
       std::printf ("%s ... ", r.name.c_str ());
       std::fflush (stdout);
       run_case (o, r);
-      if (r.error.empty ())
-        std::printf ("kernel median %.3f ms, %.4f TFLOP/s useful on %s\n", r.kernel.median,
-            tflops (r.useful_flop, r.kernel), r.device_name.c_str ());
-      else
-        std::printf ("FAILED: %s\n", r.error.c_str ());
-      results.push_back (std::move (r));
+      print_volume_case (r);
+      /* The variants the element timed, each forced in turn over the whole case. */
+      std::vector<std::string> forced;
+      if (o.each_variant && !r.variants.empty ()) {
+        const auto & report = r.variants.front ();
+        for (size_t i = 0; i < report.candidates.size (); i++)
+          if (report.median_ms[i] >= 0)
+            forced.push_back (report.candidates[i]);
+      }
+      results.push_back (r);
+      for (const auto & variant : forced) {
+        CaseResult f = r;
+        f.name = r.name + " [" + variant + "]";
+        f.forced_variant = variant;
+        f.error.clear ();
+        f.variants.clear ();
+        std::printf ("%s ... ", f.name.c_str ());
+        std::fflush (stdout);
+        g_setenv (FORCE_VARIABLE, variant.c_str (), TRUE);
+        run_case (o, f);
+        restore_forced_variant ();
+        print_volume_case (f);
+        results.push_back (std::move (f));
+      }
     }
   }
   if (o.run_video) {
@@ -556,6 +709,7 @@ main (int argc, char **argv)
             r.device_name.c_str ());
       else
         std::printf ("FAILED: %s\n", r.error.c_str ());
+      std::printf ("%s", describe_variants (r.variants).c_str ());
       results.push_back (std::move (r));
     }
   }
@@ -563,14 +717,14 @@ main (int argc, char **argv)
     if (!path.empty ())
       g_remove (path.c_str ());
 
-  std::printf ("\n%-52s %10s %10s %12s %12s\n", "case", "kern med", "kern IQR", "TFLOP/s",
+  std::printf ("\n%-60s %10s %10s %12s %12s\n", "case", "kern med", "kern IQR", "TFLOP/s",
       "fps");
   for (const auto & r : results) {
     if (r.kernel_ms.empty ()) {
-      std::printf ("%-52s failed: %s\n", r.name.c_str (), r.error.c_str ());
+      std::printf ("%-60s failed: %s\n", r.name.c_str (), r.error.c_str ());
       continue;
     }
-    std::printf ("%-52s %10.3f %10.3f ", r.name.c_str (), r.kernel.median,
+    std::printf ("%-60s %10.3f %10.3f ", r.name.c_str (), r.kernel.median,
         r.kernel.q3 - r.kernel.q1);
     if (r.num_filters)
       std::printf ("%12.4f %12s\n", tflops (r.useful_flop, r.kernel), "");

@@ -127,7 +127,7 @@ def series_pipelines(data):
 def series_convolve(data, peer=None):
     out = {"openclmulticonvolve (kernel)": []}
     for c in data.get("cases", []):
-        if c.get("ok") and c.get("num_filters"):
+        if c.get("ok") and c.get("num_filters") and not c.get("forced_variant"):
             out["openclmulticonvolve (kernel)"].append((c["num_filters"], c["kernel_ms"]))
     for c in (peer or {}).get("cases", []):
         out.setdefault(f"torch conv3d {c['mode']} (cuDNN)", []).append(

@@ -364,7 +364,9 @@ def convolve(run, path, data):
             for c in other.get("cases", []):
                 peers[(c["num_filters"], c["mode"])] = c["median_ms"]
     fma = run.fma_rate()
-    volume = [c for c in cases if c.get("num_filters")]
+    # Cases run with one variant forced (--each-variant) are listed after the tuned ones.
+    volume = [c for c in cases if c.get("num_filters") and not c.get("forced_variant")]
+    forced = [c for c in cases if c.get("num_filters") and c.get("forced_variant")]
     if volume:
         print("| case | N | kernel ms (median) | kernel IQR ms | useful TFLOP/s | of FMA ceiling | "
               "torch FP32 ms | FP32 / kernel | torch TF32 ms | TF32 / kernel |")
@@ -391,6 +393,34 @@ def convolve(run, path, data):
             run.target("openclconvolve3d 256^3 7^3 N = 1: at least 4x cuDNN FP32",
                        f"{fp32 / kernel:.2f}x", fp32 / kernel >= 4)
     if volume:
+        print()
+    tuned = [c for c in cases if c.get("variants") and not c.get("forced_variant")]
+    if tuned:
+        print("Kernel variants the elements chose (`opencl-variant` messages), with each "
+              "candidate's median device time in ms where timed in that run:\n")
+        print("| case | variant | how | candidates (median ms) |")
+        print("| --- | --- | --- | --- |")
+        for c in tuned:
+            for v in c["variants"]:
+                times = ", ".join(f"`{t['name']}` {fmt_ms(t['median_ms'])}"
+                                  for t in v.get("candidates", [])
+                                  if t.get("median_ms") is not None)
+                print(f"| {c.get('name')} | `{v.get('variant')}` | {v.get('source')} | "
+                      f"{times or '-'} |")
+        print()
+    if forced:
+        print("| case, variant forced | kernel ms (median) | kernel IQR ms | useful TFLOP/s | "
+              "of FMA ceiling |")
+        print("| --- | --- | --- | --- | --- |")
+        for c in forced:
+            if not c.get("ok"):
+                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
+                continue
+            kernel = c["kernel_ms"]["median"]
+            rate = c["useful_flop"] / (kernel * 1e-3)
+            iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+            print(f"| {c.get('name')} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | {rate * 1e-12:.3g} | "
+                  f"{fmt_pct(rate / fma if fma else None)} |")
         print()
     video = [c for c in cases if not c.get("num_filters")]
     if video:

@@ -148,9 +148,11 @@ fi
 
 # openclconvolve3d / openclmulticonvolve: bench_convolve (256^3 volumes, N = 1, 8, 32 filters of
 # 7^3, and video cases), and on the GPU torch's conv3d (cuDNN, FP32 and TF32) in the same run.
+# Each case builds and times its candidate variants first (up to 8 per convolution; the log
+# shows each one's time), hence the margin.
 if wanted convolve && [ -x "$bin/bench_convolve" ]; then
   if [ "$device" = gpu ]; then
-    run convolve 240 "$bin/bench_convolve" --device gpu --reps 20 --warmup 3 --frames 100 \
+    run convolve 360 "$bin/bench_convolve" --device gpu --reps 20 --warmup 3 --frames 100 \
       --json "$out/convolve.json"
     if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
       run convolve-peer 120 python3 "$here/peer_torch_conv3d.py" --reps 20 --warmup 3 \

@@ -2,7 +2,7 @@
  * properties through gst_opencl::float_array_from_value, as GstValueArrays of whatever element
  * types an application may put in them (floats, doubles, ints, strings, nested arrays: built
  * from the input bytes, not parsed by GStreamer, whose own text parser leaks on malformed
- * nested arrays); and GST_OPENCL_CONV_VARIANT strings through
+ * nested arrays); and GST_OPENCL_VARIANT_CONVOLUTION strings through
  * gst_opencl::ConvolutionVariant::parse. The first byte picks which. Built as a libFuzzer
  * program by tests/fuzz/run.sh, and as a replay of the stored corpus by `meson test`.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -51,12 +51,14 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     auto variant = gst_opencl::ConvolutionVariant::parse (text, &memory_given);
     if (!variant)
       return 0;
-    if (variant->unroll < 1 || variant->group_x < 1 || variant->group_y < 1)
+    if (variant->unroll < 1 || variant->rows < 1 || variant->filter_block < 0 ||
+        variant->group_x < 1 || variant->group_y < 1)
       abort ();
-    auto again = gst_opencl::ConvolutionVariant::parse (variant->to_string (), nullptr);
-    if (!again || again->unroll != variant->unroll || again->group_x != variant->group_x ||
-        again->group_y != variant->group_y ||
-        (memory_given && again->filter_memory != variant->filter_memory))
+    /* The canonical form names every field, the memory included: it parses back to the same
+     * variant. */
+    bool again_memory = false;
+    auto again = gst_opencl::ConvolutionVariant::parse (variant->to_string (), &again_memory);
+    if (!again || !again_memory || *again != *variant)
       abort ();
     return 0;
   }
