@@ -69,9 +69,11 @@ def series_histogram(data):
     block = data.get("openclhistogram", {})
     out = {}
     for content in ("random", "one-colour"):
+        # The element's own choice ("tuned"); the forced variants are in the tables.
         out[f"openclhistogram {content} (kernel)"] = [
             (c["width"] * c["height"], c["kernel_ms"]) for c in block.get("cases", [])
-            if c.get("ok") and c.get("content") == content]
+            if c.get("ok") and c.get("content") == content
+            and c.get("variant", "tuned") in ("tuned", None)]
     for c in (data.get("peer") or {}).get("cases", []):
         if c.get("content") != "random":
             continue
@@ -143,7 +145,8 @@ SERIES = {"convolve": series_convolve, "bilateral": series_bilateral, "histogram
 def plot(plt, title, unit, series, tag, path):
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=100)
     for label, points in series.items():
-        points = sorted((x, s) for x, s in points if s and s.get("median"))
+        points = sorted(((x, s) for x, s in points if s and s.get("median")),
+                        key=lambda point: point[0])
         if not points:
             continue
         xs = [x for x, _ in points]
