@@ -5,37 +5,58 @@
 #
 # usage: tests/gpu-suite.sh BUILD_DIR [test ...]
 #   BUILD_DIR holds gst/libgstopencl.so and tests/test_* (copied from a build here; see
-#   docs/testing.md). The GL test and the pipeline scripts need a display and are not run.
+#   docs/testing.md). The GL tests need a display: on the GPU machine set
+#   GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device (a headless EGL display); without a display
+#   they skip. The pipeline scripts need gst-launch-1.0's plugins and are not run.
+#   GPU_SUITE_JOBS=N runs N test programs at once (default 1);
+#   GPU_SUITE_LOGS=DIR keeps each program's whole output as DIR/NAME.log.
 set -uo pipefail
 build=$(cd "${1:?usage: gpu-suite.sh BUILD_DIR [test ...]}" && pwd)
 shift
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(layer context errors no_platform memory bilateral histogram
-  sort sort_layer convolution_layer convolve3d multiconvolve mandelbox)
+[ ${#tests[@]} -gt 0 ] || tests=(layer hostile context errors no_platform memory bilateral
+  histogram sort sort_layer convolution_layer convolve3d multiconvolve mandelbox reliability gl
+  gl_interop)
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin
 export CK_DEFAULT_TIMEOUT=600 GST_DEBUG=${GST_DEBUG:-*:1}
 # Kernel variants: each family's default for the device, as in meson test (no timing, no cache).
 export GST_OPENCL_TUNING=0
-passed=0
-failed=0
-skipped=0
-for name in "${tests[@]}"; do
-  log=$(mktemp)
+jobs=${GPU_SUITE_JOBS:-1}
+logs=${GPU_SUITE_LOGS:-$(mktemp -d)}
+mkdir -p "$logs"
+# Build the registry once, before programs start at the same time.
+gst-inspect-1.0 opencl >/dev/null 2>&1 || true
+
+run_one() {
+  local name=$1 log=$logs/$1.log status summary
   timeout 600 "$build/tests/test_$name" >"$log" 2>&1
   status=$?
   summary=$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1)
   if [ "$status" -eq 77 ]; then
     echo "SKIP  $name: $(tail -n 1 "$log")"
-    skipped=$((skipped + 1))
   elif [ "$status" -eq 0 ]; then
     echo "ok    $name: $summary"
-    passed=$((passed + 1))
   else
     echo "FAIL  $name (status $status): $summary"
     grep -E ":[FE]:|pure virtual|terminate" "$log" | head -n 10 | sed 's/^/      | /'
-    failed=$((failed + 1))
   fi
-  rm -f "$log"
+}
+
+results=$(mktemp)
+running=0
+for name in "${tests[@]}"; do
+  run_one "$name" >>"$results" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
 done
+wait
+cat "$results"
+passed=$(grep -c '^ok' "$results")
+failed=$(grep -c '^FAIL' "$results")
+skipped=$(grep -c '^SKIP' "$results")
+rm -f "$results"
 echo "$passed passed, $failed failed ($skipped skipped)"
 [ "$failed" -eq 0 ]

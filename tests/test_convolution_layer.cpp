@@ -309,7 +309,8 @@ GST_START_TEST (test_variant_choice)
   gst_opencl::Convolution tuned;
   bench.run_and_check (tuned, spec);
   const std::string tuned_text = tuned.variant ().to_string ();
-  fail_unless_equals_string (read_text (path).c_str (), tuned_text.c_str ());
+  const std::string stored_text = read_text (path);
+  fail_unless_equals_string (stored_text.c_str (), tuned_text.c_str ());
   fail_unless (std::find (candidates.begin (), candidates.end (), tuned.variant ()) !=
       candidates.end ());
   /* A second Convolution of the spec takes the remembered choice. */

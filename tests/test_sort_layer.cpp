@@ -690,7 +690,17 @@ GST_START_TEST (test_strategy_choice)
   fail_unless_equals_int (automatic.radix_min_length (), threshold);
   fail_unless (automatic.strategy () == bitonic);
   fail_unless (automatic.strategy_for (1, threshold - 1) == bitonic);
-  fail_unless (automatic.strategy_for (100, threshold - 1) == bitonic);
+  fail_unless (automatic.strategy_for (2, threshold - 1) == bitonic);
+  if (cpu) {
+    fail_unless (automatic.strategy_for (100, threshold - 1) == bitonic);
+  } else {
+    /* On a GPU, big batches of shorter rows take the radix sort too. */
+    const size_t batch_length = DeviceSort::RADIX_MIN_BATCH_LENGTH_GPU;
+    const size_t batch_rows = DeviceSort::RADIX_MIN_BATCH_KEYS_GPU / batch_length;
+    fail_unless (automatic.strategy_for (batch_rows, batch_length) == SortStrategy::Radix);
+    fail_unless (automatic.strategy_for (batch_rows - 1, batch_length) == bitonic);
+    fail_unless (automatic.strategy_for (batch_rows * 2, batch_length - 1) == bitonic);
+  }
   fail_unless (automatic.strategy_for (1, threshold) == SortStrategy::Radix);
   fail_unless_equals_int (automatic.launch_count (1, threshold),
       (32 / (cpu ? DeviceSort::RADIX_DIGIT_BITS_CPU : DeviceSort::RADIX_DIGIT_BITS_GPU)) * 5);
