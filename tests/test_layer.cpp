@@ -4,13 +4,18 @@
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclprogram.h"
+#include "opencl/gstopenclstats.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -428,6 +433,72 @@ GST_START_TEST (test_tensor_caps)
 }
 GST_END_TEST;
 
+/* GstOpenCLMemory's two copies: a host map for reading downloads the device's newer copy, a host
+ * map for writing only does not (the writer replaces the frame), and the next device access
+ * uploads what the host wrote. Counted with GST_OPENCL_COUNT_TRANSFERS=1 (set in main). */
+GST_START_TEST (test_memory_maps)
+{
+  GstOpenCLContext *context = gst_opencl_context_new ("");
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 4);
+  const size_t size = info.size;
+  GstMemory *memory = gst_opencl::opencl_memory_alloc (context, &info);
+  fail_unless (memory != nullptr);
+  auto & queue = gst_opencl_context_device (context).queue;
+  guint64 to_device = 0, to_host = 0, to_device_now = 0, to_host_now = 0;
+  auto device_write = [&](cl_uchar value) {
+    GstMapInfo map;
+    fail_unless (gst_memory_map (memory, &map, (GstMapFlags) (GST_MAP_OPENCL | GST_MAP_WRITE)));
+    queue.enqueueFillBuffer (*reinterpret_cast<cl::Buffer *> (map.data), value, 0, size);
+    gst_memory_unmap (memory, &map);
+  };
+  auto host_bytes_equal = [&](const guint8 * data, guint8 value) {
+    for (size_t i = 0; i < size; i++)
+      if (data[i] != value)
+        return false;
+    return true;
+  };
+
+  device_write (7);
+  gst_opencl_transfer_totals (&to_device, &to_host);
+  GstMapInfo map;
+  fail_unless (gst_memory_map (memory, &map, GST_MAP_READ));
+  fail_unless (host_bytes_equal (map.data, 7), "the host did not see the device's write");
+  gst_memory_unmap (memory, &map);
+  gst_opencl_transfer_totals (&to_device_now, &to_host_now);
+  fail_unless_equals_int (to_host_now - to_host, size);
+  fail_unless_equals_int (to_device_now - to_device, 0);
+
+  /* Written on the device again, then mapped for writing only: nothing comes back. */
+  device_write (9);
+  gst_opencl_transfer_totals (&to_device, &to_host);
+  fail_unless (gst_memory_map (memory, &map, GST_MAP_WRITE));
+  memset (map.data, 3, size);
+  gst_memory_unmap (memory, &map);
+  gst_opencl_transfer_totals (&to_device_now, &to_host_now);
+  fail_unless_equals_int (to_host_now - to_host, 0);
+
+  /* The device then gets the host's bytes, uploaded once. */
+  fail_unless (gst_memory_map (memory, &map, (GstMapFlags) (GST_MAP_OPENCL | GST_MAP_READ)));
+  std::vector<guint8> device_bytes (size);
+  queue.enqueueReadBuffer (*reinterpret_cast<cl::Buffer *> (map.data), CL_TRUE, 0, size,
+      device_bytes.data ());
+  gst_memory_unmap (memory, &map);
+  fail_unless (host_bytes_equal (device_bytes.data (), 3), "the device missed the host's write");
+  gst_opencl_transfer_totals (&to_device_now, &to_host_now);
+  fail_unless_equals_int (to_device_now - to_device, size);
+
+  /* Read and write on the host: the device's copy comes first. */
+  device_write (5);
+  fail_unless (gst_memory_map (memory, &map, GST_MAP_READWRITE));
+  fail_unless (host_bytes_equal (map.data, 5));
+  gst_memory_unmap (memory, &map);
+
+  gst_memory_unref (memory);
+  gst_object_unref (context);
+}
+GST_END_TEST;
+
 static Suite *
 layer_suite (void)
 {
@@ -446,6 +517,7 @@ layer_suite (void)
   tcase_add_test (tc, test_tensor_caps);
   tcase_add_test (tc, test_variant_tuning);
   tcase_add_test (tc, test_variant_tuning_report);
+  tcase_add_test (tc, test_memory_maps);
   return s;
 }
 
@@ -455,6 +527,7 @@ main (int argc, char **argv)
   /* A private cache folder, set before GLib reads XDG_CACHE_HOME (it caches the value). */
   cache_home = g_dir_make_tmp ("gst-opencl-cache-XXXXXX", nullptr);
   g_setenv ("XDG_CACHE_HOME", cache_home, TRUE);
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
   gst_check_init (&argc, &argv);
   GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
   int failed = gst_check_run_suite (layer_suite (), "opencl-layer", __FILE__);

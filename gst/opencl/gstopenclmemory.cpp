@@ -88,8 +88,10 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
     }
     if (!impl->host)
       impl->host.reset (new guint8[impl->info.size]);
-    if (impl->newest == Newest::Device) {
-      /* The host needs the pixels now: the one blocking call of this path. */
+    if (impl->newest == Newest::Device && (flags & GST_MAP_READ)) {
+      /* The host needs the pixels now: the one blocking call of this path. A map for writing
+       * only gets the host copy as it is (GStreamer's GL and CUDA memory do the same): the
+       * writer replaces the frame. */
       finish_upload (impl);
       gst_opencl_context_device (impl->context).queue.enqueueReadBuffer (impl->buffer, CL_TRUE,
           0, impl->info.size, impl->host.get ());

@@ -6,7 +6,8 @@
  * caps feature memory:OpenCLMemory, so frames stay on the device between them.
  *
  * The host sees the frame on demand: mapping for reading downloads it (only when the device copy
- * changed since the last download), mapping for writing marks the host copy as the newer one and
+ * changed since the last download), mapping for writing marks the host copy as the newer one (a
+ * map for writing only does not download first: the writer replaces the frame) and
  * uploads it at the next device access. Mapping with GST_MAP_OPENCL gives the device buffer
  * itself (a cl::Buffer *), after any pending upload; mapping it for writing marks the device copy
  * as the newer one. The in-order queue orders all of it, so no wait is needed but the download. */
