@@ -19,6 +19,15 @@
  *             keep bytes, a quarter of the local memory, for radii whose float tile does not fit
  *   POLY_EXP2 1 to evaluate exp2 with a polynomial (CPU devices, where native_exp2 is a library
  *             call that does not vectorise); 0 for native_exp2 (GPUs have it in hardware)
+ *   PRESCALED 1 (float tile only) for the kernel below that spends fewer instructions per tap:
+ *             the tile holds the values times s = sqrt(-range_scale), so a weight's exponent is
+ *             spatial - |d|^2, three FMAs from the difference (the division at the end takes s
+ *             out again); for RGBA in colour and luma modes the tile's fourth lane holds 1, so
+ *             the fourth lane of the weighted sum is the sum of the weights (the output's alpha
+ *             is read from the frame); and each work-item computes OUT_X x OUT_Y outputs, so
+ *             every value read from local memory serves up to OUT_X x OUT_Y taps.
+ *   OUT_Y     output rows per work-item (PRESCALED only; 1 otherwise)
+ *   UNROLL_TAPS 1 to unroll the loop over a tile row (PRESCALED only)
  */
 #ifndef CHANNELS
 #define CHANNELS 4
@@ -46,6 +55,22 @@
 #define TILE_FLOAT 0
 #endif
 
+#ifndef PRESCALED
+#define PRESCALED 0
+#endif
+#ifndef OUT_Y
+#define OUT_Y 1
+#endif
+#ifndef UNROLL_TAPS
+#define UNROLL_TAPS 0
+#endif
+#if PRESCALED && !TILE_FLOAT
+#error "PRESCALED needs TILE_FLOAT"
+#endif
+#if OUT_Y != 1 && !PRESCALED
+#error "OUT_Y > 1 needs PRESCALED"
+#endif
+
 #if TILE_FLOAT
 #define TILE_T value_t
 #else
@@ -58,7 +83,7 @@
 
 #define SPAN (2 * RADIUS + 1)
 #define TILE_W (GROUP_W * OUT_X + 2 * RADIUS)
-#define TILE_H (GROUP_H + 2 * RADIUS)
+#define TILE_H (GROUP_H * OUT_Y + 2 * RADIUS)
 
 #if CHANNELS == 4
 typedef uchar4 pixel_t;
@@ -133,6 +158,156 @@ finish4 (float4 sum, weight_t weight_sum, uchar alpha)
   out.w = alpha;
   return out;
 }
+
+#if PRESCALED
+
+#if CHANNELS == 4 && MODE != MODE_PER_CHANNEL
+#define WEIGHT_IN_W 1
+#else
+#define WEIGHT_IN_W 0
+#endif
+
+/* The exponent of a weight from prescaled values: spatial - d^2, d the scaled difference. */
+inline weight_t
+range_exponent (value_t centre, value_t neighbour, float spatial, float4 luma)
+{
+#if CHANNELS == 1
+  float d = neighbour - centre;
+  return fma (-d, d, spatial);
+#elif MODE == MODE_LUMA
+  float d = dot ((neighbour - centre).xyz, luma.xyz);
+  return fma (-d, d, spatial);
+#elif MODE == MODE_PER_CHANNEL
+  float4 d = neighbour - centre;
+  return fma (-d, d, (float4) (spatial));
+#else
+  float4 d = neighbour - centre;
+  float e = fma (-d.x, d.x, spatial);
+  e = fma (-d.y, d.y, e);
+  return fma (-d.z, d.z, e);
+#endif
+}
+
+#define N_OUT (OUT_X * OUT_Y)
+
+__kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
+void
+bilateral (__global const uchar * src, int src_stride,
+    __global uchar * dst, int dst_stride, int width, int height,
+    __constant float *spatial_log2, float range_scale, float4 luma)
+{
+  __local value_t tile[TILE_H][TILE_W];
+
+  const int lx = get_local_id (0);
+  const int ly = get_local_id (1);
+  const int tile_x0 = (int) get_group_id (0) * GROUP_W * OUT_X - RADIUS;
+  const int tile_y0 = (int) get_group_id (1) * GROUP_H * OUT_Y - RADIUS;
+
+  /* range_scale < 0 always (sigma-range from 0.01 to 1e5: s from 85 down to 8.5e-6). */
+  const float value_scale = sqrt (-range_scale);
+#if WEIGHT_IN_W
+  const float4 scale4 = (float4) (value_scale, value_scale, value_scale, 0.0f);
+  const float4 one_w = (float4) (0.0f, 0.0f, 0.0f, 1.0f);
+#endif
+
+  for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
+    const int sy = clamp (tile_y0 + ty, 0, height - 1);
+    __global const uchar *row = src + (size_t) sy * src_stride;
+    for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
+      const int sx = clamp (tile_x0 + tx, 0, width - 1);
+#if WEIGHT_IN_W
+      tile[ty][tx] = fma (TO_VALUE (LOAD_PIXEL (row, sx)), scale4, one_w);
+#else
+      tile[ty][tx] = TO_VALUE (LOAD_PIXEL (row, sx)) * value_scale;
+#endif
+    }
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  /* Tile coordinates of this work-item's first output (top left of its block). */
+  const int cx = lx * OUT_X + RADIUS;
+  const int cy = ly * OUT_Y + RADIUS;
+
+  value_t centre[N_OUT];
+  value_t sum[N_OUT];
+#if !WEIGHT_IN_W
+  weight_t weight_sum[N_OUT];
+#endif
+#pragma unroll
+  for (int j = 0; j < OUT_Y; j++) {
+#pragma unroll
+    for (int k = 0; k < OUT_X; k++) {
+      centre[j * OUT_X + k] = tile[cy + j][cx + k];
+      sum[j * OUT_X + k] = (value_t) (0.0f);
+#if !WEIGHT_IN_W
+      weight_sum[j * OUT_X + k] = (weight_t) (0.0f);
+#endif
+    }
+  }
+
+  /* Tile rows cy - R .. cy + OUT_Y - 1 + R serve the block; row r is offset dy = r - j from
+   * output row j. */
+  for (int r = -RADIUS; r < OUT_Y + RADIUS; r++) {
+    __local const value_t *tile_row = &tile[cy + r][0];
+#if UNROLL_TAPS
+#pragma unroll
+#endif
+    for (int c = -RADIUS; c < OUT_X + RADIUS; c++) {
+      const value_t v = tile_row[cx + c];
+#pragma unroll
+      for (int j = 0; j < OUT_Y; j++) {
+        const int dy = r - j;
+        if (dy >= -RADIUS && dy <= RADIUS) {
+          __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
+#pragma unroll
+          for (int k = 0; k < OUT_X; k++) {
+            const int dx = c - k;
+            if (dx >= -RADIUS && dx <= RADIUS) {
+              const int o = j * OUT_X + k;
+              const weight_t w = WEIGHT_EXP2 (range_exponent (centre[o], v, spatial_row[dx],
+                      luma));
+              sum[o] = fma (w, v, sum[o]);
+#if !WEIGHT_IN_W
+              weight_sum[o] += w;
+#endif
+            }
+          }
+        }
+      }
+    }
+  }
+
+  const int y0 = (int) get_group_id (1) * GROUP_H * OUT_Y + ly * OUT_Y;
+  const int x0 = (int) get_group_id (0) * GROUP_W * OUT_X + lx * OUT_X;
+  const float unscale = 1.0f / value_scale;
+#pragma unroll
+  for (int j = 0; j < OUT_Y; j++) {
+    const int y = y0 + j;
+    if (y >= height)
+      break;
+    __global uchar *out_row = dst + (size_t) y * dst_stride;
+#if CHANNELS == 4
+    __global const uchar *in_row = src + (size_t) y * src_stride;
+#endif
+#pragma unroll
+    for (int k = 0; k < OUT_X; k++) {
+      const int o = j * OUT_X + k;
+      if (x0 + k < width) {
+#if WEIGHT_IN_W
+        STORE_PIXEL (finish4 (sum[o] * unscale, sum[o].w, LOAD_PIXEL (in_row, x0 + k).w),
+            out_row, x0 + k);
+#elif CHANNELS == 4
+        STORE_PIXEL (finish4 (sum[o] * unscale, weight_sum[o], LOAD_PIXEL (in_row, x0 + k).w),
+            out_row, x0 + k);
+#else
+        STORE_PIXEL (convert_uchar_sat_rte (sum[o] * unscale / weight_sum[o]), out_row, x0 + k);
+#endif
+      }
+    }
+  }
+}
+
+#else  /* !PRESCALED */
 
 __kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
 void
@@ -217,3 +392,5 @@ bilateral (__global const uchar * src, int src_stride,
     }
   }
 }
+
+#endif  /* PRESCALED */

@@ -155,6 +155,17 @@ GST_START_TEST (test_float_tile)
       check_one (format, 37, 19, 0, Pattern::Edges, s, seed++);
     }
   }
+  /* The float tile holds values times sqrt(log2(e) / (2 sigma-range^2)): the ends of the
+   * sigma-range property's range and values between. */
+  for (double sigma_range : { 0.01, 3.0, 400.0, 100000.0 }) {
+    Settings s;
+    s.sigma_range = sigma_range;
+    for (BilateralMode mode : all_modes) {
+      s.mode = mode;
+      check_one (GST_VIDEO_FORMAT_RGBA, 29, 13, 0, Pattern::Random, s, seed++);
+    }
+    check_one (GST_VIDEO_FORMAT_GRAY8, 29, 13, 0, Pattern::Edges, s, seed++);
+  }
   /* The largest radius: a float tile on devices with room for it (this one), bytes on GPUs. */
   Settings wide;
   wide.radius = 32;
@@ -204,14 +215,17 @@ GST_START_TEST (test_every_variant)
 {
   uint32_t seed = 300;
   for (const char *variant : { "vec16", "vec8", "tiled-16x16x2", "tiled-32x8x1", "tiled-16x8x4",
-          "tiled-32x4x2", "tiled-float-16x16x2", "tiled-float-32x8x2", "tiled-float-16x8x4" }) {
+          "tiled-32x4x2", "tiled-float-16x16x2", "tiled-float-32x8x2", "tiled-float-16x8x4",
+          "scaled-32x8-2x1", "scaled-32x8-2x1-unrolled", "scaled-16x8-4x1", "scaled-32x4-2x2",
+          "scaled-16x8-2x2", "scaled-16x8-4x2", "scaled-16x8-4x2-unrolled", "scaled-32x4-4x2",
+          "scaled-16x4-4x4" }) {
     g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
     Settings s;
     s.radius = 4;
     GST_INFO ("variant %s", variant);
     check_one (GST_VIDEO_FORMAT_RGBA, 67, 23, 0, Pattern::Random, s, seed++);
     if (g_str_equal (variant, "tiled-16x16x2") || g_str_equal (variant, "vec8") ||
-        g_str_equal (variant, "tiled-float-16x16x2")) {
+        g_str_equal (variant, "tiled-float-16x16x2") || g_str_has_prefix (variant, "scaled")) {
       s.mode = BilateralMode::Luma;
       check_one (GST_VIDEO_FORMAT_BGRx, 45, 19, 0, Pattern::Edges, s, seed++);
       s.mode = BilateralMode::PerChannel;

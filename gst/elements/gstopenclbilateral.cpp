@@ -84,31 +84,51 @@ struct KernelKey
 /* The kernel variants the tuner chooses from (gst_opencl::choose_variant, family "bilateral",
  * forced with GST_OPENCL_VARIANT_BILATERAL=<name>): kernels/bilateral_vec.cl with `vec` outputs
  * per work-item in explicit vectors (CPU devices), or the local-memory tiled kernel of
- * kernels/bilateral.cl with a work-group of group_w x group_h work-items, each computing out_x
- * adjacent outputs (GPUs). */
+ * kernels/bilateral.cl with a work-group of group_w x group_h work-items, each computing
+ * out_x x out_y adjacent outputs (GPUs). The tiled kernel keeps bytes or floats in local memory
+ * (float_tile); the `scaled` ones are its PRESCALED form (fewer instructions per tap, blocks of
+ * outputs over rows too). */
 struct Variant
 {
   const char *name;
   bool vector;
-  size_t vec, group_w, group_h, out_x;
+  size_t vec, group_w, group_h, out_x, out_y;
   bool float_tile;  /* tiled kernel: pixels converted to float in local memory */
+  bool prescaled;   /* PRESCALED kernel (float tile only) */
+  bool unroll;      /* UNROLL_TAPS */
 };
 
 constexpr Variant VARIANTS[] = {
-  { "vec16", true, 16, 8, 1, 16, false },
-  { "vec8", true, 8, 8, 1, 8, false },
-  { "tiled-16x16x2", false, 0, 16, 16, 2, false },
-  { "tiled-32x8x1", false, 0, 32, 8, 1, false },
-  { "tiled-16x8x4", false, 0, 16, 8, 4, false },
-  { "tiled-32x4x2", false, 0, 32, 4, 2, false },
-  { "tiled-float-16x16x2", false, 0, 16, 16, 2, true },
-  { "tiled-float-32x8x2", false, 0, 32, 8, 2, true },
-  { "tiled-float-16x8x4", false, 0, 16, 8, 4, true },
+  { "vec16", true, 16, 8, 1, 16, 1, false, false, false },
+  { "vec8", true, 8, 8, 1, 8, 1, false, false, false },
+  { "tiled-16x16x2", false, 0, 16, 16, 2, 1, false, false, false },
+  { "tiled-32x8x1", false, 0, 32, 8, 1, 1, false, false, false },
+  { "tiled-16x8x4", false, 0, 16, 8, 4, 1, false, false, false },
+  { "tiled-32x4x2", false, 0, 32, 4, 2, 1, false, false, false },
+  { "tiled-float-16x16x2", false, 0, 16, 16, 2, 1, true, false, false },
+  { "tiled-float-32x8x2", false, 0, 32, 8, 2, 1, true, false, false },
+  { "tiled-float-16x8x4", false, 0, 16, 8, 4, 1, true, false, false },
+  { "scaled-32x8-2x1", false, 0, 32, 8, 2, 1, true, true, false },
+  { "scaled-32x8-2x1-unrolled", false, 0, 32, 8, 2, 1, true, true, true },
+  { "scaled-16x8-4x1", false, 0, 16, 8, 4, 1, true, true, false },
+  { "scaled-32x4-2x2", false, 0, 32, 4, 2, 2, true, true, false },
+  { "scaled-16x8-2x2", false, 0, 16, 8, 2, 2, true, true, false },
+  { "scaled-16x8-4x2", false, 0, 16, 8, 4, 2, true, true, false },
+  { "scaled-16x8-4x2-unrolled", false, 0, 16, 8, 4, 2, true, true, true },
+  { "scaled-32x4-4x2", false, 0, 32, 4, 4, 2, true, true, false },
+  { "scaled-16x4-4x4", false, 0, 16, 4, 4, 4, true, true, false },
 };
 constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 /* The GPU default: the float tile (converting bytes at every tap bound the byte-tile kernel). */
 constexpr size_t FLOAT_TILE_DEFAULT = 6;
 constexpr size_t BYTE_TILE_DEFAULT = 2;
+
+/* What a variant becomes for one radius on one device. */
+struct Shape
+{
+  size_t group_w = 16, group_h = 16, out_x = 2, out_y = 1;
+  bool tile_float = false, prescaled = false;
+};
 
 struct State
 {
@@ -117,7 +137,7 @@ struct State
   KernelKey key;
   cl::Kernel kernel;
   size_t variant = 2;                     /* index into VARIANTS */
-  size_t group_w = 16, group_h = 16, out_x = 2;
+  Shape shape;
   cl::Buffer spatial_log2;                /* (2 * MAX_RADIUS + 1)^2 floats, allocated once */
   std::vector<float> spatial_host;        /* source of the last non-blocking upload */
   double table_sigma = -1.0;
@@ -251,31 +271,37 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
 
 /* The work-group shape of a variant for a radius: the vector kernel needs no local memory; the
  * tiled kernel takes the variant's group, made shorter until its tile fits local memory. A
- * float tile needs groups of at least 8 rows to pay off: where none fits, the variant falls
- * back to a byte tile (*tile_float false). */
-static void
+ * float tile needs tiles of at least 8 output rows to pay off: where none fits, the variant
+ * falls back to a byte tile with one output row per work-item (the kernel without PRESCALED). */
+static Shape
 choose_group (const gst_opencl::Device & device, const Variant & variant, int channels,
-    int radius, size_t *group_w, size_t *group_h, size_t *out_x, bool *tile_float)
+    int radius)
 {
-  *group_w = variant.group_w;
-  *out_x = variant.out_x;
-  *tile_float = false;
+  Shape shape;
+  shape.group_w = variant.group_w;
+  shape.out_x = variant.out_x;
   if (variant.vector) {
-    *group_h = variant.group_h;
-    return;
+    shape.group_h = variant.group_h;
+    return shape;
   }
   for (bool use_float : { true, false }) {
     if (use_float && !variant.float_tile)
       continue;
+    const size_t out_y = use_float ? variant.out_y : 1;
     const size_t pixel_bytes = channels * (use_float ? sizeof (float) : 1);
-    for (size_t h = variant.group_h; h >= (use_float ? 8 : 1); h /= 2) {
-      size_t tile_bytes = (*group_w * *out_x + 2 * radius) * (h + 2 * radius) * pixel_bytes;
+    for (size_t h = variant.group_h; h * out_y >= (use_float ? 8 : 1); h /= 2) {
+      size_t tile_bytes = (shape.group_w * shape.out_x + 2 * radius) *
+          (h * out_y + 2 * radius) * pixel_bytes;
       if (tile_bytes + 1024 <= device.local_mem_bytes &&
-          *group_w * h <= device.max_work_group_size) {
-        *group_h = h;
-        *tile_float = use_float;
-        return;
+          shape.group_w * h <= device.max_work_group_size) {
+        shape.group_h = h;
+        shape.out_y = out_y;
+        shape.tile_float = use_float;
+        shape.prescaled = use_float && variant.prescaled;
+        return shape;
       }
+      if (h == 1)
+        break;
     }
   }
   throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
@@ -286,27 +312,40 @@ choose_group (const gst_opencl::Device & device, const Variant & variant, int ch
 /* Builds the kernel of one variant (from the program cache). */
 static cl::Kernel
 build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & variant,
-    size_t *group_w, size_t *group_h, size_t *out_x)
+    Shape * shape)
 {
   auto & device = gst_opencl_filter_device (filter);
-  bool tile_float = false;
-  choose_group (device, variant, key.channels, key.radius, group_w, group_h, out_x, &tile_float);
+  *shape = choose_group (device, variant, key.channels, key.radius);
   gchar *options;
   if (variant.vector) {
     options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu",
         key.channels, key.mode, key.radius, variant.vec);
   } else {
     const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-    options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d", key.channels,
-        key.mode, key.radius, *group_w, *group_h, *out_x, poly_exp2 ? 1 : 0,
-        tile_float ? 1 : 0);
+    /* GPUs: exp2 without the denormal handling around the hardware approximation (weights
+     * below 2^-126 count as 0 beside the centre's weight of 1). */
+    options = g_strdup_printf ("%s-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
+        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DOUT_Y=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d "
+        "-DPRESCALED=%d -DUNROLL_TAPS=%d", poly_exp2 ? "" : "-cl-denorms-are-zero ",
+        key.channels, key.mode, key.radius, shape->group_w, shape->group_h, shape->out_x,
+        shape->out_y, poly_exp2 ? 1 : 0, shape->tile_float ? 1 : 0, shape->prescaled ? 1 : 0,
+        variant.unroll ? 1 : 0);
   }
   std::string build_options (options);
   g_free (options);
   GST_DEBUG_OBJECT (filter, "variant %s kernel [%s]", variant.name, build_options.c_str ());
   const char *file = variant.vector ? "bilateral_vec" : "bilateral";
   return device.kernel (file, file, build_options);
+}
+
+/* The work-items for a frame: one per block of out_x x out_y outputs, whole work-groups. */
+static cl::NDRange
+global_size (const Shape & shape, int width, int height)
+{
+  const size_t columns = (width + shape.out_x - 1) / shape.out_x;
+  const size_t rows = (height + shape.out_y - 1) / shape.out_y;
+  return cl::NDRange ((columns + shape.group_w - 1) / shape.group_w * shape.group_w,
+      (rows + shape.group_h - 1) / shape.group_h * shape.group_h);
 }
 
 static void
@@ -357,15 +396,12 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   const int rows = std::min (height, cpu ? 128 : 1024);
   auto time_one = [&](size_t candidate) -> double {
     const Variant & variant = VARIANTS[order[candidate]];
-    size_t group_w, group_h, out_x;
-    cl::Kernel kernel = build_variant (filter, key, variant, &group_w, &group_h, &out_x);
+    Shape shape;
+    cl::Kernel kernel = build_variant (filter, key, variant, &shape);
     set_arguments (kernel, in, out, width, rows, state, settings);
-    size_t columns = (width + out_x - 1) / out_x;
-    size_t global_w = (columns + group_w - 1) / group_w * group_w;
-    size_t global_h = (rows + group_h - 1) / group_h * group_h;
     cl::Event event;
-    device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, cl::NDRange (global_w, global_h),
-        cl::NDRange (group_w, group_h), nullptr, &event);
+    device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global_size (shape, width, rows),
+        cl::NDRange (shape.group_w, shape.group_h), nullptr, &event);
     event.wait ();
     return gst_opencl::event_milliseconds (event);
   };
@@ -390,8 +426,7 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     throw;
   }
   g_free (tuning_key);
-  state.kernel = build_variant (filter, key, VARIANTS[chosen], &state.group_w, &state.group_h,
-      &state.out_x);
+  state.kernel = build_variant (filter, key, VARIANTS[chosen], &state.shape);
   state.variant = chosen;
   state.key = key;
   GST_INFO_OBJECT (filter, "variant %s", VARIANTS[chosen].name);
@@ -439,9 +474,8 @@ gst_opencl_bilateral_process (GstOpenCLFilter * filter, const GstOpenCLFrame * i
 
     cl::Kernel & kernel = state.kernel;
     set_arguments (kernel, in, out, width, height, state, settings);
-    size_t columns = (width + state.out_x - 1) / state.out_x;
-    gst_opencl_filter_launch (filter, kernel, cl::NDRange (columns, height),
-        cl::NDRange (state.group_w, state.group_h));
+    gst_opencl_filter_launch (filter, kernel, global_size (state.shape, width, height),
+        cl::NDRange (state.shape.group_w, state.shape.group_h));
   });
 }
 
