@@ -19,15 +19,21 @@
  *             keep bytes, a quarter of the local memory, for radii whose float tile does not fit
  *   POLY_EXP2 1 to evaluate exp2 with a polynomial (CPU devices, where native_exp2 is a library
  *             call that does not vectorise); 0 for native_exp2 (GPUs have it in hardware)
- *   PRESCALED 1 (float tile only) for the kernel below that spends fewer instructions per tap:
- *             the tile holds the values times s = sqrt(-range_scale), so a weight's exponent is
- *             spatial - |d|^2, three FMAs from the difference (the division at the end takes s
- *             out again); for RGBA in colour and luma modes the tile's fourth lane holds 1, so
- *             the fourth lane of the weighted sum is the sum of the weights (the output's alpha
- *             is read from the frame); and each work-item computes OUT_X x OUT_Y outputs, so
- *             every value read from local memory serves up to OUT_X x OUT_Y taps.
- *   OUT_Y     output rows per work-item (PRESCALED only; 1 otherwise)
- *   UNROLL_TAPS 1 to unroll the loop over a tile row (PRESCALED only)
+ *   PRESCALED 1 (float tile, OUT_X 1, radius up to 8) for the kernel below that spends fewer
+ *             instructions per tap: the tile holds the values times s = sqrt(-range_scale), so a
+ *             weight's exponent is spatial - |d|^2, three FMAs from the difference (the division
+ *             at the end takes s out again); for RGBA in colour and luma modes the tile's fourth
+ *             lane holds 1, so the fourth lane of the weighted sum is the sum of the weights (the
+ *             output's alpha is read from the frame).
+ *   OUT_Y     outputs per work-item down a column (PRESCALED only; 1 otherwise)
+ *   COLUMNS   1 or 2 (PRESCALED only): each work-item computes OUT_Y
+ *             outputs of one column: neighbouring work-items read neighbouring tile values (no
+ *             local memory bank conflicts) and each value read serves up to OUT_Y taps. The
+ *             spatial terms are one scale times (dx^2 + dy^2). 1 unrolls every loop (the terms
+ *             are then constants, computed once per work-item); 2 keeps the loop over tile rows
+ *             (a quarter of the code or less, for the instruction cache; one add per tap).
+ *   PTX_EXP2  1 on NVIDIA's driver only: exp2 as the bare hardware approximation (inline PTX
+ *             ex2.approx.ftz.f32), without the denormal handling native_exp2 brings there
  */
 #ifndef CHANNELS
 #define CHANNELS 4
@@ -60,9 +66,6 @@
 #endif
 #ifndef OUT_Y
 #define OUT_Y 1
-#endif
-#ifndef UNROLL_TAPS
-#define UNROLL_TAPS 0
 #endif
 #if PRESCALED && !TILE_FLOAT
 #error "PRESCALED needs TILE_FLOAT"
@@ -128,6 +131,25 @@ DEFINE_POLY_EXP2 (float4, int4)
 #else
 #define WEIGHT_EXP2(x) poly_exp2_float (x)
 #endif
+#elif defined (PTX_EXP2) && PTX_EXP2
+inline float
+ptx_exp2 (float x)
+{
+  float y;
+  asm ("ex2.approx.ftz.f32 %0, %1;" : "=f" (y) : "f" (x));
+  return y;
+}
+
+inline float4
+ptx_exp2_float4 (float4 x)
+{
+  return (float4) (ptx_exp2 (x.x), ptx_exp2 (x.y), ptx_exp2 (x.z), ptx_exp2 (x.w));
+}
+#if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
+#define WEIGHT_EXP2(x) ptx_exp2_float4 (x)
+#else
+#define WEIGHT_EXP2(x) ptx_exp2 (x)
+#endif
 #else
 #define WEIGHT_EXP2(x) native_exp2 (x)
 #endif
@@ -167,28 +189,37 @@ finish4 (float4 sum, weight_t weight_sum, uchar alpha)
 #define WEIGHT_IN_W 0
 #endif
 
-/* The exponent of a weight from prescaled values: spatial - d^2, d the scaled difference. */
+/* The exponent of a weight from prescaled values: spatial - d^2, d the scaled difference.
+ * Plain operators, contracted under -cl-mad-enable: fma () or mad () with a negated operand
+ * made NVIDIA's compiler negate in a separate instruction. */
 inline weight_t
 range_exponent (value_t centre, value_t neighbour, float spatial, float4 luma)
 {
 #if CHANNELS == 1
   float d = neighbour - centre;
-  return fma (-d, d, spatial);
+  return spatial - d * d;
 #elif MODE == MODE_LUMA
   float d = dot ((neighbour - centre).xyz, luma.xyz);
-  return fma (-d, d, spatial);
+  return spatial - d * d;
 #elif MODE == MODE_PER_CHANNEL
   float4 d = neighbour - centre;
-  return fma (-d, d, (float4) (spatial));
+  return (float4) (spatial) - d * d;
 #else
   float4 d = neighbour - centre;
-  float e = fma (-d.x, d.x, spatial);
-  e = fma (-d.y, d.y, e);
-  return fma (-d.z, d.z, e);
+  float e = spatial - d.x * d.x;
+  e = e - d.y * d.y;
+  return e - d.z * d.z;
 #endif
 }
 
 #define N_OUT (OUT_X * OUT_Y)
+
+#ifndef COLUMNS
+#define COLUMNS 0
+#endif
+#if OUT_X != 1 || RADIUS > 8
+#error "PRESCALED (COLUMNS) needs OUT_X 1 and a radius up to 8"
+#endif
 
 __kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
 void
@@ -245,37 +276,54 @@ bilateral (__global const uchar * src, int src_stride,
     }
   }
 
-  /* Tile rows cy - R .. cy + OUT_Y - 1 + R serve the block; row r is offset dy = r - j from
-   * output row j. */
+#if COLUMNS
+  /* spatial_log2 holds scale * (dx^2 + dy^2): the scale is its value at (1, 0). */
+  const float spatial_scale = RADIUS > 0 ? spatial_log2[RADIUS * SPAN + RADIUS + 1] : 0.0f;
+#if COLUMNS == 2
+#pragma unroll 1
   for (int r = -RADIUS; r < OUT_Y + RADIUS; r++) {
-    __local const value_t *tile_row = &tile[cy + r][0];
-#if UNROLL_TAPS
 #pragma unroll
-#endif
-    for (int c = -RADIUS; c < OUT_X + RADIUS; c++) {
-      const value_t v = tile_row[cx + c];
+    for (int c = -RADIUS; c <= RADIUS; c++) {
+      const value_t v = tile[cy + r][cx + c];
+      const float spatial_x = spatial_scale * (float) (c * c);
 #pragma unroll
       for (int j = 0; j < OUT_Y; j++) {
         const int dy = r - j;
         if (dy >= -RADIUS && dy <= RADIUS) {
-          __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
-#pragma unroll
-          for (int k = 0; k < OUT_X; k++) {
-            const int dx = c - k;
-            if (dx >= -RADIUS && dx <= RADIUS) {
-              const int o = j * OUT_X + k;
-              const weight_t w = WEIGHT_EXP2 (range_exponent (centre[o], v, spatial_row[dx],
-                      luma));
-              sum[o] = fma (w, v, sum[o]);
+          const float spatial = spatial_x + spatial_scale * (float) (dy * dy);
+          const weight_t w = WEIGHT_EXP2 (range_exponent (centre[j], v, spatial, luma));
+          sum[j] += w * v;
 #if !WEIGHT_IN_W
-              weight_sum[o] += w;
+          weight_sum[j] += w;
 #endif
-            }
-          }
         }
       }
     }
   }
+#else  /* COLUMNS == 1 */
+#pragma unroll
+  for (int r = -RADIUS; r < OUT_Y + RADIUS; r++) {
+#pragma unroll
+    for (int c = -RADIUS; c <= RADIUS; c++) {
+      const value_t v = tile[cy + r][cx + c];
+#pragma unroll
+      for (int j = 0; j < OUT_Y; j++) {
+        const int dy = r - j;
+        if (dy >= -RADIUS && dy <= RADIUS) {
+          const float spatial = spatial_scale * (float) (c * c + dy * dy);
+          const weight_t w = WEIGHT_EXP2 (range_exponent (centre[j], v, spatial, luma));
+          sum[j] += w * v;
+#if !WEIGHT_IN_W
+          weight_sum[j] += w;
+#endif
+        }
+      }
+    }
+  }
+#endif  /* COLUMNS == 2 */
+#else
+#error "PRESCALED needs COLUMNS 1 or 2"
+#endif  /* COLUMNS */
 
   const int y0 = (int) get_group_id (1) * GROUP_H * OUT_Y + ly * OUT_Y;
   const int x0 = (int) get_group_id (0) * GROUP_W * OUT_X + lx * OUT_X;

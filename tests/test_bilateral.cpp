@@ -155,17 +155,6 @@ GST_START_TEST (test_float_tile)
       check_one (format, 37, 19, 0, Pattern::Edges, s, seed++);
     }
   }
-  /* The float tile holds values times sqrt(log2(e) / (2 sigma-range^2)): the ends of the
-   * sigma-range property's range and values between. */
-  for (double sigma_range : { 0.01, 3.0, 400.0, 100000.0 }) {
-    Settings s;
-    s.sigma_range = sigma_range;
-    for (BilateralMode mode : all_modes) {
-      s.mode = mode;
-      check_one (GST_VIDEO_FORMAT_RGBA, 29, 13, 0, Pattern::Random, s, seed++);
-    }
-    check_one (GST_VIDEO_FORMAT_GRAY8, 29, 13, 0, Pattern::Edges, s, seed++);
-  }
   /* The largest radius: a float tile on devices with room for it (this one), bytes on GPUs. */
   Settings wide;
   wide.radius = 32;
@@ -216,21 +205,56 @@ GST_START_TEST (test_every_variant)
   uint32_t seed = 300;
   for (const char *variant : { "vec16", "vec8", "tiled-16x16x2", "tiled-32x8x1", "tiled-16x8x4",
           "tiled-32x4x2", "tiled-float-16x16x2", "tiled-float-32x8x2", "tiled-float-16x8x4",
-          "scaled-32x8-2x1", "scaled-32x8-2x1-unrolled", "scaled-16x8-4x1", "scaled-32x4-2x2",
-          "scaled-16x8-2x2", "scaled-16x8-4x2", "scaled-16x8-4x2-unrolled", "scaled-32x4-4x2",
-          "scaled-16x4-4x4" }) {
+          "columns-32x8-1x2", "columns-32x8-1x3", "rows-32x4-1x4" }) {
     g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
     Settings s;
     s.radius = 4;
     GST_INFO ("variant %s", variant);
     check_one (GST_VIDEO_FORMAT_RGBA, 67, 23, 0, Pattern::Random, s, seed++);
     if (g_str_equal (variant, "tiled-16x16x2") || g_str_equal (variant, "vec8") ||
-        g_str_equal (variant, "tiled-float-16x16x2") || g_str_has_prefix (variant, "scaled")) {
+        g_str_equal (variant, "tiled-float-16x16x2") || g_str_has_prefix (variant, "columns") ||
+        g_str_has_prefix (variant, "rows")) {
       s.mode = BilateralMode::Luma;
       check_one (GST_VIDEO_FORMAT_BGRx, 45, 19, 0, Pattern::Edges, s, seed++);
       s.mode = BilateralMode::PerChannel;
       check_one (GST_VIDEO_FORMAT_BGRA, 45, 19, 45 * 4 + 3, Pattern::Random, s, seed++);
       check_one (GST_VIDEO_FORMAT_GRAY8, 45, 19, 0, Pattern::Random, s, seed++);
+    }
+  }
+  g_unsetenv ("GST_OPENCL_VARIANT_BILATERAL");
+}
+GST_END_TEST;
+
+/* The PRESCALED kernels (columns, rows) hold values times sqrt(log2(e) / (2 sigma-range^2)):
+ * the ends of the sigma-range property's range and values between, radii 1 to 8 (their
+ * limit), every mode; on NVIDIA's driver the variants with PTX exp2 as well. */
+GST_START_TEST (test_prescaled_variants)
+{
+  std::vector<const char *> variants { "columns-32x8-1x2", "rows-32x4-1x4" };
+  if (testutil::default_device_vendor ().find ("NVIDIA") != std::string::npos) {
+    for (const char *v : { "columns-32x8-1x2-ptx", "columns-32x8-1x3-ptx", "columns-64x4-1x2-ptx",
+            "columns-32x4-1x4-ptx", "rows-32x4-1x4-ptx", "rows-32x8-1x2-ptx",
+            "tiled-float-32x8x2-ptx", "tiled-float-16x16x2-ptx" })
+      variants.push_back (v);
+  }
+  uint32_t seed = 700;
+  for (const char *variant : variants) {
+    g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
+    GST_INFO ("variant %s", variant);
+    for (double sigma_range : { 0.01, 3.0, 400.0, 100000.0 }) {
+      Settings s;
+      s.sigma_range = sigma_range;
+      for (BilateralMode mode : all_modes) {
+        s.mode = mode;
+        check_one (GST_VIDEO_FORMAT_RGBA, 29, 13, 0, Pattern::Random, s, seed++);
+      }
+      check_one (GST_VIDEO_FORMAT_GRAY8, 29, 13, 0, Pattern::Edges, s, seed++);
+    }
+    for (int radius : { 1, 8 }) {
+      Settings s;
+      s.radius = radius;
+      s.sigma_spatial = radius;
+      check_one (GST_VIDEO_FORMAT_BGRA, 41, 37, 0, Pattern::Edges, s, seed++);
     }
   }
   g_unsetenv ("GST_OPENCL_VARIANT_BILATERAL");
@@ -438,6 +462,7 @@ bilateral_suite (void)
   tcase_add_test (tc, test_padded_rows);
   tcase_add_test (tc, test_radius_and_sigmas);
   tcase_add_test (tc, test_every_variant);
+  tcase_add_test (tc, test_prescaled_variants);
   tcase_add_test (tc, test_unknown_variant_is_an_error);
   tcase_add_test (tc, test_property_changes_between_frames);
   tcase_add_test (tc, test_kernel_time_and_device_name);

@@ -25,6 +25,7 @@
  */
 #include "elements/gstopenclbilateral.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <new>
@@ -86,48 +87,57 @@ struct KernelKey
  * per work-item in explicit vectors (CPU devices), or the local-memory tiled kernel of
  * kernels/bilateral.cl with a work-group of group_w x group_h work-items, each computing
  * out_x x out_y adjacent outputs (GPUs). The tiled kernel keeps bytes or floats in local memory
- * (float_tile); the `scaled` ones are its PRESCALED form (fewer instructions per tap, blocks of
- * outputs over rows too). */
+ * (float_tile); `columns` and `rows` are its PRESCALED form for radii up to 8 (fewer
+ * instructions per tap, out_y outputs down one column per work-item, every loop unrolled or all
+ * but the one over tile rows); `-ptx` ones take exp2 as NVIDIA's bare hardware approximation
+ * and are offered on NVIDIA's driver only. */
 struct Variant
 {
   const char *name;
   bool vector;
   size_t vec, group_w, group_h, out_x, out_y;
   bool float_tile;  /* tiled kernel: pixels converted to float in local memory */
-  bool prescaled;   /* PRESCALED kernel (float tile only) */
-  bool unroll;      /* UNROLL_TAPS */
+  bool prescaled;   /* PRESCALED kernel (float tile only; with columns 1 or 2) */
+  bool ptx_exp2;    /* PTX_EXP2: NVIDIA's driver only */
+  int columns;      /* COLUMNS: 0, or 1 / 2 (out_x 1, radius up to 8) */
 };
 
 constexpr Variant VARIANTS[] = {
-  { "vec16", true, 16, 8, 1, 16, 1, false, false, false },
-  { "vec8", true, 8, 8, 1, 8, 1, false, false, false },
-  { "tiled-16x16x2", false, 0, 16, 16, 2, 1, false, false, false },
-  { "tiled-32x8x1", false, 0, 32, 8, 1, 1, false, false, false },
-  { "tiled-16x8x4", false, 0, 16, 8, 4, 1, false, false, false },
-  { "tiled-32x4x2", false, 0, 32, 4, 2, 1, false, false, false },
-  { "tiled-float-16x16x2", false, 0, 16, 16, 2, 1, true, false, false },
-  { "tiled-float-32x8x2", false, 0, 32, 8, 2, 1, true, false, false },
-  { "tiled-float-16x8x4", false, 0, 16, 8, 4, 1, true, false, false },
-  { "scaled-32x8-2x1", false, 0, 32, 8, 2, 1, true, true, false },
-  { "scaled-32x8-2x1-unrolled", false, 0, 32, 8, 2, 1, true, true, true },
-  { "scaled-16x8-4x1", false, 0, 16, 8, 4, 1, true, true, false },
-  { "scaled-32x4-2x2", false, 0, 32, 4, 2, 2, true, true, false },
-  { "scaled-16x8-2x2", false, 0, 16, 8, 2, 2, true, true, false },
-  { "scaled-16x8-4x2", false, 0, 16, 8, 4, 2, true, true, false },
-  { "scaled-16x8-4x2-unrolled", false, 0, 16, 8, 4, 2, true, true, true },
-  { "scaled-32x4-4x2", false, 0, 32, 4, 4, 2, true, true, false },
-  { "scaled-16x4-4x4", false, 0, 16, 4, 4, 4, true, true, false },
+  { "vec16", true, 16, 8, 1, 16, 1, false, false, false, 0 },
+  { "vec8", true, 8, 8, 1, 8, 1, false, false, false, 0 },
+  { "tiled-16x16x2", false, 0, 16, 16, 2, 1, false, false, false, 0 },
+  { "tiled-32x8x1", false, 0, 32, 8, 1, 1, false, false, false, 0 },
+  { "tiled-16x8x4", false, 0, 16, 8, 4, 1, false, false, false, 0 },
+  { "tiled-32x4x2", false, 0, 32, 4, 2, 1, false, false, false, 0 },
+  { "tiled-float-16x16x2", false, 0, 16, 16, 2, 1, true, false, false, 0 },
+  { "tiled-float-32x8x2", false, 0, 32, 8, 2, 1, true, false, false, 0 },
+  { "tiled-float-16x8x4", false, 0, 16, 8, 4, 1, true, false, false, 0 },
+  { "tiled-float-32x8x2-ptx", false, 0, 32, 8, 2, 1, true, false, true, 0 },
+  { "tiled-float-16x16x2-ptx", false, 0, 16, 16, 2, 1, true, false, true, 0 },
+  { "columns-32x8-1x2", false, 0, 32, 8, 1, 2, true, true, false, 1 },
+  { "columns-32x8-1x3", false, 0, 32, 8, 1, 3, true, true, false, 1 },
+  { "columns-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, true, 1 },
+  { "columns-32x8-1x3-ptx", false, 0, 32, 8, 1, 3, true, true, true, 1 },
+  { "columns-64x4-1x2-ptx", false, 0, 64, 4, 1, 2, true, true, true, 1 },
+  { "columns-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, true, 1 },
+  { "rows-32x4-1x4", false, 0, 32, 4, 1, 4, true, true, false, 2 },
+  { "rows-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, true, 2 },
+  { "rows-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, true, 2 },
 };
 constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 /* The GPU default: the float tile (converting bytes at every tap bound the byte-tile kernel). */
 constexpr size_t FLOAT_TILE_DEFAULT = 6;
 constexpr size_t BYTE_TILE_DEFAULT = 2;
 
+/* The PRESCALED kernel unrolls its loops over a tile row: radii up to this one. */
+constexpr int MAX_COLUMNS_RADIUS = 8;
+
 /* What a variant becomes for one radius on one device. */
 struct Shape
 {
   size_t group_w = 16, group_h = 16, out_x = 2, out_y = 1;
   bool tile_float = false, prescaled = false;
+  int columns = 0;
 };
 
 struct State
@@ -298,6 +308,7 @@ choose_group (const gst_opencl::Device & device, const Variant & variant, int ch
         shape.out_y = out_y;
         shape.tile_float = use_float;
         shape.prescaled = use_float && variant.prescaled;
+        shape.columns = shape.prescaled ? variant.columns : 0;
         return shape;
       }
       if (h == 1)
@@ -326,10 +337,11 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
      * below 2^-126 count as 0 beside the centre's weight of 1). */
     options = g_strdup_printf ("%s-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
         "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DOUT_Y=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d "
-        "-DPRESCALED=%d -DUNROLL_TAPS=%d", poly_exp2 ? "" : "-cl-denorms-are-zero ",
+        "-DPRESCALED=%d -DPTX_EXP2=%d -DCOLUMNS=%d",
+        poly_exp2 ? "" : "-cl-denorms-are-zero ",
         key.channels, key.mode, key.radius, shape->group_w, shape->group_h, shape->out_x,
         shape->out_y, poly_exp2 ? 1 : 0, shape->tile_float ? 1 : 0, shape->prescaled ? 1 : 0,
-        variant.unroll ? 1 : 0);
+        variant.ptx_exp2 ? 1 : 0, shape->columns);
   }
   std::string build_options (options);
   g_free (options);
@@ -386,6 +398,13 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   for (size_t i = 0; i < N_VARIANTS; i++)
     if (VARIANTS[i].vector != cpu)
       order.push_back (i);
+  /* Inline PTX builds on NVIDIA's driver alone. */
+  const bool nvidia = device.device.getInfo<CL_DEVICE_VENDOR> ().find ("NVIDIA") !=
+      std::string::npos;
+  order.erase (std::remove_if (order.begin (), order.end (), [&](size_t i) {
+            return (VARIANTS[i].ptx_exp2 && !nvidia) ||
+                (VARIANTS[i].columns != 0 && key.radius > MAX_COLUMNS_RADIUS);
+          }), order.end ());
   std::vector<gst_opencl::TuningCandidate> candidates;
   for (size_t i : order)
     candidates.push_back ({ VARIANTS[i].name, VARIANTS[i].vector == cpu });

@@ -2,6 +2,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "common/testutil.h"
 
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
 #include <gst/check/gstcheck.h>
 
 #include <algorithm>
@@ -171,6 +174,29 @@ run_pipeline (const std::string & launch_line, int timeout_s)
   fail_unless (pipeline != nullptr && error == nullptr, "cannot parse \"%s\": %s",
       launch_line.c_str (), error ? error->message : "");
   return run_pipeline (pipeline, timeout_s);
+}
+
+std::string
+default_device_vendor ()
+{
+  cl_uint n_platforms = 0;
+  if (clGetPlatformIDs (0, nullptr, &n_platforms) != CL_SUCCESS || n_platforms == 0)
+    return "";
+  std::vector<cl_platform_id> platforms (n_platforms);
+  if (clGetPlatformIDs (n_platforms, platforms.data (), nullptr) != CL_SUCCESS)
+    return "";
+  for (cl_device_type type : { CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU }) {
+    for (cl_platform_id platform : platforms) {
+      cl_device_id device = nullptr;
+      if (clGetDeviceIDs (platform, type, 1, &device, nullptr) != CL_SUCCESS || !device)
+        continue;
+      char vendor[256] = { 0 };
+      if (clGetDeviceInfo (device, CL_DEVICE_VENDOR, sizeof (vendor) - 1, vendor, nullptr) ==
+          CL_SUCCESS)
+        return vendor;
+    }
+  }
+  return "";
 }
 
 }  // namespace testutil

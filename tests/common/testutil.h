@@ -58,4 +58,8 @@ std::string run_pipeline (const std::string & launch_line, int timeout_s = 120);
 /* Same, but with an already-built pipeline (taken over). */
 std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
 
+/* CL_DEVICE_VENDOR of the device an element picks automatically (the first GPU, else the first
+ * CPU device), or "" without OpenCL devices. */
+std::string default_device_vendor ();
+
 }  // namespace testutil
