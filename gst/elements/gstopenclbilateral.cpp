@@ -97,32 +97,32 @@ struct Variant
   bool vector;
   size_t vec, group_w, group_h, out_x, out_y;
   bool float_tile;  /* tiled kernel: pixels converted to float in local memory */
-  bool prescaled;   /* PRESCALED kernel (float tile only; with columns 1 or 2) */
   bool ptx_exp2;    /* PTX_EXP2: NVIDIA's driver only */
-  int columns;      /* COLUMNS: 0, or 1 / 2 (out_x 1, radius up to 8) */
+  int columns;      /* COLUMNS: 0, or 1 / 2 for the PRESCALED kernel (float tile, out_x 1,
+                     * radius up to 8) */
 };
 
 constexpr Variant VARIANTS[] = {
-  { "vec16", true, 16, 8, 1, 16, 1, false, false, false, 0 },
-  { "vec8", true, 8, 8, 1, 8, 1, false, false, false, 0 },
-  { "tiled-16x16x2", false, 0, 16, 16, 2, 1, false, false, false, 0 },
-  { "tiled-32x8x1", false, 0, 32, 8, 1, 1, false, false, false, 0 },
-  { "tiled-16x8x4", false, 0, 16, 8, 4, 1, false, false, false, 0 },
-  { "tiled-32x4x2", false, 0, 32, 4, 2, 1, false, false, false, 0 },
-  { "tiled-float-16x16x2", false, 0, 16, 16, 2, 1, true, false, false, 0 },
-  { "tiled-float-32x8x2", false, 0, 32, 8, 2, 1, true, false, false, 0 },
-  { "tiled-float-16x8x4", false, 0, 16, 8, 4, 1, true, false, false, 0 },
-  { "tiled-float-32x8x2-ptx", false, 0, 32, 8, 2, 1, true, false, true, 0 },
-  { "tiled-float-16x16x2-ptx", false, 0, 16, 16, 2, 1, true, false, true, 0 },
-  { "columns-32x8-1x2", false, 0, 32, 8, 1, 2, true, true, false, 1 },
-  { "columns-32x8-1x3", false, 0, 32, 8, 1, 3, true, true, false, 1 },
-  { "columns-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, true, 1 },
-  { "columns-32x8-1x3-ptx", false, 0, 32, 8, 1, 3, true, true, true, 1 },
-  { "columns-64x4-1x2-ptx", false, 0, 64, 4, 1, 2, true, true, true, 1 },
-  { "columns-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, true, 1 },
-  { "rows-32x4-1x4", false, 0, 32, 4, 1, 4, true, true, false, 2 },
-  { "rows-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, true, 2 },
-  { "rows-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, true, 2 },
+  { "vec16", true, 16, 8, 1, 16, 1, false, false, 0 },
+  { "vec8", true, 8, 8, 1, 8, 1, false, false, 0 },
+  { "tiled-16x16x2", false, 0, 16, 16, 2, 1, false, false, 0 },
+  { "tiled-32x8x1", false, 0, 32, 8, 1, 1, false, false, 0 },
+  { "tiled-16x8x4", false, 0, 16, 8, 4, 1, false, false, 0 },
+  { "tiled-32x4x2", false, 0, 32, 4, 2, 1, false, false, 0 },
+  { "tiled-float-16x16x2", false, 0, 16, 16, 2, 1, true, false, 0 },
+  { "tiled-float-32x8x2", false, 0, 32, 8, 2, 1, true, false, 0 },
+  { "tiled-float-16x8x4", false, 0, 16, 8, 4, 1, true, false, 0 },
+  { "tiled-float-32x8x2-ptx", false, 0, 32, 8, 2, 1, true, true, 0 },
+  { "tiled-float-16x16x2-ptx", false, 0, 16, 16, 2, 1, true, true, 0 },
+  { "columns-32x8-1x2", false, 0, 32, 8, 1, 2, true, false, 1 },
+  { "columns-32x8-1x3", false, 0, 32, 8, 1, 3, true, false, 1 },
+  { "columns-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, 1 },
+  { "columns-32x8-1x3-ptx", false, 0, 32, 8, 1, 3, true, true, 1 },
+  { "columns-64x4-1x2-ptx", false, 0, 64, 4, 1, 2, true, true, 1 },
+  { "columns-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, 1 },
+  { "rows-32x4-1x4", false, 0, 32, 4, 1, 4, true, false, 2 },
+  { "rows-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, 2 },
+  { "rows-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, 2 },
 };
 constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 /* The GPU default: the float tile (converting bytes at every tap bound the byte-tile kernel). */
@@ -136,8 +136,8 @@ constexpr int MAX_COLUMNS_RADIUS = 8;
 struct Shape
 {
   size_t group_w = 16, group_h = 16, out_x = 2, out_y = 1;
-  bool tile_float = false, prescaled = false;
-  int columns = 0;
+  bool tile_float = false;
+  int columns = 0;  /* non-zero: the PRESCALED kernel */
 };
 
 struct State
@@ -307,8 +307,7 @@ choose_group (const gst_opencl::Device & device, const Variant & variant, int ch
         shape.group_h = h;
         shape.out_y = out_y;
         shape.tile_float = use_float;
-        shape.prescaled = use_float && variant.prescaled;
-        shape.columns = shape.prescaled ? variant.columns : 0;
+        shape.columns = use_float ? variant.columns : 0;
         return shape;
       }
       if (h == 1)
@@ -340,7 +339,7 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
         "-DPRESCALED=%d -DPTX_EXP2=%d -DCOLUMNS=%d",
         poly_exp2 ? "" : "-cl-denorms-are-zero ",
         key.channels, key.mode, key.radius, shape->group_w, shape->group_h, shape->out_x,
-        shape->out_y, poly_exp2 ? 1 : 0, shape->tile_float ? 1 : 0, shape->prescaled ? 1 : 0,
+        shape->out_y, poly_exp2 ? 1 : 0, shape->tile_float ? 1 : 0, shape->columns != 0 ? 1 : 0,
         variant.ptx_exp2 ? 1 : 0, shape->columns);
   }
   std::string build_options (options);

@@ -319,8 +319,7 @@ download_to_gl (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * 
 {
   if (!priv->out_gl)
     return false;
-  GstMemory *memory = gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) :
-      nullptr;
+  GstMemory *memory = gst_opencl::sole_memory (inbuf);
   gst_opencl::DeviceFrameView view;
   if (!memory || !gst_is_opencl_memory (memory) ||
       gst_opencl::opencl_memory_context (memory) != priv->device.context () ||
@@ -364,8 +363,7 @@ download (GstOpenCLTransferPrivate * priv, GstBuffer * inbuf, GstBuffer * outbuf
 {
   if (download_to_gl (priv, inbuf, outbuf))
     return;
-  GstMemory *memory = gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) :
-      nullptr;
+  GstMemory *memory = gst_opencl::sole_memory (inbuf);
   GstVideoFrame out_frame;
   if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf, GST_MAP_WRITE))
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,

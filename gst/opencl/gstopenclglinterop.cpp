@@ -14,6 +14,7 @@
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclstats.h"
 #include "opencl/gstopenclutils.h"
 
@@ -585,8 +586,7 @@ public:
 
   bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
-        nullptr;
+    GstMemory *memory = sole_memory (buffer);
     if (!gl_texture_usable (memory, info_, gl_))
       return false;
     /* The kernels of the previous frame may still read the shared memory. */
@@ -626,8 +626,7 @@ public:
 
   bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
-        nullptr;
+    GstMemory *memory = sole_memory (buffer);
     if (!gl_texture_usable (memory, info_, gl_))
       return false;
     wait_previous ();
@@ -785,8 +784,7 @@ public:
 
   bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
-        nullptr;
+    GstMemory *memory = sole_memory (buffer);
     if (!gl_texture_usable (memory, info_, gl_))
       return false;
     TextureMap texture (memory, GST_MAP_READ);
@@ -810,8 +808,7 @@ public:
 
   bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) :
-        nullptr;
+    GstMemory *memory = sole_memory (buffer);
     if (!gl_texture_usable (memory, info_, gl_))
       return false;
     tight_frame (info_, staging_, frame);

@@ -87,6 +87,13 @@ GstCaps *prefer_opencl_memory (GstCaps * othercaps);
  * error. */
 bool decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context);
 
+/* The buffer's only memory, or nullptr when it has several (or none). */
+inline GstMemory *
+sole_memory (GstBuffer * buffer)
+{
+  return gst_buffer_n_memory (buffer) == 1 ? gst_buffer_peek_memory (buffer, 0) : nullptr;
+}
+
 /* The device view of a buffer that holds one GstOpenCLMemory of `context` (its layout from the
  * buffer's GstVideoMeta when it has one), or false when it does not (system memory, several
  * memories, another context). */
