@@ -433,12 +433,23 @@ GST_START_TEST (test_tensor_caps)
 }
 GST_END_TEST;
 
-/* GstOpenCLMemory's two copies: a host map for reading downloads the device's newer copy, a host
- * map for writing only does not (the writer replaces the frame), and the next device access
- * uploads what the host wrote. Counted with GST_OPENCL_COUNT_TRANSFERS=1 (set in main). */
-GST_START_TEST (test_memory_maps)
+/* GstOpenCLMemory's host view. With two copies (discrete devices, or GST_OPENCL_ZERO_COPY=0): a
+ * host map for reading downloads the device's newer copy, a host map for writing only does not
+ * (the writer replaces the frame), and the next device access uploads what the host wrote. On a
+ * device that shares the host's memory (PoCL) the host maps the device buffer: the same pixels
+ * both ways, and no copy at all. Counted with GST_OPENCL_COUNT_TRANSFERS=1 (set in main). */
+static void
+check_memory_maps (bool zero_copy)
 {
+  if (zero_copy)
+    g_unsetenv ("GST_OPENCL_ZERO_COPY");
+  else
+    g_setenv ("GST_OPENCL_ZERO_COPY", "0", TRUE);
   GstOpenCLContext *context = gst_opencl_context_new ("");
+  g_unsetenv ("GST_OPENCL_ZERO_COPY");
+  auto & device = gst_opencl_context_device (context);
+  const bool unified = device.device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () && zero_copy;
+  fail_unless_equals_int (device.host_unified_memory, unified);
   GstVideoInfo info;
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 4);
   const size_t size = info.size;
@@ -466,7 +477,7 @@ GST_START_TEST (test_memory_maps)
   fail_unless (host_bytes_equal (map.data, 7), "the host did not see the device's write");
   gst_memory_unmap (memory, &map);
   gst_opencl_transfer_totals (&to_device_now, &to_host_now);
-  fail_unless_equals_int (to_host_now - to_host, size);
+  fail_unless_equals_int (to_host_now - to_host, unified ? 0 : size);
   fail_unless_equals_int (to_device_now - to_device, 0);
 
   /* Written on the device again, then mapped for writing only: nothing comes back. */
@@ -486,16 +497,33 @@ GST_START_TEST (test_memory_maps)
   gst_memory_unmap (memory, &map);
   fail_unless (host_bytes_equal (device_bytes.data (), 3), "the device missed the host's write");
   gst_opencl_transfer_totals (&to_device_now, &to_host_now);
-  fail_unless_equals_int (to_device_now - to_device, size);
+  fail_unless_equals_int (to_device_now - to_device, unified ? 0 : size);
 
   /* Read and write on the host: the device's copy comes first. */
   device_write (5);
   fail_unless (gst_memory_map (memory, &map, GST_MAP_READWRITE));
   fail_unless (host_bytes_equal (map.data, 5));
+  /* Nested maps see the same bytes. */
+  GstMapInfo inner;
+  fail_unless (gst_memory_map (memory, &inner, GST_MAP_READ));
+  fail_unless (host_bytes_equal (inner.data, 5));
+  gst_memory_unmap (memory, &inner);
+  memset (map.data, 11, size);
   gst_memory_unmap (memory, &map);
+  fail_unless (gst_memory_map (memory, &map, (GstMapFlags) (GST_MAP_OPENCL | GST_MAP_READ)));
+  queue.enqueueReadBuffer (*reinterpret_cast<cl::Buffer *> (map.data), CL_TRUE, 0, size,
+      device_bytes.data ());
+  gst_memory_unmap (memory, &map);
+  fail_unless (host_bytes_equal (device_bytes.data (), 11), "the device missed the host's write");
 
   gst_memory_unref (memory);
   gst_object_unref (context);
+}
+
+GST_START_TEST (test_memory_maps)
+{
+  check_memory_maps (true);
+  check_memory_maps (false);
 }
 GST_END_TEST;
 

@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "opencl/gstopenclconvolution.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
@@ -83,8 +83,7 @@ struct State
   int width = 0, height = 0, depth = 1;
   gsize out_bytes = 0;
   cl::Buffer input;        /* width x height x depth bytes, rows packed */
-  cl::Buffer output;
-  gsize output_capacity_bytes = 0;
+  cl::Buffer output;        /* tensor output only */
   gst_opencl::Convolution convolution;
 };
 
@@ -158,7 +157,12 @@ structure_is_video (const GstStructure * s)
 
 struct GstOpenCLMultiConvolveImpl
 {
-  gst_opencl::ElementDevice device;
+  explicit GstOpenCLMultiConvolveImpl (gst_opencl::ElementDevice & element_device)
+      : device (element_device) {}
+
+  gst_opencl::ElementDevice & device;  /* the base class's */
+  gst_opencl::FramePort in_port;
+  gst_opencl::FramePort out_port;
   std::mutex lock;
   Settings settings;
   State state;
@@ -166,7 +170,7 @@ struct GstOpenCLMultiConvolveImpl
 
 struct _GstOpenCLMultiConvolve
 {
-  GstBaseTransform parent;
+  GstOpenCLBaseTransform parent;
   GstOpenCLMultiConvolveImpl *impl;
 };
 
@@ -180,7 +184,6 @@ enum
   PROP_KERNELS_FILE,
   PROP_SCALE,
   PROP_OFFSET,
-  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
 };
 
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)GRAY8, width=(int)[1, max], " \
@@ -191,7 +194,8 @@ enum
 #define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 
-G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve,
+    GST_TYPE_OPENCL_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclmulticonvolve, "openclmulticonvolve", GST_RANK_NONE,
     GST_TYPE_OPENCL_MULTI_CONVOLVE);
 
@@ -200,8 +204,6 @@ gst_opencl_multi_convolve_set_property (GObject * object, guint prop_id, const G
     GParamSpec * pspec)
 {
   auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  if (impl->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
-    return;
   std::lock_guard<std::mutex> lock (impl->lock);
   auto & s = impl->settings;
   switch (prop_id) {
@@ -240,8 +242,6 @@ gst_opencl_multi_convolve_get_property (GObject * object, guint prop_id, GValue 
     GParamSpec * pspec)
 {
   auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  if (impl->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
-    return;
   std::lock_guard<std::mutex> lock (impl->lock);
   const auto & s = impl->settings;
   switch (prop_id) {
@@ -272,40 +272,14 @@ gst_opencl_multi_convolve_get_property (GObject * object, guint prop_id, GValue 
   }
 }
 
-static void
-gst_opencl_multi_convolve_set_context (GstElement * element, GstContext * context)
-{
-  GST_OPENCL_MULTI_CONVOLVE (element)->impl->device.set_context (element, context);
-  GST_ELEMENT_CLASS (gst_opencl_multi_convolve_parent_class)->set_context (element, context);
-}
-
-static gboolean
-gst_opencl_multi_convolve_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
-  if (impl->device.handle_context_query (GST_ELEMENT (trans), query))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->query (trans,
-      direction, query);
-}
-
-static gboolean
-gst_opencl_multi_convolve_start (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
-  return GST_OPENCL_GUARD (trans, "cannot open the OpenCL device", [&]() {
-    impl->device.start (GST_ELEMENT (trans));
-  });
-}
-
 static gboolean
 gst_opencl_multi_convolve_stop (GstBaseTransform * trans)
 {
   auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  impl->in_port.reset ();
+  impl->out_port.reset ();
   impl->state = State ();
-  impl->device.stop (GST_ELEMENT (trans));
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->stop (trans);
 }
 
 /* Output caps for one input structure: the tensor first (the default when downstream takes
@@ -381,24 +355,6 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
   return result;
 }
 
-static gboolean
-gst_opencl_multi_convolve_transform_size (GstBaseTransform *, GstPadDirection, GstCaps *,
-    gsize, GstCaps * othercaps, gsize * othersize)
-{
-  if (gst_opencl::caps_are_tensors (othercaps)) {
-    auto info = gst_opencl::tensor_info_from_caps (othercaps, nullptr);
-    if (!info)
-      return FALSE;
-    *othersize = info->size_bytes ();
-    return TRUE;
-  }
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, othercaps))
-    return FALSE;
-  *othersize = info.size;
-  return TRUE;
-}
-
 static void
 configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
 {
@@ -471,9 +427,14 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
         device.name + " can allocate (" + std::to_string (device.max_alloc_bytes) + " bytes)");
   state.input = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
       (size_t) voxels);
-  state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
-      (size_t) out_bytes);
-  state.output_capacity_bytes = (gsize) out_bytes;
+  /* Video output goes where the frame path puts the output frame. */
+  if (!state.video_out)
+    state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
+        (size_t) out_bytes);
+  if (state.video_in)
+    impl->in_port.configure (&state.in_video, false);
+  if (state.video_out)
+    impl->out_port.configure (&state.out_video, false);
 
   gst_opencl::ConvolutionSpec spec;
   spec.kx = spec.ky = settings.kernel_size;
@@ -501,39 +462,63 @@ gst_opencl_multi_convolve_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   });
 }
 
-/* Enqueues the upload of `input` into the packed device volume: from the frame's OpenCL memory
- * when `view` is given, else from the mapped host frame or volume, which must stay mapped until
- * the output read has completed. */
+/* Enqueues the copy of the input frame or volume into the packed device volume. */
 static void
-upload_input (GstOpenCLMultiConvolve * self, const gst_opencl::DeviceFrameView * view,
-    const GstVideoFrame * frame, const GstMapInfo * map)
+upload_input (GstOpenCLMultiConvolveImpl * impl, GstBuffer * inbuf)
 {
-  State & state = self->impl->state;
-  auto & queue = self->impl->device.device ().queue;
-  if (view) {
-    cl::array<size_t, 3> source { (size_t) GST_VIDEO_INFO_PLANE_OFFSET (&view->info, 0), 0, 0 };
-    cl::array<size_t, 3> origin { 0, 0, 0 };
-    cl::array<size_t, 3> region { (size_t) state.width, (size_t) state.height, 1 };
-    queue.enqueueCopyBufferRect (view->buffer, state.input, source, origin, region,
-        (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&view->info, 0), 0, (size_t) state.width, 0);
-  } else if (frame) {
-    cl::array<size_t, 3> origin { 0, 0, 0 };
-    cl::array<size_t, 3> region { (size_t) state.width, (size_t) state.height, 1 };
-    queue.enqueueWriteBufferRect (state.input, CL_FALSE, origin, origin, region,
-        (size_t) state.width, 0, (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), 0,
-        GST_VIDEO_FRAME_PLANE_DATA (frame, 0));
-  } else {
-    queue.enqueueWriteBuffer (state.input, CL_FALSE, 0,
-        (size_t) state.width * state.height * state.depth, map->data);
+  State & state = impl->state;
+  const gsize volume_bytes = (gsize) state.width * state.height * state.depth;
+  if (!state.video_in) {
+    /* A static tensor's buffer is exactly its caps' size: longer is as malformed as shorter. */
+    if (gst_buffer_get_size (inbuf) != volume_bytes)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "input buffer of " +
+          std::to_string (gst_buffer_get_size (inbuf)) + " bytes does not match the " +
+          std::to_string (volume_bytes) + "-byte volume of its caps");
+    gst_opencl::copy_bytes_in (impl->device, impl->in_port, inbuf, state.input, volume_bytes);
+    return;
   }
+  GstOpenCLFrame packed { state.input, state.in_video };
+  packed.info.offset[0] = 0;
+  packed.info.stride[0] = state.width;
+  gst_opencl::copy_frame_in (impl->device, impl->in_port, inbuf, packed);
+}
+
+static gst_opencl::ConvolutionArgs
+convolution_args (State & state, double scale, double offset)
+{
+  gst_opencl::ConvolutionArgs args;
+  args.src = &state.input;
+  args.src_row_stride = state.width;
+  args.src_plane_stride = state.width * state.height;
+  args.dst = &state.output;
+  args.width = state.width;
+  args.height = state.height;
+  args.depth = state.depth;
+  args.scale = (cl_float) scale;
+  args.offset = (cl_float) offset;
+  args.dst_row_stride = state.width * state.convolution.spec ().num_filters;
+  args.dst_plane_stride = args.dst_row_stride * state.height;
+  return args;
+}
+
+/* Responses as video: the kernels write the output frame where the frame path puts it. */
+static bool
+run_into_frame (GstOpenCLMultiConvolveImpl * impl, gst_opencl::ConvolutionArgs & args,
+    GstBuffer * outbuf)
+{
+  gst_opencl::FrameTrip out (impl->device, impl->out_port, outbuf,
+      gst_opencl::FrameAccess::Write);
+  args.dst = &out.frame ().buffer;
+  args.dst_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&out.frame ().info, 0);
+  impl->state.convolution.run (impl->device, args);
+  return out.finish (true);
 }
 
 static GstFlowReturn
 gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  auto *self = GST_OPENCL_MULTI_CONVOLVE (trans);
-  auto *impl = self->impl;
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
   State & state = impl->state;
   double scale, offset;
   {
@@ -541,108 +526,34 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
     scale = impl->settings.scale;
     offset = impl->settings.offset;
   }
-
-  gst_opencl::DeviceFrameView in_view;
-  bool in_on_device = false;
-  if (state.video_in && !GST_OPENCL_GUARD (trans, "cannot read the input frame", [&]() {
-        in_on_device = gst_opencl::buffer_device_frame (inbuf, impl->device.context (), false,
-            &in_view);
-      }))
-    return GST_FLOW_ERROR;
-
-  GstVideoFrame in_frame, out_frame;
-  GstMapInfo in_map = GST_MAP_INFO_INIT, out_map = GST_MAP_INFO_INIT;
-  bool in_mapped = in_on_device || (state.video_in ?
-      gst_video_frame_map (&in_frame, &state.in_video, inbuf, GST_MAP_READ) :
-      gst_buffer_map (inbuf, &in_map, GST_MAP_READ));
-  auto unmap_input = [&]() {
-    if (in_on_device)
-      return;
-    if (state.video_in)
-      gst_video_frame_unmap (&in_frame);
-    else
-      gst_buffer_unmap (inbuf, &in_map);
-  };
-  if (!in_mapped) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the input"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  bool out_mapped = state.video_out ?
-      gst_video_frame_map (&out_frame, &state.out_video, outbuf, GST_MAP_WRITE) :
-      gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE);
-  if (!out_mapped) {
-    unmap_input ();
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-
   gboolean ok = GST_OPENCL_GUARD (trans, "filter bank failed", [&]() {
-    const gsize volume_bytes = (gsize) state.width * state.height * state.depth;
-    /* A static tensor's buffer is exactly its caps' size: longer is as malformed as shorter. */
-    if (!state.video_in && in_map.size != volume_bytes)
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "input buffer of " +
-          std::to_string (in_map.size) + " bytes does not match the " +
-          std::to_string (volume_bytes) + "-byte volume of its caps");
-    auto & device = impl->device.device ();
-    upload_input (self, in_on_device ? &in_view : nullptr, state.video_in ? &in_frame : nullptr,
-        &in_map);
-
-    gst_opencl::ConvolutionArgs args;
-    args.src = &state.input;
-    args.src_row_stride = state.width;
-    args.src_plane_stride = state.width * state.height;
-    args.dst = &state.output;
-    args.width = state.width;
-    args.height = state.height;
-    args.depth = state.depth;
-    args.scale = (cl_float) scale;
-    args.offset = (cl_float) offset;
-    gsize read_bytes;
-    void *destination;
-    if (state.video_out) {
-      const gsize stride = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, 0);
-      read_bytes = stride * (state.height - 1) + (gsize) state.width *
-          GST_VIDEO_FRAME_COMP_PSTRIDE (&out_frame, 0);
-      if (stride * state.height > state.output_capacity_bytes) {
-        state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
-            stride * state.height);
-        state.output_capacity_bytes = stride * state.height;
-      }
-      args.dst_row_stride = (cl_int) stride;
-      destination = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0);
-    } else {
-      read_bytes = state.out_bytes;
-      if (out_map.size < read_bytes)
-        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
-            "output buffer smaller than its caps");
-      args.dst_row_stride = state.width * state.convolution.spec ().num_filters;
-      args.dst_plane_stride = args.dst_row_stride * state.height;
-      destination = out_map.data;
-    }
-    state.convolution.run (impl->device, args);
-    device.queue.enqueueReadBuffer (state.output, CL_TRUE, 0, read_bytes, destination);
-    impl->device.finish_frame ();
-  });
-  if (!ok) {
     try {
-      impl->device.device ().queue.finish ();
+      upload_input (impl, inbuf);
+      gst_opencl::ConvolutionArgs args = convolution_args (state, scale, offset);
+      bool waited = true;
+      if (state.video_out) {
+        waited = run_into_frame (impl, args, outbuf);
+      } else {
+        state.convolution.run (impl->device, args);
+        gst_opencl::copy_bytes_out (impl->device, state.output, outbuf, state.out_bytes);
+      }
+      if (waited)
+        impl->device.finish_frame ();
+      else
+        impl->device.defer_frame ();
     } catch (...) {
+      impl->device.discard_frame ();
+      throw;
     }
-    impl->device.discard_frame ();
-  }
-
-  if (state.video_out)
-    gst_video_frame_unmap (&out_frame);
-  else
-    gst_buffer_unmap (outbuf, &out_map);
-  unmap_input ();
+  });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 static void
 gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 {
-  self->impl = new GstOpenCLMultiConvolveImpl ();
+  self->impl = new GstOpenCLMultiConvolveImpl (gst_opencl_base_transform_device (
+          GST_OPENCL_BASE_TRANSFORM (self)));
 }
 
 static void
@@ -731,7 +642,6 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       g_param_spec_double ("offset", "Offset", "Video output: response * scale + offset",
           -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET, playing));
 
-  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL filter bank",
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
@@ -751,14 +661,10 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
   gst_caps_unref (src);
 
-  element_class->set_context = gst_opencl_multi_convolve_set_context;
-
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->start = gst_opencl_multi_convolve_start;
+  /* Its own caps rule (frames in, tensors or video out), fixated as GstBaseTransform does. */
+  gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
   trans_class->stop = gst_opencl_multi_convolve_stop;
-  trans_class->query = gst_opencl_multi_convolve_query;
   trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
-  trans_class->transform_size = gst_opencl_multi_convolve_transform_size;
   trans_class->set_caps = gst_opencl_multi_convolve_set_caps;
   trans_class->transform = gst_opencl_multi_convolve_transform;
 }

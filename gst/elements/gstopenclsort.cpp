@@ -39,7 +39,7 @@
 #include <mutex>
 #include <string>
 
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopencltensor.h"
@@ -68,17 +68,9 @@ struct Settings
   Key key = DEFAULT_KEY;
 };
 
-/* A device copy of a video frame, grown only when a buffer arrives with larger strides. */
-struct DeviceFrame
-{
-  cl::Buffer buffer;
-  gsize capacity_bytes = 0;
-};
-
 struct State
 {
   bool video = false;
-  bool on_device = false;  /* video caps in OpenCL memory: sorted where the frames are */
 
   /* Arrays */
   gst_opencl::SortKey tensor_key = gst_opencl::SortKey::Int32;
@@ -89,8 +81,6 @@ struct State
 
   /* Video */
   GstVideoInfo video_info {};
-  DeviceFrame in_frame;
-  DeviceFrame out_frame;
   cl::Buffer words;
   cl::Kernel pixel_keys;
   cl::Kernel pixel_gather;
@@ -103,7 +93,12 @@ struct State
 
 struct GstOpenCLSortImpl
 {
-  gst_opencl::ElementDevice device;
+  explicit GstOpenCLSortImpl (gst_opencl::ElementDevice & element_device)
+      : device (element_device) {}
+
+  gst_opencl::ElementDevice & device;  /* the base class's */
+  gst_opencl::FramePort in_port;
+  gst_opencl::FramePort out_port;
   std::mutex lock;  /* guards settings */
   Settings settings;
   State state;      /* streaming thread only */
@@ -111,7 +106,7 @@ struct GstOpenCLSortImpl
 
 struct _GstOpenCLSort
 {
-  GstBaseTransform parent;
+  GstOpenCLBaseTransform parent;
   GstOpenCLSortImpl *impl;
 };
 
@@ -121,7 +116,6 @@ enum
   PROP_ORDER,
   PROP_DIRECTION,
   PROP_KEY,
-  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
 };
 
 #define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8 }, " \
@@ -129,7 +123,7 @@ enum
 #define VIDEO_CAPS "video/x-raw, " VIDEO_FIELDS
 #define VIDEO_OPENCL_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " VIDEO_FIELDS
 
-G_DEFINE_TYPE (GstOpenCLSort, gst_opencl_sort, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstOpenCLSort, gst_opencl_sort, GST_TYPE_OPENCL_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclsort, "openclsort", GST_RANK_NONE, GST_TYPE_OPENCL_SORT);
 
 GType
@@ -187,8 +181,6 @@ gst_opencl_sort_set_property (GObject * object, guint prop_id, const GValue * va
     GParamSpec * pspec)
 {
   auto *impl = GST_OPENCL_SORT (object)->impl;
-  if (impl->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
-    return;
   std::lock_guard<std::mutex> lock (impl->lock);
   auto & s = impl->settings;
   switch (prop_id) {
@@ -215,8 +207,6 @@ gst_opencl_sort_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
   auto *impl = GST_OPENCL_SORT (object)->impl;
-  if (impl->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
-    return;
   std::lock_guard<std::mutex> lock (impl->lock);
   const auto & s = impl->settings;
   switch (prop_id) {
@@ -235,40 +225,15 @@ gst_opencl_sort_get_property (GObject * object, guint prop_id, GValue * value,
   }
 }
 
-static void
-gst_opencl_sort_set_context (GstElement * element, GstContext * context)
-{
-  GST_OPENCL_SORT (element)->impl->device.set_context (element, context);
-  GST_ELEMENT_CLASS (gst_opencl_sort_parent_class)->set_context (element, context);
-}
-
-static gboolean
-gst_opencl_sort_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
-{
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
-  if (impl->device.handle_context_query (GST_ELEMENT (trans), query))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->query (trans, direction,
-      query);
-}
-
-static gboolean
-gst_opencl_sort_start (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
-  return GST_OPENCL_GUARD (trans, "cannot open the OpenCL device", [&]() {
-    impl->device.start (GST_ELEMENT (trans));
-  });
-}
-
 static gboolean
 gst_opencl_sort_stop (GstBaseTransform * trans)
 {
   auto *impl = GST_OPENCL_SORT (trans)->impl;
   /* The sort refers to the device: drop it (and every buffer) before the context goes. */
+  impl->in_port.reset ();
+  impl->out_port.reset ();
   impl->state = State ();
-  impl->device.stop (GST_ELEMENT (trans));
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->stop (trans);
 }
 
 static gst_opencl::SortKey
@@ -345,9 +310,8 @@ set_video_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
         device.name + " can allocate");
   state.words = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
       width * height * sizeof (cl_uint));
-  state.in_frame = DeviceFrame ();
-  state.out_frame = DeviceFrame ();
-  state.on_device = gst_opencl::caps_are_opencl_memory (caps);
+  impl->in_port.configure (&state.video_info, false);
+  impl->out_port.configure (&state.video_info, false);
   if (!state.pixel_keys ()) {
     state.pixel_keys = device.kernel ("pixelsort", "pixel_keys", "");
     state.pixel_gather = device.kernel ("pixelsort", "pixel_gather", "");
@@ -375,55 +339,6 @@ gst_opencl_sort_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * 
   });
 }
 
-static gboolean
-gst_opencl_sort_transform_size (GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
-    GstCaps * othercaps, gsize * othersize)
-{
-  if (gst_opencl::caps_are_tensors (othercaps)) {
-    auto info = gst_opencl::tensor_info_from_caps (othercaps, nullptr);
-    if (!info)
-      return FALSE;
-    *othersize = info->size_bytes ();
-    return TRUE;
-  }
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, othercaps))
-    return FALSE;
-  *othersize = info.size;
-  return TRUE;
-}
-
-static gboolean
-gst_opencl_sort_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
-    GstQuery * query)
-{
-  if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->propose_allocation (trans,
-          decide_query, query))
-    return FALSE;
-  /* Video frames may come with any stride. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
-  return TRUE;
-}
-
-/* Output frames in OpenCL memory come from a pool of the element's context. */
-static gboolean
-gst_opencl_sort_decide_allocation (GstBaseTransform * trans, GstQuery * query)
-{
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
-  GstCaps *caps = nullptr;
-  gst_query_parse_allocation (query, &caps, nullptr);
-  if (caps && gst_opencl::caps_are_opencl_memory (caps)) {
-    gboolean ok = FALSE;
-    GST_OPENCL_GUARD (trans, "cannot create an OpenCL buffer pool", [&]() {
-      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query, impl->device.context ());
-    });
-    if (!ok)
-      return FALSE;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->decide_allocation (trans,
-      query);
-}
-
 /* The sort for the settings, rebuilt (kernels from the program cache) only when they change. */
 static gst_opencl::DeviceSort &
 ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::SortKey key, gst_opencl::SortOrder order)
@@ -446,39 +361,15 @@ launch_sort (GstOpenCLSortImpl * impl, gst_opencl::DeviceSort & sort, const cl::
 }
 
 static void
-sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, const GstMapInfo & in,
-    const GstMapInfo & out)
+sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, GstBuffer * inbuf,
+    GstBuffer * outbuf)
 {
   State & state = impl->state;
-  auto & queue = impl->device.device ().queue;
   auto & sort = ensure_sort (impl, state.tensor_key, settings.order == Order::Descending ?
       gst_opencl::SortOrder::Descending : gst_opencl::SortOrder::Ascending);
-  /* The input stays mapped until the blocking read below has completed. */
-  queue.enqueueWriteBuffer (state.keys, CL_FALSE, 0, state.tensor_bytes, in.data);
+  gst_opencl::copy_bytes_in (impl->device, impl->in_port, inbuf, state.keys, state.tensor_bytes);
   launch_sort (impl, sort, state.keys, state.rows, state.length);
-  queue.enqueueReadBuffer (state.keys, CL_TRUE, 0, state.tensor_bytes, out.data);
-}
-
-/* Bytes of plane 0 from the first pixel to the last: the last row needs no padding. */
-static gsize
-frame_bytes (const GstVideoFrame * frame)
-{
-  return (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) * (GST_VIDEO_FRAME_HEIGHT (frame) - 1) +
-      (gsize) GST_VIDEO_FRAME_WIDTH (frame) * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
-}
-
-static void
-ensure_frame (GstOpenCLSortImpl * impl, DeviceFrame & frame, gsize bytes)
-{
-  if (frame.buffer () && bytes <= frame.capacity_bytes)
-    return;
-  auto & device = impl->device.device ();
-  if (bytes > device.max_alloc_bytes)
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a frame of " +
-        std::to_string (bytes) + " bytes exceeds the largest buffer " + device.name +
-        " can allocate");
-  frame.buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE, bytes);
-  frame.capacity_bytes = bytes;
+  gst_opencl::copy_bytes_out (impl->device, state.keys, outbuf, state.tensor_bytes);
 }
 
 /* Byte weights of the key over one pixel (see kernels/pixelsort.cl). */
@@ -508,16 +399,16 @@ key_weights (GstVideoFormat format, Key key)
   return bgr ? cl_uint4 { { blue, green, red, 0 } } : cl_uint4 { { red, green, blue, 0 } };
 }
 
-/* One frame on the device: plane 0 of `in` and `out` at the given strides. */
-struct FrameOnDevice
+/* Plane 0 of a device frame at its stride (the plugin's frames start at offset 0). */
+static cl_int
+row_stride (const GstOpenCLFrame & frame)
 {
-  cl::Buffer buffer;
-  cl_int stride;
-};
+  return (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
+}
 
 static void
-sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const FrameOnDevice & in,
-    const FrameOnDevice & out)
+sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const GstOpenCLFrame & in,
+    const GstOpenCLFrame & out)
 {
   State & state = impl->state;
   auto & device = impl->device;
@@ -533,7 +424,7 @@ sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const FrameOnDe
   const cl::NDRange group (16, 16);
   cl::Kernel & keys = state.pixel_keys;
   keys.setArg (0, in.buffer);
-  keys.setArg (1, in.stride);
+  keys.setArg (1, row_stride (in));
   keys.setArg (2, state.words);
   keys.setArg (3, width);
   keys.setArg (4, height);
@@ -547,50 +438,15 @@ sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const FrameOnDe
 
   cl::Kernel & gather = state.pixel_gather;
   gather.setArg (0, in.buffer);
-  gather.setArg (1, in.stride);
+  gather.setArg (1, row_stride (in));
   gather.setArg (2, state.words);
   gather.setArg (3, out.buffer);
-  gather.setArg (4, out.stride);
+  gather.setArg (4, row_stride (out));
   gather.setArg (5, width);
   gather.setArg (6, height);
   gather.setArg (7, (cl_int) columns);
   gather.setArg (8, pixel_bytes);
   device.launch (gather, frame_range, group);
-}
-
-/* Frames in system memory: uploaded into and read back from the element's own buffers. */
-static void
-sort_host_frame (GstOpenCLSortImpl * impl, const Settings & settings, const GstVideoFrame * in,
-    const GstVideoFrame * out)
-{
-  State & state = impl->state;
-  auto & queue = impl->device.device ().queue;
-  const gsize in_bytes = frame_bytes (in);
-  const gsize out_bytes = frame_bytes (out);
-  ensure_frame (impl, state.in_frame, in_bytes);
-  ensure_frame (impl, state.out_frame, out_bytes);
-  /* The input frame stays mapped until the blocking read below has completed. */
-  queue.enqueueWriteBuffer (state.in_frame.buffer, CL_FALSE, 0, in_bytes,
-      GST_VIDEO_FRAME_PLANE_DATA (in, 0));
-  sort_frame (impl, settings,
-      { state.in_frame.buffer, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (in, 0) },
-      { state.out_frame.buffer, (cl_int) GST_VIDEO_FRAME_PLANE_STRIDE (out, 0) });
-  queue.enqueueReadBuffer (state.out_frame.buffer, CL_TRUE, 0, out_bytes,
-      GST_VIDEO_FRAME_PLANE_DATA (out, 0));
-}
-
-/* After a failure, work may still be queued that reads or writes the mapped buffers: wait for
- * it before they are unmapped, and forget the failed frame's kernels. */
-static void
-abandon_frame (GstOpenCLSortImpl * impl)
-{
-  try {
-    if (impl->device.started ())
-      impl->device.device ().queue.finish ();
-  } catch (...) {
-    GST_WARNING ("the queue failed while abandoning a frame");
-  }
-  impl->device.discard_frame ();
 }
 
 static GstFlowReturn
@@ -606,72 +462,41 @@ transform_tensor (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Sett
             state.length, state.tensor_bytes));
     return GST_FLOW_ERROR;
   }
-  GstMapInfo in, out;
-  if (!gst_buffer_map (inbuf, &in, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the input buffer"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE) || out.size < state.tensor_bytes) {
-    if (out.memory)
-      gst_buffer_unmap (outbuf, &out);
-    gst_buffer_unmap (inbuf, &in);
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output buffer"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
   gboolean ok = GST_OPENCL_GUARD (trans, "sorting failed", [&]() {
-    sort_tensor (impl, settings, in, out);
-    impl->device.finish_frame ();
+    try {
+      sort_tensor (impl, settings, inbuf, outbuf);
+      impl->device.finish_frame ();
+    } catch (...) {
+      impl->device.discard_frame ();
+      throw;
+    }
   });
-  if (!ok)
-    abandon_frame (impl);
-  gst_buffer_unmap (outbuf, &out);
-  gst_buffer_unmap (inbuf, &in);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
+/* Frames are sorted where the frame path puts them: in place for OpenCL memory, else in device
+ * copies of the host frames. */
 static GstFlowReturn
 transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Settings & settings,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  const State & state = impl->state;
-  if (state.on_device) {
-    /* Frames in OpenCL memory are sorted where they are; nothing waits for the device. */
-    gboolean ok = GST_OPENCL_GUARD (trans, "pixel sorting failed", [&]() {
-      gst_opencl::DeviceFrameView in_view, out_view;
-      GstOpenCLContext *context = impl->device.context ();
-      if (!gst_opencl::buffer_device_frame (inbuf, context, false, &in_view) ||
-          !gst_opencl::buffer_device_frame (outbuf, context, true, &out_view))
-        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
-            "a buffer under OpenCL-memory caps is not OpenCL memory of this element's context");
-      sort_frame (impl, settings,
-          { in_view.buffer, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in_view.info, 0) },
-          { out_view.buffer, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out_view.info, 0) });
-      impl->device.defer_frame ();
-    });
-    if (!ok)
-      abandon_frame (impl);
-    return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
-  }
-  GstVideoFrame in, out;
-  if (!gst_video_frame_map (&in, &state.video_info, inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("cannot map the input frame"),
-        ("a buffer of %" G_GSIZE_FORMAT " bytes for a frame of %" G_GSIZE_FORMAT,
-            gst_buffer_get_size (inbuf), state.video_info.size));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out, &state.video_info, outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in);
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  auto & device = impl->device;
   gboolean ok = GST_OPENCL_GUARD (trans, "pixel sorting failed", [&]() {
-    sort_host_frame (impl, settings, &in, &out);
-    impl->device.finish_frame ();
+    try {
+      gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
+      gst_opencl::FrameTrip out (device, impl->out_port, outbuf,
+          gst_opencl::FrameAccess::Write);
+      sort_frame (impl, settings, in.frame (), out.frame ());
+      in.finish (false);
+      if (out.finish (true))
+        device.finish_frame ();
+      else
+        device.defer_frame ();
+    } catch (...) {
+      device.discard_frame ();
+      throw;
+    }
   });
-  if (!ok)
-    abandon_frame (impl);
-  gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -692,7 +517,8 @@ gst_opencl_sort_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffe
 static void
 gst_opencl_sort_init (GstOpenCLSort * self)
 {
-  self->impl = new GstOpenCLSortImpl ();
+  self->impl = new GstOpenCLSortImpl (gst_opencl_base_transform_device (
+          GST_OPENCL_BASE_TRANSFORM (self)));
 }
 
 static void
@@ -745,7 +571,6 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
   g_object_class_install_property (gobject_class, PROP_KEY,
       g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
           GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, flags));
-  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
 
   /* Video in OpenCL memory first: between other elements of the plugin frames stay there. */
   std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +
@@ -762,16 +587,10 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
       "Sorts arrays (other/tensors) or the pixels of video rows or columns on an OpenCL device",
       "gst-opencl developers");
 
-  element_class->set_context = gst_opencl_sort_set_context;
-
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->start = gst_opencl_sort_start;
+  /* Equal caps on both sides (set_caps insists). */
+  gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
   trans_class->stop = gst_opencl_sort_stop;
   trans_class->set_caps = gst_opencl_sort_set_caps;
-  trans_class->query = gst_opencl_sort_query;
-  trans_class->transform_size = gst_opencl_sort_transform_size;
-  trans_class->propose_allocation = gst_opencl_sort_propose_allocation;
-  trans_class->decide_allocation = gst_opencl_sort_decide_allocation;
   trans_class->transform = gst_opencl_sort_transform;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_SORT_ORDER, (GstPluginAPIFlags) 0);

@@ -2,12 +2,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "opencl/gstopenclbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_OPENCL_SORT (gst_opencl_sort_get_type ())
-G_DECLARE_FINAL_TYPE (GstOpenCLSort, gst_opencl_sort, GST, OPENCL_SORT, GstBaseTransform)
+G_DECLARE_FINAL_TYPE (GstOpenCLSort, gst_opencl_sort, GST, OPENCL_SORT,
+    GstOpenCLBaseTransform)
 
 #define GST_TYPE_OPENCL_SORT_ORDER (gst_opencl_sort_order_get_type ())
 GType gst_opencl_sort_order_get_type (void);

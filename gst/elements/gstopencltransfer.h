@@ -2,17 +2,17 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "opencl/gstopenclbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_OPENCL_TRANSFER (gst_opencl_transfer_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstOpenCLTransfer, gst_opencl_transfer, GST, OPENCL_TRANSFER,
-    GstBaseTransform)
+    GstOpenCLBaseTransform)
 
 struct _GstOpenCLTransferClass
 {
-  GstBaseTransformClass parent_class;
+  GstOpenCLBaseTransformClass parent_class;
   gboolean to_device;  /* upload (TRUE) or download (FALSE) */
 };
 

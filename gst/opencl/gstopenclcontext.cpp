@@ -79,6 +79,8 @@ gst_opencl_context_new (const std::string & device_string,
   }
   device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
   device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
+  device->host_unified_memory = device->device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () &&
+      g_strcmp0 (g_getenv ("GST_OPENCL_ZERO_COPY"), "0") != 0;
   if (properties && !properties->empty ())
     device->context = cl::Context (device->device, properties->data ());
   else

@@ -33,6 +33,10 @@ struct Device
   cl_ulong max_alloc_bytes = 0;
   size_t max_work_group_size = 0;
   cl_ulong local_mem_bytes = 0;
+  /* The device works on the host's own memory (CL_DEVICE_HOST_UNIFIED_MEMORY: CPU devices,
+   * integrated GPUs): host frames of OpenCL memory are the device buffer mapped, with no copy.
+   * GST_OPENCL_ZERO_COPY=0 turns it off (the pinned-copy path of discrete GPUs, for tests). */
+  bool host_unified_memory = false;
   ProgramCache programs;
 
   /* A kernel from kernels/<file>.cl built with `options`, from the cache when it can be. */

@@ -2,21 +2,20 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
-#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclbasetransform.h"
 #include "opencl/gstopenclframe.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_OPENCL_FILTER (gst_opencl_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstOpenCLFilter, gst_opencl_filter, GST, OPENCL_FILTER,
-    GstBaseTransform)
+    GstOpenCLBaseTransform)
 
 struct _GstOpenCLFilterClass
 {
-  GstBaseTransformClass parent_class;
+  GstOpenCLBaseTransformClass parent_class;
 
   /* Caps are set: build kernels, size state. Called with the context ready. Must not throw
    * (wrap the body in GST_OPENCL_GUARD); return FALSE after posting an error. */

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <new>
 
+#include <gst/video/gstvideopool.h>
+
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
 
@@ -13,20 +15,42 @@
 
 namespace {
 
-/* Which copy of the frame holds the latest pixels. */
+/* Which copy of the frame holds the latest pixels (discrete devices). */
 enum class Newest { Device, Host, Both };
 
+/* A frame's memory. On a device that shares the host's memory the host sees the device buffer
+ * itself, mapped while the host has it mapped: no copy either way. Elsewhere the host copy is
+ * pinned (a CL_MEM_ALLOC_HOST_PTR buffer mapped once, for the memory's life), so uploads and
+ * downloads run at the link's DMA rate, and it is copied only when the other side needs it. */
 struct MemoryImpl
 {
   std::mutex lock;
   GstOpenCLContext *context = nullptr;  /* a reference */
   cl::Buffer buffer;
   GstVideoInfo info {};
-  std::unique_ptr<guint8[]> host;       /* staging copy, made at the first host map */
+  bool unified = false;
+  guint8 *host = nullptr;               /* the mapped host view, once made */
+  /* unified */
+  guint host_maps = 0;                  /* nested host maps of `buffer` */
+  /* discrete */
+  cl::Buffer pinned;                    /* the host copy, made at the first host map */
   Newest newest = Newest::Device;
   cl::Event upload;                     /* the last upload from `host`, while it may run */
 
-  ~MemoryImpl () { gst_clear_object (&context); }
+  cl::CommandQueue & queue () { return gst_opencl_context_device (context).queue; }
+
+  ~MemoryImpl ()
+  {
+    try {
+      if (pinned () && host)
+        queue ().enqueueUnmapMemObject (pinned, host);
+      else if (unified && host_maps > 0)
+        queue ().enqueueUnmapMemObject (buffer, host);
+    } catch (...) {
+      GST_WARNING ("cannot unmap the host view of OpenCL memory");
+    }
+    gst_clear_object (&context);
+  }
 };
 
 }  // namespace
@@ -65,12 +89,46 @@ finish_upload (MemoryImpl * impl)
 static void
 upload_host_copy (MemoryImpl * impl)
 {
-  auto & queue = gst_opencl_context_device (impl->context).queue;
   finish_upload (impl);
-  queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host.get (),
+  impl->queue ().enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host,
       nullptr, &impl->upload);
   gst_opencl::count_transfer (true, impl->info.size);
   impl->newest = Newest::Both;
+}
+
+/* Unified memory: the host maps the device buffer. The blocking map orders it after the kernels
+ * that wrote the frame (one in-order queue); nested maps share it. */
+static guint8 *
+map_unified (MemoryImpl * impl)
+{
+  if (impl->host_maps++ == 0)
+    impl->host = static_cast<guint8 *> (impl->queue ().enqueueMapBuffer (impl->buffer, CL_TRUE,
+            CL_MAP_READ | CL_MAP_WRITE, 0, impl->info.size));
+  return impl->host;
+}
+
+static void
+unmap_unified (MemoryImpl * impl)
+{
+  if (impl->host_maps == 0 || --impl->host_maps > 0)
+    return;
+  /* Commands enqueued later (kernels) run after the unmap: they see what the host wrote. */
+  impl->queue ().enqueueUnmapMemObject (impl->buffer, impl->host);
+  impl->host = nullptr;
+}
+
+/* Discrete devices: the pinned host copy, made once. */
+static guint8 *
+pinned_host_copy (MemoryImpl * impl)
+{
+  if (!impl->host) {
+    auto & device = gst_opencl_context_device (impl->context);
+    impl->pinned = cl::Buffer (device.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+        impl->info.size);
+    impl->host = static_cast<guint8 *> (impl->queue ().enqueueMapBuffer (impl->pinned, CL_TRUE,
+            CL_MAP_READ | CL_MAP_WRITE, 0, impl->info.size));
+  }
+  return impl->host;
 }
 
 static gpointer
@@ -80,21 +138,21 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
   std::lock_guard<std::mutex> lock (impl->lock);
   try {
     if (flags & GST_MAP_OPENCL) {
-      if (impl->newest == Newest::Host)
+      if (!impl->unified && impl->newest == Newest::Host)
         upload_host_copy (impl);
       if (flags & GST_MAP_WRITE)
         impl->newest = Newest::Device;
       return &impl->buffer;
     }
-    if (!impl->host)
-      impl->host.reset (new guint8[impl->info.size]);
+    if (impl->unified)
+      return map_unified (impl);
+    guint8 *host = pinned_host_copy (impl);
     if (impl->newest == Newest::Device && (flags & GST_MAP_READ)) {
       /* The host needs the pixels now: the one blocking call of this path. A map for writing
        * only gets the host copy as it is (GStreamer's GL and CUDA memory do the same): the
        * writer replaces the frame. */
       finish_upload (impl);
-      gst_opencl_context_device (impl->context).queue.enqueueReadBuffer (impl->buffer, CL_TRUE,
-          0, impl->info.size, impl->host.get ());
+      impl->queue ().enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host);
       gst_opencl::count_transfer (false, impl->info.size);
       impl->newest = Newest::Both;
     }
@@ -102,7 +160,7 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
       finish_upload (impl);
       impl->newest = Newest::Host;
     }
-    return impl->host.get ();
+    return host;
   } catch (...) {
     GST_ERROR ("cannot map OpenCL memory %p: %s", memory,
         gst_opencl::describe_exception (std::current_exception ()).c_str ());
@@ -111,8 +169,18 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
 }
 
 static void
-gst_opencl_memory_unmap (GstMemory *)
+gst_opencl_memory_unmap_full (GstMemory * memory, GstMapInfo * info)
 {
+  MemoryImpl *impl = impl_of (memory);
+  if (!impl->unified || (info->flags & GST_MAP_OPENCL))
+    return;
+  std::lock_guard<std::mutex> lock (impl->lock);
+  try {
+    unmap_unified (impl);
+  } catch (...) {
+    GST_ERROR ("cannot unmap OpenCL memory %p: %s", memory,
+        gst_opencl::describe_exception (std::current_exception ()).c_str ());
+  }
 }
 
 static GstMemory *
@@ -159,7 +227,7 @@ gst_opencl_allocator_init (GstOpenCLAllocator * self)
   auto *allocator = GST_ALLOCATOR_CAST (self);
   allocator->mem_type = GST_OPENCL_MEMORY_TYPE_NAME;
   allocator->mem_map = gst_opencl_memory_map;
-  allocator->mem_unmap = gst_opencl_memory_unmap;
+  allocator->mem_unmap_full = gst_opencl_memory_unmap_full;
   allocator->mem_share = gst_opencl_memory_share;
   GST_OBJECT_FLAG_SET (allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
@@ -206,7 +274,9 @@ opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info)
         " bytes does not fit one allocation on " + device.name + " (largest " +
         std::to_string (device.max_alloc_bytes) + " bytes)");
   auto impl = std::make_unique<MemoryImpl> ();
-  impl->buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE, info->size);
+  impl->unified = device.host_unified_memory;
+  impl->buffer = cl::Buffer (device.context, impl->unified ?
+      CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR : CL_MEM_READ_WRITE, info->size);
   impl->context = GST_OPENCL_CONTEXT (gst_object_ref (context));
   impl->info = *info;
 
@@ -234,11 +304,25 @@ opencl_memory_device_buffer (GstMemory * memory, bool will_write)
 {
   MemoryImpl *impl = impl_of (memory);
   std::lock_guard<std::mutex> lock (impl->lock);
-  if (impl->newest == Newest::Host)
+  if (!impl->unified && impl->newest == Newest::Host)
     upload_host_copy (impl);
   if (will_write)
     impl->newest = Newest::Device;
   return impl->buffer;
+}
+
+void
+opencl_memory_written (GstMemory * memory)
+{
+  MemoryImpl *impl = impl_of (memory);
+  std::lock_guard<std::mutex> lock (impl->lock);
+  impl->newest = Newest::Device;
+}
+
+bool
+opencl_memory_host_visible (GstMemory * memory)
+{
+  return impl_of (memory)->unified;
 }
 
 GstCaps *
@@ -267,6 +351,34 @@ transform_caps_any_memory (GstCaps * caps, GstCaps * filter)
     result = filtered;
   }
   return result;
+}
+
+void
+add_video_pad_templates (GstElementClass * element_class, const gchar * formats, bool gl_rgba)
+{
+  gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
+      "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]", formats);
+  GstCaps *caps = gst_caps_from_string (text);
+  g_free (text);
+  /* The same formats in OpenCL memory: frames that stay on the device between elements. */
+  GstCaps *opencl = gst_caps_copy (caps);
+  gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
+          nullptr));
+  caps = gst_caps_merge (opencl, caps);
+#ifdef HAVE_GL
+  if (gl_rgba) {
+    gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "
+            "format=(string)RGBA, texture-target=(string)2D, width=(int)[1, max], "
+            "height=(int)[1, max], framerate=(fraction)[0/1, max]"));
+  }
+#else
+  (void) gl_rgba;
+#endif
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
 }
 
 GstCaps *
@@ -326,6 +438,53 @@ decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * c
     gst_query_add_allocation_pool (query, pool, (guint) info.size, min_buffers, max_buffers);
   gst_object_unref (pool);
   return true;
+}
+
+bool
+host_frames_enabled ()
+{
+  return g_strcmp0 (g_getenv ("GST_OPENCL_HOST_FRAMES"), "0") != 0;
+}
+
+/* A pool nobody else depends on: GStreamer's own system-memory pools may be replaced by ours
+ * (a sink's pool of special memory, an XImage or a dmabuf pool, is kept). */
+static bool
+pool_is_plain (GstBufferPool * pool)
+{
+  return !pool || G_OBJECT_TYPE (pool) == GST_TYPE_BUFFER_POOL ||
+      G_OBJECT_TYPE (pool) == GST_TYPE_VIDEO_BUFFER_POOL;
+}
+
+bool
+decide_frame_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context,
+    bool host_frames, bool *failed)
+{
+  *failed = false;
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !context || !gst_video_info_from_caps (&info, caps))
+    return false;
+  bool ours = caps_are_opencl_memory (caps);
+  if (!ours && host_frames && host_frames_enabled ()) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+    GstBufferPool *pool = nullptr;
+    if (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, nullptr, nullptr, nullptr);
+    ours = (!features || gst_caps_features_is_equal (features,
+            GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) && pool_is_plain (pool);
+    gst_clear_object (&pool);
+  }
+  if (!ours)
+    return false;
+  try {
+    *failed = !decide_opencl_pool (element, query, context);
+  } catch (...) {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("cannot create an OpenCL buffer pool"),
+        ("%s", describe_exception (std::current_exception ()).c_str ()));
+    *failed = true;
+  }
+  return !*failed;
 }
 
 bool

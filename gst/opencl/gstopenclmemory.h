@@ -5,10 +5,12 @@
  * GstVideoInfo says (offsets and strides). Elements of the plugin hand it to each other under the
  * caps feature memory:OpenCLMemory, so frames stay on the device between them.
  *
- * The host sees the frame on demand: mapping for reading downloads it (only when the device copy
- * changed since the last download), mapping for writing marks the host copy as the newer one (a
- * map for writing only does not download first: the writer replaces the frame) and
- * uploads it at the next device access. Mapping with GST_MAP_OPENCL gives the device buffer
+ * The host sees the frame on demand. Where the device shares the host's memory (CPU devices,
+ * integrated GPUs: CL_DEVICE_HOST_UNIFIED_MEMORY) a host map is the device buffer mapped: no copy
+ * at all. Elsewhere the host copy is pinned memory (mapped once): mapping for reading downloads
+ * the frame into it (only when the device copy changed since the last download), mapping for
+ * writing marks the host copy as the newer one (a map for writing only does not download first:
+ * the writer replaces the frame) and it is uploaded, by DMA, at the next device access. Mapping with GST_MAP_OPENCL gives the device buffer
  * itself (a cl::Buffer *), after any pending upload; mapping it for writing marks the device copy
  * as the newer one. The in-order queue orders all of it, so no wait is needed but the download. */
 #pragma once
@@ -72,10 +74,23 @@ const GstVideoInfo *opencl_memory_info (GstMemory * memory);
  * `will_write`, the host copy becomes stale. Throws cl::Error. */
 cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
 
+/* After the kernels that wrote the memory (through opencl_memory_device_buffer () or a device
+ * view) are enqueued: the device copy is the newest; a host map downloads it (after them). */
+void opencl_memory_written (GstMemory * memory);
+
+/* Whether the host sees the device buffer itself (unified memory): no copy either way. */
+bool opencl_memory_host_visible (GstMemory * memory);
+
 /* The caps rule of elements whose frames keep format and size: each structure in system or
  * OpenCL memory may come out in either (OpenCL memory first), GL memory stays GL memory. The
  * result is intersected with `filter` when given. For GstBaseTransform::transform_caps. */
 GstCaps *transform_caps_any_memory (GstCaps * caps, GstCaps * filter);
+
+/* Sink and src pad templates of an element whose frames keep format and size: `formats` (a
+ * caps list such as "RGBA, BGRA") in system and OpenCL memory, and RGBA in GL memory when the
+ * plugin is built with GL and `gl_rgba` is true. */
+void add_video_pad_templates (GstElementClass * element_class, const gchar * formats,
+    bool gl_rgba);
 
 /* Of the caps an element may output, only those in OpenCL memory when there are some (the next
  * element then reads the frame where it is). Takes `othercaps` and returns the caps to fixate.
@@ -86,6 +101,19 @@ GstCaps *prefer_opencl_memory (GstCaps * othercaps);
  * query, in place of any pool that is not one of ours. Returns false after posting an element
  * error. */
 bool decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context);
+
+/* Whether system-memory frames may be the plugin's OpenCL memory (pools offered upstream and
+ * taken for output): true unless GST_OPENCL_HOST_FRAMES=0, which keeps every system-memory
+ * frame a plain one, copied to and from the device by the element (for comparisons). */
+bool host_frames_enabled ();
+
+/* For decide_allocation of an element that writes video frames of `caps` (not GL memory): caps
+ * in OpenCL memory get a pool of `context`; with `host_frames`, so do caps in system memory when
+ * downstream offers no pool or one of GStreamer's plain ones (frames are then OpenCL memory the
+ * host sees on demand, and stay on the device between the plugin's elements). Returns true when
+ * the query now holds such a pool; false when the caller decides (*failed: an error was posted). */
+bool decide_frame_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context,
+    bool host_frames, bool *failed);
 
 /* The buffer's only memory, or nullptr when it has several (or none). */
 inline GstMemory *

@@ -13,7 +13,9 @@
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclglinterop.h"
+#include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
@@ -33,15 +35,11 @@ struct GstOpenCLSrcPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
-  gst_opencl::GlInterop interop;  /* frames rendered into GL textures */
-  bool out_gl = false;
+  gst_opencl::FramePort out_port;  /* frames rendered into output buffers of any memory */
 
   /* State derived from caps; `info` and `negotiated` are read by queries under the object lock. */
   GstVideoInfo info {};
   bool negotiated = false;
-  GstOpenCLFrame frame;          /* the device copy: tight rows, described by info */
-  gsize capacity_bytes = 0;
-  bool on_device = false;        /* caps in OpenCL memory: render into the output buffers */
 
   /* Frames since the last caps change or seek, and the frames and time before them. */
   guint64 frames = 0;
@@ -149,9 +147,7 @@ gst_opencl_src_stop (GstBaseSrc * base)
   GST_OBJECT_LOCK (base);
   priv->negotiated = false;
   GST_OBJECT_UNLOCK (base);
-  priv->frame = GstOpenCLFrame ();
-  priv->capacity_bytes = 0;
-  priv->interop.reset ();
+  priv->out_port.reset ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (base));
   return TRUE;
@@ -174,20 +170,6 @@ gst_opencl_src_fixate (GstBaseSrc * base, GstCaps * caps)
   return GST_BASE_SRC_CLASS (gst_opencl_src_parent_class)->fixate (base, caps);
 }
 
-static void
-check_fits_device (const gst_opencl::Device & device, const GstVideoInfo * info)
-{
-  if ((guint64) info->size > device.max_alloc_bytes || info->width > G_MAXINT / 8 ||
-      info->height > G_MAXINT / 8) {
-    gchar *message = g_strdup_printf ("a %dx%d frame (%" G_GSIZE_FORMAT " bytes) exceeds the "
-        "largest buffer %s can allocate (%" G_GUINT64_FORMAT " bytes)", info->width,
-        info->height, info->size, device.name.c_str (), (guint64) device.max_alloc_bytes);
-    std::string text (message);
-    g_free (message);
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, text);
-  }
-}
-
 static gboolean
 gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
 {
@@ -200,18 +182,10 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
     GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("invalid caps"), ("%" GST_PTR_FORMAT, caps));
     return FALSE;
   }
-  priv->out_gl = gst_opencl::GlBridge::caps_are_gl (caps);
-  priv->interop.reset ();
-  if (priv->device.started ()) {
-    bool context_changed = false;
-    if (!gst_opencl::configure_gl_interop (GST_ELEMENT (base), priv->device, priv->gl, nullptr,
-            nullptr, priv->out_gl ? &priv->interop : nullptr, &info, &context_changed))
-      return FALSE;
-    if (context_changed) {
-      priv->frame.buffer = cl::Buffer ();
-      priv->capacity_bytes = 0;
-    }
-  }
+  priv->out_port.configure (&info, gst_opencl::GlBridge::caps_are_gl (caps));
+  if (!gst_opencl::configure_ports (GST_ELEMENT (base), priv->device, priv->gl, nullptr,
+          &priv->out_port))
+    return FALSE;
   gboolean ok = GST_OPENCL_GUARD (base, "cannot configure the source", [&]() {
     if (!priv->device.started ())
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
@@ -219,17 +193,7 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
           std::string ("cannot render ") + GST_VIDEO_INFO_NAME (&info) +
           ": only packed formats");
-    auto & device = gst_opencl_src_device (src);
-    check_fits_device (device, &info);
-    /* Allocated per caps, not per frame; kept when the new caps need no more. Frames in
-     * OpenCL memory are rendered straight into the pool's buffers instead. */
-    priv->on_device = gst_opencl::caps_are_opencl_memory (caps);
-    if (!priv->on_device && (!priv->frame.buffer () || priv->capacity_bytes < info.size)) {
-      priv->frame.buffer = cl::Buffer (device.context, CL_MEM_WRITE_ONLY |
-          CL_MEM_HOST_READ_ONLY, MAX (info.size, (gsize) 1));
-      priv->capacity_bytes = info.size;
-      GST_DEBUG_OBJECT (src, "device frame of %" G_GSIZE_FORMAT " bytes", info.size);
-    }
+    gst_opencl::check_frame_fits (gst_opencl_src_device (src), &info);
   });
   if (!ok)
     return FALSE;
@@ -244,7 +208,6 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
   priv->info = info;
   priv->negotiated = true;
   GST_OBJECT_UNLOCK (base);
-  priv->frame.info = info;
   gst_base_src_set_blocksize (base, (guint) info.size);
   GST_DEBUG_OBJECT (src, "caps %" GST_PTR_FORMAT, caps);
   return klass->set_info ? klass->set_info (src, &info) : TRUE;
@@ -319,14 +282,13 @@ gst_opencl_src_decide_allocation (GstBaseSrc * base, GstQuery * query)
   /* A GL pool is configured completely by the bridge (its allocator is a GL one). */
   if (gst_opencl::GlBridge::caps_are_gl (caps))
     return priv->gl.decide_allocation (GST_ELEMENT (base), query);
-  if (gst_opencl::caps_are_opencl_memory (caps)) {
-    gboolean ok = FALSE;
-    GST_OPENCL_GUARD (base, "cannot create an OpenCL buffer pool", [&]() {
-      ok = gst_opencl::decide_opencl_pool (GST_ELEMENT (base), query, priv->device.context ());
-    });
-    return ok;
-  }
-  return decide_system_allocation (base, query, caps);
+  /* Frames rendered into the plugin's OpenCL memory, under OpenCL or system-memory caps: the
+   * host sees them when it maps them, nothing waits here. */
+  bool failed = false;
+  if (priv->device.started () && gst_opencl::decide_frame_pool (GST_ELEMENT (base), query,
+          priv->device.context (), true, &failed))
+    return TRUE;
+  return !failed && decide_system_allocation (base, query, caps);
 }
 
 static gboolean
@@ -416,28 +378,6 @@ gst_opencl_src_get_times (GstBaseSrc * base, GstBuffer * buffer, GstClockTime * 
     *end = *start + GST_BUFFER_DURATION (buffer);
 }
 
-/* One blocking read of the device frame into the mapped buffer, whatever its row stride. */
-static void
-read_back (cl::CommandQueue & queue, const GstOpenCLFrame & device_frame,
-    GstVideoFrame * frame)
-{
-  const GstVideoInfo *info = &device_frame.info;
-  const gsize row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (info) *
-      GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  const gsize rows = GST_VIDEO_INFO_HEIGHT (info);
-  const gsize device_stride = GST_VIDEO_INFO_PLANE_STRIDE (info, 0);
-  const gsize host_stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-  void *data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-  if (host_stride == device_stride) {
-    queue.enqueueReadBuffer (device_frame.buffer, CL_TRUE, 0,
-        device_stride * (rows - 1) + row_bytes, data);
-  } else {
-    queue.enqueueReadBufferRect (device_frame.buffer, CL_TRUE, { 0, 0, 0 }, { 0, 0, 0 },
-        { row_bytes, rows, 1 }, device_stride, 0, host_stride, 0, data);
-  }
-  gst_opencl::count_transfer (false, row_bytes * rows);
-}
-
 /* Timestamps and offsets of a rendered frame; counts it. */
 static GstFlowReturn
 finish_buffer (GstOpenCLSrcPrivate * priv, GstBuffer * buffer, GstClockTime timestamp,
@@ -467,7 +407,7 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
     GST_ELEMENT_ERROR (src, CORE, NEGOTIATION, (nullptr), ("no caps before the first frame"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  const GstVideoInfo *info = &priv->frame.info;
+  const GstVideoInfo *info = &priv->info;
   /* A framerate of 0/1 is a still picture: one frame. */
   if (info->fps_n == 0 && priv->frames == 1)
     return GST_FLOW_EOS;
@@ -491,74 +431,29 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
   /* Controlled properties (GstController bindings) take their values for this frame. */
   gst_object_sync_values (GST_OBJECT (src), stream_time);
 
-  if (priv->out_gl) {
-    /* Into the GL texture through the interop path, when it has one for this buffer. */
-    bool used = false;
-    gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
-      GstOpenCLFrame target;
-      if (!priv->interop.device_frame (buffer, &target))
-        return;
-      used = true;
-      if (!klass->render (src, &target, running_time, stream_time))
-        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "the frame was not rendered");
-      priv->interop.to_texture (buffer);
-      priv->device.finish_frame ();
-    });
-    if (!ok) {
-      try {
-        priv->interop.end_frame ();
-      } catch (...) {
-      }
-      priv->device.discard_frame ();
-      return GST_FLOW_ERROR;
-    }
-    if (used)
-      return finish_buffer (priv, buffer, timestamp, duration);
-  }
-
-  if (priv->on_device) {
-    gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
-      gst_opencl::DeviceFrameView view;
-      if (!gst_opencl::buffer_device_frame (buffer, priv->device.context (), true, &view))
-        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
-            "the output buffer is not OpenCL memory of this element's context");
-      GstOpenCLFrame target { view.buffer, view.info };
-      /* Nothing waits: the next element's kernels follow on the same in-order queue. */
-      if (klass->render (src, &target, running_time, stream_time))
-        priv->device.defer_frame ();
-      else
-        throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "the frame was not rendered");
-    });
-    if (!ok) {
-      priv->device.discard_frame ();
-      return GST_FLOW_ERROR;
-    }
-    return finish_buffer (priv, buffer, timestamp, duration);
-  }
-
-  GstVideoFrame frame;
-  if (!gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE)) {
-    GST_ELEMENT_ERROR (src, STREAM, FAILED, ("cannot map the output frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  /* Into the buffer where the frame path puts it: straight into OpenCL memory (nothing waits:
+   * the next reader follows on the in-order queue), a GL texture, or a host frame read back. */
   gboolean rendered = FALSE;
   gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
-    auto & queue = gst_opencl_src_device (src).queue;
-    rendered = klass->render (src, &priv->frame, running_time, stream_time);
-    if (!rendered) {
-      queue.finish ();
+    try {
+      gst_opencl::FrameTrip out (priv->device, priv->out_port, buffer,
+          gst_opencl::FrameAccess::Write);
+      rendered = klass->render (src, &out.frame (), running_time, stream_time);
+      if (!rendered) {
+        priv->device.discard_frame ();
+        return;
+      }
+      if (out.finish (true))
+        priv->device.finish_frame ();
+      else
+        priv->device.defer_frame ();
+    } catch (...) {
       priv->device.discard_frame ();
-      return;
+      throw;
     }
-    read_back (queue, priv->frame, &frame);
-    priv->device.finish_frame ();
   });
-  gst_video_frame_unmap (&frame);
-  if (!ok || !rendered) {
-    priv->device.discard_frame ();
+  if (!ok || !rendered)
     return GST_FLOW_ERROR;
-  }
-
   return finish_buffer (priv, buffer, timestamp, duration);
 }
 

@@ -10,17 +10,16 @@
  * The latency query reports d frame durations. */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
-#include "opencl/gstopenclelement.h"
-#include "opencl/gstopenclfilter.h"
+#include "opencl/gstopenclbasetransform.h"
+#include "opencl/gstopenclframe.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_OPENCL_TEMPORAL_FILTER (gst_opencl_temporal_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstOpenCLTemporalFilter, gst_opencl_temporal_filter, GST,
-    OPENCL_TEMPORAL_FILTER, GstBaseTransform)
+    OPENCL_TEMPORAL_FILTER, GstOpenCLBaseTransform)
 
 /* The window on the device: `slot_count` frames in one buffer, slot s starting at byte
  * s * slot_bytes, each laid out as `info` says (single-plane formats; rows info.stride[0] bytes
@@ -38,7 +37,7 @@ struct GstOpenCLFrameRing
 
 struct _GstOpenCLTemporalFilterClass
 {
-  GstBaseTransformClass parent_class;
+  GstOpenCLBaseTransformClass parent_class;
 
   /* The half-width d of the window (0 .. 7); read when caps are set. Must not throw. */
   guint (*get_radius) (GstOpenCLTemporalFilter * filter);

@@ -1,0 +1,284 @@
+/* gst-opencl: the abstract base of every GstBaseTransform element of the plugin.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclbasetransform.h"
+
+#include <new>
+
+#include "opencl/gstopenclmemory.h"
+#include "opencl/gstopencltensor.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time, gl-interop: gstopenclelement.h */
+};
+
+struct GstOpenCLBaseTransformPrivate
+{
+  gst_opencl::ElementDevice device;
+  gst_opencl::GlBridge gl;
+};
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLBaseTransform, gst_opencl_base_transform,
+    GST_TYPE_BASE_TRANSFORM);
+
+/* GObject hands out zeroed private memory: the C++ members are constructed in place in init and
+ * destroyed in finalize. */
+static GstOpenCLBaseTransformPrivate *
+get_priv (GstOpenCLBaseTransform * self)
+{
+  return static_cast<GstOpenCLBaseTransformPrivate *> (
+      gst_opencl_base_transform_get_instance_private (self));
+}
+
+static void
+gst_opencl_base_transform_init (GstOpenCLBaseTransform * self)
+{
+  new (gst_opencl_base_transform_get_instance_private (self)) GstOpenCLBaseTransformPrivate ();
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_opencl_base_transform_finalize (GObject * object)
+{
+  get_priv (GST_OPENCL_BASE_TRANSFORM (object))->~GstOpenCLBaseTransformPrivate ();
+  G_OBJECT_CLASS (gst_opencl_base_transform_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_base_transform_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!get_priv (GST_OPENCL_BASE_TRANSFORM (object))->device.set_property (PROP_DEVICE_FIRST,
+          prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+gst_opencl_base_transform_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!get_priv (GST_OPENCL_BASE_TRANSFORM (object))->device.get_property (GST_ELEMENT (object),
+          PROP_DEVICE_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+gst_opencl_base_transform_set_context (GstElement * element, GstContext * context)
+{
+  auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (element));
+  priv->device.set_context (element, context);
+  priv->gl.set_context (element, context);
+  GST_ELEMENT_CLASS (gst_opencl_base_transform_parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_opencl_base_transform_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      (priv->device.handle_context_query (GST_ELEMENT (trans), query) ||
+          priv->gl.handle_context_query (GST_ELEMENT (trans), query)))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->query (trans,
+      direction, query);
+}
+
+static gboolean
+gst_opencl_base_transform_start (GstBaseTransform * trans)
+{
+  auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
+  return GST_OPENCL_GUARD (trans, "cannot open the OpenCL device", [&]() {
+    priv->device.start (GST_ELEMENT (trans));
+  });
+}
+
+static gboolean
+gst_opencl_base_transform_stop (GstBaseTransform * trans)
+{
+  auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
+  priv->gl.reset ();
+  priv->device.stop (GST_ELEMENT (trans));
+  return TRUE;
+}
+
+/* Video caps in system memory, where the plugin's host-visible frames may serve. */
+static bool
+caps_take_host_frames (GstOpenCLBaseTransform * self, GstCaps * caps, GstVideoInfo * info)
+{
+  auto *klass = GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self);
+  if (!klass->host_frames_on_device || !gst_opencl::host_frames_enabled () || !caps ||
+      gst_opencl::caps_are_opencl_memory (caps) ||
+      gst_opencl::GlBridge::caps_are_gl (caps) || !get_priv (self)->device.started ())
+    return false;
+  return gst_video_info_from_caps (info, caps) && info->size > 0;
+}
+
+/* Offers upstream a pool of host-visible OpenCL frames: a producer writes into memory the
+ * device reads by DMA (pinned), or reads in place (unified memory), instead of memory the
+ * element would copy. Nothing is offered when a pool is already in the query (downstream's, in
+ * passthrough). */
+static void
+offer_host_frames (GstOpenCLBaseTransform * self, GstQuery * query)
+{
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps_take_host_frames (self, caps, &info) || gst_query_get_n_allocation_pools (query) > 0)
+    return;
+  GST_OPENCL_GUARD (self, "cannot create an OpenCL buffer pool", [&]() {
+    GstBufferPool *pool = gst_opencl_buffer_pool_new (get_priv (self)->device.context ());
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, (guint) info.size, 2, 0);
+    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (gst_buffer_pool_set_config (pool, config))
+      gst_query_add_allocation_pool (query, pool, (guint) info.size, 2, 0);
+    gst_object_unref (pool);
+    GST_DEBUG_OBJECT (self, "offered a pool of host-visible OpenCL frames upstream");
+  });
+}
+
+static gboolean
+gst_opencl_base_transform_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
+    GstQuery * query)
+{
+  auto *self = GST_OPENCL_BASE_TRANSFORM (trans);
+  if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->propose_allocation
+      (trans, decide_query, query))
+    return FALSE;
+  /* Kernels take any stride: upstream may hand over padded frames. In place (analysis) the
+   * frames go on downstream as they came, so only downstream's answer (forwarded above) counts. */
+  if (!gst_base_transform_is_in_place (trans))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  offer_host_frames (self, query);
+  return TRUE;
+}
+
+static gboolean
+gst_opencl_base_transform_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto *self = GST_OPENCL_BASE_TRANSFORM (trans);
+  auto *priv = get_priv (self);
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (caps && gst_opencl::GlBridge::caps_are_gl (caps) &&
+      !priv->gl.decide_allocation (GST_ELEMENT (trans), query))
+    return FALSE;
+  GstVideoInfo info;
+  bool failed = false;
+  if (caps && !gst_opencl::GlBridge::caps_are_gl (caps) && priv->device.started ())
+    gst_opencl::decide_frame_pool (GST_ELEMENT (trans), query, priv->device.context (),
+        caps_take_host_frames (self, caps, &info), &failed);
+  if (failed)
+    return FALSE;
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->decide_allocation
+      (trans, query);
+}
+
+/* Controlled properties (GstController) take their values at the frame's stream time. */
+static void
+gst_opencl_base_transform_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  if (trans->segment.format != GST_FORMAT_TIME)
+    return;  /* arrays in a byte or default segment have no stream time */
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+/* Same format and size on both sides; frames in system or OpenCL memory may come out in either,
+ * OpenCL memory first, so a chain of the plugin's elements keeps its frames on the device while
+ * other elements downstream still get system memory. GL memory stays GL memory. */
+static GstCaps *
+gst_opencl_base_transform_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps * caps,
+    GstCaps * filter)
+{
+  return gst_opencl::transform_caps_any_memory (caps, filter);
+}
+
+/* Of the output caps downstream accepts, OpenCL memory is taken when it is there: the next
+ * element then reads the frame where it already is. */
+static GstCaps *
+gst_opencl_base_transform_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+  if (direction == GST_PAD_SINK)
+    othercaps = gst_opencl::prefer_opencl_memory (othercaps);
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
+}
+
+/* Output buffers are sized from the output caps (video or tensors), never from the (possibly
+ * tight or padded) input buffer. */
+static gboolean
+gst_opencl_base_transform_transform_size (GstBaseTransform *, GstPadDirection, GstCaps *, gsize,
+    GstCaps * othercaps, gsize * othersize)
+{
+  if (gst_opencl::caps_are_tensors (othercaps)) {
+    auto tensor = gst_opencl::tensor_info_from_caps (othercaps, nullptr);
+    if (!tensor)
+      return FALSE;
+    *othersize = tensor->size_bytes ();
+    return TRUE;
+  }
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = info.size;
+  return TRUE;
+}
+
+static void
+gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_opencl_base_transform_finalize;
+  gobject_class->set_property = gst_opencl_base_transform_set_property;
+  gobject_class->get_property = gst_opencl_base_transform_get_property;
+  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
+
+  element_class->set_context = gst_opencl_base_transform_set_context;
+
+  klass->host_frames_on_device = TRUE;
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->start = gst_opencl_base_transform_start;
+  trans_class->stop = gst_opencl_base_transform_stop;
+  trans_class->query = gst_opencl_base_transform_query;
+  trans_class->propose_allocation = gst_opencl_base_transform_propose_allocation;
+  trans_class->decide_allocation = gst_opencl_base_transform_decide_allocation;
+  trans_class->before_transform = gst_opencl_base_transform_before_transform;
+  trans_class->transform_size = gst_opencl_base_transform_transform_size;
+  trans_class->transform_caps = gst_opencl_base_transform_transform_caps;
+  trans_class->fixate_caps = gst_opencl_base_transform_fixate_caps;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_BASE_TRANSFORM, (GstPluginAPIFlags) 0);
+}
+
+gst_opencl::ElementDevice &
+gst_opencl_base_transform_device (GstOpenCLBaseTransform * self)
+{
+  return get_priv (self)->device;
+}
+
+gst_opencl::GlBridge &
+gst_opencl_base_transform_gl (GstOpenCLBaseTransform * self)
+{
+  return get_priv (self)->gl;
+}
+
+void
+gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass)
+{
+  auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  auto *plain = GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM));
+  trans_class->transform_caps = plain->transform_caps;
+  trans_class->fixate_caps = plain->fixate_caps;
+}

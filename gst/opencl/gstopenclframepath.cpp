@@ -1,0 +1,492 @@
+/* gst-opencl: the one way frames move between their memory and the device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclframepath.h"
+
+#include <array>
+
+#include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
+#include "opencl/gstopenclstats.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+namespace gst_opencl {
+
+namespace {
+
+/* Bytes a plane occupies: every row at full stride but the last, which only needs its pixels
+ * (the last row of a buffer is often not padded). */
+gsize
+plane_span_bytes (const GstVideoInfo * info, guint plane)
+{
+  const gsize rows = plane_rows (info, plane);
+  return rows ? (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, plane) * (rows - 1) +
+      plane_row_bytes (info, plane) : 0;
+}
+
+/* The device layout of a mapped frame: planes one after another, each at the frame's own
+ * stride, so every plane moves as one contiguous transfer. Returns the bytes needed. */
+gsize
+packed_layout (const GstVideoInfo * frame_info, GstVideoInfo * device_info)
+{
+  *device_info = *frame_info;
+  gsize total = 0;
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (frame_info); plane++) {
+    device_info->offset[plane] = total;
+    total += (gsize) GST_VIDEO_INFO_PLANE_STRIDE (frame_info, plane) *
+        plane_rows (frame_info, plane);
+  }
+  return total;
+}
+
+std::array<size_t, 3>
+plane_region (const GstVideoInfo * info, guint plane)
+{
+  return { plane_row_bytes (info, plane), plane_rows (info, plane), 1 };
+}
+
+/* One device-side copy per plane between two layouts of the same frame. */
+void
+copy_on_device (cl::CommandQueue & queue, const GstOpenCLFrame & from, const GstOpenCLFrame & to)
+{
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&from.info); plane++) {
+    const auto region = plane_region (&from.info, plane);
+    if (region[0] == 0 || region[1] == 0)
+      continue;
+    const std::array<size_t, 3> from_origin { (size_t) from.info.offset[plane], 0, 0 };
+    const std::array<size_t, 3> to_origin { (size_t) to.info.offset[plane], 0, 0 };
+    queue.enqueueCopyBufferRect (from.buffer, to.buffer, from_origin, to_origin, region,
+        (size_t) from.info.stride[plane], 0, (size_t) to.info.stride[plane], 0);
+  }
+}
+
+/* The message for a buffer that cannot be mapped as a frame of `info`. */
+[[noreturn]] void
+throw_unmappable (GstBuffer * buffer, const GstVideoInfo * info, const char *what)
+{
+  throw Failure (Failure::Kind::Failed, size_mismatch (buffer, info->size, what, info));
+}
+
+void
+map_frame (GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, const char *what)
+{
+  if (!gst_video_frame_map (frame, info, buffer, flags))
+    throw_unmappable (buffer, info, what);
+}
+
+GstOpenCLContext *
+device_context (ElementDevice & device)
+{
+  return device.context ();
+}
+
+}  // namespace
+
+std::string
+size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
+    const GstVideoInfo * info)
+{
+  std::string text = std::string ("cannot map ") + what + ": a buffer of " +
+      std::to_string (gst_buffer_get_size (buffer)) + " bytes";
+  if (GstVideoMeta * meta = gst_buffer_get_video_meta (buffer))
+    text += " (video meta " + std::to_string (meta->width) + "x" +
+        std::to_string (meta->height) + ", stride " + std::to_string (meta->stride[0]) + ")";
+  text += ", where " + std::to_string (expected_bytes) + " bytes are expected";
+  if (info) {
+    text += " for " + std::string (gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info))) +
+        " " + std::to_string (GST_VIDEO_INFO_WIDTH (info)) + "x" +
+        std::to_string (GST_VIDEO_INFO_HEIGHT (info)) + " with row stride " +
+        std::to_string (GST_VIDEO_INFO_PLANE_STRIDE (info, 0));
+    GstCaps *caps = gst_video_info_to_caps (info);
+    if (caps) {
+      gchar *caps_text = gst_caps_to_string (caps);
+      text += std::string (" (caps ") + caps_text + ")";
+      g_free (caps_text);
+      gst_caps_unref (caps);
+    }
+  }
+  return text;
+}
+
+/* FramePort */
+
+FramePort::~FramePort ()
+{
+  release_uploaded (true);
+}
+
+void
+FramePort::configure (const GstVideoInfo * info, bool gl)
+{
+  info_ = *info;
+  gl_ = gl;
+  interop_.reset ();
+}
+
+void
+FramePort::reset ()
+{
+  release_uploaded (true);
+  interop_.reset ();
+  drop_device_buffers ();
+  gl_ = false;
+}
+
+void
+FramePort::drop_device_buffers ()
+{
+  release_uploaded (true);
+  staging_ = GstOpenCLFrame ();
+  staging_bytes_ = 0;
+}
+
+void
+FramePort::unmap (Upload & upload)
+{
+  if (upload.video)
+    gst_video_frame_unmap (&upload.frame);
+  else
+    gst_buffer_unmap (upload.buffer, &upload.map);
+  gst_buffer_unref (upload.buffer);
+}
+
+void
+FramePort::release_uploaded (bool wait)
+{
+  while (!uploads_.empty ()) {
+    Upload & oldest = uploads_.front ();
+    try {
+      if (oldest.done ()) {
+        if (wait)
+          oldest.done.wait ();
+        else if (oldest.done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () > CL_COMPLETE)
+          break;  /* still running: so are the later ones (one in-order queue) */
+      }
+    } catch (const std::exception & e) {
+      /* A failed transfer no longer reads the frame. */
+      GST_WARNING ("an upload failed: %s", e.what ());
+    }
+    unmap (oldest);
+    uploads_.pop_front ();
+  }
+}
+
+void
+FramePort::keep_until_uploaded (Upload && upload)
+{
+  gst_buffer_ref (upload.buffer);
+  uploads_.push_back (std::move (upload));
+  /* Frames arrive no faster than the device takes them in the long run; a bound keeps a stalled
+   * device from pinning every frame of the pipeline. */
+  constexpr size_t MAX_IN_FLIGHT = 4;
+  if (uploads_.size () > MAX_IN_FLIGHT && uploads_.front ().done ())
+    uploads_.front ().done.wait ();
+  release_uploaded (false);
+}
+
+const GstOpenCLFrame &
+FramePort::staging (ElementDevice & element_device, gsize bytes, cl_mem_flags flags)
+{
+  /* Host-access flags are part of the buffer: an element that starts drawing into the frames it
+   * analyses (read back) needs another. */
+  if (bytes > staging_bytes_ || !staging_.buffer () || flags != staging_flags_) {
+    auto & device = element_device.device ();
+    if (bytes > device.max_alloc_bytes)
+      throw Failure (Failure::Kind::TooLarge, "a frame of " + std::to_string (bytes) +
+          " bytes exceeds the largest buffer " + device.name + " can allocate (" +
+          std::to_string (device.max_alloc_bytes) + " bytes)");
+    /* Uploads still in flight read the old buffer's host frames, not the buffer: it may go. */
+    staging_.buffer = cl::Buffer (device.context, flags, MAX (bytes, (gsize) 1));
+    staging_bytes_ = bytes;
+    staging_flags_ = flags;
+    GST_DEBUG ("staging buffer of %" G_GSIZE_FORMAT " bytes", bytes);
+  }
+  return staging_;
+}
+
+bool
+configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge,
+    FramePort * in, FramePort * out, bool *context_changed)
+{
+  if (!device.started ())
+    return true;  /* set_caps reports the missing device */
+  GlInterop *in_interop = in && in->gl () ? &in->interop () : nullptr;
+  GlInterop *out_interop = out && out != in && out->gl () ? &out->interop () : nullptr;
+  bool changed = false;
+  if (!configure_gl_interop (element, device, bridge, in_interop, in ? &in->info () : nullptr,
+          out_interop, out ? &out->info () : nullptr, &changed))
+    return false;
+  if (changed) {
+    if (in)
+      in->drop_device_buffers ();
+    if (out)
+      out->drop_device_buffers ();
+  }
+  if (context_changed)
+    *context_changed = changed;
+  return true;
+}
+
+/* FrameTrip */
+
+FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+    FrameAccess access) : device_ (device), port_ (port), buffer_ (buffer), access_ (access)
+{
+  const bool reads = access != FrameAccess::Write;
+  const bool writes = access != FrameAccess::Read;
+  DeviceFrameView view;
+  if (buffer_device_frame (buffer, device_context (device), writes, &view)) {
+    route_ = FrameRoute::Resident;
+    frame_.buffer = view.buffer;
+    frame_.info = view.info;
+    return;
+  }
+  if (port.gl () && (reads ? port.interop ().to_device (buffer, &frame_) :
+          port.interop ().device_frame (buffer, &frame_))) {
+    route_ = FrameRoute::Gl;
+    return;
+  }
+  route_ = FrameRoute::Host;
+  port.release_uploaded (false);
+  map_frame (&host_, &port.info (), buffer, access == FrameAccess::Read ? GST_MAP_READ :
+      access == FrameAccess::Write ? GST_MAP_WRITE : GST_MAP_READWRITE,
+      reads ? "the input frame" : "the output frame");
+  mapped_ = true;
+  GstVideoInfo layout;
+  const gsize bytes = packed_layout (&host_.info, &layout);
+  const cl_mem_flags flags = access == FrameAccess::Read ?
+      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY : access == FrameAccess::Write ?
+      CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY : CL_MEM_READ_WRITE;
+  frame_.buffer = port.staging (device, bytes, flags).buffer;
+  frame_.info = layout;
+  if (!reads)
+    return;
+  auto & queue = device.device ().queue;
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&host_); plane++) {
+    const gsize span = plane_span_bytes (&host_.info, plane);
+    count_transfer (true, span);
+    if (span)
+      queue.enqueueWriteBuffer (frame_.buffer, CL_FALSE, layout.offset[plane], span,
+          GST_VIDEO_FRAME_PLANE_DATA (&host_, plane), nullptr, &upload_done_);
+  }
+}
+
+bool
+FrameTrip::finish (bool written)
+{
+  finished_ = true;
+  written = written && access_ != FrameAccess::Read;
+  switch (route_) {
+    case FrameRoute::Resident:
+      if (written)
+        opencl_memory_written (gst_buffer_peek_memory (buffer_, 0));
+      return false;
+    case FrameRoute::Gl:
+      if (written) {
+        port_.interop ().to_texture (buffer_);  /* GL reads it: waits, as a download does */
+        return true;
+      }
+      port_.interop ().end_frame ();
+      return false;
+    case FrameRoute::Host:
+      break;
+  }
+  if (written) {
+    auto & queue = device_.device ().queue;
+    const guint planes = GST_VIDEO_FRAME_N_PLANES (&host_);
+    for (guint plane = 0; plane < planes; plane++) {
+      const gsize span = plane_span_bytes (&host_.info, plane);
+      count_transfer (false, span);
+      if (span)
+        queue.enqueueReadBuffer (frame_.buffer, CL_FALSE, frame_.info.offset[plane], span,
+            GST_VIDEO_FRAME_PLANE_DATA (&host_, plane));
+    }
+    queue.finish ();  /* the host needs the pixels: the one wait of this route */
+    gst_video_frame_unmap (&host_);
+    mapped_ = false;
+    return true;
+  }
+  if (upload_done_ ()) {
+    FramePort::Upload upload;
+    upload.frame = host_;
+    upload.buffer = buffer_;
+    upload.done = upload_done_;
+    mapped_ = false;
+    port_.keep_until_uploaded (std::move (upload));
+  } else {
+    gst_video_frame_unmap (&host_);
+    mapped_ = false;
+  }
+  return false;
+}
+
+FrameTrip::~FrameTrip ()
+{
+  if (finished_ && !mapped_)
+    return;
+  /* Unfinished (an error): copies may still read or write the frame; let them end first. */
+  try {
+    if (device_.started ())
+      device_.device ().queue.finish ();
+  } catch (...) {
+    GST_WARNING ("the queue failed while a frame was abandoned");
+  }
+  try {
+    if (route_ == FrameRoute::Gl && !finished_)
+      port_.interop ().end_frame ();
+  } catch (...) {
+    GST_WARNING ("cannot end the GL frame");
+  }
+  if (mapped_)
+    gst_video_frame_unmap (&host_);
+}
+
+/* Copies in and out */
+
+void
+copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+    const GstOpenCLFrame & target)
+{
+  auto & queue = device.device ().queue;
+  DeviceFrameView view;
+  if (buffer_device_frame (buffer, device_context (device), false, &view)) {
+    copy_on_device (queue, GstOpenCLFrame { view.buffer, view.info }, target);
+    return;
+  }
+  GstOpenCLFrame texture;
+  if (port.gl () && port.interop ().to_device (buffer, &texture)) {
+    copy_on_device (queue, texture, target);
+    port.interop ().end_frame ();
+    return;
+  }
+  port.release_uploaded (false);
+  FramePort::Upload upload;
+  map_frame (&upload.frame, &port.info (), buffer, GST_MAP_READ, "the input frame");
+  upload.buffer = buffer;
+  try {
+    for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&upload.frame); plane++) {
+      const auto region = plane_region (&upload.frame.info, plane);
+      if (region[0] == 0 || region[1] == 0)
+        continue;
+      const std::array<size_t, 3> device_origin { (size_t) target.info.offset[plane], 0, 0 };
+      const std::array<size_t, 3> host_origin { 0, 0, 0 };
+      queue.enqueueWriteBufferRect (target.buffer, CL_FALSE, device_origin, host_origin, region,
+          (size_t) target.info.stride[plane], 0,
+          (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&upload.frame, plane), 0,
+          GST_VIDEO_FRAME_PLANE_DATA (&upload.frame, plane), nullptr, &upload.done);
+      count_transfer (true, region[0] * region[1]);
+    }
+  } catch (...) {
+    queue.finish ();
+    gst_video_frame_unmap (&upload.frame);
+    throw;
+  }
+  port.keep_until_uploaded (std::move (upload));
+}
+
+void
+copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+    const cl::Buffer & target, gsize bytes)
+{
+  port.release_uploaded (false);
+  FramePort::Upload upload;
+  upload.video = false;
+  upload.buffer = buffer;
+  if (!gst_buffer_map (buffer, &upload.map, GST_MAP_READ))
+    throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the input", nullptr));
+  if (upload.map.size != bytes) {
+    gst_buffer_unmap (buffer, &upload.map);
+    throw Failure (Failure::Kind::Failed, "an input buffer of " +
+        std::to_string (gst_buffer_get_size (buffer)) + " bytes does not match the " +
+        std::to_string (bytes) + " bytes of its caps");
+  }
+  try {
+    device.device ().queue.enqueueWriteBuffer (target, CL_FALSE, 0, bytes, upload.map.data,
+        nullptr, &upload.done);
+    count_transfer (true, bytes);
+  } catch (...) {
+    device.device ().queue.finish ();
+    gst_buffer_unmap (buffer, &upload.map);
+    throw;
+  }
+  port.keep_until_uploaded (std::move (upload));
+}
+
+void
+copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFrame & source,
+    GstBuffer * buffer)
+{
+  /* A buffer of OpenCL memory of any context: its own queue orders the copy. */
+  GstMemory *memory = sole_memory (buffer);
+  GstOpenCLContext *context = memory && gst_is_opencl_memory (memory) ?
+      opencl_memory_context (memory) : nullptr;
+  DeviceFrameView view;
+  if (context == device_context (device) &&
+      buffer_device_frame (buffer, context, true, &view)) {
+    copy_on_device (device.device ().queue, source, GstOpenCLFrame { view.buffer, view.info });
+    opencl_memory_written (memory);
+    return;
+  }
+  GstOpenCLFrame texture;
+  if (port.gl () && port.interop ().device_frame (buffer, &texture)) {
+    copy_on_device (device.device ().queue, source, texture);
+    port.interop ().to_texture (buffer);
+    return;
+  }
+  GstVideoFrame frame;
+  map_frame (&frame, &port.info (), buffer, GST_MAP_WRITE, "the output frame");
+  try {
+    copy_frame_from_device (device.device ().queue, source.buffer, &source.info, &frame, true);
+  } catch (...) {
+    try {
+      device.device ().queue.finish ();
+    } catch (...) {
+    }
+    gst_video_frame_unmap (&frame);
+    throw;
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+void
+copy_frame_on_host (FramePort & in_port, GstBuffer * in, FramePort & out_port, GstBuffer * out)
+{
+  GstVideoFrame in_frame, out_frame;
+  map_frame (&in_frame, &in_port.info (), in, GST_MAP_READ, "the input frame");
+  try {
+    map_frame (&out_frame, &out_port.info (), out, GST_MAP_WRITE, "the output frame");
+  } catch (...) {
+    gst_video_frame_unmap (&in_frame);
+    throw;
+  }
+  const gboolean copied = gst_video_frame_copy (&out_frame, &in_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  if (!copied)
+    throw Failure (Failure::Kind::Failed, "cannot copy the frame");
+}
+
+void
+copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * buffer,
+    gsize bytes)
+{
+  GstMapInfo map;
+  if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE))
+    throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the output", nullptr));
+  if (map.size < bytes) {
+    gst_buffer_unmap (buffer, &map);
+    throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the output", nullptr));
+  }
+  try {
+    device.device ().queue.enqueueReadBuffer (source, CL_TRUE, 0, bytes, map.data);
+    count_transfer (false, bytes);
+  } catch (...) {
+    gst_buffer_unmap (buffer, &map);
+    throw;
+  }
+  gst_buffer_unmap (buffer, &map);
+}
+
+}  // namespace gst_opencl

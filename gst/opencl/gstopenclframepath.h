@@ -1,0 +1,160 @@
+/* gst-opencl: the one way frames move between their memory (system, OpenCL, GL) and the device.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every base class and openclupload/opencldownload go through this module; no element maps a
+ * frame or enqueues a transfer itself. A frame takes one of three routes:
+ *
+ *   resident   the buffer holds one GstOpenCLMemory of the element's context (from a pool of the
+ *              plugin, under system-memory or OpenCL-memory caps): kernels use it where it is;
+ *              the memory itself uploads a newer host copy or makes host maps wait (see
+ *              gstopenclmemory.h), so nothing here waits;
+ *   gl         the buffer is GL memory and the element's GL interop reaches it on the device;
+ *   host       any other memory: mapped, and copied into (or out of) a staging buffer of the
+ *              port with one transfer per plane at the frame's own strides.
+ *
+ * Host frames being uploaded stay mapped, and referenced, until their transfer has completed:
+ * the port keeps them and lets them go once the device is past them, so the streaming thread
+ * never waits for an upload. Only a download into a host buffer waits (the host needs the
+ * pixels before the buffer is pushed). */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <deque>
+#include <string>
+
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframe.h"
+#include "opencl/gstopenclglinterop.h"
+
+namespace gst_opencl {
+
+enum class FrameRoute { Resident, Gl, Host };
+
+enum class FrameAccess { Read, Write, ReadWrite };
+
+/* One pad's side of an element's frame path: the negotiated layout, the GL interop for GL caps,
+ * the staging buffer of host frames and the host frames still being uploaded. Configured at
+ * set_caps, reset at stop. */
+class FramePort
+{
+public:
+  FramePort () = default;
+  FramePort (const FramePort &) = delete;
+  FramePort & operator= (const FramePort &) = delete;
+  ~FramePort ();
+
+  /* The negotiated frames of this pad (`gl`: GL memory caps). Keeps the staging buffer. */
+  void configure (const GstVideoInfo * info, bool gl);
+  /* Waits for the uploads in flight, lets their frames go, drops device buffers. */
+  void reset ();
+  /* After the element's context changed: buffers of the old one are dropped. */
+  void drop_device_buffers ();
+
+  const GstVideoInfo & info () const { return info_; }
+  bool gl () const { return gl_; }
+  GlInterop & interop () { return interop_; }
+
+  /* Lets go of the host frames whose upload has completed; with `wait`, waits for all first. */
+  void release_uploaded (bool wait);
+
+private:
+  friend class FrameTrip;
+  friend void copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+      const GstOpenCLFrame & target);
+  friend void copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+      const cl::Buffer & target, gsize bytes);
+
+  struct Upload
+  {
+    GstVideoFrame frame {};   /* mapped for reading, when `video` */
+    GstMapInfo map {};        /* mapped for reading, otherwise */
+    GstBuffer *buffer = nullptr;
+    bool video = true;
+    cl::Event done;
+  };
+
+  void keep_until_uploaded (Upload && upload);
+  void unmap (Upload & upload);
+  const GstOpenCLFrame & staging (ElementDevice & device, gsize bytes, cl_mem_flags flags);
+
+  GstVideoInfo info_ {};
+  bool gl_ = false;
+  GlInterop interop_;
+  GstOpenCLFrame staging_;
+  gsize staging_bytes_ = 0;
+  cl_mem_flags staging_flags_ = 0;
+  std::deque<Upload> uploads_;
+};
+
+/* For set_caps, once the ports are configured: sets up the GL interop of the ports whose caps
+ * are GL memory (`in` and `out` may be null, or the same port for elements working in place)
+ * and the `gl-interop` property. When khr-gl-sharing replaced the element's context, the ports'
+ * device buffers are dropped and *context_changed set (the caller drops its own). Returns false
+ * after posting an element error. */
+bool configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge,
+    FramePort * in, FramePort * out, bool *context_changed = nullptr);
+
+/* One frame's visit to the device through a port: the device frame the kernels read or write,
+ * and, once they are enqueued, `finish ()` to make the result visible where the buffer lives.
+ * A trip that is not finished (an error) waits for the queue before it lets the frame go. */
+class FrameTrip
+{
+public:
+  /* Throws Failure (naming the expected and received sizes and the caps) when the buffer cannot
+   * be mapped as the port's frames. */
+  FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buffer, FrameAccess access);
+  ~FrameTrip ();
+  FrameTrip (const FrameTrip &) = delete;
+  FrameTrip & operator= (const FrameTrip &) = delete;
+
+  const GstOpenCLFrame & frame () const { return frame_; }
+  FrameRoute route () const { return route_; }
+
+  /* The kernels are enqueued. `written`: they wrote the frame, so a GL texture or host buffer
+   * gets the result (a host download waits for it). Returns true when the host waited for the
+   * device (the frame's work is then complete). */
+  bool finish (bool written);
+
+private:
+  ElementDevice & device_;
+  FramePort & port_;
+  GstBuffer *buffer_;
+  FrameAccess access_;
+  FrameRoute route_ = FrameRoute::Host;
+  GstOpenCLFrame frame_;
+  GstVideoFrame host_ {};
+  bool mapped_ = false;
+  bool finished_ = false;
+  cl::Event upload_done_;
+};
+
+/* Enqueues the copy of `buffer`'s frame (any memory) into `target` (its planes laid out as
+ * target.info says); a host frame is kept mapped by the port until the copy has completed. */
+void copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+    const GstOpenCLFrame & target);
+
+/* The same for a buffer of `bytes` plain bytes (tensors): it must hold exactly that many. */
+void copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
+    const cl::Buffer & target, gsize bytes);
+
+/* Copies the device frame `source` into `buffer` (any memory): on the device for OpenCL memory
+ * of the same context and GL interop, else a read into the mapped host frame, waited for. */
+void copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFrame & source,
+    GstBuffer * buffer);
+
+/* Copies a frame between two buffers through host maps (memory the device does not reach:
+ * OpenCL memory of another context downloads itself when mapped). */
+void copy_frame_on_host (FramePort & in_port, GstBuffer * in, FramePort & out_port,
+    GstBuffer * out);
+
+/* Reads `bytes` of `source` into `buffer` (tensors), waited for. */
+void copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * buffer,
+    gsize bytes);
+
+/* "a buffer of N bytes where <what> needs M (caps ...)": the message of a buffer that does not
+ * match its caps. */
+std::string size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
+    const GstVideoInfo * info);
+
+}  // namespace gst_opencl
