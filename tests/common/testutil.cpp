@@ -166,37 +166,78 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   return result;
 }
 
-std::string
-run_pipeline (const std::string & launch_line, int timeout_s)
+GstElement *
+parse_pipeline (const std::string & launch_line)
 {
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch (launch_line.c_str (), &error);
   fail_unless (pipeline != nullptr && error == nullptr, "cannot parse \"%s\": %s",
       launch_line.c_str (), error ? error->message : "");
-  return run_pipeline (pipeline, timeout_s);
+  return pipeline;
+}
+
+void
+expect_no_error (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  if (!message)
+    return;
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  gst_message_parse_error (message, &error, &debug);
+  std::string text = std::string (error->message) + ": " + (debug ? debug : "");
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (message);
+  fail ("the pipeline failed: %s", text.c_str ());
+}
+
+std::string
+run_pipeline (const std::string & launch_line, int timeout_s)
+{
+  return run_pipeline (parse_pipeline (launch_line), timeout_s);
+}
+
+/* The device an element picks automatically: the first GPU, else the first CPU device. */
+static cl_device_id
+default_device ()
+{
+  cl_uint n_platforms = 0;
+  if (clGetPlatformIDs (0, nullptr, &n_platforms) != CL_SUCCESS || n_platforms == 0)
+    return nullptr;
+  std::vector<cl_platform_id> platforms (n_platforms);
+  if (clGetPlatformIDs (n_platforms, platforms.data (), nullptr) != CL_SUCCESS)
+    return nullptr;
+  for (cl_device_type type : { CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU }) {
+    for (cl_platform_id platform : platforms) {
+      cl_device_id device = nullptr;
+      if (clGetDeviceIDs (platform, type, 1, &device, nullptr) == CL_SUCCESS && device)
+        return device;
+    }
+  }
+  return nullptr;
 }
 
 std::string
 default_device_vendor ()
 {
-  cl_uint n_platforms = 0;
-  if (clGetPlatformIDs (0, nullptr, &n_platforms) != CL_SUCCESS || n_platforms == 0)
+  cl_device_id device = default_device ();
+  char vendor[256] = { 0 };
+  if (!device || clGetDeviceInfo (device, CL_DEVICE_VENDOR, sizeof (vendor) - 1, vendor,
+          nullptr) != CL_SUCCESS)
     return "";
-  std::vector<cl_platform_id> platforms (n_platforms);
-  if (clGetPlatformIDs (n_platforms, platforms.data (), nullptr) != CL_SUCCESS)
-    return "";
-  for (cl_device_type type : { CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU }) {
-    for (cl_platform_id platform : platforms) {
-      cl_device_id device = nullptr;
-      if (clGetDeviceIDs (platform, type, 1, &device, nullptr) != CL_SUCCESS || !device)
-        continue;
-      char vendor[256] = { 0 };
-      if (clGetDeviceInfo (device, CL_DEVICE_VENDOR, sizeof (vendor) - 1, vendor, nullptr) ==
-          CL_SUCCESS)
-        return vendor;
-    }
-  }
-  return "";
+  return vendor;
+}
+
+bool
+device_shares_host_memory ()
+{
+  cl_device_id device = default_device ();
+  cl_bool unified = CL_FALSE;
+  return device && clGetDeviceInfo (device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof (unified),
+      &unified, nullptr) == CL_SUCCESS && unified;
 }
 
 }  // namespace testutil

@@ -51,6 +51,12 @@ struct Difference
 Difference compare (const Frame & a, const Frame & b, const std::vector<int> & channel_tolerance);
 std::string describe (const Difference & difference);
 
+/* A pipeline from a gst-launch style description (fails the test when it does not parse). */
+GstElement *parse_pipeline (const std::string & launch_line);
+
+/* Fails the test when the pipeline's bus holds an error message. */
+void expect_no_error (GstElement * pipeline);
+
 /* Runs a gst-launch style pipeline to the end. Returns "" at EOS, or the first error as
  * "<message>\n<debug>". Fails the test after `timeout_s` seconds. */
 std::string run_pipeline (const std::string & launch_line, int timeout_s = 120);
@@ -61,5 +67,8 @@ std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
 /* CL_DEVICE_VENDOR of the device an element picks automatically (the first GPU, else the first
  * CPU device), or "" without OpenCL devices. */
 std::string default_device_vendor ();
+
+/* Whether that device works on the host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY). */
+bool device_shares_host_memory ();
 
 }  // namespace testutil

@@ -1,0 +1,249 @@
+/* gst-opencl tests: the frame path of system-memory pipelines. Frames from the pools the plugin
+ * offers are what the device reads (no host copy on a device that shares the host's memory),
+ * nothing waits per frame, and the results are those of the plain path (every frame copied in
+ * and out, GST_OPENCL_HOST_FRAMES=0) bit for bit, through flushing seeks, EOS, pauses and a
+ * slow sink. The pinned path of discrete devices is run too (GST_OPENCL_ZERO_COPY=0). */
+#include <gst/app/gstappsink.h>
+#include <gst/check/gstcheck.h>
+#include <gmodule.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/testutil.h"
+
+namespace {
+
+struct Frame
+{
+  GstClockTime pts;
+  std::vector<guint8> bytes;
+  bool opencl_memory;
+};
+
+void
+transfer_totals (guint64 * to_device, guint64 * to_host)
+{
+  static void (*totals) (guint64 *, guint64 *) = nullptr;
+  if (!totals) {
+    GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
+    fail_unless (plugin != nullptr, "the opencl plugin is not in the registry");
+    GstPlugin *loaded = gst_plugin_load (plugin);
+    gst_object_unref (plugin);
+    fail_unless (loaded != nullptr);
+    GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
+    gst_object_unref (loaded);
+    gpointer symbol = nullptr;
+    fail_unless (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol));
+    totals = reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol);
+  }
+  totals (to_device, to_host);
+}
+
+/* The environment a run is made in: which frame path the plugin takes. */
+struct Mode
+{
+  const char *name;
+  const char *host_frames;  /* GST_OPENCL_HOST_FRAMES */
+  const char *zero_copy;    /* GST_OPENCL_ZERO_COPY */
+};
+
+const Mode PLAIN { "plain copies", "0", "1" };
+const Mode ZERO_COPY { "pool, zero copy", "1", "1" };
+const Mode PINNED { "pool, pinned copies", "1", "0" };
+
+std::string
+source (int frames)
+{
+  return "videotestsrc pattern=ball num-buffers=" + std::to_string (frames) +
+      " ! video/x-raw,format=RGBA,width=96,height=64,framerate=30/1";
+}
+
+Frame
+take (GstSample * sample)
+{
+  GstBuffer *buffer = gst_sample_get_buffer (sample);
+  Frame frame;
+  frame.pts = GST_BUFFER_PTS (buffer);
+  GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
+  frame.opencl_memory = g_strcmp0 (memory->allocator->mem_type, "OpenCLMemory") == 0;
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_READ));
+  frame.bytes.assign (map.data, map.data + map.size);
+  gst_buffer_unmap (buffer, &map);
+  gst_sample_unref (sample);
+  return frame;
+}
+
+void
+set_mode (const Mode & mode)
+{
+  g_setenv ("GST_OPENCL_HOST_FRAMES", mode.host_frames, TRUE);
+  g_setenv ("GST_OPENCL_ZERO_COPY", mode.zero_copy, TRUE);
+}
+
+/* Runs `description` (ending in appsink name=sink) to EOS and returns every frame. With
+ * `slow_sink`, the sink holds each frame for a few milliseconds first. */
+std::vector<Frame>
+run (const Mode & mode, const std::string & description, bool slow_sink = false)
+{
+  set_mode (mode);
+  GstElement *pipeline = testutil::parse_pipeline (description);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_ASYNC);
+  std::vector<Frame> frames;
+  while (GstSample * sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))) {
+    if (slow_sink)
+      std::this_thread::sleep_for (std::chrono::milliseconds (4));
+    frames.push_back (take (sample));
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", mode.name);
+  testutil::expect_no_error (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return frames;
+}
+
+void
+expect_same_frames (const std::vector<Frame> & expected, const std::vector<Frame> & got,
+    const std::string & label)
+{
+  fail_unless_equals_int (got.size (), expected.size ());
+  for (size_t i = 0; i < got.size (); i++) {
+    fail_unless_equals_uint64 (got[i].pts, expected[i].pts);
+    fail_unless (got[i].bytes == expected[i].bytes, "%s: frame %zu differs from the plain "
+        "path's", label.c_str (), i);
+  }
+}
+
+const char *ELEMENTS[] = {
+  "openclbilateral radius=3 sigma-range=40",
+  "openclhistogram draw=true",
+  "openclconvolve3d",
+  "openclsort key=luma",
+};
+
+}  // namespace
+
+/* Every element, through each frame path: the same frames as copying each frame in and out. */
+GST_START_TEST (test_paths_give_the_same_frames)
+{
+  for (const char *element : ELEMENTS) {
+    const std::string description = source (6) + " ! " + element +
+        " ! appsink name=sink sync=false";
+    auto plain = run (PLAIN, description);
+    fail_unless_equals_int (plain.size (), 6);
+    for (const Mode *mode : { &ZERO_COPY, &PINNED }) {
+      auto frames = run (*mode, description);
+      expect_same_frames (plain, frames, std::string (element) + ", " + mode->name);
+    }
+  }
+}
+GST_END_TEST;
+
+/* A chain of pool frames on a device that shares the host's memory: nothing is copied between
+ * host and device, and the frames reaching the sink are the plugin's memory. With pinned copies
+ * each frame goes up once and down once (the sink maps it). */
+GST_START_TEST (test_pool_frames_are_not_copied)
+{
+  const int frames = 5;
+  const gsize frame_bytes = 96 * 64 * 4;
+  const std::string description = source (frames) +
+      " ! openclbilateral ! openclbilateral ! appsink name=sink sync=false";
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
+
+  guint64 up_before, down_before, up, down;
+  transfer_totals (&up_before, &down_before);
+  auto zero_copy = run (ZERO_COPY, description);
+  transfer_totals (&up, &down);
+  fail_unless_equals_int (zero_copy.size (), frames);
+  for (const auto & frame : zero_copy)
+    fail_unless (frame.opencl_memory, "the sink got a frame that is not the plugin's memory");
+  if (testutil::device_shares_host_memory ()) {
+    fail_unless_equals_uint64 (up - up_before, 0);
+    fail_unless_equals_uint64 (down - down_before, 0);
+  }
+
+  transfer_totals (&up_before, &down_before);
+  auto pinned = run (PINNED, description);
+  transfer_totals (&up, &down);
+  fail_unless_equals_uint64 (up - up_before, frames * frame_bytes);
+  fail_unless_equals_uint64 (down - down_before, frames * frame_bytes);
+  expect_same_frames (zero_copy, pinned, "pinned");
+  g_unsetenv ("GST_OPENCL_COUNT_TRANSFERS");
+}
+GST_END_TEST;
+
+/* A sink slower than the device: frames still leave in order, every one correct. */
+GST_START_TEST (test_slow_sink_keeps_order)
+{
+  const std::string description = source (12) +
+      " ! openclbilateral ! appsink name=sink sync=false max-buffers=1";
+  auto plain = run (PLAIN, description);
+  for (const Mode *mode : { &ZERO_COPY, &PINNED })
+    expect_same_frames (plain, run (*mode, description, true), mode->name);
+}
+GST_END_TEST;
+
+/* Frames in flight across a flushing seek and pauses: after the seek the first frame is the one
+ * sought, later ones follow in order, and each equals the plain path's frame of that time. */
+GST_START_TEST (test_seek_and_pause_in_flight)
+{
+  const std::string description = source (30) +
+      " ! openclbilateral ! appsink name=sink sync=true max-buffers=2";
+  auto plain = run (PLAIN, source (30) + " ! openclbilateral ! appsink name=sink sync=false");
+  for (const Mode *mode : { &ZERO_COPY, &PINNED }) {
+    set_mode (*mode);
+    GstElement *pipeline = testutil::parse_pipeline (description);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    std::vector<Frame> frames;
+    for (int i = 0; i < 4; i++)
+      frames.push_back (take (gst_app_sink_pull_sample (GST_APP_SINK (sink))));
+    gst_element_set_state (pipeline, GST_STATE_PAUSED);
+    gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
+    const GstClockTime target = plain[20].pts;
+    fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+            (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), target));
+    gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    for (int i = 0; i < 10; i++) {
+      GstSample *sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+      fail_unless (sample != nullptr, "%s: the stream ended %d frames after the seek",
+          mode->name, i);
+      frames.push_back (take (sample));
+    }
+    testutil::expect_no_error (pipeline);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+
+    fail_unless_equals_int (frames.size (), 4 + 10);
+    for (size_t i = 0; i < frames.size (); i++) {
+      const size_t index = i < 4 ? i : 20 + (i - 4);
+      fail_unless_equals_uint64 (frames[i].pts, plain[index].pts);
+      fail_unless (frames[i].bytes == plain[index].bytes, "%s: frame %zu (source frame %zu) "
+          "differs from the plain path's", mode->name, i, index);
+    }
+  }
+}
+GST_END_TEST;
+
+static Suite *
+frame_path_suite (void)
+{
+  Suite *suite = suite_create ("frame-path");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (suite, tc);
+  tcase_add_test (tc, test_paths_give_the_same_frames);
+  tcase_add_test (tc, test_pool_frames_are_not_copied);
+  tcase_add_test (tc, test_slow_sink_keeps_order);
+  tcase_add_test (tc, test_seek_and_pause_in_flight);
+  return suite;
+}
+
+GST_CHECK_MAIN (frame_path);
