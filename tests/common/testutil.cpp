@@ -140,6 +140,18 @@ describe (const Difference & d)
 }
 
 std::string
+error_text (GstMessage * error_message)
+{
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  gst_message_parse_error (error_message, &error, &debug);
+  std::string text = std::string (error->message) + "\n" + (debug ? debug : "");
+  g_clear_error (&error);
+  g_free (debug);
+  return text;
+}
+
+std::string
 run_pipeline (GstElement * pipeline, int timeout_s)
 {
   fail_unless (pipeline != nullptr);
@@ -151,12 +163,7 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   fail_unless (message != nullptr, "pipeline neither finished nor failed in %d s (state change "
       "returned %d)", timeout_s, change);
   if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
-    GError *error = nullptr;
-    gchar *debug = nullptr;
-    gst_message_parse_error (message, &error, &debug);
-    result = std::string (error->message) + "\n" + (debug ? debug : "");
-    g_clear_error (&error);
-    g_free (debug);
+    result = error_text (message);
     fail_unless (!result.empty ());
   }
   gst_message_unref (message);
@@ -166,14 +173,20 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   return result;
 }
 
-std::string
-run_pipeline (const std::string & launch_line, int timeout_s)
+GstElement *
+parse_pipeline (const std::string & launch_line)
 {
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch (launch_line.c_str (), &error);
   fail_unless (pipeline != nullptr && error == nullptr, "cannot parse \"%s\": %s",
       launch_line.c_str (), error ? error->message : "");
-  return run_pipeline (pipeline, timeout_s);
+  return pipeline;
+}
+
+std::string
+run_pipeline (const std::string & launch_line, int timeout_s)
+{
+  return run_pipeline (parse_pipeline (launch_line), timeout_s);
 }
 
 std::string

@@ -51,6 +51,12 @@ struct Difference
 Difference compare (const Frame & a, const Frame & b, const std::vector<int> & channel_tolerance);
 std::string describe (const Difference & difference);
 
+/* An error message's text and debug string, as "<message>\n<debug>". */
+std::string error_text (GstMessage * error_message);
+
+/* Parses a gst-launch style pipeline; fails the test when it cannot. */
+GstElement *parse_pipeline (const std::string & launch_line);
+
 /* Runs a gst-launch style pipeline to the end. Returns "" at EOS, or the first error as
  * "<message>\n<debug>". Fails the test after `timeout_s` seconds. */
 std::string run_pipeline (const std::string & launch_line, int timeout_s = 120);
