@@ -28,43 +28,7 @@ namespace {
 constexpr GstClockTime FRAME_NS = GST_SECOND / 30;
 constexpr const char *FORCED_VARIANT = "4:8x4";
 
-struct Kernel
-{
-  int width = 5, height = 5, depth = 3;
-  std::string preset = "gaussian";
-  double sigma_xy = 1.0, sigma_t = 1.0;
-  std::vector<double> taps;  /* custom */
-  bool normalize = true;
-};
-
-/* The taps the element should use, in double: what the properties define. */
-std::vector<double>
-expected_taps (const Kernel & k)
-{
-  const size_t count = (size_t) k.width * k.height * k.depth;
-  std::vector<double> taps (count, 1.0);
-  auto g = [](int i, int size, double sigma) {
-    double d = i - (size - 1) / 2;
-    return std::exp (-d * d / (2 * sigma * sigma));
-  };
-  for (int l = 0; l < k.depth; l++)
-    for (int j = 0; j < k.height; j++)
-      for (int i = 0; i < k.width; i++) {
-        size_t t = ((size_t) l * k.height + j) * k.width + i;
-        if (k.preset == "gaussian")
-          taps[t] = g (i, k.width, k.sigma_xy) * g (j, k.height, k.sigma_xy) *
-              g (l, k.depth, k.sigma_t);
-        else if (k.preset == "custom")
-          taps[t] = k.taps[t];
-      }
-  double sum = 0;
-  for (double v : taps)
-    sum += v;
-  if (k.normalize && std::fabs (sum) > 1e-12)
-    for (double &v : taps)
-      v /= sum;
-  return taps;
-}
+using Kernel = reference::Convolve3dKernel;
 
 void
 apply (GstElement * element, const Kernel & k)
@@ -96,40 +60,6 @@ random_taps (size_t count, uint32_t seed, double low, double high)
   for (double &v : taps)
     v = value (random);
   return taps;
-}
-
-/* Output frames for `inputs` under the reference (clamped in x, y and time). */
-std::vector<Frame>
-reference_outputs (const std::vector<Frame> & inputs, const Kernel & k)
-{
-  const int w = inputs[0].width, h = inputs[0].height, bpp = inputs[0].bytes_per_pixel;
-  const int frames = (int) inputs.size ();
-  const std::vector<double> taps = expected_taps (k);
-  std::vector<Frame> outputs;
-  for (int n = 0; n < frames; n++)
-    outputs.emplace_back (w, h, bpp);
-  const int filtered = bpp == 4 ? 3 : 1;
-  for (int c = 0; c < filtered; c++) {
-    std::vector<double> volume ((size_t) w * h * frames);
-    for (int t = 0; t < frames; t++)
-      for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-          volume[((size_t) t * h + y) * w + x] = inputs[t].row (y)[x * bpp + c];
-    auto out = reference::correlate (volume, w, h, frames, taps, 1, k.width, k.height,
-        k.depth);
-    for (int t = 0; t < frames; t++)
-      for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-          outputs[t].row (y)[x * bpp + c] = reference::to_byte (out[((size_t) t * h + y) * w +
-                  x]);
-  }
-  if (bpp == 4) {
-    for (int t = 0; t < frames; t++)
-      for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-          outputs[t].row (y)[x * 4 + 3] = inputs[t].row (y)[x * 4 + 3];
-  }
-  return outputs;
 }
 
 /* The properties are read when caps are set (they are mutable in READY only), so they are
@@ -173,7 +103,7 @@ void
 check_outputs (GstHarness * h, const GstVideoInfo * info, const std::vector<Frame> & inputs,
     const Kernel & k, int first_index, const std::string & label)
 {
-  auto expected = reference_outputs (inputs, k);
+  auto expected = reference::convolve3d_frames (inputs, k);
   const int bpp = inputs[0].bytes_per_pixel;
   std::vector<int> tolerance = bpp == 4 ? std::vector<int> { 1, 1, 1, 0 } :
       std::vector<int> { 1 };

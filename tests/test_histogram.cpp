@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "common/element_checks.h"
 #include "reference/histogram_reference.h"
 
+using checks::check_histogram_message;
+using checks::uint64_field;
 using reference::HistogramFormat;
 
 namespace {
@@ -192,47 +195,6 @@ struct Harness
   }
 };
 
-guint64
-uint64_field (const GstStructure * s, const char *name)
-{
-  guint64 value = 0;
-  fail_unless (gst_structure_get_uint64 (s, name, &value), "no guint64 field %s", name);
-  return value;
-}
-
-/* Checks one message against expected counts (channel-major, as the reference gives them). */
-void
-check_message (GstMessage * message, HistogramFormat format, int bins, guint frames,
-    const std::vector<uint64_t> & expected, const std::string & label)
-{
-  fail_unless (message != nullptr, "%s: no opencl-histogram message", label.c_str ());
-  const GstStructure *s = gst_message_get_structure (message);
-  guint message_bins = 0, message_frames = 0;
-  fail_unless (gst_structure_get_uint (s, "bins", &message_bins));
-  fail_unless (gst_structure_get_uint (s, "frames", &message_frames));
-  fail_unless_equals_int (message_bins, bins);
-  fail_unless_equals_int (message_frames, frames);
-  for (const char *field : { "timestamp", "stream-time", "running-time", "duration" })
-    uint64_field (s, field);
-
-  const auto channels = reference::histogram_channels (format);
-  fail_unless_equals_int (gst_structure_n_fields (s), 6 + channels.size ());
-  for (size_t c = 0; c < channels.size (); c++) {
-    const GValue *array = gst_structure_get_value (s, channels[c].c_str ());
-    fail_unless (array && GST_VALUE_HOLDS_ARRAY (array), "%s: no array %s", label.c_str (),
-        channels[c].c_str ());
-    fail_unless_equals_int (gst_value_array_get_size (array), bins);
-    for (int b = 0; b < bins; b++) {
-      const GValue *count = gst_value_array_get_value (array, b);
-      fail_unless (G_VALUE_HOLDS_UINT64 (count));
-      guint64 actual = g_value_get_uint64 (count);
-      fail_unless (actual == expected[c * bins + b], "%s: %s bin %d of %d: %" G_GUINT64_FORMAT
-          " counted, %" G_GUINT64_FORMAT " expected", label.c_str (), channels[c].c_str (), b,
-          bins, actual, (guint64) expected[c * bins + b]);
-    }
-  }
-}
-
 std::string
 describe (const TestFrame & frame, Content content, int bins)
 {
@@ -253,7 +215,7 @@ push_and_check (Harness & harness, TestFrame & frame, Content content, int bins)
   fail_unless (out != nullptr, "%s: no output", label.c_str ());
   gst_buffer_unref (out);
   GstMessage *message = harness.pop_histogram ();
-  check_message (message, frame.format.reference, bins, 1,
+  check_histogram_message (message, frame.format.reference, bins, 1,
       reference::histogram (frame.view (), bins), label);
   gst_message_unref (message);
   fail_unless (harness.pop_histogram () == nullptr, "%s: more than one message", label.c_str ());
@@ -379,7 +341,7 @@ GST_START_TEST (test_interval_sums_frames)
       continue;
     }
     std::string label = "interval ending at frame " + std::to_string (i);
-    check_message (message, format.reference, bins, 3, expected, label);
+    check_histogram_message (message, format.reference, bins, 3, expected, label);
     const GstStructure *s = gst_message_get_structure (message);
     fail_unless_equals_uint64 (uint64_field (s, "timestamp"), interval_start);
     fail_unless_equals_uint64 (uint64_field (s, "running-time"), interval_start);
@@ -395,7 +357,7 @@ GST_START_TEST (test_interval_sums_frames)
   /* The partial interval (one frame) is posted at EOS. */
   fail_unless (gst_harness_push_event (harness.h, gst_event_new_eos ()));
   GstMessage *message = harness.pop_histogram ();
-  check_message (message, format.reference, bins, 1, expected, "at EOS");
+  check_histogram_message (message, format.reference, bins, 1, expected, "at EOS");
   fail_unless_equals_uint64 (uint64_field (gst_message_get_structure (message), "timestamp"),
       6 * frame_ns);
   gst_message_unref (message);
@@ -420,12 +382,12 @@ GST_START_TEST (test_bins_change_closes_interval)
   for (auto & count : counts)
     count *= 2;
   GstMessage *message = harness.pop_histogram ();
-  check_message (message, format.reference, 16, 2, counts, "before the change");
+  check_histogram_message (message, format.reference, 16, 2, counts, "before the change");
   gst_message_unref (message);
   fail_unless (gst_harness_push_event (harness.h, gst_event_new_eos ()));
   message = harness.pop_histogram ();
-  check_message (message, format.reference, 4, 1, reference::histogram (frame.view (), 4),
-      "after the change");
+  check_histogram_message (message, format.reference, 4, 1,
+      reference::histogram (frame.view (), 4), "after the change");
   gst_message_unref (message);
 }
 GST_END_TEST;
@@ -450,7 +412,7 @@ GST_START_TEST (test_interval_without_durations)
   for (auto & count : three)
     count *= 3;
   GstMessage *message = harness.pop_histogram ();
-  check_message (message, format.reference, 8, 3, three, "three frames at 30/1");
+  check_histogram_message (message, format.reference, 8, 3, three, "three frames at 30/1");
   fail_unless_equals_uint64 (uint64_field (gst_message_get_structure (message), "duration"),
       3 * gst_util_uint64_scale_int (GST_SECOND, 1, 30));
   gst_message_unref (message);
@@ -459,7 +421,8 @@ GST_START_TEST (test_interval_without_durations)
   for (int i = 0; i < 2; i++) {
     gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
     message = harness.pop_histogram ();
-    check_message (message, format.reference, 8, 1, counts, "no framerate, no duration");
+    check_histogram_message (message, format.reference, 8, 1, counts,
+        "no framerate, no duration");
     gst_message_unref (message);
   }
 }
@@ -497,7 +460,7 @@ GST_START_TEST (test_passthrough_without_copy)
     gst_buffer_unref (out);
     gst_buffer_unref (in);
     GstMessage *message = harness.pop_histogram ();
-    check_message (message, format.reference, 256, 1,
+    check_histogram_message (message, format.reference, 256, 1,
         reference::histogram (frame.view (), 256), "passthrough");
     gst_message_unref (message);
   }
@@ -553,7 +516,7 @@ check_drawing ()
       fail_unless (changed > 0, "%s: nothing was drawn", label.c_str ());
 
       GstMessage *message = harness.pop_histogram ();
-      check_message (message, format.reference, size.bins, 1, counts, label);
+      check_histogram_message (message, format.reference, size.bins, 1, counts, label);
       gst_message_unref (message);
     }
   }
@@ -688,7 +651,7 @@ GST_START_TEST (test_opencl_memory)
       check_pixels (out, expected, label);
       gst_buffer_unref (out);
       GstMessage *message = harness.pop_histogram ();
-      check_message (message, format.reference, 64, 1, counts, label);
+      check_histogram_message (message, format.reference, 64, 1, counts, label);
       gst_message_unref (message);
     }
     GstPad *pad = gst_element_get_static_pad (element, "sink");

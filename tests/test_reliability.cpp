@@ -821,12 +821,7 @@ GST_START_TEST (test_broken_kernel_then_reuse)
           (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
       fail_unless (message && GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR, "%s: no error",
           row.name);
-      GError *error = nullptr;
-      gchar *debug = nullptr;
-      gst_message_parse_error (message, &error, &debug);
-      std::string text = std::string (error->message) + "\n" + (debug ? debug : "");
-      g_clear_error (&error);
-      g_free (debug);
+      std::string text = testutil::error_text (message);
       gst_message_unref (message);
       fail_unless (contains (text, "failed to build") && contains (text, "not_declared"),
           "%s: %s", row.name, text.c_str ());

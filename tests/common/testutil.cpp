@@ -140,6 +140,18 @@ describe (const Difference & d)
 }
 
 std::string
+error_text (GstMessage * error_message)
+{
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  gst_message_parse_error (error_message, &error, &debug);
+  std::string text = std::string (error->message) + "\n" + (debug ? debug : "");
+  g_clear_error (&error);
+  g_free (debug);
+  return text;
+}
+
+std::string
 run_pipeline (GstElement * pipeline, int timeout_s)
 {
   fail_unless (pipeline != nullptr);
@@ -151,12 +163,7 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   fail_unless (message != nullptr, "pipeline neither finished nor failed in %d s (state change "
       "returned %d)", timeout_s, change);
   if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
-    GError *error = nullptr;
-    gchar *debug = nullptr;
-    gst_message_parse_error (message, &error, &debug);
-    result = std::string (error->message) + "\n" + (debug ? debug : "");
-    g_clear_error (&error);
-    g_free (debug);
+    result = error_text (message);
     fail_unless (!result.empty ());
   }
   gst_message_unref (message);
@@ -184,12 +191,7 @@ expect_no_error (GstElement * pipeline)
   gst_object_unref (bus);
   if (!message)
     return;
-  GError *error = nullptr;
-  gchar *debug = nullptr;
-  gst_message_parse_error (message, &error, &debug);
-  std::string text = std::string (error->message) + ": " + (debug ? debug : "");
-  g_clear_error (&error);
-  g_free (debug);
+  std::string text = error_text (message);
   gst_message_unref (message);
   fail ("the pipeline failed: %s", text.c_str ());
 }

@@ -51,7 +51,10 @@ struct Difference
 Difference compare (const Frame & a, const Frame & b, const std::vector<int> & channel_tolerance);
 std::string describe (const Difference & difference);
 
-/* A pipeline from a gst-launch style description (fails the test when it does not parse). */
+/* An error message's text and debug string, as "<message>\n<debug>". */
+std::string error_text (GstMessage * error_message);
+
+/* Parses a gst-launch style pipeline; fails the test when it cannot. */
 GstElement *parse_pipeline (const std::string & launch_line);
 
 /* Fails the test when the pipeline's bus holds an error message. */

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "common/testutil.h"
 
 namespace reference {
 
@@ -17,5 +20,24 @@ std::vector<double> correlate (const std::vector<double> & volume, int width, in
 
 /* Rounded to nearest (ties away from zero) and saturated to 0 .. 255. */
 uint8_t to_byte (double value);
+
+/* openclconvolve3d's kernel as its properties give it. */
+struct Convolve3dKernel
+{
+  int width = 5, height = 5, depth = 3;
+  std::string preset = "gaussian";  /* gaussian, box or custom */
+  double sigma_xy = 1.0, sigma_t = 1.0;
+  std::vector<double> taps;         /* custom: width x height x depth, x fastest */
+  bool normalize = true;
+};
+
+/* The taps the properties define, in double (x fastest, then y, then time). */
+std::vector<double> convolve3d_taps (const Convolve3dKernel & kernel);
+
+/* openclconvolve3d's output for a whole stream of frames (GRAY8, or 4 bytes a pixel whose
+ * fourth byte is copied): every colour channel correlated in x, y and time, clamped at the
+ * frame edges and at both ends of the stream. */
+std::vector<testutil::Frame> convolve3d_frames (const std::vector<testutil::Frame> & inputs,
+    const Convolve3dKernel & kernel);
 
 }  // namespace reference
