@@ -147,8 +147,10 @@ gst_opencl_base_transform_propose_allocation (GstBaseTransform * trans, GstQuery
     GstQuery * query)
 {
   auto *self = GST_OPENCL_BASE_TRANSFORM (trans);
+  /* In passthrough the query went downstream; a sink that does not answer it (fakesink) still
+   * leaves the pool to offer. */
   if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->propose_allocation
-      (trans, decide_query, query))
+      (trans, decide_query, query) && !gst_base_transform_is_passthrough (trans))
     return FALSE;
   /* Kernels take any stride: upstream may hand over padded frames. In place (analysis) the
    * frames go on downstream as they came, so only downstream's answer (forwarded above) counts. */

@@ -353,27 +353,32 @@ transform_caps_any_memory (GstCaps * caps, GstCaps * filter)
   return result;
 }
 
-void
-add_video_pad_templates (GstElementClass * element_class, const gchar * formats, bool gl_rgba)
+GstCaps *
+video_caps_any_memory (const gchar * formats, const gchar * extra_fields, bool gl_rgba)
 {
-  gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
-      "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]", formats);
-  GstCaps *caps = gst_caps_from_string (text);
-  g_free (text);
-  /* The same formats in OpenCL memory: frames that stay on the device between elements. */
+  const std::string fields = std::string ("width=(int)[1, max], height=(int)[1, max], "
+      "framerate=(fraction)[0/1, max]") + (extra_fields ? std::string (", ") + extra_fields : "");
+  GstCaps *caps = gst_caps_from_string (("video/x-raw, format=(string){ " +
+          std::string (formats) + " }, " + fields).c_str ());
+  /* The same formats in OpenCL memory, first: frames that stay on the device between elements. */
   GstCaps *opencl = gst_caps_copy (caps);
   gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
           nullptr));
   caps = gst_caps_merge (opencl, caps);
 #ifdef HAVE_GL
-  if (gl_rgba) {
-    gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "
-            "format=(string)RGBA, texture-target=(string)2D, width=(int)[1, max], "
-            "height=(int)[1, max], framerate=(fraction)[0/1, max]"));
-  }
+  if (gl_rgba)
+    gst_caps_append (caps, gst_caps_from_string (("video/x-raw(memory:GLMemory), "
+                "format=(string)RGBA, texture-target=(string)2D, " + fields).c_str ()));
 #else
   (void) gl_rgba;
 #endif
+  return caps;
+}
+
+void
+add_video_pad_templates (GstElementClass * element_class, const gchar * formats, bool gl_rgba)
+{
+  GstCaps *caps = video_caps_any_memory (formats, nullptr, gl_rgba);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,

@@ -86,6 +86,11 @@ bool opencl_memory_host_visible (GstMemory * memory);
  * result is intersected with `filter` when given. For GstBaseTransform::transform_caps. */
 GstCaps *transform_caps_any_memory (GstCaps * caps, GstCaps * filter);
 
+/* Video caps of `formats` (a caps list such as "RGBA, BGRA") of any size and rate, plus
+ * `extra_fields` when given, in OpenCL memory, then system memory, then (RGBA only) GL memory
+ * when the plugin is built with GL and `gl_rgba` is true. */
+GstCaps *video_caps_any_memory (const gchar * formats, const gchar * extra_fields, bool gl_rgba);
+
 /* Sink and src pad templates of an element whose frames keep format and size: `formats` (a
  * caps list such as "RGBA, BGRA") in system and OpenCL memory, and RGBA in GL memory when the
  * plugin is built with GL and `gl_rgba` is true. */

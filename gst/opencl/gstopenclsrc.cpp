@@ -507,26 +507,8 @@ void
 gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * formats,
     gboolean gl_rgba)
 {
-  gchar *text = g_strdup_printf ("video/x-raw, format=(string){ %s }, "
-      "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max], "
-      "pixel-aspect-ratio=(fraction)1/1", formats);
-  GstCaps *caps = gst_caps_from_string (text);
-  g_free (text);
-  /* OpenCL memory first: downstream elements of the plugin take the frames where they are. */
-  GstCaps *opencl = gst_caps_copy (caps);
-  gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
-          nullptr));
-  caps = gst_caps_merge (opencl, caps);
-#ifdef HAVE_GL
-  if (gl_rgba) {
-    gst_caps_append (caps, gst_caps_from_string ("video/x-raw(memory:GLMemory), "
-            "format=(string)RGBA, texture-target=(string)2D, width=(int)[1, max], "
-            "height=(int)[1, max], framerate=(fraction)[0/1, max], "
-            "pixel-aspect-ratio=(fraction)1/1"));
-  }
-#else
-  (void) gl_rgba;
-#endif
+  GstCaps *caps = gst_opencl::video_caps_any_memory (formats, "pixel-aspect-ratio=(fraction)1/1",
+      gl_rgba);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

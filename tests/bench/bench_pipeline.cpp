@@ -7,7 +7,10 @@
  *   round-trip  the same with `opencldownload ! openclupload` between the elements: every frame
  *               goes to the host and back between each pair
  *   filter-host videotestsrc pattern=solid-color ! RGBA ! openclbilateral radius=4 ! fakesink: one
- *               filter on system memory (upload, kernel, read-back per frame)
+ *               filter on system memory, the sink mapping each frame for reading (the frames
+ *               cross the host link both ways, or not at all where the device shares memory)
+ *   histogram-host videotestsrc ! RGBA ! openclhistogram ! fakesink: the analysis on system
+ *               memory (one upload per frame)
  *   gl          gltestsrc ! GL memory RGBA ! openclbilateral radius=4 ! gldownload ! fakesink: GL
  *               textures in and out of the filter by the best interop path the drivers allow
  *               (reported as the element's `gl-interop`)
@@ -60,6 +63,7 @@ struct CaseRun
   int warmup = 0;
   std::vector<ElementProbe> elements;
   int sink_frames = 0;
+  bool read_frames = false;  /* the sink reads each frame's pixels, as a real consumer would */
   std::optional<Clock::time_point> last_stamp;
   std::vector<double> wall_ms;
   guint64 bytes_to_device_start = 0, bytes_to_host_start = 0;
@@ -108,9 +112,16 @@ on_element_output (GstPad *, GstPadProbeInfo *, gpointer data)
 }
 
 GstPadProbeReturn
-on_sink_input (GstPad *, GstPadProbeInfo *, gpointer data)
+on_sink_input (GstPad *, GstPadProbeInfo * info, gpointer data)
 {
   auto *run = static_cast<CaseRun *> (data);
+  if (run->read_frames) {
+    /* Frames the plugin leaves on the device reach the host here, when they are mapped. */
+    GstMapInfo map;
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+    if (buffer && gst_buffer_map (buffer, &map, GST_MAP_READ))
+      gst_buffer_unmap (buffer, &map);
+  }
   auto now = Clock::now ();
   std::lock_guard<std::mutex> guard (run->lock);
   if (run->sink_frames >= run->warmup && run->last_stamp)
@@ -163,6 +174,11 @@ describe_case (const std::string & name, int width, int height, int buffers,
         " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
         " ! fakesink name=sink sync=false";
   }
+  if (name == "histogram-host") {
+    *measured = { "histogram" };
+    return "videotestsrc pattern=solid-color num-buffers=" + n + " ! " + host_caps +
+        " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
+  }
   return "";
 }
 
@@ -202,6 +218,7 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   }
   CaseRun run;
   run.warmup = warmup;
+  run.read_frames = name == "filter-host" || name == "histogram-host";
   for (const auto & element_name : measured) {
     ElementProbe probe;
     probe.name = element_name;
@@ -298,7 +315,7 @@ void
 usage ()
 {
   std::fprintf (stderr, "usage: bench_pipeline "
-      "[--cases resident,round-trip,filter-host,gl,gl-host] "
+      "[--cases resident,round-trip,filter-host,histogram-host,gl,gl-host] "
       "[--sizes 1920x1080,3840x2160[:N]] [--frames 20] [--warmup 3] [--device gpu|cpu|...] "
       "[--json PATH] [--timeout 600]\n");
 }
