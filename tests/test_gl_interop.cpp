@@ -7,22 +7,25 @@
  * - GL pipelines of every element that takes or makes GL memory (the filters, the temporal
  *   filter, the source, openclupload and opencldownload), each compared byte for byte with the
  *   same pipeline in system memory; the `gl-interop` property they report; and the bytes that
- *   crossed the host on the way (none on an interop path). The
- *   expected path is GST_OPENCL_TEST_GL_INTEROP (default host-copy, what PoCL and Mesa give; the
- *   GPU machine runs this with external-memory).
+ *   crossed the host on the way (none on an interop path). The expected path is what
+ *   gst_opencl::choose_gl_interop () gives for the drivers of the run, probed here (host-copy
+ *   with PoCL and Mesa, external-memory on NVIDIA, khr-gl-sharing with a driver that has it).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gmodule.h>
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
 #include <gst/video/video.h>
 
 #include <CL/cl_gl.h>
+#include <dlfcn.h>
 
 #include <string>
 #include <vector>
 
 #include "common/testutil.h"
+#include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclutils.h"
 
@@ -278,18 +281,201 @@ transfer_totals (guint64 * to_device, guint64 * to_host)
   totals (to_device, to_host);
 }
 
+/* ---- What the drivers of this run offer, asked the way the element asks (GlInterop::configure
+ * in gstopenclglinterop.cpp). Its probing helpers are private to that file and configure ()
+ * also sets the chosen path up, so the test asks the same questions itself, and the path the
+ * element reports must be the one choose_gl_interop () gives for the answers. */
+
 std::string
-expected_path ()
+hex_bytes (const unsigned char *bytes, size_t n)
 {
-  const char *value = g_getenv ("GST_OPENCL_TEST_GL_INTEROP");
-  return value && *value ? value : "host-copy";
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < n; i++) {
+    text += digits[bytes[i] >> 4];
+    text += digits[bytes[i] & 15];
+  }
+  return text;
+}
+
+/* The device an element without a `device` property runs on. */
+cl::Device
+element_device ()
+{
+  const std::string text = gst_opencl::effective_device_string ("");
+  auto spec = gst_opencl::parse_device_spec (text);
+  fail_unless (spec.has_value (), "device string \"%s\"", text.c_str ());
+  return gst_opencl::select_device (*spec, text);
+}
+
+/* GL_EXT_memory_object(_fd), pixel buffers and the GL device's UUID, on the GL thread. */
+struct GlAnswers
+{
+  bool memory_object_fd = false;
+  bool pixel_buffers = false;
+  std::string uuid;
+};
+
+void
+ask_gl (GstGLContext * context, gpointer data)
+{
+  constexpr GLenum kNumDeviceUuids = 0x9596;
+  constexpr GLenum kDeviceUuid = 0x9597;
+  auto *answers = static_cast<GlAnswers *> (data);
+  answers->memory_object_fd = gst_gl_context_check_feature (context, "GL_EXT_memory_object_fd") &&
+      gst_gl_context_check_feature (context, "GL_EXT_memory_object");
+  answers->pixel_buffers = gst_gl_context_check_gl_version (context,
+      (GstGLAPI) (GST_GL_API_OPENGL | GST_GL_API_OPENGL3), 2, 1) ||
+      gst_gl_context_check_gl_version (context, GST_GL_API_GLES2, 3, 0);
+  if (!answers->memory_object_fd)
+    return;
+  auto get_uuid = reinterpret_cast<void (*) (GLenum, GLuint, GLubyte *)> (
+      gst_gl_context_get_proc_address (context, "glGetUnsignedBytei_vEXT"));
+  GLint count = 0;
+  context->gl_vtable->GetIntegerv (kNumDeviceUuids, &count);
+  if (get_uuid && count == 1) {
+    GLubyte uuid[16] = { 0 };
+    get_uuid (kDeviceUuid, 0, uuid);
+    answers->uuid = hex_bytes (uuid, sizeof uuid);
+  }
+  while (context->gl_vtable->GetError () != GL_NO_ERROR) {
+  }
+}
+
+/* The exporter the element looks for: the CUDA driver with the calls it allocates and exports
+ * memory with, and a CUDA device whose UUID is `uuid`. */
+bool
+cuda_exporter_for (const std::string & uuid, std::string * why_not)
+{
+  void *cuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!cuda) {
+    *why_not = "no CUDA driver (libcuda.so.1)";
+    return false;
+  }
+  for (const char *name : { "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2",
+           "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuMemGetAllocationGranularity",
+           "cuMemCreate", "cuMemExportToShareableHandle", "cuMemRelease" }) {
+    if (!dlsym (cuda, name)) {
+      *why_not = std::string ("the CUDA driver lacks ") + name;
+      return false;
+    }
+  }
+  auto init = reinterpret_cast<int (*) (unsigned)> (dlsym (cuda, "cuInit"));
+  auto device_count = reinterpret_cast<int (*) (int *)> (dlsym (cuda, "cuDeviceGetCount"));
+  auto device_get = reinterpret_cast<int (*) (int *, int)> (dlsym (cuda, "cuDeviceGet"));
+  auto device_uuid = reinterpret_cast<int (*) (unsigned char *, int)> (dlsym (cuda,
+          "cuDeviceGetUuid"));
+  int count = 0;
+  if (!init || !device_count || !device_get || !device_uuid || init (0) != 0 ||
+      device_count (&count) != 0) {
+    *why_not = "the CUDA driver does not initialise";
+    return false;
+  }
+  for (int ordinal = 0; ordinal < count; ordinal++) {
+    int device = 0;
+    unsigned char bytes[16];
+    if (device_get (&device, ordinal) == 0 && device_uuid (bytes, device) == 0 &&
+        hex_bytes (bytes, sizeof bytes) == uuid)
+      return true;
+  }
+  *why_not = "no CUDA device has the OpenCL device's UUID";
+  return false;
+}
+
+/* The probe for RGBA frames between `gl` and `device`, in a pipeline whose OpenCL context was
+ * not created against GL (the elements make their own). */
+GlInteropProbe
+probe_drivers (GstGLContext * gl, const cl::Device & device)
+{
+  constexpr cl_uint kClDeviceUuid = 0x106A;
+  GlInteropProbe probe;
+  probe.format_rgba = true;
+  const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS> ();
+  probe.cl_gl_sharing = gst_opencl::extension_listed (extensions, "cl_khr_gl_sharing");
+  probe.cl_gl_event = gst_opencl::extension_listed (extensions, "cl_khr_gl_event");
+  probe.cl_external_memory_fd = gst_opencl::extension_listed (extensions,
+      "cl_khr_external_memory_opaque_fd");
+  unsigned char uuid[16];
+  if (gst_opencl::extension_listed (extensions, "cl_khr_device_uuid") &&
+      clGetDeviceInfo (device (), kClDeviceUuid, sizeof uuid, uuid, nullptr) == CL_SUCCESS)
+    probe.cl_uuid = hex_bytes (uuid, sizeof uuid);
+
+  const GstGLPlatform platform = gst_gl_context_get_gl_platform (gl);
+  probe.gl_platform_egl_or_glx = platform == GST_GL_PLATFORM_EGL ||
+      platform == GST_GL_PLATFORM_GLX;
+  GlAnswers answers;
+  gst_gl_context_thread_add (gl, ask_gl, &answers);
+  probe.gl_memory_object_fd = answers.memory_object_fd;
+  probe.gl_pixel_buffers = answers.pixel_buffers;
+  probe.gl_uuid = answers.uuid;
+
+  probe.cl_context_is_gl_bound = false;
+  if (probe.cl_gl_sharing)
+    probe.cl_can_bind_context = !gst_opencl::gl_sharing_properties (gl,
+        device.getInfo<CL_DEVICE_PLATFORM> (), nullptr).empty ();
+  if (probe.cl_external_memory_fd && probe.gl_memory_object_fd && !probe.cl_uuid.empty ()) {
+    probe.exporter = cuda_exporter_for (probe.cl_uuid, &probe.exporter_error);
+    if (probe.exporter)
+      probe.exporter_uuid = probe.cl_uuid;
+  }
+  return probe;
+}
+
+/* The GL context of the pipeline's GL elements (glupload, gldownload: their `context`), which
+ * the OpenCL elements beside them share. */
+GstGLContext *
+pipeline_gl_context (GstElement * pipeline)
+{
+  GstGLContext *context = nullptr;
+  GstIterator *elements = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  while (!context && gst_iterator_next (elements, &item) == GST_ITERATOR_OK) {
+    auto *element = GST_ELEMENT (g_value_get_object (&item));
+    GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "context");
+    if (spec && G_PARAM_SPEC_VALUE_TYPE (spec) == GST_TYPE_GL_CONTEXT)
+      g_object_get (element, "context", &context, nullptr);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (elements);
+  return context;
+}
+
+/* The path choose_gl_interop () gives for the drivers `element` of `pipeline` runs on, with
+ * GST_OPENCL_GL_INTEROP as the element reads it. Checks first that the test probed the device
+ * the element uses. */
+std::string
+expected_path (GstElement * pipeline, GstElement * element)
+{
+  cl::Device device = element_device ();
+  gchar *device_name = nullptr;
+  g_object_get (element, "device-name", &device_name, nullptr);
+  const std::string probed_name = gst_opencl::describe_device (device);
+  fail_unless_equals_string (device_name, probed_name.c_str ());
+  g_free (device_name);
+  GstGLContext *gl = pipeline_gl_context (pipeline);
+  fail_unless (gl != nullptr, "no GL element with a context in the pipeline");
+  const GlInteropProbe probe = probe_drivers (gl, device);
+  gst_object_unref (gl);
+  std::string reasons;
+  const GlInteropPath path = gst_opencl::choose_gl_interop (probe, &reasons,
+      gst_opencl::wanted_gl_interop ());
+  g_printerr ("probe: OpenCL gl_sharing=%d gl_event=%d external_memory_fd=%d uuid=%s; GL "
+      "egl_or_glx=%d memory_object_fd=%d pixel_buffers=%d uuid=%s; can_bind=%d exporter=%d "
+      "(%s): %s\n%s", probe.cl_gl_sharing, probe.cl_gl_event, probe.cl_external_memory_fd,
+      probe.cl_uuid.c_str (), probe.gl_platform_egl_or_glx, probe.gl_memory_object_fd,
+      probe.gl_pixel_buffers, probe.gl_uuid.c_str (), probe.cl_can_bind_context,
+      probe.exporter, probe.exporter_error.c_str (), gst_opencl::gl_interop_path_name (path),
+      reasons.c_str ());
+  return gst_opencl::gl_interop_path_name (path);
 }
 
 /* Runs `launch` (ending in `appsink name=sink`) and returns every frame's bytes; reads the
- * `gl-interop` property of the element named `probe`, when given. */
+ * `gl-interop` property of the element named `probe`, when given, and with `expected` the path
+ * the drivers should give it. */
 std::vector<std::vector<guint8>>
 run_frames (const std::string & launch, const char *probe = nullptr,
-    std::string * interop = nullptr)
+    std::string * interop = nullptr, std::string * expected = nullptr)
 {
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch (launch.c_str (), &error);
@@ -339,6 +525,8 @@ run_frames (const std::string & launch, const char *probe = nullptr,
                 G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property (
                         G_OBJECT_GET_CLASS (element), "gl-interop")))), value);
     *interop = named ? named->value_nick : "?";
+    if (expected)
+      *expected = expected_path (pipeline, element);
     gst_object_unref (element);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -356,10 +544,10 @@ check_same_frames (const char *name, const std::string & gl_chain,
     const std::string & system_chain, size_t frames_expected, guint64 uploaded = 0,
     guint64 downloaded = 0)
 {
-  std::string interop;
+  std::string interop, expected;
   guint64 to_device_before = 0, to_host_before = 0, to_device = 0, to_host = 0;
   transfer_totals (&to_device_before, &to_host_before);
-  auto gl_frames = run_frames (gl_chain, name, &interop);
+  auto gl_frames = run_frames (gl_chain, name, &interop, &expected);
   transfer_totals (&to_device, &to_host);
   to_device -= to_device_before;
   to_host -= to_host_before;
@@ -367,7 +555,7 @@ check_same_frames (const char *name, const std::string & gl_chain,
   g_printerr ("%s: gl-interop=%s, %zu frames, %" G_GUINT64_FORMAT " bytes to the device, %"
       G_GUINT64_FORMAT " to the host\n", name, interop.c_str (), gl_frames.size (), to_device,
       to_host);
-  fail_unless_equals_string (interop.c_str (), expected_path ().c_str ());
+  fail_unless_equals_string (interop.c_str (), expected.c_str ());
   /* The host copy moves every frame both ways through the plugin; the interop paths never. */
   fail_unless_equals_int (gl_frames.size (), frames_expected);
   const guint64 frame_bytes = gl_frames.empty () ? 0 : gl_frames[0].size ();
