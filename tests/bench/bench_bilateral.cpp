@@ -13,133 +13,46 @@
  * Prints a table and, with --json, writes every figure to a JSON file. */
 #include <gst/gst.h>
 
-#include <algorithm>
-#include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "benchlib.h"
 
 namespace {
 
-using bench::Stats;
-using bench::json_number;
-using bench::json_samples;
-using bench::json_stats;
-using bench::json_string;
-using bench::summarize;
-
 using bench::FrameSize;
-using bench::split;
+using bench::json_number;
+using bench::json_string;
 
-struct Options
+struct Options : bench::FrameOptions
 {
-  std::vector<FrameSize> sizes { { 1280, 720, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } };
+  Options ()
+    : FrameOptions ({ { 1280, 720, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } }, 30, 5)
+  {
+  }
+
   std::vector<std::string> modes { "color" };
-  int frames = 30;
-  int warmup = 5;
   int radius = 4;
-  std::string device;
   std::string pattern = "snow";
-  std::string json_path;
-  int timeout_s = 600;
 };
 
-
-struct CaseResult
+struct CaseResult : bench::FrameCase
 {
   FrameSize size;
   std::string mode;
-  std::string device_name;
-  std::string error;          /* empty when the case ran to EOS */
-  int frames_requested = 0;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
-  Stats kernel;
-  Stats wall;
 };
-
-[[noreturn]] void
-usage (const char *program, int status)
-{
-  std::fprintf (status ? stderr : stdout,
-      "usage: %s [options]\n"
-      "  --sizes WxH[:N],...  frame sizes (default 1280x720,1920x1080,3840x2160);\n"
-      "                       :N overrides --frames for that size\n"
-      "  --frames N           measured frames per case (default 30)\n"
-      "  --warmup N           frames left out at the start of each case (default 5, at least 1)\n"
-      "  --modes M,...        color, luma, per-channel (default color)\n"
-      "  --radius R           the element's radius (default 4)\n"
-      "  --device STRING      the element's device property (default: automatic)\n"
-      "  --pattern NAME       videotestsrc pattern, e.g. snow or smpte (default snow)\n"
-      "  --json PATH          write the results as JSON\n"
-      "  --timeout S          give up on a case after S seconds (default 600)\n", program);
-  std::exit (status);
-}
-
-int
-parse_positive (const char *program, const std::string & text, int minimum)
-{
-  auto value = bench::parse_int (text, minimum);
-  if (!value) {
-    std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
-    usage (program, 2);
-  }
-  return *value;
-}
-
-std::vector<FrameSize>
-parse_sizes (const char *program, const std::string & text)
-{
-  auto sizes = bench::parse_sizes (text);
-  if (!sizes) {
-    std::fprintf (stderr, "invalid sizes \"%s\"\n", text.c_str ());
-    usage (program, 2);
-  }
-  return *sizes;
-}
 
 Options
 parse_options (int argc, char **argv)
 {
   Options options;
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usage (argv[0], 2);
-      return argv[++i];
-    };
-    if (arg == "--sizes")
-      options.sizes = parse_sizes (argv[0], value ());
-    else if (arg == "--frames")
-      options.frames = parse_positive (argv[0], value (), 1);
-    else if (arg == "--warmup")
-      options.warmup = parse_positive (argv[0], value (), 1);
-    else if (arg == "--modes")
-      options.modes = split (value (), ',');
-    else if (arg == "--radius")
-      options.radius = parse_positive (argv[0], value (), 0);
-    else if (arg == "--device")
-      options.device = value ();
-    else if (arg == "--pattern")
-      options.pattern = value ();
-    else if (arg == "--json")
-      options.json_path = value ();
-    else if (arg == "--timeout")
-      options.timeout_s = parse_positive (argv[0], value (), 1);
-    else if (arg == "--help" || arg == "-h")
-      usage (argv[0], 0);
-    else {
-      std::fprintf (stderr, "unknown option %s\n", arg.c_str ());
-      usage (argv[0], 2);
-    }
-  }
-  if (options.modes.empty ())
-    usage (argv[0], 2);
+  bench::OptionTable table = bench::frame_option_table (options);
+  table.list ("--modes M,...", &options.modes, "color, luma, per-channel (default color)")
+      .count ("--radius R", &options.radius, 0, "the element's radius (default 4)")
+      .text ("--pattern NAME", &options.pattern, "videotestsrc pattern, e.g. snow or smpte "
+      "(default snow)");
+  table.parse (argc, argv);
   return options;
 }
 
@@ -160,121 +73,40 @@ pipeline_description (const Options & options, const FrameSize & size, const std
 void
 run_case (const Options & options, CaseResult & result)
 {
-  const int frames = result.size.frames ? result.size.frames : options.frames;
-  result.frames_requested = frames;
-  std::string description = pipeline_description (options, result.size, result.mode,
-      options.warmup + frames);
-
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch (description.c_str (), &error);
-  if (!pipeline || error) {
-    result.error = error ? error->message : "cannot build the pipeline";
-    g_clear_error (&error);
-    if (pipeline)
-      gst_object_unref (pipeline);
-    return;
-  }
-  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  if (!options.device.empty ())
-    g_object_set (filter, "device", options.device.c_str (), nullptr);
-
-  bench::FrameProbe probe;
-  probe.attach (filter, sink, options.warmup);
-
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-    result.error = "the pipeline would not start";
-
-  GstBus *bus = gst_element_get_bus (pipeline);
-  while (result.error.empty ()) {
-    GstMessage *message = gst_bus_timed_pop_filtered (bus,
-        (GstClockTime) options.timeout_s * GST_SECOND,
-        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    if (!message) {
-      result.error = "timed out after " + std::to_string (options.timeout_s) + " s";
-      break;
-    }
-    bool done = false;
-    switch (GST_MESSAGE_TYPE (message)) {
-      case GST_MESSAGE_EOS:
-        done = true;
-        break;
-      case GST_MESSAGE_ERROR:{
-        GError *bus_error = nullptr;
-        gchar *debug = nullptr;
-        gst_message_parse_error (message, &bus_error, &debug);
-        result.error = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (message))) + ": " +
-            (bus_error ? bus_error->message : "error") + (debug ? std::string (" (") + debug +
-            ")" : std::string ());
-        g_clear_error (&bus_error);
-        g_free (debug);
-        break;
-      }
-      default:
-        break;
-    }
-    gst_message_unref (message);
-    if (done)
-      break;
-  }
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-
-  {
-    std::lock_guard<std::mutex> lock (probe.lock);
-    result.kernel_ms = probe.kernel_ms;
-    result.wall_ms = probe.wall_ms;
-    result.device_name = probe.device_name;
-  }
-  if (result.error.empty () && (int) result.kernel_ms.size () != frames)
-    result.error = "measured " + std::to_string (result.kernel_ms.size ()) + " of " +
-        std::to_string (frames) + " frames";
-  result.kernel = summarize (result.kernel_ms);
-  result.wall = summarize (result.wall_ms);
-
-  gst_object_unref (bus);
-  gst_object_unref (sink);
-  gst_object_unref (filter);
-  gst_object_unref (pipeline);
+  result.frames_requested = result.size.frames ? result.size.frames : options.frames;
+  bench::FrameRun run;
+  run.description = pipeline_description (options, result.size, result.mode,
+      options.warmup + result.frames_requested);
+  run.measured = "filter";
+  run.device = options.device;
+  run.warmup = options.warmup;
+  run.timeout_s = options.timeout_s;
+  bench::run_frame_case (run, result);
 }
 
-bool
-write_json (const Options & options, const std::vector<CaseResult> & results,
+std::string
+results_json (const Options & options, const std::vector<CaseResult> & results,
     const std::string & command_line)
 {
-  std::ofstream file (options.json_path);
-  if (!file)
-    return false;
-  gchar *gst_version = gst_version_string ();
-  file << "{\n  \"benchmark\": \"openclbilateral\",\n";
-  file << "  \"command\": " << json_string (command_line) << ",\n";
-  file << "  \"gstreamer\": " << json_string (gst_version) << ",\n";
-  file << "  \"device_property\": " << json_string (options.device) << ",\n";
-  file << "  \"pattern\": " << json_string (options.pattern) << ",\n";
-  file << "  \"format\": \"RGBA\",\n";
-  file << "  \"radius\": " << options.radius << ",\n";
-  file << "  \"warmup_frames\": " << options.warmup << ",\n";
-  file << "  \"cases\": [";
-  g_free (gst_version);
+  std::string text = bench::json_opening ("openclbilateral", command_line);
+  text += "  \"device_property\": " + json_string (options.device) + ",\n";
+  text += "  \"pattern\": " + json_string (options.pattern) + ",\n";
+  text += "  \"format\": \"RGBA\",\n";
+  text += "  \"radius\": " + std::to_string (options.radius) + ",\n";
+  text += "  \"warmup_frames\": " + std::to_string (options.warmup) + ",\n";
+  text += "  \"cases\": [";
   for (size_t i = 0; i < results.size (); i++) {
     const auto & r = results[i];
     double megapixels = (double) r.size.width * r.size.height * 1e-6;
-    file << (i ? ",\n" : "\n") << "    {\n";
-    file << "      \"width\": " << r.size.width << ", \"height\": " << r.size.height <<
-        ", \"mode\": " << json_string (r.mode) << ",\n";
-    file << "      \"device_name\": " << json_string (r.device_name) << ",\n";
-    file << "      \"ok\": " << (r.error.empty () ? "true" : "false") << ", \"error\": " <<
-        json_string (r.error) << ",\n";
-    file << "      \"frames\": " << r.kernel_ms.size () << ", \"frames_requested\": " <<
-        r.frames_requested << ",\n";
-    file << "      \"kernel_ms\": " << json_stats (r.kernel) << ",\n";
-    file << "      \"wall_ms\": " << json_stats (r.wall) << ",\n";
-    file << "      \"kernel_mpixel_per_s\": " << json_number (r.kernel.median > 0 ?
-        megapixels / (r.kernel.median * 1e-3) : 0.0) << ",\n";
-    file << "      \"kernel_ms_samples\": " << json_samples (r.kernel_ms) << ",\n";
-    file << "      \"wall_ms_samples\": " << json_samples (r.wall_ms) << "\n    }";
+    text += std::string (i ? ",\n" : "\n") + "    {\n";
+    text += "      \"width\": " + std::to_string (r.size.width) + ", \"height\": " +
+        std::to_string (r.size.height) + ", \"mode\": " + json_string (r.mode) + ",\n";
+    text += bench::json_frame_figures (r);
+    text += "      \"kernel_mpixel_per_s\": " + json_number (r.kernel.median > 0 ?
+        megapixels / (r.kernel.median * 1e-3) : 0.0) + ",\n";
+    text += bench::json_frame_samples (r) + "\n    }";
   }
-  file << "\n  ]\n}\n";
-  return (bool) file;
+  return text + "\n  ]\n}\n";
 }
 
 void
@@ -300,19 +132,10 @@ print_table (const std::vector<CaseResult> & results)
 int
 main (int argc, char **argv)
 {
-  std::string command_line;
-  for (int i = 0; i < argc; i++)
-    command_line += (i ? " " : "") + std::string (argv[i]);
-  gst_init (&argc, &argv);
+  const std::string command_line = bench::initialize (&argc, &argv);
   Options options = parse_options (argc, argv);
-
-  GstElementFactory *factory = gst_element_factory_find ("openclbilateral");
-  if (!factory) {
-    std::fprintf (stderr, "no openclbilateral element: set GST_PLUGIN_PATH to the build's gst "
-        "folder\n");
+  if (!bench::have_element ("openclbilateral"))
     return 1;
-  }
-  gst_object_unref (factory);
 
   std::vector<CaseResult> results;
   for (const auto & size : options.sizes) {
@@ -332,24 +155,16 @@ main (int argc, char **argv)
     }
   }
 
-  std::string device_name;
-  for (const auto & r : results)
-    if (!r.device_name.empty ())
-      device_name = r.device_name;
+  const std::string device_name = bench::device_of (results);
   std::printf ("\nopenclbilateral, RGBA, radius %d, pattern %s, %d warm-up frames, device: %s\n",
       options.radius, options.pattern.c_str (), options.warmup,
       device_name.empty () ? "(unknown)" : device_name.c_str ());
   print_table (results);
 
   if (!options.json_path.empty ()) {
-    if (!write_json (options, results, command_line)) {
-      std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
+    if (!bench::write_file (options.json_path, results_json (options, results, command_line)))
       return 1;
-    }
     std::printf ("\nwrote %s\n", options.json_path.c_str ());
   }
-  for (const auto & r : results)
-    if (!r.error.empty ())
-      return 1;
-  return 0;
+  return bench::any_failed (results) ? 1 : 0;
 }

@@ -8,21 +8,29 @@
  *    lanes (W = 1, 4, 8, 16 each tried, the best kept, so both GPUs and CPU SIMD units fill
  *    up); 2 FLOP per FMA per lane;
  *  - local: work-groups of 256 reading a local-memory array of float4 over and over, bytes read
- *    from local memory per second.
+ *    from local memory per second;
+ *  - the frame path, for one 3840x2160 RGBA frame (33,177,600 bytes): clEnqueueWriteBuffer and
+ *    clEnqueueReadBuffer between a device buffer and pageable memory (malloc'd) or pinned memory
+ *    (a CL_MEM_ALLOC_HOST_PTR buffer mapped once, its pointer the host pointer of the
+ *    transfers); the staged upload (memcpy from pageable into the pinned region, then the pinned
+ *    write: what staging a foreign frame through pinned memory costs); a host memcpy of the
+ *    frame. Frame bytes per second.
  * Each figure is the median over --runs launches of the device time from profiling events (after
- * a warm-up launch). The result is cached per device in
- * $XDG_CACHE_HOME/gst-opencl/ceilings/<hash>.json (hash of platform, its version, device and
- * driver); a later run prints the cached figures unless --remeasure. --json PATH writes them too.
+ * a warm-up launch); the staged upload and the memcpy are wall times. The result is cached per
+ * device in $XDG_CACHE_HOME/gst-opencl/ceilings/<hash>.json (hash of platform, its version,
+ * device and driver); a later run prints the cached figures unless --remeasure or the cache lacks
+ * some (one written before the frame path was measured). --json PATH writes them too.
  */
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "benchlib.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclprogram.h"
 
@@ -107,6 +115,11 @@ struct Options
   std::string json_path;
 };
 
+/* The frame of the frame path's figures: one 3840x2160 RGBA frame. */
+const int FRAME_WIDTH = 3840;
+const int FRAME_HEIGHT = 2160;
+const size_t FRAME_BYTES = (size_t) FRAME_WIDTH * FRAME_HEIGHT * 4;
+
 double
 event_ms (const cl::Event & event)
 {
@@ -114,20 +127,30 @@ event_ms (const cl::Event & event)
       event.getProfilingInfo<CL_PROFILING_COMMAND_START> ()) * 1e-6;
 }
 
-/* Device times of `runs` launches after one warm-up. */
+/* Device times of `runs` commands after one warm-up; `enqueue` enqueues one and gives its event. */
 std::vector<double>
-time_launches (cl::CommandQueue & queue, const cl::Kernel & kernel, const cl::NDRange & global,
-    const cl::NDRange & local, int runs)
+time_commands (int runs, const std::function<cl::Event ()> & enqueue)
 {
   std::vector<double> ms;
   for (int r = -1; r < runs; r++) {
-    cl::Event event;
-    queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr, &event);
+    cl::Event event = enqueue ();
     event.wait ();
     if (r >= 0)
       ms.push_back (event_ms (event));
   }
   return ms;
+}
+
+/* Device times of `runs` launches after one warm-up. */
+std::vector<double>
+time_launches (cl::CommandQueue & queue, const cl::Kernel & kernel, const cl::NDRange & global,
+    const cl::NDRange & local, int runs)
+{
+  return time_commands (runs, [&]() {
+        cl::Event event;
+        queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr, &event);
+        return event;
+      });
 }
 
 std::string
@@ -139,6 +162,95 @@ figure_json (const char *unit, double per_launch, const std::vector<double> & ms
   return std::string ("{\"") + unit + "\": " + bench::json_number (per_launch / (stats.median *
           1e-3)) + ", \"per_launch\": " + bench::json_number (per_launch) + ", \"ms\": " +
       bench::json_stats (stats) + extra + "}";
+}
+
+/* One figure of the frame path: the frame moved `runs` times one way. */
+struct FrameFigure
+{
+  const char *key;      /* its name in the JSON */
+  const char *label;    /* in the printed table */
+  const char *timing;   /* "device" (profiling events) or "wall" */
+  std::vector<double> ms;
+};
+
+/* One transfer of the whole frame between `device_frame` and `host`, to the device or back. */
+std::function<cl::Event ()>
+frame_transfer (cl::CommandQueue & queue, const cl::Buffer & device_frame, void *host,
+    bool to_device)
+{
+  return [&queue, &device_frame, host, to_device]() {
+    cl::Event event;
+    if (to_device)
+      queue.enqueueWriteBuffer (device_frame, CL_TRUE, 0, FRAME_BYTES, host, nullptr, &event);
+    else
+      queue.enqueueReadBuffer (device_frame, CL_TRUE, 0, FRAME_BYTES, host, nullptr, &event);
+    return event;
+  };
+}
+
+std::vector<FrameFigure>
+time_frame_path (const cl::Context & context, cl::CommandQueue & queue, int runs)
+{
+  cl::Buffer device_frame (context, CL_MEM_READ_WRITE, FRAME_BYTES);
+  std::vector<unsigned char> pageable (FRAME_BYTES, 0x5a), copy (FRAME_BYTES, 0);
+  /* Pinned: memory the driver allocates where the host and the device both reach it, mapped
+   * once for good. */
+  cl::Buffer pinned_buffer (context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, FRAME_BYTES);
+  auto *pinned = static_cast<unsigned char *> (queue.enqueueMapBuffer (pinned_buffer, CL_TRUE,
+          CL_MAP_READ | CL_MAP_WRITE, 0, FRAME_BYTES));
+  std::memset (pinned, 0x5a, FRAME_BYTES);
+
+  std::vector<FrameFigure> figures;
+  figures.push_back ({ "upload_pageable", "upload, pageable", "device",
+        time_commands (runs, frame_transfer (queue, device_frame, pageable.data (), true)) });
+  figures.push_back ({ "download_pageable", "download, pageable", "device",
+        time_commands (runs, frame_transfer (queue, device_frame, pageable.data (), false)) });
+  figures.push_back ({ "upload_pinned", "upload, pinned", "device",
+        time_commands (runs, frame_transfer (queue, device_frame, pinned, true)) });
+  figures.push_back ({ "download_pinned", "download, pinned", "device",
+        time_commands (runs, frame_transfer (queue, device_frame, pinned, false)) });
+  figures.push_back ({ "upload_staged", "upload, staged", "wall",
+        bench::time_calls (runs, [&]() {
+              std::memcpy (pinned, pageable.data (), FRAME_BYTES);
+              queue.enqueueWriteBuffer (device_frame, CL_TRUE, 0, FRAME_BYTES, pinned);
+            }) });
+  figures.push_back ({ "host_memcpy", "host memcpy", "wall",
+        bench::time_calls (runs, [&]() {
+              std::memcpy (copy.data (), pageable.data (), FRAME_BYTES);
+            }) });
+
+  queue.enqueueUnmapMemObject (pinned_buffer, pinned);
+  queue.finish ();
+  return figures;
+}
+
+double
+frame_bytes_per_s (const FrameFigure & figure)
+{
+  return (double) FRAME_BYTES / (bench::summarize (figure.ms).median * 1e-3);
+}
+
+void
+print_frame_path (const std::vector<FrameFigure> & figures, int runs)
+{
+  std::printf ("frame path: one %dx%d RGBA frame (%zu bytes), medians of %d\n", FRAME_WIDTH,
+      FRAME_HEIGHT, FRAME_BYTES, runs);
+  for (const auto & figure : figures)
+    std::printf ("%-19s %8.1f GB/s %9.3f ms (%s time)\n", figure.label,
+        frame_bytes_per_s (figure) * 1e-9, bench::summarize (figure.ms).median, figure.timing);
+}
+
+/* The "frame_path" member: the frame, then each figure as figure_json () gives it. */
+std::string
+frame_path_json (const std::vector<FrameFigure> & figures)
+{
+  std::string json = "  \"frame_path\": {\"width\": " + std::to_string (FRAME_WIDTH) +
+      ", \"height\": " + std::to_string (FRAME_HEIGHT) + ", \"bytes\": " +
+      std::to_string (FRAME_BYTES);
+  for (const auto & figure : figures)
+    json += ",\n    \"" + std::string (figure.key) + "\": " + figure_json ("bytes_per_s",
+        (double) FRAME_BYTES, figure.ms, std::string (", \"timing\": \"") + figure.timing + "\"");
+  return json + "},\n";
 }
 
 std::string
@@ -243,14 +355,35 @@ measure (const cl::Device & device, const Options & options)
     std::printf ("local  %8.1f GB/s (bytes read from local memory)\n",
         read / (bench::summarize (ms).median * 1e-3) * 1e-9);
   }
+
+  /* The frame path. */
+  const auto frame_figures = time_frame_path (context, queue, options.runs);
+  print_frame_path (frame_figures, options.runs);
+  json += frame_path_json (frame_figures);
   return json;
 }
 
-void
-usage ()
+/* Whether a cached file holds every figure this program measures. */
+bool
+cache_is_complete (const std::string & json)
 {
-  std::fprintf (stderr, "usage: bench_ceilings [--device gpu|cpu|<platform>[:n]] [--runs N] "
-      "[--copy-mib N] [--remeasure] [--json PATH]\n");
+  return json.find ("\"frame_path\"") != std::string::npos;
+}
+
+Options
+parse_options (int argc, char **argv)
+{
+  Options options;
+  bench::OptionTable table;
+  table.text ("--device STRING", &options.device, "gpu, cpu or <platform>[:n] (default: "
+      "automatic)")
+      .count ("--runs N", &options.runs, 1, "launches per figure after a warm-up one (default 15)")
+      .count ("--copy-mib N", &options.copy_mib, 1, "the copy's buffers (default 256 on GPUs, 64 "
+      "on CPUs)")
+      .flag ("--remeasure", &options.remeasure, true, "measure even when the cache has figures")
+      .text ("--json PATH", &options.json_path, "write the figures as JSON");
+  table.parse (argc, argv);
+  return options;
 }
 
 }  // namespace
@@ -259,44 +392,8 @@ int
 main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
-  Options options;
-  std::string command = "bench_ceilings";
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    command += " " + arg;
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        usage ();
-        std::exit (2);
-      }
-      command += std::string (" ") + argv[i + 1];
-      return argv[++i];
-    };
-    if (arg == "--device") {
-      options.device = value ();
-    } else if (arg == "--runs") {
-      auto n = bench::parse_int (value (), 1);
-      if (!n) {
-        usage ();
-        return 2;
-      }
-      options.runs = *n;
-    } else if (arg == "--copy-mib") {
-      auto n = bench::parse_int (value (), 1);
-      if (!n) {
-        usage ();
-        return 2;
-      }
-      options.copy_mib = *n;
-    } else if (arg == "--remeasure") {
-      options.remeasure = true;
-    } else if (arg == "--json") {
-      options.json_path = value ();
-    } else {
-      usage ();
-      return 2;
-    }
-  }
+  const std::string command = bench::command_line ("bench_ceilings", argc, argv);
+  const Options options = parse_options (argc, argv);
 
   try {
     auto spec = gst_opencl::parse_device_spec (gst_opencl::effective_device_string (
@@ -316,6 +413,12 @@ main (int argc, char **argv)
     if (!options.remeasure && g_file_get_contents (path.c_str (), &cached, nullptr, nullptr)) {
       json = cached;
       g_free (cached);
+      if (!cache_is_complete (json)) {
+        std::printf ("the cache %s lacks figures: measuring again\n", path.c_str ());
+        json.clear ();
+      }
+    }
+    if (!json.empty ()) {
       std::printf ("ceilings from %s (--remeasure to measure again):\n%s", path.c_str (),
           json.c_str ());
     } else {

@@ -26,146 +26,65 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "benchlib.h"
 
 namespace {
 
 using bench::FrameSize;
-using bench::Stats;
+using bench::json_number;
+using bench::json_string;
 using bench::split;
 
 /* The element's own choice of kernel variant, as opposed to one forced by name. */
 const char *const TUNED = "tuned";
 const char *const VARIANT_VARIABLE = "GST_OPENCL_VARIANT_HISTOGRAM";
 
-struct Options
+struct Options : bench::FrameOptions
 {
-  std::vector<FrameSize> sizes { { 1280, 720, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } };
+  Options ()
+    : FrameOptions ({ { 1280, 720, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } }, 50, 5)
+  {
+  }
+
   std::vector<std::string> contents { "random", "one-colour" };
-  int frames = 50;
-  int warmup = 5;
   int bins = 256;
   std::string format = "RGBA";
-  std::string device;
-  std::string json_path;
   std::string ceilings_path;
   std::vector<std::string> variants { TUNED };
-  int timeout_s = 600;
 };
 
-struct CaseResult
+struct CaseResult : bench::FrameCase
 {
   std::string variant;       /* TUNED or the name forced */
   std::string variant_used;  /* the element's `variant` property */
   FrameSize size;
   std::string content;
   double bytes_read = 0;     /* per frame: every plane's samples */
-  std::string device_name;
-  std::string error;
-  int frames_requested = 0;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
-  Stats kernel;
-  Stats wall;
 };
-
-[[noreturn]] void
-usage (const char *program, int status)
-{
-  std::fprintf (status ? stderr : stdout,
-      "usage: %s [options]\n"
-      "  --sizes WxH[:N],...    frame sizes (default 1280x720,1920x1080,3840x2160); :N\n"
-      "                         overrides --frames\n"
-      "  --variants V,...       kernel variants: tuned (the element's choice, the default),\n"
-      "                         names from GST_OPENCL_VARIANT_HISTOGRAM, or all, gpu, cpu (tuned\n"
-      "                         and every variant the element has, those for work-groups, those\n"
-      "                         named cpu-...)\n"
-      "  --contents C,...       random, one-colour (default both)\n"
-      "  --frames N             measured frames per case (default 50)\n"
-      "  --warmup N             frames left out at the start of each case (default 5, at least 1)\n"
-      "  --bins N               the element's bins (default 256)\n"
-      "  --format F             video format (default RGBA)\n"
-      "  --device STRING        the element's device property (default: automatic)\n"
-      "  --json PATH            write the results as JSON\n"
-      "  --ceilings PATH        bench_ceilings JSON of the device: adds the fraction of its copy\n"
-      "                         bandwidth\n"
-      "  --timeout S            give up on a case after S seconds (default 600)\n", program);
-  std::exit (status);
-}
-
-int
-parse_positive (const char *program, const std::string & text, int minimum)
-{
-  auto value = bench::parse_int (text, minimum);
-  if (!value) {
-    std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
-    usage (program, 2);
-  }
-  return *value;
-}
-
-std::vector<FrameSize>
-parse_sizes (const char *program, const std::string & text)
-{
-  auto sizes = bench::parse_sizes (text);
-  if (!sizes) {
-    std::fprintf (stderr, "invalid sizes \"%s\"\n", text.c_str ());
-    usage (program, 2);
-  }
-  return *sizes;
-}
 
 Options
 parse_options (int argc, char **argv)
 {
   Options options;
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usage (argv[0], 2);
-      return argv[++i];
-    };
-    if (arg == "--sizes")
-      options.sizes = parse_sizes (argv[0], value ());
-    else if (arg == "--contents")
-      options.contents = split (value (), ',');
-    else if (arg == "--frames")
-      options.frames = parse_positive (argv[0], value (), 1);
-    else if (arg == "--warmup")
-      options.warmup = parse_positive (argv[0], value (), 1);
-    else if (arg == "--bins")
-      options.bins = parse_positive (argv[0], value (), 2);
-    else if (arg == "--format")
-      options.format = value ();
-    else if (arg == "--device")
-      options.device = value ();
-    else if (arg == "--json")
-      options.json_path = value ();
-    else if (arg == "--ceilings")
-      options.ceilings_path = value ();
-    else if (arg == "--variants")
-      options.variants = split (value (), ',');
-    else if (arg == "--timeout")
-      options.timeout_s = parse_positive (argv[0], value (), 1);
-    else if (arg == "--help" || arg == "-h")
-      usage (argv[0], 0);
-    else {
-      std::fprintf (stderr, "unknown option %s\n", arg.c_str ());
-      usage (argv[0], 2);
-    }
-  }
+  bench::OptionTable table = bench::frame_option_table (options);
+  table.list ("--variants V,...", &options.variants, "kernel variants: tuned (the element's "
+      "choice, the default), names from GST_OPENCL_VARIANT_HISTOGRAM, or all, gpu, cpu (tuned "
+      "and every variant the element has, those for work-groups, those named cpu-...)")
+      .list ("--contents C,...", &options.contents, "random, one-colour (default both)")
+      .count ("--bins N", &options.bins, 2, "the element's bins (default 256)")
+      .text ("--format F", &options.format, "video format (default RGBA)")
+      .text ("--ceilings PATH", &options.ceilings_path, "bench_ceilings JSON of the device: adds "
+      "the fraction of its copy bandwidth");
+  table.parse (argc, argv);
   for (const auto & content : options.contents)
     if (content != "random" && content != "one-colour")
-      usage (argv[0], 2);
-  if (options.contents.empty () || options.variants.empty ()
-      || gst_video_format_from_string (options.format.c_str ()) == GST_VIDEO_FORMAT_UNKNOWN)
-    usage (argv[0], 2);
+      table.reject ("unknown content " + content);
+  if (gst_video_format_from_string (options.format.c_str ()) == GST_VIDEO_FORMAT_UNKNOWN)
+    table.reject ("unknown format " + options.format);
   return options;
 }
 
@@ -184,39 +103,6 @@ make_frame (const GstVideoInfo * info, const std::string & content)
   GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
   gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
   return buffer;
-}
-
-/* Pops bus messages until EOS or an error; drains the histogram messages on the way. */
-std::string
-wait_for_end (GstBus * bus, int timeout_s)
-{
-  const gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
-  while (true) {
-    gint64 left_us = deadline - g_get_monotonic_time ();
-    if (left_us <= 0)
-      return "timed out after " + std::to_string (timeout_s) + " s";
-    GstMessage *message = gst_bus_timed_pop (bus, (GstClockTime) left_us * GST_USECOND);
-    if (!message)
-      continue;
-    std::string error;
-    bool done = false;
-    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS) {
-      done = true;
-    } else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
-      GError *bus_error = nullptr;
-      gchar *debug = nullptr;
-      gst_message_parse_error (message, &bus_error, &debug);
-      error = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (message))) + ": " +
-          (bus_error ? bus_error->message : "error") + (debug ? std::string (" (") + debug +
-          ")" : std::string ());
-      g_clear_error (&bus_error);
-      g_free (debug);
-      done = true;
-    }
-    gst_message_unref (message);
-    if (done)
-      return error;
-  }
 }
 
 /* Bytes the kernel reads per frame: every plane's samples, without row padding. */
@@ -249,27 +135,19 @@ select_variant (const std::string & variant)
 void
 run_case (const Options & options, CaseResult & result)
 {
-  const int frames = result.size.frames ? result.size.frames : options.frames;
-  result.frames_requested = frames;
+  result.frames_requested = result.size.frames ? result.size.frames : options.frames;
   select_variant (result.variant);
   gchar *description = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-buffers=2 ! openclhistogram name=histogram bins=%d ! fakesink name=sink sync=false",
       options.bins);
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstElement *pipeline = bench::parse_pipeline (description, &result.error);
   g_free (description);
-  if (!pipeline || error) {
-    result.error = error ? error->message : "cannot build the pipeline";
-    g_clear_error (&error);
-    if (pipeline)
-      gst_object_unref (pipeline);
+  if (!pipeline)
     return;
-  }
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), "histogram");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  if (!options.device.empty ())
-    g_object_set (element, "device", options.device.c_str (), nullptr);
+  bench::set_device (element, options.device);
 
   GstVideoInfo info;
   gst_video_info_set_format (&info, gst_video_format_from_string (options.format.c_str ()),
@@ -288,7 +166,7 @@ run_case (const Options & options, CaseResult & result)
   GstBus *bus = gst_element_get_bus (pipeline);
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     result.error = "the pipeline would not start";
-  for (int i = 0; result.error.empty () && i < options.warmup + frames; i++) {
+  for (int i = 0; result.error.empty () && i < options.warmup + result.frames_requested; i++) {
     /* A shallow copy shares the pixels; only the timestamps are its own. */
     GstBuffer *push = gst_buffer_copy (frame);
     GST_BUFFER_PTS (push) = gst_util_uint64_scale_int (i * GST_SECOND, info.fps_d, info.fps_n);
@@ -297,7 +175,7 @@ run_case (const Options & options, CaseResult & result)
       result.error = "the pipeline stopped taking frames";
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  std::string ended = wait_for_end (bus, options.timeout_s);
+  std::string ended = bench::wait_for_eos (bus, options.timeout_s);
   if (result.error.empty ())
     result.error = ended;
   /* Still playing after EOS: the element keeps its state (and its variant) until it stops. */
@@ -306,18 +184,7 @@ run_case (const Options & options, CaseResult & result)
   result.variant_used = variant_used ? variant_used : "";
   g_free (variant_used);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-
-  {
-    std::lock_guard<std::mutex> lock (probe.lock);
-    result.kernel_ms = probe.kernel_ms;
-    result.wall_ms = probe.wall_ms;
-    result.device_name = probe.device_name;
-  }
-  if (result.error.empty () && (int) result.kernel_ms.size () != frames)
-    result.error = "measured " + std::to_string (result.kernel_ms.size ()) + " of " +
-        std::to_string (frames) + " frames";
-  result.kernel = bench::summarize (result.kernel_ms);
-  result.wall = bench::summarize (result.wall_ms);
+  probe.results_into (result);
 
   gst_buffer_unref (frame);
   gst_object_unref (bus);
@@ -335,26 +202,24 @@ element_variants (const Options & options)
   g_setenv (VARIANT_VARIABLE, "?", TRUE);
   std::string launch = "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=16,"
       "height=16,framerate=30/1 ! openclhistogram name=histogram ! fakesink";
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch (launch.c_str (), &error);
+  std::string error;
+  GstElement *pipeline = bench::parse_pipeline (launch, &error);
   std::vector<std::string> names;
-  if (!pipeline || error) {
-    std::fprintf (stderr, "cannot list the variants: %s\n", error ? error->message : "no pipeline");
-    g_clear_error (&error);
+  if (!pipeline) {
+    std::fprintf (stderr, "cannot list the variants: %s\n", error.c_str ());
     g_unsetenv (VARIANT_VARIABLE);
     return names;
   }
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), "histogram");
-  if (!options.device.empty ())
-    g_object_set (element, "device", options.device.c_str (), nullptr);
+  bench::set_device (element, options.device);
   GstBus *bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 16 * 16 * 4, nullptr);
   gst_buffer_memset (buffer, 0, 0, 16 * 16 * 4);
   gst_app_src_push_buffer (GST_APP_SRC (src), buffer);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  const std::string message = wait_for_end (bus, options.timeout_s);
+  const std::string message = bench::wait_for_eos (bus, options.timeout_s);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   g_unsetenv (VARIANT_VARIABLE);
   /* "... names no variant of histogram (a, b, c)" */
@@ -393,53 +258,36 @@ read_bytes_per_s (const CaseResult & r)
   return r.kernel.median > 0 ? r.bytes_read / (r.kernel.median * 1e-3) : 0.0;
 }
 
-bool
-write_json (const Options & options, const std::vector<CaseResult> & results,
+std::string
+results_json (const Options & options, const std::vector<CaseResult> & results,
     const std::string & command_line, double copy_bytes_per_s)
 {
-  using bench::json_number;
-  using bench::json_string;
-  std::ofstream file (options.json_path);
-  if (!file)
-    return false;
-  gchar *gst_version = gst_version_string ();
-  file << "{\n  \"benchmark\": \"openclhistogram\",\n";
-  file << "  \"command\": " << json_string (command_line) << ",\n";
-  file << "  \"gstreamer\": " << json_string (gst_version) << ",\n";
-  file << "  \"device_property\": " << json_string (options.device) << ",\n";
-  file << "  \"format\": " << json_string (options.format) << ",\n";
-  file << "  \"bins\": " << options.bins << ",\n";
-  file << "  \"warmup_frames\": " << options.warmup << ",\n";
-  file << "  \"copy_bytes_per_s\": " << (copy_bytes_per_s > 0 ? json_number (copy_bytes_per_s) :
-      "null") << ",\n";
-  file << "  \"cases\": [";
-  g_free (gst_version);
+  std::string text = bench::json_opening ("openclhistogram", command_line);
+  text += "  \"device_property\": " + json_string (options.device) + ",\n";
+  text += "  \"format\": " + json_string (options.format) + ",\n";
+  text += "  \"bins\": " + std::to_string (options.bins) + ",\n";
+  text += "  \"warmup_frames\": " + std::to_string (options.warmup) + ",\n";
+  text += "  \"copy_bytes_per_s\": " + (copy_bytes_per_s > 0 ? json_number (copy_bytes_per_s) :
+      "null") + ",\n";
+  text += "  \"cases\": [";
   for (size_t i = 0; i < results.size (); i++) {
     const auto & r = results[i];
     double megapixels = (double) r.size.width * r.size.height * 1e-6;
-    file << (i ? ",\n" : "\n") << "    {\n";
-    file << "      \"variant\": " << json_string (r.variant) << ", \"variant_used\": " <<
-        json_string (r.variant_used) << ",\n";
-    file << "      \"width\": " << r.size.width << ", \"height\": " << r.size.height <<
-        ", \"content\": " << json_string (r.content) << ",\n";
-    file << "      \"device_name\": " << json_string (r.device_name) << ",\n";
-    file << "      \"ok\": " << (r.error.empty () ? "true" : "false") << ", \"error\": " <<
-        json_string (r.error) << ",\n";
-    file << "      \"frames\": " << r.kernel_ms.size () << ", \"frames_requested\": " <<
-        r.frames_requested << ",\n";
-    file << "      \"kernel_ms\": " << bench::json_stats (r.kernel) << ",\n";
-    file << "      \"wall_ms\": " << bench::json_stats (r.wall) << ",\n";
-    file << "      \"kernel_mpixel_per_s\": " << json_number (r.kernel.median > 0 ?
-        megapixels / (r.kernel.median * 1e-3) : 0.0) << ",\n";
+    text += std::string (i ? ",\n" : "\n") + "    {\n";
+    text += "      \"variant\": " + json_string (r.variant) + ", \"variant_used\": " +
+        json_string (r.variant_used) + ",\n";
+    text += "      \"width\": " + std::to_string (r.size.width) + ", \"height\": " +
+        std::to_string (r.size.height) + ", \"content\": " + json_string (r.content) + ",\n";
+    text += bench::json_frame_figures (r);
+    text += "      \"kernel_mpixel_per_s\": " + json_number (r.kernel.median > 0 ?
+        megapixels / (r.kernel.median * 1e-3) : 0.0) + ",\n";
     const double read = read_bytes_per_s (r);
-    file << "      \"bytes_read\": " << json_number (r.bytes_read) <<
-        ", \"read_bytes_per_s\": " << json_number (read) << ", \"of_copy_bandwidth\": " <<
-        (copy_bytes_per_s > 0 ? json_number (read / copy_bytes_per_s) : "null") << ",\n";
-    file << "      \"kernel_ms_samples\": " << bench::json_samples (r.kernel_ms) << ",\n";
-    file << "      \"wall_ms_samples\": " << bench::json_samples (r.wall_ms) << "\n    }";
+    text += "      \"bytes_read\": " + json_number (r.bytes_read) +
+        ", \"read_bytes_per_s\": " + json_number (read) + ", \"of_copy_bandwidth\": " +
+        (copy_bytes_per_s > 0 ? json_number (read / copy_bytes_per_s) : "null") + ",\n";
+    text += bench::json_frame_samples (r) + "\n    }";
   }
-  file << "\n  ]\n}\n";
-  return (bool) file;
+  return text + "\n  ]\n}\n";
 }
 
 void
@@ -473,19 +321,11 @@ print_table (const std::vector<CaseResult> & results, double copy_bytes_per_s)
 int
 main (int argc, char **argv)
 {
-  std::string command_line;
-  for (int i = 0; i < argc; i++)
-    command_line += (i ? " " : "") + std::string (argv[i]);
-  gst_init (&argc, &argv);
+  const std::string command_line = bench::initialize (&argc, &argv);
   Options options = parse_options (argc, argv);
 
-  GstElementFactory *factory = gst_element_factory_find ("openclhistogram");
-  if (!factory) {
-    std::fprintf (stderr, "no openclhistogram element: set GST_PLUGIN_PATH to the build's gst "
-        "folder\n");
+  if (!bench::have_element ("openclhistogram"))
     return 1;
-  }
-  gst_object_unref (factory);
 
   std::vector<std::string> variants;
   for (const auto & variant : options.variants) {
@@ -530,10 +370,7 @@ main (int argc, char **argv)
   }
   select_variant (TUNED);
 
-  std::string device_name;
-  for (const auto & r : results)
-    if (!r.device_name.empty ())
-      device_name = r.device_name;
+  const std::string device_name = bench::device_of (results);
   std::printf ("\nopenclhistogram, %s, %d bins, %d warm-up frames, device: %s\n",
       options.format.c_str (), options.bins, options.warmup,
       device_name.empty () ? "(unknown)" : device_name.c_str ());
@@ -543,14 +380,10 @@ main (int argc, char **argv)
   print_table (results, copy_bytes_per_s);
 
   if (!options.json_path.empty ()) {
-    if (!write_json (options, results, command_line, copy_bytes_per_s)) {
-      std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
+    if (!bench::write_file (options.json_path, results_json (options, results, command_line,
+                copy_bytes_per_s)))
       return 1;
-    }
     std::printf ("\nwrote %s\n", options.json_path.c_str ());
   }
-  for (const auto & r : results)
-    if (!r.error.empty ())
-      return 1;
-  return 0;
+  return bench::any_failed (results) ? 1 : 0;
 }

@@ -19,232 +19,101 @@
 #include <gst/gst.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "bench_common.h"
+#include "benchlib.h"
 #include "mandelbox_openmp.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using bench::FrameSize;
 using bench::Stats;
 
-struct Options
+struct Options : bench::FrameOptions
 {
-  std::vector<FrameSize> sizes { { 640, 360, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } };
-  int frames = 20;
-  int warmup = 3;
+  Options ()
+    : FrameOptions ({ { 640, 360, 0 }, { 1920, 1080, 0 }, { 3840, 2160, 0 } }, 20, 3)
+  {
+  }
+
   int openmp_runs = 5;
   int threads = 0;          /* 0: the OpenMP default */
   bool openmp = true;
   bool animate = false;
-  std::string device;
-  std::string json_path;
-  int timeout_s = 1800;
 };
 
-struct CaseResult
+struct CaseResult : bench::FrameCase
 {
   FrameSize size;
-  std::string device_name;
-  std::string error;
-  int frames_requested = 0;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
-  Stats kernel;
-  Stats wall;
   std::vector<double> openmp_ms;
   Stats openmp;
   double agreement = -1.0;  /* fraction of pixels within 2; -1 when not compared */
 };
 
-struct Probe
+/* The latest frame leaving the source, for the comparison with the OpenMP picture. */
+struct LastFrame
 {
   std::mutex lock;
-  GstElement *source = nullptr;
-  int warmup = 0;
-  int source_frames = 0;
-  int sink_frames = 0;
-  std::optional<Clock::time_point> last_stamp;
-  std::string device_name;
-  std::vector<double> kernel_ms;
-  std::vector<double> wall_ms;
-  std::vector<uint8_t> last_frame;   /* RGBA, tight rows */
-};
+  std::vector<uint8_t> bytes;   /* RGBA, tight rows (the caps ask for no padding) */
 
-[[noreturn]] void
-usage (const char *program, int status)
-{
-  std::fprintf (status ? stderr : stdout,
-      "usage: %s [options]\n"
-      "  --sizes WxH[:N],...  frame sizes (default 640x360,1920x1080,3840x2160);\n"
-      "                       :N measures N frames at that size instead of --frames\n"
-      "  --frames N           measured frames per size (default 20)\n"
-      "  --warmup N           frames left out at the start of each size (default 3, at least 1)\n"
-      "  --device STRING      the element's device property: gpu, cpu, <platform>[:n]\n"
-      "  --threads N          OpenMP threads (default: the OpenMP default, one per core)\n"
-      "  --openmp-runs N      timed OpenMP renders per size, at most the size's frames "
-      "(default 5)\n"
-      "  --no-openmp          only the element\n"
-      "  --animate            turn the camera (the element only; costs vary per frame)\n"
-      "  --json PATH          write the results as JSON\n"
-      "  --timeout S          give up on a size after S seconds (default 1800)\n", program);
-  std::exit (status);
-}
+  static GstPadProbeReturn keep (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+  {
+    auto *frame = static_cast<LastFrame *> (user_data);
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+    std::lock_guard<std::mutex> guard (frame->lock);
+    frame->bytes.resize (gst_buffer_get_size (buffer));
+    gst_buffer_extract (buffer, 0, frame->bytes.data (), frame->bytes.size ());
+    return GST_PAD_PROBE_OK;
+  }
+};
 
 Options
 parse_options (int argc, char **argv)
 {
   Options options;
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usage (argv[0], 2);
-      return argv[++i];
-    };
-    auto count = [&](int minimum) {
-      int parsed = 0;
-      std::string text = value ();
-      if (!bench::parse_count (text, minimum, &parsed)) {
-        std::fprintf (stderr, "invalid number \"%s\" for %s\n", text.c_str (), arg.c_str ());
-        usage (argv[0], 2);
-      }
-      return parsed;
-    };
-    if (arg == "--sizes") {
-      std::string text = value ();
-      if (!bench::parse_sizes (text, &options.sizes)) {
-        std::fprintf (stderr, "invalid size list \"%s\"\n", text.c_str ());
-        usage (argv[0], 2);
-      }
-    } else if (arg == "--frames")
-      options.frames = count (1);
-    else if (arg == "--warmup")
-      options.warmup = count (1);
-    else if (arg == "--threads")
-      options.threads = count (1);
-    else if (arg == "--openmp-runs")
-      options.openmp_runs = count (1);
-    else if (arg == "--no-openmp")
-      options.openmp = false;
-    else if (arg == "--animate")
-      options.animate = true;
-    else if (arg == "--device")
-      options.device = value ();
-    else if (arg == "--json")
-      options.json_path = value ();
-    else if (arg == "--timeout")
-      options.timeout_s = count (1);
-    else if (arg == "--help" || arg == "-h")
-      usage (argv[0], 0);
-    else {
-      std::fprintf (stderr, "unknown option %s\n", arg.c_str ());
-      usage (argv[0], 2);
-    }
-  }
+  options.timeout_s = 1800;
+  bench::OptionTable table = bench::frame_option_table (options);
+  table.count ("--threads N", &options.threads, 1, "OpenMP threads (default: the OpenMP "
+      "default, one per core)")
+      .count ("--openmp-runs N", &options.openmp_runs, 1, "timed OpenMP renders per size, at "
+      "most the size's frames (default 5)")
+      .flag ("--no-openmp", &options.openmp, false, "only the element")
+      .flag ("--animate", &options.animate, true, "turn the camera (the element only; costs "
+      "vary per frame)");
+  table.parse (argc, argv);
   return options;
-}
-
-GstPadProbeReturn
-on_source_output (GstPad *, GstPadProbeInfo * info, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  /* kernel-time is set in fill () before the buffer is pushed, in this same thread. */
-  guint64 kernel_ns = 0;
-  g_object_get (probe->source, "kernel-time", &kernel_ns, nullptr);
-  std::lock_guard<std::mutex> lock (probe->lock);
-  if (probe->device_name.empty ()) {
-    gchar *name = nullptr;
-    g_object_get (probe->source, "device-name", &name, nullptr);
-    if (name)
-      probe->device_name = name;
-    g_free (name);
-  }
-  if (probe->source_frames++ >= probe->warmup)
-    probe->kernel_ms.push_back ((double) kernel_ns * 1e-6);
-  /* Keep the latest frame for the comparison with the OpenMP picture (caps give tight rows). */
-  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
-  probe->last_frame.resize (gst_buffer_get_size (buffer));
-  gst_buffer_extract (buffer, 0, probe->last_frame.data (), probe->last_frame.size ());
-  return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn
-on_sink_input (GstPad *, GstPadProbeInfo *, gpointer user_data)
-{
-  auto *probe = static_cast<Probe *> (user_data);
-  auto now = Clock::now ();
-  std::lock_guard<std::mutex> lock (probe->lock);
-  /* Intervals ending at a measured frame; the last warm-up frame's stamp starts the first. */
-  if (probe->sink_frames >= probe->warmup && probe->last_stamp)
-    probe->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
-            *probe->last_stamp).count ());
-  probe->last_stamp = now;
-  probe->sink_frames++;
-  return GST_PAD_PROBE_OK;
 }
 
 void
 run_element (const Options & options, CaseResult & result, std::vector<uint8_t> & last_frame)
 {
-  const int frames = result.size.frames ? result.size.frames : options.frames;
-  result.frames_requested = frames;
+  result.frames_requested = result.size.frames ? result.size.frames : options.frames;
   gchar *text = g_strdup_printf ("openclmandelboxsrc name=source num-buffers=%d animate=%s "
       "! video/x-raw,format=RGBA,width=%d,height=%d,framerate=30/1 ! fakesink name=sink "
-      "sync=false", options.warmup + frames, options.animate ? "true" : "false",
+      "sync=false", options.warmup + result.frames_requested, options.animate ? "true" : "false",
       result.size.width, result.size.height);
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch (text, &error);
+  LastFrame frame;
+  bench::FrameRun run;
+  run.description = text;
   g_free (text);
-  if (!pipeline || error) {
-    result.error = error ? error->message : "cannot build the pipeline";
-    g_clear_error (&error);
-    if (pipeline)
-      gst_object_unref (pipeline);
-    return;
-  }
-  GstElement *source = gst_bin_get_by_name (GST_BIN (pipeline), "source");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  if (!options.device.empty ())
-    g_object_set (source, "device", options.device.c_str (), nullptr);
-
-  Probe probe;
-  probe.source = source;
-  probe.warmup = options.warmup;
-  GstPad *source_pad = gst_element_get_static_pad (source, "src");
-  GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (source_pad, GST_PAD_PROBE_TYPE_BUFFER, on_source_output, &probe, nullptr);
-  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_input, &probe, nullptr);
-
-  result.error = bench::run_to_eos (pipeline, options.timeout_s);
-  {
-    std::lock_guard<std::mutex> lock (probe.lock);
-    result.kernel_ms = probe.kernel_ms;
-    result.wall_ms = probe.wall_ms;
-    result.device_name = probe.device_name;
-    last_frame = std::move (probe.last_frame);
-  }
-  if (result.error.empty () && (int) result.kernel_ms.size () != frames)
-    result.error = "measured " + std::to_string (result.kernel_ms.size ()) + " of " +
-        std::to_string (frames) + " frames";
-  result.kernel = bench::summarize (result.kernel_ms);
-  result.wall = bench::summarize (result.wall_ms);
-
-  gst_object_unref (source_pad);
-  gst_object_unref (sink_pad);
-  gst_object_unref (sink);
-  gst_object_unref (source);
-  gst_object_unref (pipeline);
+  /* kernel-time is set in fill () before the buffer is pushed, in the same thread as the probe
+   * that reads it. */
+  run.measured = "source";
+  run.device = options.device;
+  run.warmup = options.warmup;
+  run.timeout_s = options.timeout_s;
+  run.prepare = [&frame](GstElement * source) {
+    GstPad *pad = gst_element_get_static_pad (source, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, LastFrame::keep, &frame, nullptr);
+    gst_object_unref (pad);
+  };
+  bench::run_frame_case (run, result);
+  std::lock_guard<std::mutex> guard (frame.lock);
+  last_frame = std::move (frame.bytes);
 }
 
 /* Fraction of pixels whose every channel is within 2. */
@@ -270,16 +139,12 @@ run_openmp (const Options & options, CaseResult & result, int threads,
   const reference::MandelboxView view;  /* the element's defaults with animate=false */
   const int runs = std::min (options.openmp_runs, result.frames_requested);
   std::vector<uint8_t> frame ((size_t) result.size.width * result.size.height * 4);
-  /* One untimed render first: page faults and thread start-up, as the element's warm-up. */
-  bench::render_mandelbox_openmp (view, result.size.width, result.size.height, frame.data (),
-      threads);
-  for (int run = 0; run < runs; run++) {
-    auto start = Clock::now ();
-    bench::render_mandelbox_openmp (view, result.size.width, result.size.height, frame.data (),
-        threads);
-    result.openmp_ms.push_back (std::chrono::duration<double, std::milli> (Clock::now () -
-            start).count ());
-  }
+  /* The untimed first render takes the page faults and thread start-up, as the element's
+   * warm-up does. */
+  result.openmp_ms = bench::time_calls (runs, [&]() {
+        bench::render_mandelbox_openmp (view, result.size.width, result.size.height,
+            frame.data (), threads);
+      });
   result.openmp = bench::summarize (result.openmp_ms);
   if (!options.animate)
     result.agreement = agreement (element_frame, frame);
@@ -291,49 +156,35 @@ per_second (double ms)
   return ms > 0 ? 1000.0 / ms : 0.0;
 }
 
-bool
-write_json (const Options & options, const std::vector<CaseResult> & results, int threads,
+std::string
+results_json (const Options & options, const std::vector<CaseResult> & results, int threads,
     const std::string & command_line)
 {
-  std::ofstream file (options.json_path);
-  if (!file)
-    return false;
-  gchar *gst_version = gst_version_string ();
-  file << "{\n  \"benchmark\": \"openclmandelboxsrc\",\n";
-  file << "  \"command\": " << bench::json_string (command_line) << ",\n";
-  file << "  \"gstreamer\": " << bench::json_string (gst_version) << ",\n";
-  file << "  \"device_property\": " << bench::json_string (options.device) << ",\n";
-  file << "  \"format\": \"RGBA\",\n  \"animate\": " << (options.animate ? "true" : "false") <<
-      ",\n";
-  file << "  \"warmup_frames\": " << options.warmup << ",\n";
-  file << "  \"openmp_threads\": " << (options.openmp ? threads : 0) << ",\n";
-  file << "  \"cases\": [";
-  g_free (gst_version);
+  using bench::json_number;
+  std::string text = bench::json_opening ("openclmandelboxsrc", command_line);
+  text += "  \"device_property\": " + bench::json_string (options.device) + ",\n";
+  text += std::string ("  \"format\": \"RGBA\",\n  \"animate\": ") +
+      (options.animate ? "true" : "false") + ",\n";
+  text += "  \"warmup_frames\": " + std::to_string (options.warmup) + ",\n";
+  text += "  \"openmp_threads\": " + std::to_string (options.openmp ? threads : 0) + ",\n";
+  text += "  \"cases\": [";
   for (size_t i = 0; i < results.size (); i++) {
     const auto & r = results[i];
-    file << (i ? ",\n" : "\n") << "    {\n";
-    file << "      \"width\": " << r.size.width << ", \"height\": " << r.size.height << ",\n";
-    file << "      \"device_name\": " << bench::json_string (r.device_name) << ",\n";
-    file << "      \"ok\": " << (r.error.empty () ? "true" : "false") << ", \"error\": " <<
-        bench::json_string (r.error) << ",\n";
-    file << "      \"frames\": " << r.kernel_ms.size () << ", \"frames_requested\": " <<
-        r.frames_requested << ",\n";
-    file << "      \"kernel_ms\": " << bench::json_stats (r.kernel) << ",\n";
-    file << "      \"wall_ms\": " << bench::json_stats (r.wall) << ",\n";
-    file << "      \"kernel_fps\": " << bench::json_number (per_second (r.kernel.median)) <<
-        ", \"pipeline_fps\": " << bench::json_number (per_second (r.wall.median)) << ",\n";
-    file << "      \"openmp_ms\": " << bench::json_stats (r.openmp) << ",\n";
-    file << "      \"openmp_fps\": " << bench::json_number (per_second (r.openmp.median)) <<
-        ",\n";
-    file << "      \"openmp_over_kernel\": " << bench::json_number (r.kernel.median > 0 ?
-        r.openmp.median / r.kernel.median : 0.0) << ",\n";
-    file << "      \"agreement_with_openmp\": " << bench::json_number (r.agreement) << ",\n";
-    file << "      \"kernel_ms_samples\": " << bench::json_samples (r.kernel_ms) << ",\n";
-    file << "      \"wall_ms_samples\": " << bench::json_samples (r.wall_ms) << ",\n";
-    file << "      \"openmp_ms_samples\": " << bench::json_samples (r.openmp_ms) << "\n    }";
+    text += std::string (i ? ",\n" : "\n") + "    {\n";
+    text += "      \"width\": " + std::to_string (r.size.width) + ", \"height\": " +
+        std::to_string (r.size.height) + ",\n";
+    text += bench::json_frame_figures (r);
+    text += "      \"kernel_fps\": " + json_number (per_second (r.kernel.median)) +
+        ", \"pipeline_fps\": " + json_number (per_second (r.wall.median)) + ",\n";
+    text += "      \"openmp_ms\": " + bench::json_stats (r.openmp) + ",\n";
+    text += "      \"openmp_fps\": " + json_number (per_second (r.openmp.median)) + ",\n";
+    text += "      \"openmp_over_kernel\": " + json_number (r.kernel.median > 0 ?
+        r.openmp.median / r.kernel.median : 0.0) + ",\n";
+    text += "      \"agreement_with_openmp\": " + json_number (r.agreement) + ",\n";
+    text += bench::json_frame_samples (r) + ",\n";
+    text += "      \"openmp_ms_samples\": " + bench::json_samples (r.openmp_ms) + "\n    }";
   }
-  file << "\n  ]\n}\n";
-  return (bool) file;
+  return text + "\n  ]\n}\n";
 }
 
 void
@@ -366,20 +217,12 @@ print_table (const std::vector<CaseResult> & results)
 int
 main (int argc, char **argv)
 {
-  std::string command_line;
-  for (int i = 0; i < argc; i++)
-    command_line += (i ? " " : "") + std::string (argv[i]);
-  gst_init (&argc, &argv);
+  const std::string command_line = bench::initialize (&argc, &argv);
   Options options = parse_options (argc, argv);
   const int threads = options.threads ? options.threads : bench::openmp_default_threads ();
 
-  GstElementFactory *factory = gst_element_factory_find ("openclmandelboxsrc");
-  if (!factory) {
-    std::fprintf (stderr, "no openclmandelboxsrc element: set GST_PLUGIN_PATH to the build's "
-        "gst folder\n");
+  if (!bench::have_element ("openclmandelboxsrc"))
     return 1;
-  }
-  gst_object_unref (factory);
 
   std::vector<CaseResult> results;
   for (const auto & size : options.sizes) {
@@ -404,24 +247,17 @@ main (int argc, char **argv)
     results.push_back (std::move (result));
   }
 
-  std::string device_name;
-  for (const auto & r : results)
-    if (!r.device_name.empty ())
-      device_name = r.device_name;
+  const std::string device_name = bench::device_of (results);
   std::printf ("\nopenclmandelboxsrc (RGBA, %s camera, %d warm-up frames) on %s; OpenMP C++ "
       "renderer on %d threads\n", options.animate ? "turning" : "still", options.warmup,
       device_name.empty () ? "(unknown)" : device_name.c_str (), options.openmp ? threads : 0);
   print_table (results);
 
   if (!options.json_path.empty ()) {
-    if (!write_json (options, results, threads, command_line)) {
-      std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
+    if (!bench::write_file (options.json_path, results_json (options, results, threads,
+                command_line)))
       return 1;
-    }
     std::printf ("\nwrote %s\n", options.json_path.c_str ());
   }
-  for (const auto & r : results)
-    if (!r.error.empty ())
-      return 1;
-  return 0;
+  return bench::any_failed (results) ? 1 : 0;
 }

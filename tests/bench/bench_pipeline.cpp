@@ -7,10 +7,13 @@
  *   round-trip  the same with `opencldownload ! openclupload` between the elements: every frame
  *               goes to the host and back between each pair
  *   filter-host videotestsrc pattern=solid-color ! RGBA ! openclbilateral radius=4 ! fakesink: one
- *               filter on system memory, the sink mapping each frame for reading (the frames
- *               cross the host link both ways, or not at all where the device shares memory)
- *   histogram-host videotestsrc ! RGBA ! openclhistogram ! fakesink: the analysis on system
- *               memory (one upload per frame)
+ *               filter on system memory in and out, the sink mapping each frame for reading as
+ *               a real consumer would (frames the plugin leaves on the device are read then)
+ *   histogram-host  videotestsrc pattern=solid-color ! RGBA ! openclhistogram ! fakesink: the
+ *               analysis element on system memory (upload, kernels, the counts read back)
+ *   filter-pool videotestsrc pattern=solid-color ! RGBA ! openclupload ! openclbilateral radius=4
+ *               ! RGBA ! fakesink: a filter fed OpenCL memory from a pool (openclupload's), its
+ *               output read back to system memory (so that the wall time waits for the kernel)
  *   gl          gltestsrc ! GL memory RGBA ! openclbilateral radius=4 ! gldownload ! fakesink: GL
  *               textures in and out of the filter by the best interop path the drivers allow
  *               (reported as the element's `gl-interop`)
@@ -29,19 +32,19 @@
 #include <gmodule.h>
 #include <gst/gst.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "bench_common.h"
+#include "benchlib.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
 using TotalsFunction = void (*) (guint64 *, guint64 *);
 
 TotalsFunction transfer_totals = nullptr;
@@ -62,10 +65,8 @@ struct CaseRun
   std::mutex lock;
   int warmup = 0;
   std::vector<ElementProbe> elements;
-  int sink_frames = 0;
+  bench::FrameClock sink_clock;
   bool read_frames = false;  /* the sink reads each frame's pixels, as a real consumer would */
-  std::optional<Clock::time_point> last_stamp;
-  std::vector<double> wall_ms;
   guint64 bytes_to_device_start = 0, bytes_to_host_start = 0;
   guint64 bytes_to_device_end = 0, bytes_to_host_end = 0;
   std::string device_name;
@@ -92,18 +93,12 @@ on_element_output (GstPad *, GstPadProbeInfo *, gpointer data)
   auto *ref = static_cast<ProbeRef *> (data);
   auto now = Clock::now ();
   auto & probe = ref->run->elements[ref->index];
-  guint64 kernel_ns = 0;
-  g_object_get (probe.element, "kernel-time", &kernel_ns, nullptr);
+  const double kernel_ms = bench::kernel_time_ms (probe.element);
   std::lock_guard<std::mutex> guard (ref->run->lock);
-  if (ref->run->device_name.empty ()) {
-    gchar *name = nullptr;
-    g_object_get (probe.element, "device-name", &name, nullptr);
-    if (name)
-      ref->run->device_name = name;
-    g_free (name);
-  }
+  if (ref->run->device_name.empty ())
+    ref->run->device_name = bench::device_name (probe.element);
   if (probe.frames++ >= ref->run->warmup) {
-    probe.kernel_ms.push_back ((double) kernel_ns * 1e-6);
+    probe.kernel_ms.push_back (kernel_ms);
     if (probe.has_sink && probe.entered)
       probe.element_ms.push_back (std::chrono::duration<double, std::milli> (now -
               *probe.entered).count ());
@@ -124,17 +119,14 @@ on_sink_input (GstPad *, GstPadProbeInfo * info, gpointer data)
   }
   auto now = Clock::now ();
   std::lock_guard<std::mutex> guard (run->lock);
-  if (run->sink_frames >= run->warmup && run->last_stamp)
-    run->wall_ms.push_back (std::chrono::duration<double, std::milli> (now -
-            *run->last_stamp).count ());
   /* Transfers between the last warm-up frame's arrival and the last frame's. */
   if (transfer_totals) {
-    if (run->sink_frames + 1 == run->warmup || (run->warmup == 0 && run->sink_frames == 0))
+    const int seen = run->sink_clock.frames;
+    if (seen + 1 == run->warmup || (run->warmup == 0 && seen == 0))
       transfer_totals (&run->bytes_to_device_start, &run->bytes_to_host_start);
     transfer_totals (&run->bytes_to_device_end, &run->bytes_to_host_end);
   }
-  run->last_stamp = now;
-  run->sink_frames++;
+  run->sink_clock.tick (now);
   return GST_PAD_PROBE_OK;
 }
 
@@ -168,16 +160,23 @@ describe_case (const std::string & name, int width, int height, int buffers,
         ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! gldownload ! "
         "fakesink name=sink sync=false";
   }
+  const std::string host_source = "videotestsrc pattern=solid-color num-buffers=" + n + " ! " +
+      host_caps;
   if (name == "filter-host") {
     *measured = { "bilateral" };
-    return "videotestsrc pattern=solid-color num-buffers=" + n + " ! " + host_caps +
-        " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
+    return host_source + " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
         " ! fakesink name=sink sync=false";
   }
   if (name == "histogram-host") {
     *measured = { "histogram" };
-    return "videotestsrc pattern=solid-color num-buffers=" + n + " ! " + host_caps +
-        " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
+    return host_source + " ! openclhistogram name=histogram ! " + host_caps +
+        " ! fakesink name=sink sync=false";
+  }
+  if (name == "filter-pool") {
+    *measured = { "bilateral" };
+    return host_source + " ! openclupload ! " + device_caps +
+        " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
+        " ! fakesink name=sink sync=false";
   }
   return "";
 }
@@ -207,24 +206,18 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
     result.error = "unknown case";
     return result;
   }
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch (result.description.c_str (), &error);
-  if (!pipeline || error) {
-    result.error = error ? error->message : "cannot parse";
-    g_clear_error (&error);
-    if (pipeline)
-      gst_object_unref (pipeline);
+  GstElement *pipeline = bench::parse_pipeline (result.description, &result.error);
+  if (!pipeline)
     return result;
-  }
   CaseRun run;
   run.warmup = warmup;
-  run.read_frames = name == "filter-host" || name == "histogram-host";
+  run.sink_clock.warmup = warmup;
+  run.read_frames = name == "filter-host" || name == "histogram-host" || name == "filter-pool";
   for (const auto & element_name : measured) {
     ElementProbe probe;
     probe.name = element_name;
     probe.element = gst_bin_get_by_name (GST_BIN (pipeline), element_name.c_str ());
-    if (!device.empty ())
-      g_object_set (probe.element, "device", device.c_str (), nullptr);
+    bench::set_device (probe.element, device);
     run.elements.push_back (probe);
   }
   std::vector<ProbeRef> refs (run.elements.size ());
@@ -270,8 +263,8 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   gst_object_unref (pipeline);
 
   result.elements = run.elements;
-  result.wall_ms = run.wall_ms;
-  result.frames = (int) run.wall_ms.size ();
+  result.wall_ms = run.sink_clock.intervals_ms;
+  result.frames = (int) result.wall_ms.size ();
   result.device_name = run.device_name;
   if (transfer_totals && result.frames > 0) {
     result.to_device_per_frame = (double) (run.bytes_to_device_end -
@@ -280,8 +273,8 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
         result.frames;
   }
   if (result.error.empty () && result.frames < frames)
-    result.error = "measured " + std::to_string (result.frames) + " frames of " +
-        std::to_string (frames);
+    result.error = "measured " + std::to_string (result.frames) + " of " +
+        std::to_string (frames) + " frames";
   return result;
 }
 
@@ -311,13 +304,91 @@ kernel_sum (const Result & r)
   return sum;
 }
 
+/* One case's line of the table. */
 void
-usage ()
+print_row (const Result & r, int name_width)
 {
-  std::fprintf (stderr, "usage: bench_pipeline "
-      "[--cases resident,round-trip,filter-host,histogram-host,gl,gl-host] "
-      "[--sizes 1920x1080,3840x2160[:N]] [--frames 20] [--warmup 3] [--device gpu|cpu|...] "
-      "[--json PATH] [--timeout 600]\n");
+  char label[32];
+  std::snprintf (label, sizeof label, "%dx%d", r.width, r.height);
+  if (!r.error.empty ()) {
+    std::printf ("%-*s %-10s failed: %s\n", name_width, r.name.c_str (), label, r.error.c_str ());
+    std::fflush (stdout);
+    return;
+  }
+  double wall = bench::summarize (r.wall_ms).median;
+  double kernels = kernel_sum (r);
+  std::printf ("%-*s %-10s %6d %9.3f %9.3f %9.3f %7.1f%% %11.2f %11.2f ", name_width,
+      r.name.c_str (), label, r.frames, wall, kernels, wall - kernels,
+      100.0 * (wall - kernels) / kernels, r.to_device_per_frame * 1e-6,
+      r.to_host_per_frame * 1e-6);
+  for (const auto & e : r.elements)
+    std::printf (" %s %.3f / %s", e.name.c_str (), bench::summarize (e.kernel_ms).median,
+        e.has_sink ? std::to_string (bench::summarize (e.element_ms).median).c_str () : "-");
+  if (r.gl_interop != "none" && !r.gl_interop.empty ())
+    std::printf ("  gl-interop %s", r.gl_interop.c_str ());
+  std::printf ("\n");
+  std::fflush (stdout);
+}
+
+/* The results file: every case's figures and samples. */
+std::string
+results_json (const std::string & command, int warmup, const std::vector<Result> & results)
+{
+  std::ostringstream out;
+  out << "{\n  \"benchmark\": \"pipelines\",\n  \"command\": " << bench::json_string (command)
+      << ",\n  \"warmup\": " << warmup << ",\n  \"cases\": [\n";
+  for (size_t i = 0; i < results.size (); i++) {
+    const auto & r = results[i];
+    double wall = bench::summarize (r.wall_ms).median;
+    double kernels = kernel_sum (r);
+    out << "    {\"case\": " << bench::json_string (r.name) << ", \"width\": " << r.width <<
+        ", \"height\": " << r.height << ", \"frames\": " << r.frames << ", \"ok\": " <<
+        (r.error.empty () ? "true" : "false") << ", \"error\": " <<
+        bench::json_string (r.error) << ", \"device_name\": " <<
+        bench::json_string (r.device_name) << ", \"gl_interop\": " <<
+        bench::json_string (r.gl_interop) << ",\n     \"pipeline\": " <<
+        bench::json_string (r.description) << ",\n     \"wall_ms\": " <<
+        bench::json_stats (bench::summarize (r.wall_ms)) << ", \"kernel_sum_ms\": " <<
+        bench::json_number (kernels) << ", \"overhead_ms\": " <<
+        bench::json_number (wall - kernels) << ", \"overhead_fraction\": " <<
+        bench::json_number (kernels > 0 ? (wall - kernels) / kernels : 0) <<
+        ", \"bytes_to_device_per_frame\": " << bench::json_number (r.to_device_per_frame) <<
+        ", \"bytes_to_host_per_frame\": " << bench::json_number (r.to_host_per_frame) <<
+        ",\n     \"wall_samples\": " << bench::json_samples (r.wall_ms) <<
+        ",\n     \"elements\": [";
+    for (size_t j = 0; j < r.elements.size (); j++) {
+      const auto & e = r.elements[j];
+      out << (j ? ", " : "") << "{\"name\": " << bench::json_string (e.name) <<
+          ", \"kernel_ms\": " << bench::json_stats (bench::summarize (e.kernel_ms)) <<
+          ", \"element_ms\": " << (e.has_sink ? bench::json_stats (bench::summarize (
+                      e.element_ms)) : std::string ("null")) << "}";
+    }
+    out << "]}" << (i + 1 < results.size () ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+  return out.str ();
+}
+
+struct Options : bench::FrameOptions
+{
+  Options ()
+    : FrameOptions ({ { 1920, 1080, 0 }, { 3840, 2160, 0 } }, 20, 3)
+  {
+  }
+
+  std::vector<std::string> cases { "resident", "round-trip", "filter-host" };
+};
+
+Options
+parse_options (int argc, char **argv)
+{
+  Options options;
+  options.warmup_minimum = 0;
+  bench::OptionTable table = bench::frame_option_table (options);
+  table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
+      "histogram-host, filter-pool, gl, gl-host (default resident,round-trip,filter-host)");
+  table.parse (argc, argv);
+  return options;
 }
 
 }  // namespace
@@ -327,111 +398,31 @@ main (int argc, char **argv)
 {
   g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
   gst_init (&argc, &argv);
-  std::string cases_text = "resident,round-trip,filter-host";
-  std::string sizes_text = "1920x1080,3840x2160";
-  std::string device, json_path;
-  int frames = 20, warmup = 3, timeout = 600;
-  std::string command = "bench_pipeline";
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    command += " " + arg;
-    if (i + 1 >= argc) {
-      usage ();
-      return 2;
-    }
-    std::string value = argv[++i];
-    command += " " + value;
-    int number = 0;
-    if (arg == "--cases") {
-      cases_text = value;
-    } else if (arg == "--sizes") {
-      sizes_text = value;
-    } else if (arg == "--device") {
-      device = value;
-    } else if (arg == "--json") {
-      json_path = value;
-    } else if ((arg == "--frames" || arg == "--warmup" || arg == "--timeout") &&
-        bench::parse_count (value, arg == "--warmup" ? 0 : 1, &number)) {
-      (arg == "--frames" ? frames : arg == "--warmup" ? warmup : timeout) = number;
-    } else {
-      usage ();
-      return 2;
-    }
-  }
-  std::vector<bench::FrameSize> sizes;
-  if (!bench::parse_sizes (sizes_text, &sizes)) {
-    usage ();
-    return 2;
-  }
+  const std::string command = bench::command_line ("bench_pipeline", argc, argv);
+  const Options options = parse_options (argc, argv);
   find_transfer_counters ();
   if (!transfer_totals)
     std::fprintf (stderr, "the plugin exports no transfer counters: bytes not counted\n");
 
+  /* The case column: as wide as the longest name asked for, 12 at least. */
+  int name_width = 12;
+  for (const auto & name : options.cases)
+    name_width = std::max (name_width, (int) name.size ());
+  std::printf ("%-*s %-10s %6s %9s %9s %9s %8s %11s %11s  per element: kernel / in-out ms\n",
+      name_width, "case", "size", "frames", "wall ms", "kernels", "overhead", "ovh %",
+      "to dev MB", "to host MB");
   std::vector<Result> results;
-  bool failed = false;
-  std::printf ("%-12s %-10s %6s %9s %9s %9s %8s %11s %11s  per element: kernel / in-out ms\n",
-      "case", "size", "frames", "wall ms", "kernels", "overhead", "ovh %", "to dev MB", "to host MB");
-  for (const auto & size : sizes) {
-    for (const auto & name : bench::split (cases_text, ',')) {
-      int n = size.frames ? size.frames : frames;
-      Result r = run_case (name, size.width, size.height, n, warmup, timeout, device);
-      char label[32];
-      std::snprintf (label, sizeof label, "%dx%d", size.width, size.height);
-      if (!r.error.empty ()) {
-        std::printf ("%-12s %-10s failed: %s\n", name.c_str (), label, r.error.c_str ());
-        failed = true;
-      } else {
-        double wall = bench::summarize (r.wall_ms).median;
-        double kernels = kernel_sum (r);
-        std::printf ("%-12s %-10s %6d %9.3f %9.3f %9.3f %7.1f%% %11.2f %11.2f ", name.c_str (),
-            label, r.frames, wall, kernels, wall - kernels, 100.0 * (wall - kernels) / kernels,
-            r.to_device_per_frame * 1e-6, r.to_host_per_frame * 1e-6);
-        for (const auto & e : r.elements)
-          std::printf (" %s %.3f / %s", e.name.c_str (), bench::summarize (e.kernel_ms).median,
-              e.has_sink ? std::to_string (bench::summarize (e.element_ms).median).c_str () :
-              "-");
-        if (r.gl_interop != "none" && !r.gl_interop.empty ())
-          std::printf ("  gl-interop %s", r.gl_interop.c_str ());
-        std::printf ("\n");
-      }
-      std::fflush (stdout);
-      results.push_back (r);
+  for (const auto & size : options.sizes) {
+    for (const auto & name : options.cases) {
+      int n = size.frames ? size.frames : options.frames;
+      results.push_back (run_case (name, size.width, size.height, n, options.warmup,
+              options.timeout_s, options.device));
+      print_row (results.back (), name_width);
     }
   }
 
-  if (!json_path.empty ()) {
-    std::ofstream out (json_path);
-    out << "{\n  \"benchmark\": \"pipelines\",\n  \"command\": " << bench::json_string (command)
-        << ",\n  \"warmup\": " << warmup << ",\n  \"cases\": [\n";
-    for (size_t i = 0; i < results.size (); i++) {
-      const auto & r = results[i];
-      double wall = bench::summarize (r.wall_ms).median;
-      double kernels = kernel_sum (r);
-      out << "    {\"case\": " << bench::json_string (r.name) << ", \"width\": " << r.width <<
-          ", \"height\": " << r.height << ", \"frames\": " << r.frames << ", \"ok\": " <<
-          (r.error.empty () ? "true" : "false") << ", \"error\": " <<
-          bench::json_string (r.error) << ", \"device_name\": " <<
-          bench::json_string (r.device_name) << ", \"gl_interop\": " <<
-          bench::json_string (r.gl_interop) << ",\n     \"pipeline\": " <<
-          bench::json_string (r.description) << ",\n     \"wall_ms\": " <<
-          bench::json_stats (bench::summarize (r.wall_ms)) << ", \"kernel_sum_ms\": " <<
-          bench::json_number (kernels) << ", \"overhead_ms\": " <<
-          bench::json_number (wall - kernels) << ", \"overhead_fraction\": " <<
-          bench::json_number (kernels > 0 ? (wall - kernels) / kernels : 0) <<
-          ", \"bytes_to_device_per_frame\": " << bench::json_number (r.to_device_per_frame) <<
-          ", \"bytes_to_host_per_frame\": " << bench::json_number (r.to_host_per_frame) <<
-          ",\n     \"wall_samples\": " << bench::json_samples (r.wall_ms) <<
-          ",\n     \"elements\": [";
-      for (size_t j = 0; j < r.elements.size (); j++) {
-        const auto & e = r.elements[j];
-        out << (j ? ", " : "") << "{\"name\": " << bench::json_string (e.name) <<
-            ", \"kernel_ms\": " << bench::json_stats (bench::summarize (e.kernel_ms)) <<
-            ", \"element_ms\": " << (e.has_sink ? bench::json_stats (bench::summarize (
-                        e.element_ms)) : std::string ("null")) << "}";
-      }
-      out << "]}" << (i + 1 < results.size () ? "," : "") << "\n";
-    }
-    out << "  ]\n}\n";
-  }
-  return failed ? 1 : 0;
+  if (!options.json_path.empty () && !bench::write_file (options.json_path,
+          results_json (command, options.warmup, results)))
+    return 1;
+  return bench::any_failed (results) ? 1 : 0;
 }

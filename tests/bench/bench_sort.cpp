@@ -25,15 +25,13 @@
 #include <gst/gst.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "benchlib.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclradixsort.h"
 #include "opencl/gstopenclsort.h"
@@ -41,7 +39,13 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::Stats;
+using bench::json_number;
+using bench::json_range;
+using bench::json_string;
+using bench::ms_since;
+using bench::summarize;
 
 struct Options
 {
@@ -66,11 +70,6 @@ struct Options
   int radix_bits = 0;
   int rows = 1;
   bool per_launch = false;
-};
-
-struct Stats
-{
-  double median = 0, min = 0, max = 0;
 };
 
 /* One sort of the device sort at one size. */
@@ -114,153 +113,56 @@ struct Sorts
   gst_opencl::DeviceSort *automatic = nullptr;
 };
 
-[[noreturn]] void
-usage (const char *program, int status)
-{
-  std::fprintf (status ? stderr : stdout,
-      "usage: %s [options]\n"
-      "  --sizes N,...     log2 of the key counts (default 20,21,22,23,24,25; 26 works too)\n"
-      "  --rows R          sort R rows of 2^n keys each instead of one (a batch; default 1;\n"
-      "                    std::sort sorts them one after the other; no --article)\n"
-      "  --runs N          measured device sorts per size (default 10)\n"
-      "  --warmup N        device sorts left out first (default 2)\n"
-      "  --cpu-runs N      std::sort runs per size (default 3)\n"
-      "  --no-cpu          skip std::sort (the result check then uses it once anyway)\n"
-      "  --finish-each     wait for every launch of the device sort (to measure what the host\n"
-      "                    synchronisation the device sort avoids costs)\n"
-      "  --article         also time the article's one-launch-per-step sort with a finish\n"
-      "                    after each (--article-runs N times, default 3)\n"
-      "  --chunk N         cap the keys sorted in local memory per work-group (power of two;\n"
-      "                    default: the device sort's choice for the device)\n"
-      "  --group N         work-items per work-group of the local stages (default: the device\n"
-      "                    sort's choice)\n"
-      "  --strategy S      the bitonic network's schedule: automatic (default: by device\n"
-      "                    type), local or global (see gstopenclsort.h)\n"
-      "  --steps N         strides per global pass, 1 to 4 (default 4)\n"
-      "  --algorithms L    the sorts measured: bitonic,radix (default both)\n"
-      "  --radix-shape S   the radix sort's blocks: serial or <work-items>x<keys each>\n"
-      "                    (default: the device's choice, gstopenclradixsort.h)\n"
-      "  --radix-tile N    keys per block of the serial radix shape (default: by size)\n"
-      "  --radix-bits N    bits per radix digit, 4 or 8 (default: the device type's)\n"
-      "  --per-launch      print each launch's median kernel time (also in the JSON)\n"
-      "  --radix-min N     the shortest row the automatic choice gives the radix sort\n"
-      "                    (default: the device type's; decides the top-level figures)\n"
-      "  --device STRING   gpu, cpu or <platform>[:n] (default: automatic, GST_OPENCL_DEVICE)\n"
-      "  --json PATH       write the results as JSON\n", program);
-  std::exit (status);
-}
-
-int
-parse_int (const char *program, const std::string & text, int minimum, int maximum)
-{
-  char *end = nullptr;
-  long value = std::strtol (text.c_str (), &end, 10);
-  if (text.empty () || *end != '\0' || value < minimum || value > maximum) {
-    std::fprintf (stderr, "invalid number \"%s\"\n", text.c_str ());
-    usage (program, 2);
-  }
-  return (int) value;
-}
-
 Options
 parse_options (int argc, char **argv)
 {
   Options options;
-  for (int i = 1; i < argc; i++) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        usage (argv[0], 2);
-      return argv[++i];
-    };
-    if (arg == "--sizes") {
-      options.log2_sizes.clear ();
-      std::stringstream stream (value ());
-      std::string part;
-      while (std::getline (stream, part, ','))
-        options.log2_sizes.push_back (parse_int (argv[0], part, 0, 30));
-      if (options.log2_sizes.empty ())
-        usage (argv[0], 2);
-    } else if (arg == "--runs") {
-      options.runs = parse_int (argv[0], value (), 1, 100000);
-    } else if (arg == "--warmup") {
-      options.warmup = parse_int (argv[0], value (), 0, 100000);
-    } else if (arg == "--cpu-runs") {
-      options.cpu_runs = parse_int (argv[0], value (), 1, 1000);
-    } else if (arg == "--finish-each") {
-      options.finish_each = true;
-    } else if (arg == "--article") {
-      options.article = true;
-    } else if (arg == "--article-runs") {
-      options.article_runs = parse_int (argv[0], value (), 1, 1000);
-    } else if (arg == "--chunk") {
-      options.max_chunk_words = parse_int (argv[0], value (), 2, 1 << 20);
-    } else if (arg == "--group") {
-      options.group_size = parse_int (argv[0], value (), 1, 1 << 16);
-    } else if (arg == "--strategy") {
-      options.strategy = value ();
-      if (options.strategy != "automatic" && options.strategy != "local" &&
-          options.strategy != "global")
-        usage (argv[0], 2);
-    } else if (arg == "--algorithms") {
-      options.algorithms.clear ();
-      std::stringstream stream (value ());
-      std::string part;
-      while (std::getline (stream, part, ',')) {
-        if (part != "bitonic" && part != "radix")
-          usage (argv[0], 2);
-        options.algorithms.push_back (part);
-      }
-      if (options.algorithms.empty ())
-        usage (argv[0], 2);
-    } else if (arg == "--radix-shape") {
-      options.radix_shape = value ();
-    } else if (arg == "--radix-tile") {
-      options.radix_tile = parse_int (argv[0], value (), 1, 1 << 30);
-    } else if (arg == "--per-launch") {
-      options.per_launch = true;
-    } else if (arg == "--rows") {
-      options.rows = parse_int (argv[0], value (), 1, 1 << 24);
-    } else if (arg == "--radix-bits") {
-      options.radix_bits = parse_int (argv[0], value (), 4, 8);
-    } else if (arg == "--radix-min") {
-      options.radix_min_length = parse_int (argv[0], value (), 1, 1 << 30);
-    } else if (arg == "--steps") {
-      options.max_steps = parse_int (argv[0], value (), 1, 4);
-    } else if (arg == "--no-cpu") {
-      options.skip_cpu = true;
-    } else if (arg == "--device") {
-      options.device = value ();
-    } else if (arg == "--json") {
-      options.json_path = value ();
-    } else if (arg == "--help" || arg == "-h") {
-      usage (argv[0], 0);
-    } else {
-      std::fprintf (stderr, "unknown option %s\n", arg.c_str ());
-      usage (argv[0], 2);
-    }
-  }
+  bench::OptionTable table;
+  table.counts ("--sizes N,...", &options.log2_sizes, 0, "log2 of the key counts (default "
+      "20,21,22,23,24,25; 26 works too)", 30)
+      .count ("--rows R", &options.rows, 1, "sort R rows of 2^n keys each instead of one (a "
+      "batch; default 1; std::sort sorts them one after the other; no --article)", 1 << 24)
+      .count ("--runs N", &options.runs, 1, "measured device sorts per size (default 10)", 100000)
+      .count ("--warmup N", &options.warmup, 0, "device sorts left out first (default 2)", 100000)
+      .count ("--cpu-runs N", &options.cpu_runs, 1, "std::sort runs per size (default 3)", 1000)
+      .flag ("--no-cpu", &options.skip_cpu, true, "skip std::sort (the result check then uses it "
+      "once anyway)")
+      .flag ("--finish-each", &options.finish_each, true, "wait for every launch of the device "
+      "sort (to measure what the host synchronisation the device sort avoids costs)")
+      .flag ("--article", &options.article, true, "also time the article's one-launch-per-step "
+      "sort with a finish after each (--article-runs N times, default 3)")
+      .count ("--article-runs N", &options.article_runs, 1, "see --article", 1000)
+      .count ("--chunk N", &options.max_chunk_words, 2, "cap the keys sorted in local memory per "
+      "work-group (power of two; default: the device sort's choice for the device)", 1 << 20)
+      .count ("--group N", &options.group_size, 1, "work-items per work-group of the local "
+      "stages (default: the device sort's choice)", 1 << 16)
+      .text ("--strategy S", &options.strategy, "the bitonic network's schedule: automatic "
+      "(default: by device type), local or global (see gstopenclsort.h)")
+      .count ("--steps N", &options.max_steps, 1, "strides per global pass, 1 to 4 (default 4)", 4)
+      .list ("--algorithms L", &options.algorithms, "the sorts measured: bitonic,radix (default "
+      "both)")
+      .text ("--radix-shape S", &options.radix_shape, "the radix sort's blocks: serial or "
+      "<work-items>x<keys each> (default: the device's choice, gstopenclradixsort.h)")
+      .count ("--radix-tile N", &options.radix_tile, 1, "keys per block of the serial radix "
+      "shape (default: by size)", 1 << 30)
+      .count ("--radix-bits N", &options.radix_bits, 4, "bits per radix digit, 4 or 8 (default: "
+      "the device type's)", 8)
+      .flag ("--per-launch", &options.per_launch, true, "print each launch's median kernel time "
+      "(also in the JSON)")
+      .count ("--radix-min N", &options.radix_min_length, 1, "the shortest row the automatic "
+      "choice gives the radix sort (default: the device type's; decides the top-level figures)",
+      1 << 30)
+      .text ("--device STRING", &options.device, "gpu, cpu or <platform>[:n] (default: automatic, "
+      "GST_OPENCL_DEVICE)")
+      .text ("--json PATH", &options.json_path, "write the results as JSON");
+  table.parse (argc, argv);
+  if (options.strategy != "automatic" && options.strategy != "local" &&
+      options.strategy != "global")
+    table.reject ("unknown strategy " + options.strategy);
+  for (const auto & name : options.algorithms)
+    if (name != "bitonic" && name != "radix")
+      table.reject ("unknown sort " + name);
   return options;
-}
-
-Stats
-summarize (std::vector<double> values)
-{
-  Stats stats;
-  if (values.empty ())
-    return stats;
-  std::sort (values.begin (), values.end ());
-  stats.min = values.front ();
-  stats.max = values.back ();
-  size_t middle = values.size () / 2;
-  stats.median = values.size () % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-  return stats;
-}
-
-double
-ms_since (Clock::time_point start)
-{
-  return std::chrono::duration<double, std::milli> (Clock::now () - start).count ();
 }
 
 /* The article's schedule: every step of every stage a launch of its own, one compare-exchange
@@ -414,37 +316,6 @@ measure_size (const Options & options, gst_opencl::Device & device, const Sorts 
 }
 
 std::string
-json_number (double value)
-{
-  char text[32];
-  std::snprintf (text, sizeof text, "%.6g", value);
-  return text;
-}
-
-std::string
-json_string (const std::string & text)
-{
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if ((unsigned char) c >= 0x20)
-      out += c;
-  }
-  return out + "\"";
-}
-
-std::string
-json_stats (const Stats & s, const std::vector<double> & samples)
-{
-  std::string out = "{\"median\": " + json_number (s.median) + ", \"min\": " +
-      json_number (s.min) + ", \"max\": " + json_number (s.max) + ", \"samples\": [";
-  for (size_t i = 0; i < samples.size (); i++)
-    out += (i ? ", " : "") + json_number (samples[i]);
-  return out + "]}";
-}
-
-std::string
 bitonic_description (const gst_opencl::DeviceSort & sort)
 {
   if (sort.strategy () == gst_opencl::SortStrategy::LocalStages)
@@ -453,14 +324,12 @@ bitonic_description (const gst_opencl::DeviceSort & sort)
   return "global passes";
 }
 
-bool
-write_json (const Options & options, const std::string & command_line,
+std::string
+results_json (const Options & options, const std::string & command_line,
     const gst_opencl::Device & device, const Sorts & sorts, const std::string & radix_shape,
     const std::vector<SizeResult> & results)
 {
-  std::ofstream file (options.json_path);
-  if (!file)
-    return false;
+  std::ostringstream file;
   const auto & automatic = *sorts.automatic;
   file << "{\n  \"benchmark\": \"device sort (openclsort), " << (options.rows == 1 ?
       std::string ("one row") : std::to_string (options.rows) + " rows") <<
@@ -493,34 +362,32 @@ write_json (const Options & options, const std::string & command_line,
         (size_t (1) << r.log2_size) << ", \"count\": " <<
         r.count << ", \"automatic\": " << json_string (chosen.name) << ", \"launches\": " <<
         chosen.launches << ", \"correct\": " << (r.correct () ? "true" : "false") << ",\n";
-    file << "     \"std_sort_ms\": " << json_stats (r.std_sort, r.std_sort_ms) << ",\n";
-    file << "     \"kernel_ms\": " << json_stats (chosen.kernel, chosen.kernel_ms) << ",\n";
-    file << "     \"span_ms\": " << json_stats (chosen.span, chosen.span_ms) << ",\n";
-    file << "     \"wall_ms\": " << json_stats (chosen.wall, chosen.wall_ms) << ",\n";
+    file << "     \"std_sort_ms\": " << json_range (r.std_sort, r.std_sort_ms) << ",\n";
+    file << "     \"kernel_ms\": " << json_range (chosen.kernel, chosen.kernel_ms) << ",\n";
+    file << "     \"span_ms\": " << json_range (chosen.span, chosen.span_ms) << ",\n";
+    file << "     \"wall_ms\": " << json_range (chosen.wall, chosen.wall_ms) << ",\n";
     file << "     \"algorithms\": {";
     for (size_t a = 0; a < r.algorithms.size (); a++) {
       const auto & algorithm = r.algorithms[a];
       file << (a ? ",\n" : "\n") << "       " << json_string (algorithm.name) <<
           ": {\"launches\": " << algorithm.launches << ", \"correct\": " <<
           (algorithm.correct ? "true" : "false") << ",\n         \"kernel_ms\": " <<
-          json_stats (algorithm.kernel, algorithm.kernel_ms) << ",\n         \"span_ms\": " <<
-          json_stats (algorithm.span, algorithm.span_ms) << ",\n         \"wall_ms\": " <<
-          json_stats (algorithm.wall, algorithm.wall_ms) << ",\n         \"launch_ms\": [";
-      for (size_t e = 0; e < algorithm.launch_ms.size (); e++)
-        file << (e ? ", " : "") << json_number (algorithm.launch_ms[e]);
-      file << "]}";
+          json_range (algorithm.kernel, algorithm.kernel_ms) << ",\n         \"span_ms\": " <<
+          json_range (algorithm.span, algorithm.span_ms) << ",\n         \"wall_ms\": " <<
+          json_range (algorithm.wall, algorithm.wall_ms) << ",\n         \"launch_ms\": " <<
+          bench::json_samples (algorithm.launch_ms) << "}";
     }
     file << "}";
     if (options.article) {
       file << ",\n     \"article_correct\": " << (r.article_correct ? "true" : "false") <<
-          ",\n     \"article_kernel_ms\": " << json_stats (r.article_kernel,
+          ",\n     \"article_kernel_ms\": " << json_range (r.article_kernel,
           r.article_kernel_ms) << ",\n     \"article_wall_ms\": " <<
-          json_stats (r.article_wall, r.article_wall_ms);
+          json_range (r.article_wall, r.article_wall_ms);
     }
     file << "}";
   }
   file << "\n  ]\n}\n";
-  return (bool) file;
+  return file.str ();
 }
 
 }  // namespace
@@ -528,10 +395,7 @@ write_json (const Options & options, const std::string & command_line,
 int
 main (int argc, char **argv)
 {
-  std::string command_line;
-  for (int i = 0; i < argc; i++)
-    command_line += (i ? " " : "") + std::string (argv[i]);
-  gst_init (&argc, &argv);
+  const std::string command_line = bench::initialize (&argc, &argv);
   GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
   Options options = parse_options (argc, argv);
 
@@ -599,8 +463,8 @@ main (int argc, char **argv)
       results.push_back (std::move (result));
     }
     if (!options.json_path.empty ()) {
-      if (!write_json (options, command_line, device, sorts, radix_shape, results)) {
-        std::fprintf (stderr, "cannot write %s\n", options.json_path.c_str ());
+      if (!bench::write_file (options.json_path, results_json (options, command_line, device,
+                  sorts, radix_shape, results))) {
         gst_object_unref (context);
         return 1;
       }

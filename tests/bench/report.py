@@ -10,11 +10,23 @@
 # ceilings.json of the same folder, written by bench_ceilings in the same run): bytes moved over
 # the copy bandwidth for openclhistogram, useful FLOPs over the FP32 FMA rate for the bilateral
 # filter and the convolutions; the peer ratio from the same run (peer time / our time: above 1
-# means we are faster); and, per folder, the issue's targets with met / missed.
+# means we are faster); and, per folder, the issue's targets with met / missed / not measured.
+# The frame-path targets (system memory in and out, GL chains, pool-fed filters) are judged where
+# the folder has bench_pipeline results, against the same folder's bench_ceilings transfers.
 import json
 import math
 import pathlib
 import sys
+
+# bench_ceilings' frame-path figures: their names in its JSON and in the report.
+FRAME_PATH_FIGURES = [
+    ("upload_pageable", "host to device from pageable memory (clEnqueueWriteBuffer)"),
+    ("download_pageable", "device to host into pageable memory (clEnqueueReadBuffer)"),
+    ("upload_pinned", "host to device from pinned memory (mapped CL_MEM_ALLOC_HOST_PTR)"),
+    ("download_pinned", "device to host into pinned memory"),
+    ("upload_staged", "staged upload: memcpy into pinned memory, then host to device"),
+    ("host_memcpy", "host memcpy"),
+]
 
 # Useful FLOPs of one bilateral tap in `color` mode: 3 differences, the squared distance (3 mul,
 # 2 add), range scale plus spatial term (1 FMA = 2), the exp2 (counted as 1), the weighted sum of
@@ -50,13 +62,24 @@ class Run:
         self.files = []        # (shown path, data)
         self.ceilings = None
         self.summary = None
-        self.targets = []      # (target, measured, met: True/False/None)
+        self.targets = []      # (target, measured, met: True/False/None for not measured)
+        self.pipeline_cases = []   # every bench_pipeline case of the folder, in file order
 
     def copy_bandwidth(self):
         return self.ceilings["copy"]["bytes_per_s"] if self.ceilings else None
 
     def fma_rate(self):
         return self.ceilings["fma"]["flop_per_s"] if self.ceilings else None
+
+    def transfer_ms(self, name):
+        """Median ms of one of bench_ceilings' frame-path figures (upload_pinned, ...)."""
+        figure = ((self.ceilings or {}).get("frame_path") or {}).get(name)
+        return median(figure.get("ms")) if figure else None
+
+    def pipeline_case(self, name, size):
+        """The first case of that name and size that ran, or None."""
+        return next((c for c in self.pipeline_cases if c.get("case") == name and c.get("ok") and
+                     f"{c['width']}x{c['height']}" == size), None)
 
     def target(self, text, measured, met):
         self.targets.append((text, measured, met))
@@ -106,6 +129,13 @@ def ceilings_table(run, path, data):
     loc = data["local"]
     print(f"| local memory reads | {loc['bytes_per_s'] * 1e-9:.1f} GB/s | "
           f"{fmt_ms(loc['ms']['median'])} | {fmt_ms(loc['ms']['iqr'])} |")
+    frame = data.get("frame_path") or {}
+    for name, what in FRAME_PATH_FIGURES:
+        if name in frame:
+            f = frame[name]
+            print(f"| {what}, one {frame['width']}x{frame['height']} RGBA frame "
+                  f"({f.get('timing', 'device')} time) | {f['bytes_per_s'] * 1e-9:.1f} GB/s | "
+                  f"{fmt_ms(f['ms']['median'])} | {fmt_ms(f['ms']['iqr'])} |")
     print()
 
 
@@ -308,6 +338,7 @@ def pipelines(run, path, data):
           "overhead / kernels | to device MB per frame | to host MB per frame | "
           "per element: kernel ms / in-out ms |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    run.pipeline_cases.extend(cases)
     for c in cases:
         size = f"{c['width']}x{c['height']}"
         if not c.get("ok"):
@@ -322,6 +353,9 @@ def pipelines(run, path, data):
               f"{fmt_ms(wall - kernels)} | {fmt_pct(c['overhead_fraction'])} | "
               f"{mb(c.get('bytes_to_device_per_frame'))} | {mb(c.get('bytes_to_host_per_frame'))} "
               f"| {per} |")
+        # A case in two pipelines files of the folder is judged once, on the first.
+        if run.pipeline_case(c["case"], size) is not c:
+            continue
         if not is_gpu(device) and size == "1920x1080" and c["case"] == "filter-host":
             run.target("base-class overhead on the CPU at 1920x1080 (filter on system memory: "
                        "wall minus kernel) under 10% of the kernel time",
@@ -336,6 +370,67 @@ def pipelines(run, path, data):
                        f"{fmt_ms(wall)} ms vs {fmt_ms(kernels)} ms "
                        f"({fmt_pct(c['overhead_fraction'])} over)", wall <= 1.2 * kernels)
     print()
+
+
+def frame_case_target(run, text, name, size, judge, missing=None):
+    """One target on the folder's bench_pipeline case `name` at `size`: not measured when that
+    case did not run or when `missing` says what else is not in the folder; else `judge` (wall
+    ms, kernel ms, the case) gives the measured text and met (None: not measured)."""
+    c = run.pipeline_case(name, size)
+    if not c:
+        run.target(text, f"no {name} case at {size} that ran", None)
+    elif missing:
+        run.target(text, missing, None)
+    else:
+        run.target(text, *judge(c["wall_ms"]["median"], c["kernel_sum_ms"], c))
+
+
+def at_most_transfers_and_kernel(factor, transfers):
+    """Judges wall <= factor x (the transfers' ms + kernel ms)."""
+    def judge(wall, kernel, _):
+        bound = factor * (sum(transfers) + kernel)
+        terms = " + ".join(fmt_ms(ms) for ms in transfers + [kernel])
+        return f"{fmt_ms(wall)} ms vs {factor} x ({terms}) = {fmt_ms(bound)} ms", wall <= bound
+    return judge
+
+
+def external_memory_within_1_ms(wall, kernel, case):
+    if case.get("gl_interop") != "external-memory":
+        return f"the chain took gl-interop {case.get('gl_interop') or '?'}", None
+    return f"{fmt_ms(wall)} ms vs {fmt_ms(kernel)} + 1.0 ms", wall <= kernel + 1.0
+
+
+def frame_path_targets(run):
+    """The frame path's targets, from the folder's bench_pipeline cases and the pinned transfers
+    bench_ceilings measured in the same run."""
+    device = next((c.get("device_name") for c in run.pipeline_cases if c.get("device_name")),
+                  None) or (run.ceilings or {}).get("device_name")
+    up, down = run.transfer_ms("upload_pinned"), run.transfer_ms("download_pinned")
+    no_pinned = None if up is not None and down is not None else \
+        "no pinned transfers from bench_ceilings in this run"
+    frame_case_target(run, "openclbilateral, system memory in and out, 3840x2160 (filter-host): "
+                      "wall per frame at most 1.5 x (pinned upload + pinned download + kernel)",
+                      "filter-host", "3840x2160", at_most_transfers_and_kernel(1.5, [up, down]),
+                      no_pinned)
+    if is_gpu(device):
+        frame_case_target(run, "openclbilateral, system memory in and out, 1920x1080 "
+                          "(filter-host): at least 1000 frames per second", "filter-host",
+                          "1920x1080", lambda wall, kernel, c: (
+                              f"{1000 / wall:.0f} fps ({fmt_ms(wall)} ms per frame)",
+                              1000 / wall >= 1000))
+    frame_case_target(run, "openclhistogram, system memory, 3840x2160 (histogram-host): wall per "
+                      "frame at most 1.2 x (pinned upload + kernel)", "histogram-host",
+                      "3840x2160", at_most_transfers_and_kernel(1.2, [up]), no_pinned)
+    if is_gpu(device):
+        frame_case_target(run, "GL chain with external memory, 3840x2160 (gl): wall per frame at "
+                          "most kernel + 1.0 ms", "gl", "3840x2160", external_memory_within_1_ms)
+    else:
+        frame_case_target(run, "pool-fed filter on the CPU device, 1920x1080 (filter-host: the filter's pool): wall "
+                          "per frame within 3% of its kernel time", "filter-host", "1920x1080",
+                          lambda wall, kernel, c: (
+                              f"{fmt_ms(wall)} ms vs {fmt_ms(kernel)} ms "
+                              f"({fmt_pct((wall - kernel) / kernel)} over)",
+                              abs(wall - kernel) <= 0.03 * kernel))
 
 
 def pipelines_launch(run, path, data):
@@ -547,12 +642,15 @@ def print_run(run):
         for shown, data, kind in run.files:
             if kind == kind_wanted:
                 REPORTERS[kind] (run, shown, data)
+    if any(kind == "pipelines" for _, _, kind in run.files):
+        frame_path_targets(run)
     if run.targets:
         print("**Targets** (issue 8), ratios from this run:\n")
         print("| target | measured | met |")
         print("| --- | --- | --- |")
         for text, measured, met in run.targets:
-            print(f"| {text} | {measured} | {'met' if met else 'missed'} |")
+            verdict = "not measured" if met is None else "met" if met else "missed"
+            print(f"| {text} | {measured} | {verdict} |")
         print()
     elif run.ceilings is None and run.summary is None:
         pass

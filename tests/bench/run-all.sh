@@ -9,37 +9,27 @@
 #   --full            the standard sizes even on the CPU (hours on a 2-core machine)
 #   --build DIR       a build folder made before (default: build-bench, else build); nothing is built
 #   --only LIST       comma-separated subset of: ceilings,bilateral,histogram,sort,mandelbox,
-#                     convolve,pipelines (pipelines-launch comes with pipelines on the GPU)
+#                     convolve,pipelines (pipelines-launch comes with pipelines on the GPU,
+#                     frame-path with pipelines on the CPU)
 #   --out DIR         where the results go (created): one JSON per benchmark, log.txt,
 #                     summary.json (machine, command, each benchmark's status and file) and
 #                     report.md (tests/bench/report.py over the folder)
 # On the GPU machine: `source .device/env.sh` first (tests/bench/README.md, "Everything at once").
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-here="$root/tests/bench"
+source "$(dirname "$0")/lib.sh"
 command="tests/bench/run-all.sh $*"
 device=gpu
 quick=""
 build=""
 out=""
 only="ceilings,bilateral,histogram,sort,mandelbox,convolve,pipelines"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --device) device="$2"; shift 2 ;;
-    --quick) quick=1; shift ;;
-    --full) quick=0; shift ;;
-    --build) build="$2"; shift 2 ;;
-    --only) only="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+bench_parse_options "--device=device --quick=quick:1 --full=quick:0 --build=build --only=only
+  --out=out" "$@"
 [ -n "$out" ] || { echo "--out DIR is required" >&2; exit 2; }
 case "$device" in cpu|gpu) ;; *) echo "--device cpu or gpu" >&2; exit 2 ;; esac
 [ -n "$quick" ] || { [ "$device" = cpu ] && quick=1 || quick=0; }
 if [ -z "$build" ]; then
-  for candidate in "$root/build-bench" "$root/build"; do
+  for candidate in "$bench_root/build-bench" "$bench_root/build"; do
     [ -x "$candidate/tests/bench/bench_ceilings" ] && { build=$candidate; break; }
   done
 fi
@@ -47,14 +37,13 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build folder: pass --build
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 bin="$build/tests/bench"
-export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+bench_use_plugin "$build"
 # The OpenMP runtime may be carried in the build folder (tests/bench/README.md).
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$build"
 export PYTHONUNBUFFERED=1
 cores=$(nproc)
 # A Python with cv2 for the CPU peers: `python3`, else Debian's interpreter.
-py=python3
-python3 -c 'import cv2' 2>/dev/null || { [ -x /usr/bin/python3 ] && py=/usr/bin/python3; }
+py=$(bench_python_with cv2)
 log="$out/log.txt"
 : > "$log"
 declare -A status
@@ -74,7 +63,7 @@ run () {
   echo "== $name: exit $rc after ${seconds[$name]} s" | tee -a "$log"
 }
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+load_before=$(bench_load_average)
 
 if wanted ceilings; then
   run ceilings 120 "$bin/bench_ceilings" --device "$device" --runs $([ "$quick" = 1 ] && echo 7 || echo 30) \
@@ -83,15 +72,15 @@ fi
 
 if wanted bilateral; then
   if [ "$device" = gpu ]; then
-    run bilateral 150 bash "$here/run-bilateral.sh" --no-build --build "$build" --peer opencl \
+    run bilateral 150 bash "$bench_here/run-bilateral.sh" --no-build --build "$build" --peer opencl \
       --peer-runs 200 --sizes 1280x720,1920x1080,3840x2160 --out "$out/bilateral.json" \
       -- --device gpu --frames 60 --warmup 5
   elif [ "$quick" = 1 ]; then
-    run bilateral 300 bash "$here/run-bilateral.sh" --no-build --build "$build" --peer cpu \
+    run bilateral 300 bash "$bench_here/run-bilateral.sh" --no-build --build "$build" --peer cpu \
       --peer-runs 10 --sizes 1280x720,1920x1080:5 --out "$out/bilateral.json" \
       -- --device cpu --frames 10 --warmup 2
   else
-    run bilateral 3600 bash "$here/run-bilateral.sh" --no-build --build "$build" --peer cpu \
+    run bilateral 3600 bash "$bench_here/run-bilateral.sh" --no-build --build "$build" --peer cpu \
       --peer-runs 10 --sizes 1280x720,1920x1080,3840x2160:3 --out "$out/bilateral.json" \
       -- --device cpu --frames 10 --warmup 2
   fi
@@ -103,11 +92,11 @@ if wanted histogram; then
   ceilings=()
   [ -f "$out/ceilings.json" ] && ceilings=(--ceilings "$out/ceilings.json")
   if [ "$device" = gpu ]; then
-    run histogram 300 bash "$here/run-histogram.sh" --no-build --build "$build" --peer-runs 100 \
+    run histogram 300 bash "$bench_here/run-histogram.sh" --no-build --build "$build" --peer-runs 100 \
       --sizes 1280x720,1920x1080,3840x2160 --out "$out/histogram.json" \
       -- --device gpu --frames 100 --warmup 5 --variants gpu "${ceilings[@]}"
   else
-    run histogram 600 bash "$here/run-histogram.sh" --no-build --build "$build" --peer-runs 20 \
+    run histogram 600 bash "$bench_here/run-histogram.sh" --no-build --build "$build" --peer-runs 20 \
       --sizes "$([ "$quick" = 1 ] && echo 1920x1080,3840x2160:5 || echo 1280x720,1920x1080,3840x2160)" \
       --out "$out/histogram.json" -- --device cpu --frames 20 --warmup 3 \
       --variants "$([ "$quick" = 1 ] && echo tuned || echo cpu)" "${ceilings[@]}"
@@ -119,17 +108,17 @@ fi
 # of rows like a video frame's, where the automatic choice between the two matters most.
 if wanted sort && [ -x "$bin/bench_sort" ]; then
   if [ "$device" = gpu ]; then
-    run sort 240 bash "$here/run-sort.sh" --no-build --build "$build" \
+    run sort 240 bash "$bench_here/run-sort.sh" --no-build --build "$build" \
       --sizes 12,14,16,18,20,22,24,25,26 --peer-runs 30 --out "$out/sort.json" \
       -- --device gpu --runs 10 --warmup 2 --cpu-runs 1
-    run sort-batch 120 bash "$here/run-sort.sh" --no-build --build "$build" --no-peer \
+    run sort-batch 120 bash "$bench_here/run-sort.sh" --no-build --build "$build" --no-peer \
       --sizes 8,10,11,12,13,14 --out "$out/sort-batch.json" \
       -- --device gpu --rows 1080 --runs 10 --warmup 2 --no-cpu
   else
-    run sort 300 bash "$here/run-sort.sh" --no-build --build "$build" \
+    run sort 300 bash "$bench_here/run-sort.sh" --no-build --build "$build" \
       --sizes "$([ "$quick" = 1 ] && echo 20,22 || echo 20,21,22,23,24,25)" --no-peer \
       --out "$out/sort.json" -- --device cpu --runs 3 --warmup 1 --cpu-runs 3
-    run sort-batch 120 bash "$here/run-sort.sh" --no-build --build "$build" --no-peer \
+    run sort-batch 120 bash "$bench_here/run-sort.sh" --no-build --build "$build" --no-peer \
       --sizes 6,8,10 --out "$out/sort-batch.json" \
       -- --device cpu --rows 1000 --runs 3 --warmup 1 --cpu-runs 3
   fi
@@ -154,8 +143,8 @@ if wanted convolve && [ -x "$bin/bench_convolve" ]; then
   if [ "$device" = gpu ]; then
     run convolve 360 "$bin/bench_convolve" --device gpu --reps 20 --warmup 3 --frames 100 \
       --json "$out/convolve.json"
-    if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-      run convolve-peer 120 python3 "$here/peer_torch_conv3d.py" --reps 20 --warmup 3 \
+    if bench_has_cuda_torch; then
+      run convolve-peer 120 python3 "$bench_here/peer_torch_conv3d.py" --reps 20 --warmup 3 \
         --json "$out/convolve-peer.json"
     fi
   elif [ "$quick" = 1 ]; then
@@ -174,42 +163,34 @@ if wanted pipelines; then
       export GST_GL_PLATFORM=${GST_GL_PLATFORM:-egl} GST_GL_WINDOW=${GST_GL_WINDOW:-egl-device}
     fi
     run pipelines 200 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
-      --cases resident,round-trip,filter-host,gl,gl-host --frames 60 --warmup 5 \
-      --json "$out/pipelines.json"
+      --cases resident,round-trip,filter-host,histogram-host,filter-pool,gl,gl-host \
+      --frames 60 --warmup 5 --json "$out/pipelines.json"
     # The same chains as gst-launch-1.0 runs them, frames per second from PLAYING to EOS.
-    if [ -f "$here/run-pipelines.sh" ]; then
-      run pipelines-launch 150 bash "$here/run-pipelines.sh" --build "$build" --device gpu \
+    if [ -f "$bench_here/run-pipelines.sh" ]; then
+      run pipelines-launch 150 bash "$bench_here/run-pipelines.sh" --build "$build" --device gpu \
         --frames 200 --runs 3 --out "$out/pipelines-launch.json"
     fi
   else
     # The Mandelbox source takes seconds per 1080p frame on this CPU: few frames.
     run pipelines 600 "$bin/bench_pipeline" --device cpu --sizes 1920x1080:3 --frames 3 \
       --warmup 3 --json "$out/pipelines.json"
+    # The frame path's cases, without the Mandelbox: the filter and the histogram on system
+    # memory, and the filter fed by a pool, at both sizes (report.py's frame-path targets).
+    run frame-path 300 "$bin/bench_pipeline" --device cpu --sizes 1920x1080:5,3840x2160:3 \
+      --cases filter-host,histogram-host,filter-pool --warmup 3 --json "$out/frame-path.json"
   fi
 fi
 
-load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+load_after=$(bench_load_average)
 status_lines=""
 for name in "${!status[@]}"; do
   status_lines+="$name ${status[$name]} ${seconds[$name]}"$'\n'
 done
-"$py" - "$out" "$device" "$quick" "$command" "$load_before" "$load_after" "$status_lines" <<'PY'
-import json, os, pathlib, platform, subprocess, sys
-out, device, quick, command, load_before, load_after, status_text = sys.argv[1:8]
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-gpus = []
-try:
-    gpus = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                          capture_output=True, text=True, timeout=20).stdout.strip().splitlines()
-except (OSError, subprocess.SubprocessError):
-    pass
+machine=$(bench_machine_json os=platform cpu cores gpus)
+"$py" - "$out" "$device" "$quick" "$command" "$load_before" "$load_after" "$status_lines" \
+  "$machine" <<'PY'
+import json, pathlib, sys
+out, device, quick, command, load_before, load_after, status_text, machine = sys.argv[1:9]
 benchmarks = {}
 for line in status_text.strip().splitlines():
     name, rc, secs = line.split()
@@ -217,13 +198,13 @@ for line in status_text.strip().splitlines():
     benchmarks[name] = {"exit": int(rc), "seconds": int(secs),
                         "file": path.name if path.exists() else None}
 summary = {"benchmark": "summary", "device": device, "quick": quick == "1", "command": command,
-           "machine": {"os": platform.platform(), "cpu": cpu_name(), "cores": os.cpu_count(),
-                       "gpus": gpus, "loadavg_before": load_before, "loadavg_after": load_after},
+           "machine": {**json.loads(machine), "loadavg_before": load_before,
+                       "loadavg_after": load_after},
            "benchmarks": dict(sorted(benchmarks.items()))}
 (pathlib.Path(out) / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 print(json.dumps(summary["benchmarks"], indent=1))
 PY
-"$py" "$here/report.py" "$out" > "$out/report.md" 2>>"$log" ||
+"$py" "$bench_here/report.py" "$out" > "$out/report.md" 2>>"$log" ||
   echo "report.py failed (see $log)" | tee -a "$log"
 echo "results in $out (report.md, summary.json)"
 failed=0

@@ -4,7 +4,9 @@
 # Run there from the project root, with carry [".device", "build-gpu"]: build-gpu holds
 # gst/libgstopencl.so, tests/bench/bench_* and libgomp.so.1 from a bench build (see README.md).
 source .device/env.sh
-export GST_PLUGIN_PATH=$PWD/build-gpu/gst PYTHONUNBUFFERED=1
+source tests/bench/lib.sh
+bench_use_plugin "$PWD/build-gpu"
+export PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/build-gpu
 B=build-gpu
 nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/gpu.txt 2>&1

@@ -16,57 +16,31 @@
 #   --out PATH       write the results there instead
 # Everything after `--` goes to bench_histogram (--frames, --device, --contents, --bins, ...).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-here="$root/tests/bench"
-command="tests/bench/run-histogram.sh"
-for arg in "$@"; do
-  if [[ "$arg" =~ ^[A-Za-z0-9_./:,=+@-]+$ ]]; then command+=" $arg"; else command+=" $(printf '%q' "$arg")"; fi
-done
-build="$root/build-bench"
+source "$(dirname "$0")/lib.sh"
+command=$(bench_command run-histogram.sh "$@")
+build="$bench_root/build-bench"
 do_build=1
 sizes="1280x720,1920x1080,3840x2160"
 peer_runs=50
 peer=1
-install_flag=()
+with_peers=0
 tag=""
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) build=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
-    --no-build) do_build=0; shift ;;
-    --sizes) sizes="$2"; shift 2 ;;
-    --peer-runs) peer_runs="$2"; shift 2 ;;
-    --no-peer) peer=0; shift ;;
-    --with-peers) install_flag=(--install); shift ;;
-    --tag) tag="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --) shift; break ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+passed=()
+bench_parse_options "--build=build --no-build=do_build:0 --sizes=sizes --peer-runs=peer_runs
+  --no-peer=peer:0 --with-peers=with_peers:1 --tag=tag --out=out --=passed" "$@"
+set -- "${passed[@]}"
+build=$(bench_absolute "$build") || exit 2
+install_flag=()
+[ "$with_peers" = 1 ] && install_flag=(--install)
 
-if [ "$do_build" = 1 ]; then
-  if [ ! -f "$build/build.ninja" ]; then
-    meson setup "$build" "$root" -Dtests=disabled -Dbench=enabled >/dev/null || exit 1
-  fi
-  ninja -C "$build" >/dev/null || exit 1
-fi
-bench="$build/tests/bench/bench_histogram"
-[ -x "$bench" ] || { echo "no $bench: build first" >&2; exit 1; }
-export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-
-load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-# Debian's python3-opencv lives in the system interpreter; use it when `python3` lacks cv2
-# (torch, where there is one, is usually in `python3`: try that first).
-py=python3
-if ! python3 -c 'import cv2' 2>/dev/null && ! python3 -c 'import torch' 2>/dev/null &&
-    [ -x /usr/bin/python3 ]; then
-  py=/usr/bin/python3
-fi
+if [ "$do_build" = 1 ]; then bench_build "$build" || exit 1; fi
+bench=$(bench_program "$build" bench_histogram) || exit 1
+bench_use_plugin "$build"
+load_before=$(bench_load_average)
+bench_make_work
+# cv2.calcHist and, where there is one, torch with CUDA (usually in `python3`: tried first).
+py=$(bench_python_with cv2 torch)
 
 # One size at a time, the element and then its peers: on a shared machine the two are then
 # measured minutes apart at most, under about the same load.
@@ -78,19 +52,18 @@ for size in "${size_list[@]}"; do
   "$bench" --sizes "$size" --json "$work/bench-$index.json" "$@" || bench_status=1
   [ -f "$work/bench-$index.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
   if [ "$peer" = 1 ]; then
-    "$py" "$here/peer_histogram.py" --sizes "$size" --runs "$peer_runs" --threads "$(nproc)" \
+    "$py" "$bench_here/peer_histogram.py" --sizes "$size" --runs "$peer_runs" --threads "$(nproc)" \
       "${install_flag[@]}" --json "$work/peer-$index.json" || echo "the peers failed" >&2
   fi
 done
 
-python3 - "$work" "$tag" "$out" "$here/results" "$command" "$load_before" <<'PY'
-import json, os, platform, re, subprocess, sys
+# The runs of each program, one file per size, as one: the first file's fields, every file's
+# cases in order.
+python3 - "$work" <<'PY' || exit
+import json, os, sys
 
-work, tag, out, results_dir, command, load_before = sys.argv[1:7]
-
-def merged_runs(prefix):
-    """The runs of one program, one file per size, as one: the first file's fields, every
-    file's cases in order."""
+work = sys.argv[1]
+for prefix in ("bench", "peer"):
     merged = None
     index = 1
     while os.path.exists(os.path.join(work, f"{prefix}-{index}.json")):
@@ -102,57 +75,18 @@ def merged_runs(prefix):
             merged["cases"].extend(part.get("cases", []))
             merged.setdefault("skipped", {}).update(part.get("skipped", {}))
         index += 1
-    return merged
+    if merged is not None:
+        with open(os.path.join(work, f"{prefix}.json"), "w") as f:
+            json.dump(merged, f)
+PY
+path=$(bench_write_results openclhistogram histogram- kernel cpu cores gpus) || exit 1
+python3 - "$path" <<'PY' || exit
+import json, sys
 
-bench = merged_runs("bench")
-peer = merged_runs("peer")
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-def gpu_names():
-    try:
-        text = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                               "--format=csv,noheader"], capture_output=True, text=True,
-                              timeout=30).stdout
-        return [line.strip() for line in text.splitlines() if line.strip()]
-    except (OSError, subprocess.SubprocessError):
-        return []
-
-device = next((c["device_name"] for c in bench["cases"] if c.get("device_name")), "")
-if not tag:
-    if "Portable Computing Language" in device:
-        tag = "cpu-pocl"
-    else:
-        name = device.split(" (")[0].lower()
-        tag = "gpu-" + (re.sub(r"[^a-z0-9]+", "-", name).strip("-") or "unknown")
-load_after = ""
-try:
-    with open("/proc/loadavg") as f:
-        load_after = " ".join(f.read().split()[:3])
-except OSError:
-    pass
-merged = {
-    "machine": {"tag": tag, "kernel": platform.release(), "cpu": cpu_model(),
-                "cores": os.cpu_count(), "gpus": gpu_names(), "opencl_device": device,
-                "loadavg_before": load_before, "loadavg_after": load_after},
-    "command": command,
-    "openclhistogram": bench,
-    "peer": peer,
-}
-path = out or os.path.join(results_dir, "histogram-" + tag + ".json")
-os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-with open(path, "w") as f:
-    json.dump(merged, f, indent=2)
-    f.write("\n")
-
+path = sys.argv[1]
+with open(path) as f:
+    merged = json.load(f)
+bench, peer = merged["openclhistogram"], merged["peer"]
 peers = {}
 for case in (peer or {}).get("cases", []):
     peers[(case["width"], case["height"], case["content"], case["peer"], case["variant"])] = \
@@ -172,9 +106,7 @@ for case in bench["cases"]:
         value = peers.get((case["width"], case["height"], case["content"], p, v))
         line += f" {value if value is not None else float('nan'):>20.3f}"
     print(line)
-print(f"device: {device}")
+print(f"device: {merged['machine']['opencl_device']}")
 print(f"wrote {path}")
 PY
-merge_status=$?
-[ $merge_status = 0 ] || exit $merge_status
 exit $bench_status

@@ -8,29 +8,19 @@
 # Each pipeline runs once untimed (program builds, caches) and then --runs times; the figure is
 # the median of frames / (time from PLAYING to EOS) as gst-launch-1.0 reports it.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-build="$root/build"
+source "$(dirname "$0")/lib.sh"
+build="$bench_root/build"
 sizes="1920x1080,3840x2160"
 frames=200
 runs=3
 device=""
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) build=$(cd "$2" && pwd); shift 2 ;;
-    --sizes) sizes="$2"; shift 2 ;;
-    --frames) frames="$2"; shift 2 ;;
-    --runs) runs="$2"; shift 2 ;;
-    --device) device="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+bench_parse_options "--build=build --sizes=sizes --frames=frames --runs=runs --device=device
+  --out=out" "$@"
+build=$(cd "$build" && pwd)
+bench_use_plugin "$build"
 [ -z "$device" ] || export GST_OPENCL_DEVICE="$device"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bench_make_work
 
 # name|launch line with W, H and N to fill in
 cases=(

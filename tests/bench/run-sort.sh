@@ -13,46 +13,25 @@
 #   --out PATH       write the results there instead
 # Everything after `--` goes to bench_sort (--device, --runs, --warmup, --cpu-runs, ...).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-here="$root/tests/bench"
-command="tests/bench/run-sort.sh"
-for arg in "$@"; do
-  if [[ "$arg" =~ ^[A-Za-z0-9_./:,=+@-]+$ ]]; then command+=" $arg"; else command+=" $(printf '%q' "$arg")"; fi
-done
-build="$root/build-bench"
+source "$(dirname "$0")/lib.sh"
+command=$(bench_command run-sort.sh "$@")
+build="$bench_root/build-bench"
 do_build=1
 sizes="20,21,22,23,24,25"
 peer=1
 peer_runs=20
 tag=""
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) build=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
-    --no-build) do_build=0; shift ;;
-    --sizes) sizes="$2"; shift 2 ;;
-    --no-peer) peer=0; shift ;;
-    --peer-runs) peer_runs="$2"; shift 2 ;;
-    --tag) tag="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --) shift; break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+passed=()
+bench_parse_options "--build=build --no-build=do_build:0 --sizes=sizes --no-peer=peer:0
+  --peer-runs=peer_runs --tag=tag --out=out --=passed" "$@"
+set -- "${passed[@]}"
+build=$(bench_absolute "$build") || exit 2
 
-if [ "$do_build" = 1 ]; then
-  if [ ! -f "$build/build.ninja" ]; then
-    meson setup "$build" "$root" -Dtests=disabled -Dbench=enabled >/dev/null || exit 1
-  fi
-  ninja -C "$build" >/dev/null || exit 1
-fi
-bench="$build/tests/bench/bench_sort"
-[ -x "$bench" ] || { echo "no $bench: build first" >&2; exit 1; }
-
-load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ "$do_build" = 1 ]; then bench_build "$build" || exit 1; fi
+bench=$(bench_program "$build" bench_sort) || exit 1
+load_before=$(bench_load_average)
+bench_make_work
 
 "$bench" --sizes "$sizes" --json "$work/bench.json" "$@"
 bench_status=$?
@@ -60,8 +39,8 @@ bench_status=$?
 
 peer_note=""
 if [ "$peer" = 1 ]; then
-  if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-    python3 "$here/peer_torch_sort.py" --sizes "$sizes" --runs "$peer_runs" \
+  if bench_has_cuda_torch; then
+    python3 "$bench_here/peer_torch_sort.py" --sizes "$sizes" --runs "$peer_runs" \
       --json "$work/peer.json" || peer_note="the peer failed"
   else
     peer_note="torch with a CUDA device is not available here"
@@ -69,55 +48,14 @@ if [ "$peer" = 1 ]; then
   fi
 fi
 
-python3 - "$work" "$tag" "$out" "$here/results" "$peer_note" "$command" "$load_before" <<'PY'
-import json, os, platform, re, sys
+path=$(bench_write_results device_sort sort- kernel cpu cores) || exit 1
+python3 - "$path" "$peer_note" <<'PY' || exit
+import json, sys
 
-work, tag, out, results_dir, peer_note, command, load_before = sys.argv[1:8]
-with open(os.path.join(work, "bench.json")) as f:
-    bench = json.load(f)
-peer = None
-if os.path.exists(os.path.join(work, "peer.json")):
-    with open(os.path.join(work, "peer.json")) as f:
-        peer = json.load(f)
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-device = bench.get("device_name", "")
-if not tag:
-    if "Portable Computing Language" in device:
-        tag = "cpu-pocl"
-    else:
-        tag = "gpu-" + (re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-") or "unknown")
-load_after = ""
-try:
-    with open("/proc/loadavg") as f:
-        load_after = " ".join(f.read().split()[:3])
-except OSError:
-    pass
-merged = {
-    "machine": {"tag": tag, "kernel": platform.release(), "cpu": cpu_model(),
-                "cores": os.cpu_count(), "opencl_device": device,
-                "loadavg_before": load_before, "loadavg_after": load_after},
-    "command": command,
-    "device_sort": bench,
-    "peer": peer,
-}
-if peer is None and peer_note:
-    merged["peer_skipped"] = peer_note
-path = out or os.path.join(results_dir, "sort-" + tag + ".json")
-os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-with open(path, "w") as f:
-    json.dump(merged, f, indent=2)
-    f.write("\n")
-
+path, peer_note = sys.argv[1:3]
+with open(path) as f:
+    merged = json.load(f)
+bench, peer = merged["device_sort"], merged["peer"]
 peer_by_size = {s["log2"]: s for s in (peer or {}).get("sizes", [])}
 # A batch (--rows) has no peer: torch.sort timed one row.
 if bench.get("rows", 1) != 1:
@@ -132,9 +70,8 @@ for s in bench["sizes"]:
                             for name in names)
     print(f"{s['count']:>10} {s['std_sort_ms']['median']:>13.3f} {s['kernel_ms']['median']:>15.3f} "
           f"{per_algorithm} {torch_ms:>14}")
-print(f"device: {device}; peer: {(peer or {}).get('device', peer_note or '-')}")
+print(f"device: {merged['machine']['opencl_device']}; "
+      f"peer: {(peer or {}).get('device', peer_note or '-')}")
 print(f"wrote {path}")
 PY
-merge_status=$?
-[ $merge_status = 0 ] || exit $merge_status
 exit $bench_status
