@@ -5,7 +5,6 @@
  * slow sink. The pinned path of discrete devices is run too (GST_OPENCL_ZERO_COPY=0). */
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
-#include <gmodule.h>
 
 #include <string>
 #include <thread>
@@ -25,20 +24,7 @@ struct Frame
 void
 transfer_totals (guint64 * to_device, guint64 * to_host)
 {
-  static void (*totals) (guint64 *, guint64 *) = nullptr;
-  if (!totals) {
-    GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
-    fail_unless (plugin != nullptr, "the opencl plugin is not in the registry");
-    GstPlugin *loaded = gst_plugin_load (plugin);
-    gst_object_unref (plugin);
-    fail_unless (loaded != nullptr);
-    GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
-    gst_object_unref (loaded);
-    gpointer symbol = nullptr;
-    fail_unless (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol));
-    totals = reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol);
-  }
-  totals (to_device, to_host);
+  testutil::plugin_transfer_totals (to_device, to_host);
 }
 
 /* The environment a run is made in: which frame path the plugin takes. */

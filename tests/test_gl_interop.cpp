@@ -260,43 +260,17 @@ GST_END_TEST;
 
 namespace {
 
-/* The plugin's host <-> device byte counters (GST_OPENCL_COUNT_TRANSFERS=1, set in main),
- * looked up in the loaded plugin: this program's own copy of the layer counts nothing. */
+/* The plugin's host <-> device byte counters (GST_OPENCL_COUNT_TRANSFERS=1, set in main). */
 void
 transfer_totals (guint64 * to_device, guint64 * to_host)
 {
-  static void (*totals) (guint64 *, guint64 *) = nullptr;
-  if (!totals) {
-    GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
-    fail_unless (plugin != nullptr);
-    GstPlugin *loaded = gst_plugin_load (plugin);
-    gst_object_unref (plugin);
-    fail_unless (loaded != nullptr);
-    GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
-    gst_object_unref (loaded);
-    gpointer symbol = nullptr;
-    fail_unless (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol));
-    totals = reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol);
-  }
-  totals (to_device, to_host);
+  testutil::plugin_transfer_totals (to_device, to_host);
 }
 
 /* ---- What the drivers of this run offer, asked the way the element asks (GlInterop::configure
  * in gstopenclglinterop.cpp). Its probing helpers are private to that file and configure ()
  * also sets the chosen path up, so the test asks the same questions itself, and the path the
  * element reports must be the one choose_gl_interop () gives for the answers. */
-
-std::string
-hex_bytes (const unsigned char *bytes, size_t n)
-{
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (size_t i = 0; i < n; i++) {
-    text += digits[bytes[i] >> 4];
-    text += digits[bytes[i] & 15];
-  }
-  return text;
-}
 
 /* The device an element without a `device` property runs on. */
 cl::Device
@@ -336,7 +310,7 @@ ask_gl (GstGLContext * context, gpointer data)
   if (get_uuid && count == 1) {
     GLubyte uuid[16] = { 0 };
     get_uuid (kDeviceUuid, 0, uuid);
-    answers->uuid = hex_bytes (uuid, sizeof uuid);
+    answers->uuid = gst_opencl::hex_bytes (uuid, sizeof uuid);
   }
   while (context->gl_vtable->GetError () != GL_NO_ERROR) {
   }
@@ -375,7 +349,7 @@ cuda_exporter_for (const std::string & uuid, std::string * why_not)
     int device = 0;
     unsigned char bytes[16];
     if (device_get (&device, ordinal) == 0 && device_uuid (bytes, device) == 0 &&
-        hex_bytes (bytes, sizeof bytes) == uuid)
+        gst_opencl::hex_bytes (bytes, sizeof bytes) == uuid)
       return true;
   }
   *why_not = "no CUDA device has the OpenCL device's UUID";
@@ -398,7 +372,7 @@ probe_drivers (GstGLContext * gl, const cl::Device & device)
   unsigned char uuid[16];
   if (gst_opencl::extension_listed (extensions, "cl_khr_device_uuid") &&
       clGetDeviceInfo (device (), kClDeviceUuid, sizeof uuid, uuid, nullptr) == CL_SUCCESS)
-    probe.cl_uuid = hex_bytes (uuid, sizeof uuid);
+    probe.cl_uuid = gst_opencl::hex_bytes (uuid, sizeof uuid);
 
   const GstGLPlatform platform = gst_gl_context_get_gl_platform (gl);
   probe.gl_platform_egl_or_glx = platform == GST_GL_PLATFORM_EGL ||

@@ -537,10 +537,7 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
         state.convolution.run (impl->device, args);
         gst_opencl::copy_bytes_out (impl->device, state.output, outbuf, state.out_bytes);
       }
-      if (waited)
-        impl->device.finish_frame ();
-      else
-        impl->device.defer_frame ();
+      impl->device.end_frame (waited);
     } catch (...) {
       impl->device.discard_frame ();
       throw;

@@ -488,10 +488,7 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
           gst_opencl::FrameAccess::Write);
       sort_frame (impl, settings, in.frame (), out.frame ());
       in.finish (false);
-      if (out.finish (true))
-        device.finish_frame ();
-      else
-        device.defer_frame ();
+      device.end_frame (out.finish (true));
     } catch (...) {
       device.discard_frame ();
       throw;

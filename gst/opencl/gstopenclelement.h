@@ -64,6 +64,9 @@ public:
    * at the next frame (kernel-time then lags by one frame). The next frame first waits for this
    * one, so at most two frames of an element are in flight on the queue. */
   void defer_frame ();
+  /* The frame's kernels are enqueued: finish_frame () when the host `waited` for them (a
+   * download), else defer_frame (). */
+  void end_frame (bool waited) { waited ? finish_frame () : defer_frame (); }
   /* Drops the recorded events without reading them (after a failure). */
   void discard_frame ();
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }

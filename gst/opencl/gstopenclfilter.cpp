@@ -110,17 +110,6 @@ gst_opencl_filter_transform_caps (GstBaseTransform * trans, GstPadDirection, Gst
   return gst_opencl::transform_caps_any_memory (caps, filter);
 }
 
-/* Settles the frame's kernel time: read now when the host waited for the frame, else at the
- * next frame (nothing waits for a frame that stays on the device). */
-static void
-account_frame (gst_opencl::ElementDevice & device, bool waited)
-{
-  if (waited)
-    device.finish_frame ();
-  else
-    device.defer_frame ();
-}
-
 static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -144,7 +133,7 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
       const bool waited = out.finish (true);
       if (waited)
         priv->in_port.release_uploaded (false);
-      account_frame (device, waited);
+      device.end_frame (waited);
     } catch (...) {
       device.discard_frame ();
       throw;

@@ -48,6 +48,19 @@ gst_opencl_gl_interop_get_type (void)
 
 namespace gst_opencl {
 
+std::string
+hex_bytes (const unsigned char *bytes, size_t n)
+{
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < n; i++) {
+    text += digits[bytes[i] >> 4];
+    text += digits[bytes[i] & 15];
+  }
+  return text;
+}
+
+
 const char *
 gl_interop_path_name (GlInteropPath path)
 {
@@ -214,18 +227,6 @@ constexpr cl_ulong kClExternalMemoryOpaqueFd = 0x2060;
 constexpr cl_ulong kClMemDeviceHandleList = 0x2051;
 constexpr cl_ulong kClMemDeviceHandleListEnd = 0;
 constexpr cl_uint kClDeviceUuid = 0x106A;
-
-std::string
-hex_bytes (const unsigned char *bytes, size_t n)
-{
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (size_t i = 0; i < n; i++) {
-    text += digits[bytes[i] >> 4];
-    text += digits[bytes[i] & 15];
-  }
-  return text;
-}
 
 std::string
 cl_device_uuid (const cl::Device & device)

@@ -151,6 +151,9 @@ bool configure_gl_interop (GstElement * element, ElementDevice & device, GlBridg
     GlInterop * in, const GstVideoInfo * in_info, GlInterop * out, const GstVideoInfo * out_info,
     bool *context_changed);
 
+/* Bytes as lower-case hex digits (device and GL UUIDs, as the probe compares them). */
+std::string hex_bytes (const unsigned char *bytes, size_t n);
+
 /* For the probe: extension lists as the drivers give them, checked word by word. */
 bool extension_listed (const std::string & extensions, const char *name);
 

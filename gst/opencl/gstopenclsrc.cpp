@@ -443,10 +443,7 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
         priv->device.discard_frame ();
         return;
       }
-      if (out.finish (true))
-        priv->device.finish_frame ();
-      else
-        priv->device.defer_frame ();
+      priv->device.end_frame (out.finish (true));
     } catch (...) {
       priv->device.discard_frame ();
       throw;

@@ -288,10 +288,7 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
         device.discard_frame ();
         return;
       }
-      if (out.finish (true))
-        device.finish_frame ();
-      else
-        device.defer_frame ();
+      device.end_frame (out.finish (true));
     } catch (...) {
       device.discard_frame ();
       throw;

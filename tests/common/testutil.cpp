@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "common/testutil.h"
 
+#include <gmodule.h>
+
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -231,6 +233,25 @@ default_device_vendor ()
           nullptr) != CL_SUCCESS)
     return "";
   return vendor;
+}
+
+void
+plugin_transfer_totals (guint64 * to_device, guint64 * to_host)
+{
+  static void (*totals) (guint64 *, guint64 *) = nullptr;
+  if (!totals) {
+    GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
+    fail_unless (plugin != nullptr, "the opencl plugin is not in the registry");
+    GstPlugin *loaded = gst_plugin_load (plugin);
+    gst_object_unref (plugin);
+    fail_unless (loaded != nullptr);
+    GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
+    gst_object_unref (loaded);
+    gpointer symbol = nullptr;
+    fail_unless (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol));
+    totals = reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol);
+  }
+  totals (to_device, to_host);
 }
 
 bool

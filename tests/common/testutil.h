@@ -71,6 +71,11 @@ std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
  * CPU device), or "" without OpenCL devices. */
 std::string default_device_vendor ();
 
+/* The loaded plugin's counters of bytes moved to and from the device (counting needs
+ * GST_OPENCL_COUNT_TRANSFERS=1 before the plugin first moves a frame); a program's own copy of
+ * the layer, linked in statically, counts nothing, hence the lookup in the plugin. */
+void plugin_transfer_totals (guint64 * to_device, guint64 * to_host);
+
 /* Whether that device works on the host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY). */
 bool device_shares_host_memory ();
 
