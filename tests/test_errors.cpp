@@ -155,6 +155,34 @@ GST_START_TEST (test_frame_too_large_for_device)
 }
 GST_END_TEST;
 
+/* A GRAY8 frame whose rows lack GStreamer's 4-byte padding (a 30-pixel row takes 32 bytes):
+ * 30x8 = 240 bytes where the caps describe 256. The error names both sizes, the frame and the
+ * caps, for a filter and for the filter bank. */
+GST_START_TEST (test_short_buffer_names_the_sizes)
+{
+  for (const char *element : { "openclbilateral", "openclmulticonvolve kernels=\"<1.0>\" "
+          "kernel-size=1 ! video/x-raw,format=GRAY8" }) {
+    GstElement *pipeline = testutil::parse_pipeline (std::string ("appsrc name=src "
+            "caps=video/x-raw,format=GRAY8,width=30,height=8,framerate=30/1 format=time ! ") +
+        element + " ! fakesink");
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 30 * 8, nullptr);
+    gst_buffer_memset (buffer, 0, 7, 30 * 8);
+    GST_BUFFER_PTS (buffer) = 0;
+    GstFlowReturn pushed = GST_FLOW_OK;
+    g_signal_emit_by_name (src, "push-buffer", buffer, &pushed);
+    gst_buffer_unref (buffer);
+    g_signal_emit_by_name (src, "end-of-stream", &pushed);
+    gst_object_unref (src);
+    const std::string error = testutil::run_pipeline (pipeline);
+    for (const char *part : { "a buffer of 240 bytes", "256 bytes are expected",
+            "GRAY8 30x8 with row stride 32", "caps video/x-raw" })
+      fail_unless (error.find (part) != std::string::npos, "%s: \"%s\" not in: %s", element,
+          part, error.c_str ());
+  }
+}
+GST_END_TEST;
+
 static Suite *
 errors_suite (void)
 {
@@ -169,6 +197,7 @@ errors_suite (void)
   tcase_add_test (tc, test_build_failure_reports_log_and_recovers);
   tcase_add_test (tc, test_unreadable_kernel_override);
   tcase_add_test (tc, test_frame_too_large_for_device);
+  tcase_add_test (tc, test_short_buffer_names_the_sizes);
   return s;
 }
 
