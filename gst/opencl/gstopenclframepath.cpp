@@ -112,6 +112,15 @@ size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
 
 /* FramePort */
 
+/* Frames arrive no faster than the device takes them in the long run; a bound keeps a stalled
+ * device from pinning every frame of the pipeline. */
+constexpr size_t MAX_UPLOADS_IN_FLIGHT = 4;
+
+FramePort::FramePort ()
+{
+  uploads_.reserve (MAX_UPLOADS_IN_FLIGHT + 1);
+}
+
 FramePort::~FramePort ()
 {
   release_uploaded (true);
@@ -169,7 +178,7 @@ FramePort::release_uploaded (bool wait)
       GST_WARNING ("an upload failed: %s", e.what ());
     }
     unmap (oldest);
-    uploads_.pop_front ();
+    uploads_.erase (uploads_.begin ());
   }
 }
 
@@ -178,10 +187,7 @@ FramePort::keep_until_uploaded (Upload && upload)
 {
   gst_buffer_ref (upload.buffer);
   uploads_.push_back (std::move (upload));
-  /* Frames arrive no faster than the device takes them in the long run; a bound keeps a stalled
-   * device from pinning every frame of the pipeline. */
-  constexpr size_t MAX_IN_FLIGHT = 4;
-  if (uploads_.size () > MAX_IN_FLIGHT && uploads_.front ().done ())
+  if (uploads_.size () > MAX_UPLOADS_IN_FLIGHT && uploads_.front ().done ())
     uploads_.front ().done.wait ();
   release_uploaded (false);
 }

@@ -20,8 +20,8 @@
 
 #include <gst/video/video.h>
 
-#include <deque>
 #include <string>
+#include <vector>
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
@@ -39,7 +39,7 @@ enum class FrameAccess { Read, Write, ReadWrite };
 class FramePort
 {
 public:
-  FramePort () = default;
+  FramePort ();
   FramePort (const FramePort &) = delete;
   FramePort & operator= (const FramePort &) = delete;
   ~FramePort ();
@@ -84,7 +84,8 @@ private:
   GstOpenCLFrame staging_;
   gsize staging_bytes_ = 0;
   cl_mem_flags staging_flags_ = 0;
-  std::deque<Upload> uploads_;
+  /* Oldest first; capacity reserved once (a few frames), so nothing is allocated per frame. */
+  std::vector<Upload> uploads_;
 };
 
 /* For set_caps, once the ports are configured: sets up the GL interop of the ports whose caps
