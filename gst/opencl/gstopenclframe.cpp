@@ -30,7 +30,7 @@ plane_rows (const GstVideoInfo * info, guint plane)
 
 namespace {
 
-/* One rectangular copy per plane, between a host frame and a device layout. */
+/* One rectangular copy per plane, from a device layout into a host frame. */
 template <typename Enqueue>
 void
 for_each_plane (const GstVideoFrame * frame, const GstVideoInfo * device_info, bool blocking,
@@ -49,21 +49,6 @@ for_each_plane (const GstVideoFrame * frame, const GstVideoInfo * device_info, b
 }
 
 }  // namespace
-
-void
-copy_frame_to_device (cl::CommandQueue & queue, const GstVideoFrame * frame,
-    const cl::Buffer & buffer, const GstVideoInfo * device_info, bool blocking)
-{
-  for_each_plane (frame, device_info, blocking, [&](guint plane, bool wait,
-          const std::array<size_t, 3> & device_origin,
-          const std::array<size_t, 3> & host_origin, const std::array<size_t, 3> & region) {
-        queue.enqueueWriteBufferRect (buffer, wait ? CL_TRUE : CL_FALSE, device_origin,
-            host_origin, region, device_info->stride[plane], 0,
-            GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane), 0,
-            GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
-        count_transfer (true, region[0] * region[1]);
-      });
-}
 
 void
 copy_frame_from_device (cl::CommandQueue & queue, const cl::Buffer & buffer,

@@ -23,12 +23,10 @@ gsize plane_row_bytes (const GstVideoInfo * info, guint plane);
 /* Rows of a plane. */
 gsize plane_rows (const GstVideoInfo * info, guint plane);
 
-/* Enqueues the copy of every plane of a mapped host frame into `buffer`, laid out as
- * `device_info` (offsets and strides), or the other way. One rectangular copy per plane, so any
- * pair of strides works. With `blocking`, returns once the last copy is done (in-order queue:
- * every earlier command is then done too). Throws cl::Error. */
-void copy_frame_to_device (cl::CommandQueue & queue, const GstVideoFrame * frame,
-    const cl::Buffer & buffer, const GstVideoInfo * device_info, bool blocking);
+/* Enqueues the copy of every plane of a device frame laid out as `device_info` (offsets and
+ * strides) into a mapped host frame. One rectangular copy per plane, so any pair of strides
+ * works. With `blocking`, returns once the last copy is done (in-order queue: every earlier
+ * command is then done too). Throws cl::Error. */
 void copy_frame_from_device (cl::CommandQueue & queue, const cl::Buffer & buffer,
     const GstVideoInfo * device_info, GstVideoFrame * frame, bool blocking);
 

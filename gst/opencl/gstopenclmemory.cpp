@@ -319,11 +319,6 @@ opencl_memory_written (GstMemory * memory)
   impl->newest = Newest::Device;
 }
 
-bool
-opencl_memory_host_visible (GstMemory * memory)
-{
-  return impl_of (memory)->unified;
-}
 
 GstCaps *
 transform_caps_any_memory (GstCaps * caps, GstCaps * filter)

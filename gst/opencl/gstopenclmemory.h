@@ -78,9 +78,6 @@ cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
  * view) are enqueued: the device copy is the newest; a host map downloads it (after them). */
 void opencl_memory_written (GstMemory * memory);
 
-/* Whether the host sees the device buffer itself (unified memory): no copy either way. */
-bool opencl_memory_host_visible (GstMemory * memory);
-
 /* The caps rule of elements whose frames keep format and size: each structure in system or
  * OpenCL memory may come out in either (OpenCL memory first), GL memory stays GL memory. The
  * result is intersected with `filter` when given. For GstBaseTransform::transform_caps. */
