@@ -6,6 +6,8 @@
 #include "elements/gstopenclconvolve3d.h"
 #include "elements/gstopenclmulticonvolve.h"
 #include "elements/gstopenclhistogram.h"
+#include "elements/gstopenclkernel.h"
+#include "elements/gstopenclkernelsrc.h"
 #include "elements/gstopencltransfer.h"
 #include "opencl/gstopenclmemory.h"
 #include "elements/gstopenclmandelboxsrc.h"
@@ -33,6 +35,8 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
   ok &= GST_ELEMENT_REGISTER (openclmandelboxsrc, plugin);
   ok &= GST_ELEMENT_REGISTER (openclsort, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclkernel, plugin);
+  ok &= GST_ELEMENT_REGISTER (openclkernelsrc, plugin);
   return ok;
 }
 

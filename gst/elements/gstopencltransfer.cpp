@@ -52,7 +52,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_transfer_debug);
 #define GST_CAT_DEFAULT gst_opencl_transfer_debug
 
 /* Every format an element of the plugin reads or writes. */
-#define TRANSFER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, I420, NV12 }"
+#define TRANSFER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, I420, NV12 }"
 
 struct GstOpenCLTransferPrivate
 {

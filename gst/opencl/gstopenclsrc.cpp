@@ -517,6 +517,19 @@ gst_opencl_src_device (GstOpenCLSrc * src)
   return get_priv (src)->device.device ();
 }
 
+gst_opencl::ElementDevice &
+gst_opencl_src_element_device (GstOpenCLSrc * src)
+{
+  return get_priv (src)->device;
+}
+
+guint64
+gst_opencl_src_frame_number (GstOpenCLSrc * src)
+{
+  auto *priv = get_priv (src);
+  return priv->accum_frames + priv->frames;
+}
+
 void
 gst_opencl_src_launch (GstOpenCLSrc * src, const cl::Kernel & kernel, const cl::NDRange & global,
     const cl::NDRange & local)

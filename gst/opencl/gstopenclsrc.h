@@ -6,6 +6,7 @@
 #include <gst/video/video.h>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclfilter.h"  /* GstOpenCLFrame */
 
 G_BEGIN_DECLS
@@ -45,6 +46,13 @@ G_END_DECLS
 
 /* The device of the running element (valid from start () to stop ()). */
 gst_opencl::Device & gst_opencl_src_device (GstOpenCLSrc * src);
+
+/* The device part of the element (ElementDevice: launches, kernel-time), start () to stop (). */
+gst_opencl::ElementDevice & gst_opencl_src_element_device (GstOpenCLSrc * src);
+
+/* The offset of the frame being rendered: frames since start, counted on across caps changes
+ * and set to the position of a seek. */
+guint64 gst_opencl_src_frame_number (GstOpenCLSrc * src);
 
 /* Enqueues a kernel on the shared queue and records its event for the kernel-time property.
  * `global` is rounded up to a multiple of `local`. Throws cl::Error. */

@@ -1,0 +1,265 @@
+/* gst-opencl: openclkernel, a video filter that runs a user's OpenCL kernel on every frame.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:element-openclkernel
+ * @title: openclkernel
+ *
+ * Runs an OpenCL kernel of your own on every frame: the program comes from a `.cl` file
+ * (`location`) or from the `source` property, and its arguments are filled by name.
+ *
+ * - A `__read_only image2d_t` argument is the input frame and a `__write_only image2d_t` one
+ *   the output, as normalised 8-bit images: `read_imagef` gives red, green, blue, alpha in
+ *   0..1 whatever the frame's byte order (for GRAY8, the grey level in `.x`; for RGBx-like
+ *   formats, alpha is the padding byte).
+ * - Or `__global` buffers named `src` and `dst` are the frames' bytes, with `src_stride` and
+ *   `dst_stride` (int, bytes per row).
+ * - `width` and `height` (int: the output frame's size), `time` (float: seconds of stream time)
+ *   and `frame` (int: frames this element processed) are filled by the element.
+ * - Every other argument takes the field of the same name of `parameters`, checked against
+ *   its type (integers for integer arguments, numbers for float and double, arrays `<a, b, c,
+ *   d>` for vectors). Numeric fields are also child objects (GstChildProxy) whose `value` is
+ *   controllable: `name::value=2` in gst-launch, or a GstController binding.
+ *
+ * One work-item runs per output pixel unless `global-size` says otherwise. The output has the
+ * input's size unless downstream asks for another size and the kernel takes `width` and
+ * `height` (it then samples the input itself). Every property may change while playing: a new
+ * program is built in the background and taken up at the first frame after it is ready (an
+ * `opencl-kernel` element message says so); if it fails to build, a warning carries the build
+ * log and the previous kernel goes on. See docs/openclkernel.md.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! \
+ *     openclkernel location=pipelines/kernels/vignette.cl parameters="p,strength=0.8" ! \
+ *     videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=BGRx ! openclkernel source="__kernel void \
+ *     invert (__read_only image2d_t in, __write_only image2d_t out) { int2 p = (int2) \
+ *     (get_global_id (0), get_global_id (1)); float4 c = read_imagef (in, p); \
+ *     write_imagef (out, p, (float4) (1.0f - c.xyz, c.w)); }" ! videoconvert ! autovideosink
+ * ]|
+ */
+#include "elements/gstopenclkernel.h"
+
+#include <new>
+
+#include "opencl/gstopencluserkernel.h"
+#include "opencl/gstopenclutils.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_kernel_debug);
+#define GST_CAT_DEFAULT gst_opencl_kernel_debug
+
+struct GstOpenCLKernelImpl
+{
+  gst_opencl::UserKernelHost host { false };
+  GstClockTime stream_time = GST_CLOCK_TIME_NONE;  /* of the frame being transformed */
+  guint64 frames = 0;
+};
+
+struct _GstOpenCLKernel
+{
+  GstOpenCLFilter parent;
+  GstOpenCLKernelImpl *impl;
+};
+
+enum
+{
+  PROP_0,
+  PROP_KERNEL_FIRST,  /* location, source, kernel, ...: see gstopencluserkernel.h */
+};
+
+/* Formats with an 8-bit normalised image layout (gstopencluserkernel.cpp). */
+#define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8"
+
+static void gst_opencl_kernel_child_proxy_init (GstChildProxyInterface * iface);
+
+G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernel, gst_opencl_kernel, GST_TYPE_OPENCL_FILTER,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY, gst_opencl_kernel_child_proxy_init));
+GST_ELEMENT_REGISTER_DEFINE (openclkernel, "openclkernel", GST_RANK_NONE,
+    GST_TYPE_OPENCL_KERNEL);
+
+static gst_opencl::UserKernelHost &
+host_of (gpointer element)
+{
+  return GST_OPENCL_KERNEL (element)->impl->host;
+}
+
+static void
+gst_opencl_kernel_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!host_of (object).set_property (GST_ELEMENT (object), PROP_KERNEL_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+gst_opencl_kernel_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!host_of (object).get_property (PROP_KERNEL_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+/* The kernel is built as the element starts, so that caps negotiation knows whether it can
+ * resample (it takes width and height) and a broken program fails the state change. */
+static gboolean
+gst_opencl_kernel_start (GstBaseTransform * trans)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_kernel_parent_class)->start (trans))
+    return FALSE;
+  auto *impl = GST_OPENCL_KERNEL (trans)->impl;
+  impl->frames = 0;
+  return GST_OPENCL_GUARD (trans, "cannot build the kernel", [&]() {
+    impl->host.ensure_built (gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM
+            (trans)));
+  });
+}
+
+static gboolean
+gst_opencl_kernel_stop (GstBaseTransform * trans)
+{
+  host_of (trans).stop ();
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_kernel_parent_class)->stop (trans);
+}
+
+/* The base's rule; the size is free on the other side when the kernel can resample. */
+static GstCaps *
+gst_opencl_kernel_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *sized = caps;
+  if (host_of (trans).takes_size ()) {
+    sized = gst_caps_copy (caps);
+    for (guint i = 0; i < gst_caps_get_size (sized); i++)
+      gst_structure_set (gst_caps_get_structure (sized, i), "width", GST_TYPE_INT_RANGE, 1,
+          G_MAXINT, "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
+  }
+  GstCaps *result = GST_BASE_TRANSFORM_CLASS (gst_opencl_kernel_parent_class)->transform_caps
+      (trans, direction, sized, filter);
+  if (sized != caps)
+    gst_caps_unref (sized);
+  return result;
+}
+
+/* A free size is fixed to the other side's, so only an explicit request resamples. */
+static GstCaps *
+gst_opencl_kernel_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+  const GstStructure *given = gst_caps_get_structure (caps, 0);
+  gint width = 0, height = 0;
+  if (gst_structure_get_int (given, "width", &width) &&
+      gst_structure_get_int (given, "height", &height)) {
+    othercaps = gst_caps_make_writable (othercaps);
+    for (guint i = 0; i < gst_caps_get_size (othercaps); i++) {
+      GstStructure *s = gst_caps_get_structure (othercaps, i);
+      gst_structure_fixate_field_nearest_int (s, "width", width);
+      gst_structure_fixate_field_nearest_int (s, "height", height);
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_kernel_parent_class)->fixate_caps (trans,
+      direction, caps, othercaps);
+}
+
+static void
+gst_opencl_kernel_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GST_BASE_TRANSFORM_CLASS (gst_opencl_kernel_parent_class)->before_transform (trans, buffer);
+  GstClockTime stream_time = GST_CLOCK_TIME_NONE;
+  if (trans->segment.format == GST_FORMAT_TIME)
+    stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buffer));
+  GST_OPENCL_KERNEL (trans)->impl->stream_time = stream_time;
+}
+
+static gboolean
+gst_opencl_kernel_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info)
+{
+  auto *trans = GST_BASE_TRANSFORM (filter);
+  return GST_OPENCL_GUARD (filter, "cannot set up the kernel", [&]() {
+    host_of (filter).prepare (GST_ELEMENT (filter),
+        gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (trans)), in_info,
+        out_info);
+  });
+}
+
+static gboolean
+gst_opencl_kernel_process (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
+    const GstOpenCLFrame * out)
+{
+  auto *impl = GST_OPENCL_KERNEL (filter)->impl;
+  return GST_OPENCL_GUARD (filter, "cannot run the kernel", [&]() {
+    impl->host.run (GST_ELEMENT (filter), gst_opencl_base_transform_device
+        (GST_OPENCL_BASE_TRANSFORM (filter)), in, *out, impl->stream_time, impl->frames++);
+  });
+}
+
+/* GstChildProxy: the numeric parameters. */
+static GObject *
+gst_opencl_kernel_child_by_name (GstChildProxy * proxy, const gchar * name)
+{
+  return host_of (proxy).child_by_name (name);
+}
+
+static GObject *
+gst_opencl_kernel_child_by_index (GstChildProxy * proxy, guint index)
+{
+  return host_of (proxy).child_by_index (index);
+}
+
+static guint
+gst_opencl_kernel_children_count (GstChildProxy * proxy)
+{
+  return host_of (proxy).children_count ();
+}
+
+static void
+gst_opencl_kernel_child_proxy_init (GstChildProxyInterface * iface)
+{
+  iface->get_child_by_name = gst_opencl_kernel_child_by_name;
+  iface->get_child_by_index = gst_opencl_kernel_child_by_index;
+  iface->get_children_count = gst_opencl_kernel_children_count;
+}
+
+static void
+gst_opencl_kernel_init (GstOpenCLKernel * self)
+{
+  self->impl = new GstOpenCLKernelImpl ();
+}
+
+static void
+gst_opencl_kernel_finalize (GObject * object)
+{
+  delete GST_OPENCL_KERNEL (object)->impl;
+  G_OBJECT_CLASS (gst_opencl_kernel_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_kernel_class_init (GstOpenCLKernelClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_kernel_debug, "openclkernel", 0, "OpenCL user kernel");
+
+  gobject_class->set_property = gst_opencl_kernel_set_property;
+  gobject_class->get_property = gst_opencl_kernel_get_property;
+  gobject_class->finalize = gst_opencl_kernel_finalize;
+  gst_opencl::UserKernelHost::install_properties (gobject_class, PROP_KERNEL_FIRST, false);
+
+  gst_element_class_set_static_metadata (element_class, "OpenCL kernel",
+      "Filter/Effect/Video", "Runs a user's OpenCL kernel on every frame",
+      "gst-opencl developers");
+  gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
+
+  trans_class->start = gst_opencl_kernel_start;
+  trans_class->stop = gst_opencl_kernel_stop;
+  trans_class->transform_caps = gst_opencl_kernel_transform_caps;
+  trans_class->fixate_caps = gst_opencl_kernel_fixate_caps;
+  trans_class->before_transform = gst_opencl_kernel_before_transform;
+  filter_class->set_info = gst_opencl_kernel_set_info;
+  filter_class->process = gst_opencl_kernel_process;
+}

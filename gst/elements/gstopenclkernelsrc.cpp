@@ -1,0 +1,169 @@
+/* gst-opencl: openclkernelsrc, a video source whose frames a user's OpenCL kernel renders.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:element-openclkernelsrc
+ * @title: openclkernelsrc
+ *
+ * Renders every frame with an OpenCL kernel of your own, from a `.cl` file (`location`) or the
+ * `source` property. The kernel writes the frame through a `__write_only image2d_t` argument
+ * (normalised 8-bit RGBA, whatever the frame's byte order) or a `__global` buffer named `dst`
+ * with `dst_stride` (int, bytes per row). The element fills `width`, `height` (int), `time`
+ * (float: seconds of stream time) and `frame` (int: the frame's offset) where the kernel has
+ * them; every other argument takes the field of the same name of `parameters`, whose numeric
+ * fields are also controllable child objects (`name::value=`). Size and framerate are
+ * negotiated (1280x720 at 30/1 unless downstream asks otherwise); with `is-live` frames come at
+ * the pace of the clock. Every property may change while playing, as for openclkernel (see
+ * docs/openclkernel.md).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 openclkernelsrc location=pipelines/kernels/plasma.cl \
+ *     parameters="p,speed=1.0" ! video/x-raw,width=640,height=360 ! videoconvert ! \
+ *     autovideosink
+ * gst-launch-1.0 openclkernelsrc is-live=true source="__kernel void ramp (__write_only \
+ *     image2d_t out, int width, float time) { int2 p = (int2) (get_global_id (0), \
+ *     get_global_id (1)); write_imagef (out, p, (float4) ((float) p.x / width, \
+ *     fract (time), 0.5f, 1.0f)); }" ! glimagesink
+ * ]|
+ */
+#include "elements/gstopenclkernelsrc.h"
+
+#include "opencl/gstopencluserkernel.h"
+#include "opencl/gstopenclutils.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_kernel_src_debug);
+#define GST_CAT_DEFAULT gst_opencl_kernel_src_debug
+
+struct _GstOpenCLKernelSrc
+{
+  GstOpenCLSrc parent;
+  gst_opencl::UserKernelHost *host;
+};
+
+/* After the base's properties (device, ..., is-live). */
+constexpr guint PROP_KERNEL_FIRST = 100;
+
+#define FORMATS "RGBA, BGRA, RGBx, BGRx"
+
+static void gst_opencl_kernel_src_child_proxy_init (GstChildProxyInterface * iface);
+
+G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernelSrc, gst_opencl_kernel_src, GST_TYPE_OPENCL_SRC,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY, gst_opencl_kernel_src_child_proxy_init));
+GST_ELEMENT_REGISTER_DEFINE (openclkernelsrc, "openclkernelsrc", GST_RANK_NONE,
+    GST_TYPE_OPENCL_KERNEL_SRC);
+
+static gst_opencl::UserKernelHost &
+host_of (gpointer element)
+{
+  return *GST_OPENCL_KERNEL_SRC (element)->host;
+}
+
+static void
+gst_opencl_kernel_src_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!host_of (object).set_property (GST_ELEMENT (object), PROP_KERNEL_FIRST, prop_id, value))
+    G_OBJECT_CLASS (gst_opencl_kernel_src_parent_class)->set_property (object, prop_id, value,
+        pspec);
+}
+
+static void
+gst_opencl_kernel_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!host_of (object).get_property (PROP_KERNEL_FIRST, prop_id, value))
+    G_OBJECT_CLASS (gst_opencl_kernel_src_parent_class)->get_property (object, prop_id, value,
+        pspec);
+}
+
+static gboolean
+gst_opencl_kernel_src_stop (GstBaseSrc * base)
+{
+  host_of (base).stop ();
+  return GST_BASE_SRC_CLASS (gst_opencl_kernel_src_parent_class)->stop (base);
+}
+
+static gboolean
+gst_opencl_kernel_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info)
+{
+  return GST_OPENCL_GUARD (src, "cannot set up the kernel", [&]() {
+    host_of (src).prepare (GST_ELEMENT (src), gst_opencl_src_element_device (src), nullptr,
+        info);
+  });
+}
+
+static gboolean
+gst_opencl_kernel_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out, GstClockTime,
+    GstClockTime stream_time)
+{
+  return GST_OPENCL_GUARD (src, "cannot run the kernel", [&]() {
+    host_of (src).run (GST_ELEMENT (src), gst_opencl_src_element_device (src), nullptr, *out,
+        stream_time, gst_opencl_src_frame_number (src));
+  });
+}
+
+static GObject *
+gst_opencl_kernel_src_child_by_name (GstChildProxy * proxy, const gchar * name)
+{
+  return host_of (proxy).child_by_name (name);
+}
+
+static GObject *
+gst_opencl_kernel_src_child_by_index (GstChildProxy * proxy, guint index)
+{
+  return host_of (proxy).child_by_index (index);
+}
+
+static guint
+gst_opencl_kernel_src_children_count (GstChildProxy * proxy)
+{
+  return host_of (proxy).children_count ();
+}
+
+static void
+gst_opencl_kernel_src_child_proxy_init (GstChildProxyInterface * iface)
+{
+  iface->get_child_by_name = gst_opencl_kernel_src_child_by_name;
+  iface->get_child_by_index = gst_opencl_kernel_src_child_by_index;
+  iface->get_children_count = gst_opencl_kernel_src_children_count;
+}
+
+static void
+gst_opencl_kernel_src_init (GstOpenCLKernelSrc * self)
+{
+  self->host = new gst_opencl::UserKernelHost (true);
+}
+
+static void
+gst_opencl_kernel_src_finalize (GObject * object)
+{
+  delete GST_OPENCL_KERNEL_SRC (object)->host;
+  G_OBJECT_CLASS (gst_opencl_kernel_src_parent_class)->finalize (object);
+}
+
+static void
+gst_opencl_kernel_src_class_init (GstOpenCLKernelSrcClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  auto *element_class = GST_ELEMENT_CLASS (klass);
+  auto *base_class = GST_BASE_SRC_CLASS (klass);
+  auto *src_class = GST_OPENCL_SRC_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_opencl_kernel_src_debug, "openclkernelsrc", 0,
+      "OpenCL user kernel source");
+
+  gobject_class->set_property = gst_opencl_kernel_src_set_property;
+  gobject_class->get_property = gst_opencl_kernel_src_get_property;
+  gobject_class->finalize = gst_opencl_kernel_src_finalize;
+  gst_opencl::UserKernelHost::install_properties (gobject_class, PROP_KERNEL_FIRST, true);
+
+  gst_element_class_set_static_metadata (element_class, "OpenCL kernel source",
+      "Source/Video", "Renders every frame with a user's OpenCL kernel",
+      "gst-opencl developers");
+  gst_opencl_src_class_add_pad_template (src_class, FORMATS, TRUE);
+
+  base_class->stop = gst_opencl_kernel_src_stop;
+  src_class->set_info = gst_opencl_kernel_src_set_info;
+  src_class->render = gst_opencl_kernel_src_render;
+}

@@ -1,0 +1,1225 @@
+/* gst-opencl: a user's own OpenCL kernel, run on every frame by openclkernel and
+ * openclkernelsrc.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The program is built from `location` or `source` with -cl-kernel-arg-info, so the arguments'
+ * names, types and qualifiers come from the driver; each gets a role (frame, element-filled
+ * value, or parameter) once per build. While playing, a changed program is built on a thread of
+ * its own and taken up by the streaming thread at the first frame after it is ready; until then,
+ * and for good if it fails, the previous kernel runs. */
+#include "opencl/gstopencluserkernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+/* ---- GstOpenCLKernelParam ---- */
+
+struct _GstOpenCLKernelParam
+{
+  GstObject parent;
+  gdouble value;  /* under the object lock */
+};
+
+enum
+{
+  PARAM_PROP_0,
+  PARAM_PROP_VALUE,
+};
+
+G_DEFINE_TYPE (GstOpenCLKernelParam, gst_opencl_kernel_param, GST_TYPE_OBJECT);
+
+static void
+gst_opencl_kernel_param_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  auto *self = GST_OPENCL_KERNEL_PARAM (object);
+  if (prop_id != PARAM_PROP_VALUE) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  self->value = g_value_get_double (value);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_opencl_kernel_param_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  auto *self = GST_OPENCL_KERNEL_PARAM (object);
+  if (prop_id != PARAM_PROP_VALUE) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  g_value_set_double (value, self->value);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_opencl_kernel_param_class_init (GstOpenCLKernelParamClass * klass)
+{
+  auto *gobject_class = G_OBJECT_CLASS (klass);
+  gobject_class->set_property = gst_opencl_kernel_param_set_property;
+  gobject_class->get_property = gst_opencl_kernel_param_get_property;
+  /**
+   * GstOpenCLKernelParam:value:
+   *
+   * The parameter's value; integer arguments take it rounded to the nearest integer.
+   */
+  g_object_class_install_property (gobject_class, PARAM_PROP_VALUE,
+      g_param_spec_double ("value", "Value",
+          "Value of the kernel argument of this name (integers are rounded)",
+          -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, (GParamFlags) (G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)));
+  gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_KERNEL_PARAM, (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_opencl_kernel_param_init (GstOpenCLKernelParam *)
+{
+}
+
+static gdouble
+param_value (GstOpenCLKernelParam * param)
+{
+  GST_OBJECT_LOCK (param);
+  gdouble value = param->value;
+  GST_OBJECT_UNLOCK (param);
+  return value;
+}
+
+namespace gst_opencl {
+
+namespace {
+
+/* ---- argument types ---- */
+
+bool
+parse_arg_type (const std::string & name, ArgType & type)
+{
+  static const struct { const char *name; char kind; unsigned bytes; } scalars[] = {
+    { "uchar", 'u', 1 }, { "char", 'i', 1 }, { "ushort", 'u', 2 }, { "short", 'i', 2 },
+    { "uint", 'u', 4 }, { "int", 'i', 4 }, { "ulong", 'u', 8 }, { "long", 'i', 8 },
+    { "float", 'f', 4 }, { "double", 'f', 8 },
+  };
+  for (const auto & scalar : scalars) {
+    const size_t length = strlen (scalar.name);
+    if (name.compare (0, length, scalar.name) != 0)
+      continue;
+    const std::string rest = name.substr (length);
+    unsigned lanes = rest.empty () ? 1 : (unsigned) atoi (rest.c_str ());
+    if (!rest.empty () && rest.find_first_not_of ("0123456789") != std::string::npos)
+      continue;
+    if (lanes != 1 && lanes != 2 && lanes != 3 && lanes != 4 && lanes != 8 && lanes != 16)
+      return false;
+    type = ArgType { scalar.kind, scalar.bytes, lanes };
+    return true;
+  }
+  return false;
+}
+
+const char *
+gvalue_type_name (const GValue * value)
+{
+  GType type = G_VALUE_TYPE (value);
+  if (type == G_TYPE_INT || type == G_TYPE_INT64)
+    return "an integer";
+  if (type == G_TYPE_UINT || type == G_TYPE_UINT64)
+    return "an unsigned integer";
+  if (type == G_TYPE_FLOAT || type == G_TYPE_DOUBLE)
+    return "a floating-point number";
+  if (type == G_TYPE_STRING)
+    return "a string";
+  if (type == G_TYPE_BOOLEAN)
+    return "a boolean";
+  if (GST_VALUE_HOLDS_ARRAY (value))
+    return "an array";
+  if (GST_VALUE_HOLDS_LIST (value))
+    return "a list";
+  return g_type_name (type);
+}
+
+/* Writes one lane from a number; `exact_integer` says whether it came as an integer. */
+bool
+encode_lane (const ArgType & type, unsigned char *out, double number, bool exact_integer,
+    gint64 integer)
+{
+  if (type.kind == 'f') {
+    if (type.bytes == 4) {
+      float v = (float) number;
+      memcpy (out, &v, 4);
+    } else {
+      memcpy (out, &number, 8);
+    }
+    return true;
+  }
+  gint64 v = exact_integer ? integer : (gint64) std::llround (number);
+  if (type.kind == 'u' && v < 0)
+    return false;
+  if (type.bytes < 8) {
+    const unsigned bits = type.bytes * 8;
+    const gint64 lo = type.kind == 'u' ? 0 : -(G_GINT64_CONSTANT (1) << (bits - 1));
+    const gint64 hi = type.kind == 'u' ? (G_GINT64_CONSTANT (1) << bits) - 1 :
+        (G_GINT64_CONSTANT (1) << (bits - 1)) - 1;
+    if (v < lo || v > hi)
+      return false;
+  }
+  /* Little-endian hosts and devices: the low bytes of the 64-bit value. */
+  memcpy (out, &v, type.bytes);
+  return true;
+}
+
+/* One lane from a structure field's value: integers for integer arguments, any number for
+ * floating ones. Returns an empty string, or what is wrong. */
+std::string
+encode_scalar (const ArgType & type, const GValue * value, unsigned char *out)
+{
+  GType gtype = G_VALUE_TYPE (value);
+  bool integer = true;
+  gint64 as_integer = 0;
+  double number = 0.0;
+  if (gtype == G_TYPE_INT)
+    as_integer = g_value_get_int (value);
+  else if (gtype == G_TYPE_UINT)
+    as_integer = g_value_get_uint (value);
+  else if (gtype == G_TYPE_INT64)
+    as_integer = g_value_get_int64 (value);
+  else if (gtype == G_TYPE_UINT64)
+    as_integer = (gint64) MIN (g_value_get_uint64 (value), (guint64) G_MAXINT64);
+  else if (gtype == G_TYPE_FLOAT)
+    integer = false, number = g_value_get_float (value);
+  else if (gtype == G_TYPE_DOUBLE)
+    integer = false, number = g_value_get_double (value);
+  else
+    return std::string ("is ") + gvalue_type_name (value);
+  if (integer)
+    number = (double) as_integer;
+  else if (type.kind != 'f')
+    return "is a floating-point number (write it as (int) for an integer argument)";
+  if (!encode_lane (type, out, number, integer, as_integer))
+    return "is out of the argument's range";
+  return "";
+}
+
+std::string
+type_text (const ArgType & type)
+{
+  static const char *names[3][9] = {
+    { "", "char", "short", "", "int", "", "", "", "long" },
+    { "", "uchar", "ushort", "", "uint", "", "", "", "ulong" },
+    { "", "", "", "", "float", "", "", "", "double" },
+  };
+  const int row = type.kind == 'i' ? 0 : type.kind == 'u' ? 1 : 2;
+  std::string text = names[row][type.bytes];
+  if (type.lanes > 1)
+    text += std::to_string (type.lanes);
+  return text;
+}
+
+/* ---- sizes ---- */
+
+bool
+parse_pair (const std::string & text, size_t & a, size_t & b)
+{
+  unsigned long x = 0, y = 0;
+  char separator = 0, extra = 0;
+  if (sscanf (text.c_str (), " %lu %c %lu %c", &x, &separator, &y, &extra) != 3)
+    return false;
+  if ((separator != 'x' && separator != ',') || x == 0 || y == 0 || x > 65536 || y > 65536)
+    return false;
+  a = x;
+  b = y;
+  return true;
+}
+
+/* "WxH" (or "W,H"), "scale,x=F,y=F" when `scalable`, or "" for the default. */
+bool
+parse_size (const std::string & text, bool scalable, SizeSpec & spec)
+{
+  SizeSpec parsed;
+  parsed.text = text;
+  if (text.empty ()) {
+    spec = parsed;
+    return true;
+  }
+  parsed.set = true;
+  if (parse_pair (text, parsed.width, parsed.height)) {
+    spec = parsed;
+    return true;
+  }
+  if (!scalable || !g_ascii_isalpha (text[0]))
+    return false;
+  GstStructure *s = gst_structure_from_string (text.c_str (), nullptr);
+  if (!s)
+    return false;
+  bool ok = gst_structure_has_name (s, "scale");
+  for (const char *axis : { "x", "y" }) {
+    double factor = 1.0;
+    const GValue *v = gst_structure_get_value (s, axis);
+    if (v && G_VALUE_HOLDS_DOUBLE (v))
+      factor = g_value_get_double (v);
+    else if (v && G_VALUE_HOLDS_INT (v))
+      factor = g_value_get_int (v);
+    else if (v)
+      ok = false;
+    if (!(factor > 0.0 && factor <= 64.0))
+      ok = false;
+    (axis[0] == 'x' ? parsed.scale_x : parsed.scale_y) = factor;
+  }
+  gst_structure_free (s);
+  parsed.scaled = true;
+  if (ok)
+    spec = parsed;
+  return ok;
+}
+
+/* ---- images ---- */
+
+/* CL_ABGR is OpenCL 2.0's; the headers are used at 1.2. */
+constexpr cl_channel_order ORDER_ABGR = 0x10C3;
+
+struct ImageLayout
+{
+  cl_channel_order order;  /* the frame's own order, for a view of its buffer */
+  cl_int4 bytes;           /* byte of red, green, blue, alpha within a pixel */
+  int channels;
+};
+
+bool
+image_layout (GstVideoFormat format, ImageLayout & layout)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_RGBx:
+      layout = { CL_RGBA, { { 0, 1, 2, 3 } }, 4 };
+      return true;
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_BGRx:
+      layout = { CL_BGRA, { { 2, 1, 0, 3 } }, 4 };
+      return true;
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_xRGB:
+      layout = { CL_ARGB, { { 1, 2, 3, 0 } }, 4 };
+      return true;
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xBGR:
+      layout = { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4 };
+      return true;
+    case GST_VIDEO_FORMAT_GRAY8:
+      layout = { CL_R, { { 0, 0, 0, 0 } }, 1 };
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool
+format_supported (const std::vector<cl::ImageFormat> & formats, cl_channel_order order)
+{
+  return std::any_of (formats.begin (), formats.end (), [&](const cl::ImageFormat & f) {
+    return f.image_channel_order == order && f.image_channel_data_type == CL_UNORM_INT8;
+  });
+}
+
+std::string
+read_program (const std::string & location, std::string & origin)
+{
+  origin = "'" + location + "'";
+  gchar *contents = nullptr;
+  GError *error = nullptr;
+  if (!g_file_get_contents (location.c_str (), &contents, nullptr, &error)) {
+    std::string message = "cannot read the kernel file '" + location + "': " +
+        error->message;
+    g_error_free (error);
+    throw Failure (Failure::Kind::NotFound, message);
+  }
+  std::string text (contents);
+  g_free (contents);
+  return text;
+}
+
+std::string
+join_names (const std::vector<cl::Kernel> & kernels)
+{
+  std::string names;
+  for (const auto & kernel : kernels)
+    names += (names.empty () ? "" : ", ") + kernel.getInfo<CL_KERNEL_FUNCTION_NAME> ();
+  return names;
+}
+
+}  // namespace
+
+/* ---- UserKernel ---- */
+
+bool
+UserKernel::has (ArgRole role) const
+{
+  return std::any_of (arguments.begin (), arguments.end (), [&](const KernelArgument & a) {
+    return a.role == role;
+  });
+}
+
+/* Images: views of the frames' buffers where the device can make them, else images of the
+ * element's own that frames are copied into and out of on the device. */
+struct UserKernelHost::Frames
+{
+  bool views_possible = false;    /* cl_khr_image2d_from_buffer (or OpenCL 2.0) */
+  size_t pitch_alignment = 0;     /* pixels */
+  std::vector<cl::ImageFormat> formats;
+  ImageLayout in {}, out {};
+  bool in_view_format = false, out_view_format = false;
+  cl::Image2D in_copy, out_copy;  /* made once, when a frame cannot be viewed */
+  cl::Kernel to_image, from_image;
+  struct View
+  {
+    cl_mem buffer = nullptr;
+    cl::Image2D image;
+  };
+  std::vector<View> views;        /* the pool's buffers, seen once each */
+  size_t next_view = 0;
+  static constexpr size_t MAX_VIEWS = 16;
+
+  bool viewable (const GstOpenCLFrame & frame, bool input) const
+  {
+    const ImageLayout & layout = input ? in : out;
+    if (!views_possible || !(input ? in_view_format : out_view_format))
+      return false;
+    const size_t stride = (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
+    return GST_VIDEO_INFO_PLANE_OFFSET (&frame.info, 0) == 0 &&
+        stride % (pitch_alignment * layout.channels) == 0;
+  }
+
+  cl::Image2D view (Device & device, const GstOpenCLFrame & frame, bool input)
+  {
+    cl_mem buffer = frame.buffer ();
+    for (const auto & v : views)
+      if (v.buffer == buffer)
+        return v.image;
+    const ImageLayout & layout = input ? in : out;
+    cl_image_format format { layout.order, CL_UNORM_INT8 };
+    cl_image_desc desc {};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = GST_VIDEO_INFO_WIDTH (&frame.info);
+    desc.image_height = GST_VIDEO_INFO_HEIGHT (&frame.info);
+    desc.image_row_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
+    desc.buffer = buffer;
+    cl_int error = CL_SUCCESS;
+    cl_mem image = clCreateImage (device.context (), 0, &format, &desc, nullptr, &error);
+    if (error != CL_SUCCESS)
+      throw cl::Error (error, "clCreateImage (a view of a frame)");
+    View made { buffer, cl::Image2D (image) };
+    if (views.size () < MAX_VIEWS) {
+      views.push_back (made);
+    } else {
+      views[next_view] = made;
+      next_view = (next_view + 1) % MAX_VIEWS;
+    }
+    return made.image;
+  }
+
+  cl::Image2D & copy_image (Device & device, const GstVideoInfo & info, bool input)
+  {
+    cl::Image2D & image = input ? in_copy : out_copy;
+    if (!image ()) {
+      const ImageLayout & layout = input ? in : out;
+      image = cl::Image2D (device.context, CL_MEM_READ_WRITE,
+          cl::ImageFormat (layout.channels == 1 ? CL_R : CL_RGBA, CL_UNORM_INT8),
+          GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
+    }
+    return image;
+  }
+};
+
+/* ---- properties ---- */
+
+void
+UserKernelHost::install_properties (GObjectClass * klass, guint first_id, bool for_source)
+{
+  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property (klass, first_id + LOCATION,
+      g_param_spec_string ("location", "Location",
+          "A .cl file holding the kernel (the later of location and source is used; a new one "
+          "is built in the background while playing)", nullptr, flags));
+  g_object_class_install_property (klass, first_id + SOURCE,
+      g_param_spec_string ("source", "Source",
+          "The OpenCL C program text (the later of location and source is used; a new one is "
+          "built in the background while playing)", nullptr, flags));
+  g_object_class_install_property (klass, first_id + KERNEL,
+      g_param_spec_string ("kernel", "Kernel",
+          "Name of the kernel to run (default: the program's only kernel)", nullptr, flags));
+  g_object_class_install_property (klass, first_id + PARAMETERS,
+      g_param_spec_boxed ("parameters", "Parameters",
+          "Values of the kernel's other arguments, by name, e.g. "
+          "\"p,gain=(float)1.5,shift=(int)3,tint=<0.1,0.2,0.3,1.0>\"; numeric fields are also "
+          "child objects with a controllable 'value' (name::value=)", GST_TYPE_STRUCTURE, flags));
+  g_object_class_install_property (klass, first_id + BUILD_OPTIONS,
+      g_param_spec_string ("build-options", "Build options",
+          "Extra options for the OpenCL compiler (-D NAME=VALUE, -cl-fast-relaxed-math, ...)",
+          nullptr, flags));
+  g_object_class_install_property (klass, first_id + GLOBAL_SIZE,
+      g_param_spec_string ("global-size", "Global size",
+          for_source ? "Work-items: \"WxH\", or \"scale,x=F,y=F\" times the frame's size "
+          "(empty: one per pixel)" : "Work-items: \"WxH\", or \"scale,x=F,y=F\" times the "
+          "output frame's size (empty: one per output pixel)", "", flags));
+  g_object_class_install_property (klass, first_id + LOCAL_SIZE,
+      g_param_spec_string ("local-size", "Local size",
+          "Work-group size \"WxH\" (empty: the driver's choice); the global size is rounded up "
+          "to a multiple of it", "", flags));
+}
+
+UserKernelHost::UserKernelHost (bool for_source) : for_source_ (for_source)
+{
+}
+
+UserKernelHost::~UserKernelHost ()
+{
+  stop ();
+  if (settings_.parameters)
+    gst_structure_free (settings_.parameters);
+  for (auto *child : children_)
+    gst_object_unparent (GST_OBJECT (child));
+}
+
+bool
+UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_id,
+    const GValue * value)
+{
+  if (prop_id < first_id || prop_id >= first_id + COUNT)
+    return false;
+  bool rebuild = false;
+  std::string invalid;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    auto & s = settings_;
+    const char *text = nullptr;
+    switch (prop_id - first_id) {
+      case LOCATION:
+        text = g_value_get_string (value);
+        s.location = text ? text : "";
+        s.source_wins = false;
+        rebuild = true;
+        break;
+      case SOURCE:
+        text = g_value_get_string (value);
+        s.source = text ? text : "";
+        s.source_wins = true;
+        rebuild = true;
+        break;
+      case KERNEL:
+        text = g_value_get_string (value);
+        s.kernel = text ? text : "";
+        rebuild = true;
+        break;
+      case BUILD_OPTIONS:
+        text = g_value_get_string (value);
+        s.build_options = text ? text : "";
+        rebuild = true;
+        break;
+      case PARAMETERS: {
+        const GstStructure *parameters = gst_value_get_structure (value);
+        if (s.parameters)
+          gst_structure_free (s.parameters);
+        s.parameters = parameters ? gst_structure_copy (parameters) : nullptr;
+        parameters_generation_++;
+        break;
+      }
+      case GLOBAL_SIZE:
+      case LOCAL_SIZE: {
+        const bool global = prop_id - first_id == GLOBAL_SIZE;
+        text = g_value_get_string (value);
+        if (!parse_size (text ? text : "", global, global ? s.global : s.local)) {
+          invalid = std::string ("invalid ") + (global ? "global-size" : "local-size") +
+              " \"" + (text ? text : "") + "\": expected WxH" +
+              (global ? " or scale,x=F,y=F" : "") + "; keeping \"" +
+              (global ? s.global : s.local).text + "\"";
+          break;
+        }
+        global_generation_++;
+        break;
+      }
+    }
+    if (rebuild)
+      program_generation_++;
+  }
+  if (!invalid.empty ())
+    GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS, ("%s", invalid.c_str ()), (nullptr));
+  if (prop_id - first_id == PARAMETERS) {
+    GstStructure *copy = nullptr;
+    {
+      std::lock_guard<std::mutex> guard (lock_);
+      if (settings_.parameters)
+        copy = gst_structure_copy (settings_.parameters);
+    }
+    update_children (element, copy);
+    if (copy)
+      gst_structure_free (copy);
+  }
+  if (rebuild)
+    start_background_build (element);
+  return true;
+}
+
+bool
+UserKernelHost::get_property (guint first_id, guint prop_id, GValue * value)
+{
+  if (prop_id < first_id || prop_id >= first_id + COUNT)
+    return false;
+  std::lock_guard<std::mutex> guard (lock_);
+  const auto & s = settings_;
+  switch (prop_id - first_id) {
+    case LOCATION:
+      g_value_set_string (value, s.location.empty () ? nullptr : s.location.c_str ());
+      break;
+    case SOURCE:
+      g_value_set_string (value, s.source.empty () ? nullptr : s.source.c_str ());
+      break;
+    case KERNEL:
+      g_value_set_string (value, s.kernel.empty () ? nullptr : s.kernel.c_str ());
+      break;
+    case BUILD_OPTIONS:
+      g_value_set_string (value, s.build_options.empty () ? nullptr : s.build_options.c_str ());
+      break;
+    case PARAMETERS:
+      gst_value_set_structure (value, s.parameters);
+      break;
+    case GLOBAL_SIZE:
+      g_value_set_string (value, s.global.text.c_str ());
+      break;
+    case LOCAL_SIZE:
+      g_value_set_string (value, s.local.text.c_str ());
+      break;
+  }
+  return true;
+}
+
+/* ---- children: one per numeric field of `parameters` ---- */
+
+void
+UserKernelHost::update_children (GstElement * element, const GstStructure * parameters)
+{
+  std::vector<GstOpenCLKernelParam *> added, removed;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    std::vector<GstOpenCLKernelParam *> kept;
+    for (auto *child : children_) {
+      const gchar *name = GST_OBJECT_NAME (child);
+      const GValue *v = parameters ? gst_structure_get_value (parameters, name) : nullptr;
+      double number = 0.0;
+      if (v && g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE) &&
+          !G_VALUE_HOLDS_BOOLEAN (v)) {
+        GValue d = G_VALUE_INIT;
+        g_value_init (&d, G_TYPE_DOUBLE);
+        g_value_transform (v, &d);
+        number = g_value_get_double (&d);
+        GST_OBJECT_LOCK (child);
+        child->value = number;
+        GST_OBJECT_UNLOCK (child);
+        kept.push_back (child);
+      } else {
+        removed.push_back (child);
+      }
+    }
+    const gint n = parameters ? gst_structure_n_fields (parameters) : 0;
+    for (gint i = 0; i < n; i++) {
+      const gchar *name = gst_structure_nth_field_name (parameters, i);
+      const GValue *v = gst_structure_get_value (parameters, name);
+      GType t = G_VALUE_TYPE (v);
+      if (t != G_TYPE_INT && t != G_TYPE_UINT && t != G_TYPE_INT64 && t != G_TYPE_UINT64 &&
+          t != G_TYPE_FLOAT && t != G_TYPE_DOUBLE)
+        continue;
+      if (std::any_of (kept.begin (), kept.end (), [&](GstOpenCLKernelParam * c) {
+            return g_strcmp0 (GST_OBJECT_NAME (c), name) == 0; }))
+        continue;
+      GValue d = G_VALUE_INIT;
+      g_value_init (&d, G_TYPE_DOUBLE);
+      g_value_transform (v, &d);
+      auto *child = GST_OPENCL_KERNEL_PARAM (g_object_new (GST_TYPE_OPENCL_KERNEL_PARAM,
+              "name", name, nullptr));
+      child->value = g_value_get_double (&d);
+      /* The parent's reference is the one the element keeps. */
+      gst_object_set_parent (GST_OBJECT (child), GST_OBJECT (element));
+      kept.push_back (child);
+      added.push_back (child);
+    }
+    children_ = kept;
+  }
+  /* Signals outside the lock: handlers (gst-launch's delayed properties) set values. */
+  for (auto *child : removed) {
+    gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (child),
+        GST_OBJECT_NAME (child));
+    gst_object_unparent (GST_OBJECT (child));
+  }
+  for (auto *child : added)
+    gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (child),
+        GST_OBJECT_NAME (child));
+}
+
+GObject *
+UserKernelHost::child_by_name (const gchar * name)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  for (auto *child : children_)
+    if (g_strcmp0 (GST_OBJECT_NAME (child), name) == 0)
+      return G_OBJECT (gst_object_ref (child));
+  return nullptr;
+}
+
+GObject *
+UserKernelHost::child_by_index (guint index)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  return index < children_.size () ? G_OBJECT (gst_object_ref (children_[index])) : nullptr;
+}
+
+guint
+UserKernelHost::children_count ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  return (guint) children_.size ();
+}
+
+/* ---- building ---- */
+
+std::shared_ptr<UserKernel>
+UserKernelHost::build (ElementDevice & element_device, const Settings & settings)
+{
+  Device & device = element_device.device ();
+  auto result = std::make_shared<UserKernel> ();
+  std::string text;
+  if (settings.source_wins || settings.location.empty ()) {
+    if (settings.source.empty ())
+      throw Failure (Failure::Kind::Settings,
+          "no kernel: set location (a .cl file) or source (the program text)");
+    text = settings.source;
+    result->origin = "the source property";
+  } else {
+    text = read_program (settings.location, result->origin);
+  }
+
+  const std::string options = "-cl-kernel-arg-info " + settings.build_options;
+  result->program = cl::Program (device.context, text);
+  try {
+    result->program.build ({ device.device }, options.c_str ());
+  } catch (const cl::Error & e) {
+    std::string log;
+    try {
+      log = result->program.getBuildInfo<CL_PROGRAM_BUILD_LOG> (device.device);
+    } catch (const cl::Error &) {
+      log = "(no build log)";
+    }
+    throw BuildFailure ("the kernel program from " + result->origin + " failed to build (" +
+        gst_opencl_error_name (e.err ()) + ")", log);
+  }
+
+  std::vector<cl::Kernel> kernels;
+  result->program.createKernels (&kernels);
+  if (!settings.kernel.empty ()) {
+    for (auto & kernel : kernels)
+      if (kernel.getInfo<CL_KERNEL_FUNCTION_NAME> () == settings.kernel)
+        result->kernel = kernel;
+    if (!result->kernel ())
+      throw Failure (Failure::Kind::Settings, "there is no kernel named '" + settings.kernel +
+          "' in " + result->origin + (kernels.empty () ? std::string (" (it has none)") :
+              " (it has: " + join_names (kernels) + ")"));
+  } else if (kernels.size () == 1) {
+    result->kernel = kernels[0];
+  } else if (kernels.empty ()) {
+    throw Failure (Failure::Kind::Settings, "the program from " + result->origin +
+        " has no kernel");
+  } else {
+    throw Failure (Failure::Kind::Settings, "the program from " + result->origin +
+        " has several kernels (" + join_names (kernels) + "): set the kernel property");
+  }
+  result->kernel_name = result->kernel.getInfo<CL_KERNEL_FUNCTION_NAME> ();
+
+  const std::string who = "kernel '" + result->kernel_name + "'";
+  const cl_uint n_args = result->kernel.getInfo<CL_KERNEL_NUM_ARGS> ();
+  for (cl_uint i = 0; i < n_args; i++) {
+    KernelArgument arg;
+    arg.index = i;
+    cl_kernel_arg_address_qualifier address;
+    cl_kernel_arg_access_qualifier access;
+    try {
+      arg.name = result->kernel.getArgInfo<CL_KERNEL_ARG_NAME> (i);
+      arg.type_name = result->kernel.getArgInfo<CL_KERNEL_ARG_TYPE_NAME> (i);
+      address = result->kernel.getArgInfo<CL_KERNEL_ARG_ADDRESS_QUALIFIER> (i);
+      access = result->kernel.getArgInfo<CL_KERNEL_ARG_ACCESS_QUALIFIER> (i);
+    } catch (const cl::Error & e) {
+      throw Failure (Failure::Kind::Failed, "the driver gives no argument names for " + who +
+          " (" + gst_opencl_error_name (e.err ()) + ")");
+    }
+    /* Some drivers keep a trailing NUL in the strings. */
+    arg.name = arg.name.c_str ();
+    arg.type_name = arg.type_name.c_str ();
+    const std::string what = "argument '" + arg.name + "' (" + arg.type_name + ") of " + who;
+    if (arg.type_name.rfind ("image2d_t", 0) == 0) {
+      if (access == CL_KERNEL_ARG_ACCESS_READ_ONLY && !for_source_)
+        arg.role = ArgRole::InputImage;
+      else if (access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY)
+        arg.role = ArgRole::OutputImage;
+      else
+        throw Failure (Failure::Kind::Settings, what + (for_source_ ?
+                ": a source's kernel takes one __write_only image2d_t, its output" :
+                ": images are the __read_only input and the __write_only output"));
+      if (result->has (arg.role))
+        throw Failure (Failure::Kind::Settings, what + ": a second " +
+            (arg.role == ArgRole::InputImage ? "input" : "output") + " image");
+    } else if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL ||
+        address == CL_KERNEL_ARG_ADDRESS_CONSTANT) {
+      if (arg.name == "src" && !for_source_)
+        arg.role = ArgRole::SrcBuffer;
+      else if (arg.name == "dst")
+        arg.role = ArgRole::DstBuffer;
+      else
+        throw Failure (Failure::Kind::Settings, what + ": the only buffers given are " +
+            (for_source_ ? "dst, the output frame" : "src and dst, the input and output "
+                "frames"));
+    } else if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) {
+      throw Failure (Failure::Kind::Settings, what + ": __local arguments cannot be given; "
+          "declare local memory inside the kernel");
+    } else if (!parse_arg_type (arg.type_name, arg.type)) {
+      throw Failure (Failure::Kind::Settings, what + ": only integer, float and double "
+          "scalars and vectors can be given");
+    } else {
+      static const struct { const char *name; ArgRole role; bool floating; } filled[] = {
+        { "src_stride", ArgRole::SrcStride, false }, { "dst_stride", ArgRole::DstStride, false },
+        { "width", ArgRole::Width, false }, { "height", ArgRole::Height, false },
+        { "frame", ArgRole::Frame, false }, { "time", ArgRole::Time, true },
+      };
+      arg.role = ArgRole::Parameter;
+      for (const auto & f : filled) {
+        if (arg.name != f.name || (f.role == ArgRole::SrcStride && for_source_))
+          continue;
+        if (arg.type.lanes != 1 || (f.floating != (arg.type.kind == 'f')))
+          throw Failure (Failure::Kind::Settings, what + ": the element fills " + f.name +
+              (f.floating ? " with seconds: make it a float" : ": make it an int"));
+        arg.role = f.role;
+      }
+    }
+    result->arguments.push_back (arg);
+  }
+  if (!result->has (ArgRole::OutputImage) && !result->has (ArgRole::DstBuffer))
+    throw Failure (Failure::Kind::Settings, who + " writes nothing: give it a __write_only "
+        "image2d_t argument or a __global buffer named dst");
+  return result;
+}
+
+std::vector<ParameterValue>
+UserKernelHost::bind_parameters (const UserKernel & kernel, const GstStructure * parameters)
+{
+  std::vector<ParameterValue> values;
+  for (const auto & arg : kernel.arguments) {
+    if (arg.role != ArgRole::Parameter)
+      continue;
+    const std::string what = "kernel argument '" + arg.name + "' (" + arg.type_name + ")";
+    const GValue *v = parameters ? gst_structure_get_value (parameters, arg.name.c_str ()) :
+        nullptr;
+    if (!v)
+      throw Failure (Failure::Kind::Settings, what + " has no value: give it in parameters, "
+          "e.g. parameters=\"p," + arg.name + "=(" + (arg.type.kind == 'f' ? "float)1.0" :
+              "int)1") + (arg.type.lanes > 1 ? std::string (" (an array <...> of ") +
+              std::to_string (arg.type.lanes) + " numbers)" : std::string ()) + "\"");
+    ParameterValue value;
+    value.index = arg.index;
+    value.field = arg.name;
+    value.type = arg.type;
+    std::string problem;
+    if (arg.type.lanes == 1) {
+      problem = encode_scalar (arg.type, v, value.bytes);
+    } else if (!GST_VALUE_HOLDS_ARRAY (v)) {
+      problem = std::string ("is ") + gvalue_type_name (v) + ", not an array <...> of " +
+          std::to_string (arg.type.lanes) + " numbers";
+    } else if (gst_value_array_get_size (v) != arg.type.lanes) {
+      problem = "has " + std::to_string (gst_value_array_get_size (v)) + " numbers, not " +
+          std::to_string (arg.type.lanes);
+    } else {
+      for (unsigned lane = 0; lane < arg.type.lanes && problem.empty (); lane++) {
+        problem = encode_scalar (arg.type, gst_value_array_get_value (v, lane),
+            value.bytes + lane * arg.type.bytes);
+        if (!problem.empty ())
+          problem = "element " + std::to_string (lane) + " " + problem;
+      }
+    }
+    if (!problem.empty ())
+      throw Failure (Failure::Kind::Settings, "parameters field '" + arg.name + "' " +
+          problem + ": " + what + " is " + type_text (arg.type));
+    values.push_back (value);
+  }
+  return values;
+}
+
+void
+UserKernelHost::start_background_build (GstElement * element)
+{
+  std::lock_guard<std::mutex> builder_guard (builder_lock_);
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    if (!device_ || !current_ || building_)
+      return;
+    building_ = true;
+  }
+  if (builder_.joinable ())
+    builder_.join ();  /* a finished one */
+  builder_ = std::thread ([this, element]() { background_build (element); });
+}
+
+void
+UserKernelHost::background_build (GstElement * element)
+{
+  for (;;) {
+    Settings snapshot;
+    guint64 generation;
+    ElementDevice *device;
+    {
+      std::lock_guard<std::mutex> guard (lock_);
+      snapshot.location = settings_.location;
+      snapshot.source = settings_.source;
+      snapshot.source_wins = settings_.source_wins;
+      snapshot.kernel = settings_.kernel;
+      snapshot.build_options = settings_.build_options;
+      generation = program_generation_;
+      device = device_;
+      if (!device) {
+        building_ = false;
+        return;
+      }
+    }
+    std::shared_ptr<UserKernel> built;
+    std::string problem, log;
+    try {
+      built = build (*device, snapshot);
+    } catch (const BuildFailure & e) {
+      problem = e.what ();
+      log = e.build_log;
+    } catch (...) {
+      problem = describe_exception (std::current_exception ());
+    }
+    if (!problem.empty ()) {
+      GST_ELEMENT_WARNING (element, LIBRARY, INIT, ("%s; the previous kernel goes on",
+              problem.c_str ()), ("%s", log.empty () ? problem.c_str () : log.c_str ()));
+    }
+    std::lock_guard<std::mutex> guard (lock_);
+    if (built && generation > pending_generation_) {
+      pending_ = built;
+      pending_generation_ = generation;
+    }
+    if (generation == program_generation_) {
+      building_ = false;
+      return;
+    }
+  }
+}
+
+/* ---- negotiation and frames ---- */
+
+static cl::NDRange
+global_range (const SizeSpec & spec, const GstVideoInfo & out)
+{
+  if (!spec.set)
+    return cl::NDRange (GST_VIDEO_INFO_WIDTH (&out), GST_VIDEO_INFO_HEIGHT (&out));
+  if (!spec.scaled)
+    return cl::NDRange (spec.width, spec.height);
+  return cl::NDRange (MAX (1, (size_t) std::lround (GST_VIDEO_INFO_WIDTH (&out) * spec.scale_x)),
+      MAX (1, (size_t) std::lround (GST_VIDEO_INFO_HEIGHT (&out) * spec.scale_y)));
+}
+
+void
+UserKernelHost::ensure_built (ElementDevice & device)
+{
+  Settings snapshot;
+  guint64 generation;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    device_ = &device;
+    snapshot.location = settings_.location;
+    snapshot.source = settings_.source;
+    snapshot.source_wins = settings_.source_wins;
+    snapshot.kernel = settings_.kernel;
+    snapshot.build_options = settings_.build_options;
+    generation = program_generation_;
+    if (pending_ && pending_generation_ == generation) {
+      current_ = pending_;
+      current_generation_ = generation;
+    }
+    pending_.reset ();
+    if (current_ && current_generation_ == generation)
+      return;
+  }
+  auto built = build (device, snapshot);
+  std::lock_guard<std::mutex> guard (lock_);
+  current_ = built;
+  current_generation_ = generation;
+}
+
+void
+UserKernelHost::prepare (GstElement * element, ElementDevice & device, const GstVideoInfo * in,
+    const GstVideoInfo * out)
+{
+  ensure_built (device);
+  SizeSpec global, local;
+  guint64 parameters_generation, sizes_generation;
+  GstStructure *parameters = nullptr;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    global = settings_.global;
+    local = settings_.local;
+    parameters_generation = parameters_generation_;
+    sizes_generation = global_generation_;
+    if (settings_.parameters)
+      parameters = gst_structure_copy (settings_.parameters);
+  }
+  std::unique_ptr<GstStructure, decltype (&gst_structure_free)> owned (parameters,
+      gst_structure_free);
+
+  values_ = bind_parameters (*current_, parameters);
+  applied_parameters_ = parameters_generation;
+
+  out_info_ = *out;
+  have_in_ = in != nullptr;
+  if (in)
+    in_info_ = *in;
+  if (in && !current_->has (ArgRole::Width) && (GST_VIDEO_INFO_WIDTH (in) !=
+          GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (in) != GST_VIDEO_INFO_HEIGHT (out)))
+    throw Failure (Failure::Kind::Settings, "the output is " + std::to_string (out->width) +
+        "x" + std::to_string (out->height) + " but the input " + std::to_string (in->width) +
+        "x" + std::to_string (in->height) + ", and kernel '" + current_->kernel_name +
+        "' takes no width and height to sample with");
+  if (local.set && local.scaled)
+    throw Failure (Failure::Kind::Settings, "local-size must be WxH");
+  global_ = global_range (global, *out);
+  local_ = local.set ? cl::NDRange (local.width, local.height) : cl::NullRange;
+  applied_sizes_ = sizes_generation;
+
+  /* Images: the formats the device has, views where it can make them. */
+  Device & d = device.device ();
+  frames_ = std::make_unique<Frames> ();
+  if (!image_layout (GST_VIDEO_INFO_FORMAT (out), frames_->out) ||
+      (in && !image_layout (GST_VIDEO_INFO_FORMAT (in), frames_->in)))
+    throw Failure (Failure::Kind::Settings, "format not supported by openclkernel");
+  const bool images = d.device.getInfo<CL_DEVICE_IMAGE_SUPPORT> ();
+  if (current_->uses_images () && !images)
+    throw Failure (Failure::Kind::Settings, "the device has no images: write kernel '" +
+        current_->kernel_name + "' with __global src and dst buffers");
+  if (images) {
+    d.context.getSupportedImageFormats (CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+        &frames_->formats);
+    const std::string extensions = d.device.getInfo<CL_DEVICE_EXTENSIONS> ();
+    cl_uint alignment = 0;
+    if (clGetDeviceInfo (d.device (), 0x104A /* CL_DEVICE_IMAGE_PITCH_ALIGNMENT */,
+            sizeof alignment, &alignment, nullptr) != CL_SUCCESS)
+      alignment = 0;
+    const char *views = g_getenv ("GST_OPENCL_IMAGE_VIEWS");
+    frames_->views_possible = alignment > 0 && !(views && g_str_equal (views, "0")) &&
+        (extensions.find ("cl_khr_image2d_from_buffer") != std::string::npos ||
+        d.device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
+    frames_->pitch_alignment = alignment;
+    frames_->in_view_format = in && format_supported (frames_->formats, frames_->in.order);
+    frames_->out_view_format = format_supported (frames_->formats, frames_->out.order);
+    for (const ImageLayout *layout : { &frames_->in, &frames_->out })
+      if (!format_supported (frames_->formats, layout->channels == 1 ? CL_R : CL_RGBA))
+        throw Failure (Failure::Kind::Settings, std::string ("the device has no 8-bit ") +
+            (layout->channels == 1 ? "R" : "RGBA") + " images");
+    frames_->to_image = d.kernel ("image_io", "frame_to_image", "");
+    frames_->from_image = d.kernel ("image_io", "image_to_frame", "");
+    frames_->views.reserve (Frames::MAX_VIEWS);
+  }
+  GST_DEBUG_OBJECT (element, "kernel %s from %s: %zu arguments, %zu parameters, images %s",
+      current_->kernel_name.c_str (), current_->origin.c_str (), current_->arguments.size (),
+      values_.size (), !current_->uses_images () ? "none" : frames_->views_possible ?
+      "viewed where aligned" : "copied");
+}
+
+bool
+UserKernelHost::takes_size ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  return current_ && current_->has (ArgRole::Width) && current_->has (ArgRole::Height);
+}
+
+void
+UserKernelHost::take_updates (GstElement * element)
+{
+  std::string problem;
+  std::shared_ptr<UserKernel> candidate;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    if (pending_ && pending_generation_ > current_generation_) {
+      candidate = pending_;
+      pending_.reset ();
+      try {
+        auto values = bind_parameters (*candidate, settings_.parameters);
+        if (candidate->uses_images () && !frames_->to_image ())
+          throw Failure (Failure::Kind::Settings, "the device has no images");
+        if (have_in_ && !candidate->has (ArgRole::Width) &&
+            (GST_VIDEO_INFO_WIDTH (&in_info_) != GST_VIDEO_INFO_WIDTH (&out_info_) ||
+            GST_VIDEO_INFO_HEIGHT (&in_info_) != GST_VIDEO_INFO_HEIGHT (&out_info_)))
+          throw Failure (Failure::Kind::Settings, "it takes no width and height, and the "
+              "frames change size");
+        current_ = candidate;
+        current_generation_ = pending_generation_;
+        values_ = std::move (values);
+        applied_parameters_ = parameters_generation_;
+      } catch (const std::exception & e) {
+        problem = std::string ("the new kernel cannot run: ") + e.what () +
+            "; the previous kernel goes on";
+        candidate.reset ();
+      }
+    }
+    if (applied_parameters_ != parameters_generation_) {
+      applied_parameters_ = parameters_generation_;
+      try {
+        values_ = bind_parameters (*current_, settings_.parameters);
+      } catch (const std::exception & e) {
+        problem = std::string (e.what ()) + "; the previous parameters stay";
+      }
+    }
+    if (applied_sizes_ != global_generation_) {
+      applied_sizes_ = global_generation_;
+      if (settings_.local.set && settings_.local.scaled) {
+        problem = "local-size must be WxH; the previous one stays";
+      } else {
+        global_ = global_range (settings_.global, out_info_);
+        local_ = settings_.local.set ? cl::NDRange (settings_.local.width,
+            settings_.local.height) : cl::NullRange;
+      }
+    }
+  }
+  if (!problem.empty ())
+    GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS, ("%s", problem.c_str ()), (nullptr));
+  if (candidate) {
+    gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element),
+            gst_structure_new ("opencl-kernel", "kernel", G_TYPE_STRING,
+                candidate->kernel_name.c_str (), "origin", G_TYPE_STRING,
+                candidate->origin.c_str (), nullptr)));
+  }
+}
+
+void
+UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFrame * in,
+    const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number)
+{
+  cl::Kernel & kernel = current_->kernel;
+  Device & d = device.device ();
+  for (const auto & arg : current_->arguments) {
+    unsigned char scalar[8] = {};
+    switch (arg.role) {
+      case ArgRole::InputImage:
+        if (frames_->viewable (*in, true)) {
+          kernel.setArg (arg.index, frames_->view (d, *in, true));
+        } else {
+          cl::Image2D & image = frames_->copy_image (d, in->info, true);
+          frames_->to_image.setArg (0, in->buffer);
+          frames_->to_image.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
+          frames_->to_image.setArg (2, (cl_int) frames_->in.channels);
+          frames_->to_image.setArg (3, frames_->in.bytes);
+          frames_->to_image.setArg (4, image);
+          device.launch (frames_->to_image, cl::NDRange (GST_VIDEO_INFO_WIDTH (&in->info),
+                  GST_VIDEO_INFO_HEIGHT (&in->info)), cl::NullRange);
+          kernel.setArg (arg.index, image);
+        }
+        continue;
+      case ArgRole::OutputImage:
+        kernel.setArg (arg.index, frames_->viewable (out, false) ?
+            frames_->view (d, out, false) : frames_->copy_image (d, out.info, false));
+        continue;
+      case ArgRole::SrcBuffer:
+        kernel.setArg (arg.index, in->buffer);
+        continue;
+      case ArgRole::DstBuffer:
+        kernel.setArg (arg.index, out.buffer);
+        continue;
+      case ArgRole::Parameter:
+        continue;
+      case ArgRole::SrcStride:
+        encode_lane (arg.type, scalar, 0, true, GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
+        break;
+      case ArgRole::DstStride:
+        encode_lane (arg.type, scalar, 0, true, GST_VIDEO_INFO_PLANE_STRIDE (&out.info, 0));
+        break;
+      case ArgRole::Width:
+        encode_lane (arg.type, scalar, 0, true, GST_VIDEO_INFO_WIDTH (&out.info));
+        break;
+      case ArgRole::Height:
+        encode_lane (arg.type, scalar, 0, true, GST_VIDEO_INFO_HEIGHT (&out.info));
+        break;
+      case ArgRole::Frame:
+        encode_lane (arg.type, scalar, 0, true, (gint64) frame_number);
+        break;
+      case ArgRole::Time:
+        encode_lane (arg.type, scalar, GST_CLOCK_TIME_IS_VALID (stream_time) ?
+            (double) stream_time / GST_SECOND : 0.0, false, 0);
+        break;
+    }
+    cl_int error = clSetKernelArg (kernel (), arg.index, arg.type.size (), scalar);
+    if (error != CL_SUCCESS)
+      throw cl::Error (error, "clSetKernelArg");
+  }
+  for (const auto & value : values_) {
+    cl_int error = clSetKernelArg (kernel (), value.index, value.type.size (), value.bytes);
+    if (error != CL_SUCCESS)
+      throw cl::Error (error, "clSetKernelArg");
+  }
+}
+
+void
+UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpenCLFrame * in,
+    const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number)
+{
+  take_updates (element);
+  {
+    /* Controlled parameters take their values for this frame. */
+    std::lock_guard<std::mutex> guard (lock_);
+    for (auto *child : children_) {
+      if (GST_CLOCK_TIME_IS_VALID (stream_time))
+        gst_object_sync_values (GST_OBJECT (child), stream_time);
+      const double number = param_value (child);
+      for (auto & value : values_) {
+        if (value.type.lanes != 1 || value.field != GST_OBJECT_NAME (child))
+          continue;
+        encode_lane (value.type, value.bytes, number, false, 0);
+      }
+    }
+  }
+  set_frame_arguments (device, in, out, stream_time, frame_number);
+  device.launch (current_->kernel, global_, local_);
+  if (current_->has (ArgRole::OutputImage) && !frames_->viewable (out, false)) {
+    auto & from = frames_->from_image;
+    from.setArg (0, frames_->copy_image (device.device (), out.info, false));
+    from.setArg (1, out.buffer);
+    from.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out.info, 0));
+    from.setArg (3, (cl_int) frames_->out.channels);
+    from.setArg (4, frames_->out.bytes);
+    device.launch (from, cl::NDRange (GST_VIDEO_INFO_WIDTH (&out.info),
+            GST_VIDEO_INFO_HEIGHT (&out.info)), cl::NullRange);
+  }
+}
+
+void
+UserKernelHost::stop ()
+{
+  std::lock_guard<std::mutex> builder_guard (builder_lock_);
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    device_ = nullptr;  /* no new build starts, a running one ends after this build */
+  }
+  if (builder_.joinable ())
+    builder_.join ();
+  std::lock_guard<std::mutex> guard (lock_);
+  building_ = false;
+  pending_.reset ();
+  pending_generation_ = 0;
+  current_.reset ();
+  current_generation_ = 0;
+  frames_.reset ();
+  values_.clear ();
+}
+
+}  // namespace gst_opencl

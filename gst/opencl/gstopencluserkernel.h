@@ -1,0 +1,194 @@
+/* gst-opencl: a user's own OpenCL kernel, run on every frame by openclkernel and
+ * openclkernelsrc: its properties, its build (in the background while playing), the binding of
+ * its arguments by name, the frames as images or buffers, and its controllable parameters.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The kernel's contract is in docs/openclkernel.md. In short: read_only / write_only image2d_t
+ * arguments are the input and output frames (normalised 8-bit, RGBA channel order whatever the
+ * frame's byte order); `__global` arguments named src and dst are the frames' bytes, with
+ * src_stride and dst_stride; width, height, time and frame are filled by the element; every
+ * other argument comes, by name, from the `parameters` structure. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframe.h"
+
+G_BEGIN_DECLS
+
+/* One numeric parameter of a user kernel, as a child object of the element (GstChildProxy):
+ * `value` is controllable, so a GstController binding or gst-launch's `name::value=` sets it. */
+#define GST_TYPE_OPENCL_KERNEL_PARAM (gst_opencl_kernel_param_get_type ())
+G_DECLARE_FINAL_TYPE (GstOpenCLKernelParam, gst_opencl_kernel_param, GST, OPENCL_KERNEL_PARAM,
+    GstObject)
+
+G_END_DECLS
+
+namespace gst_opencl {
+
+/* What the element gives an argument, found from its name, type and qualifiers. */
+enum class ArgRole
+{
+  InputImage, OutputImage, SrcBuffer, DstBuffer, SrcStride, DstStride, Width, Height, Time,
+  Frame, Parameter,
+};
+
+/* An OpenCL C scalar or vector type: kind 'i' (signed), 'u' (unsigned) or 'f' (floating). */
+struct ArgType
+{
+  char kind = 0;
+  unsigned bytes = 0;  /* of one lane */
+  unsigned lanes = 0;  /* 1, 2, 3, 4, 8 or 16 */
+  unsigned size () const { return bytes * (lanes == 3 ? 4 : lanes); }
+};
+
+struct KernelArgument
+{
+  cl_uint index = 0;
+  std::string name;
+  std::string type_name;  /* as the driver spells it: "float4", "uchar*", "image2d_t" */
+  ArgRole role = ArgRole::Parameter;
+  ArgType type;           /* scalars and vectors */
+};
+
+/* A built kernel and what its arguments are. Built once per source, never per frame. */
+struct UserKernel
+{
+  cl::Program program;
+  cl::Kernel kernel;
+  std::string kernel_name;
+  std::string origin;  /* the file, or "the source property" */
+  std::vector<KernelArgument> arguments;
+
+  bool has (ArgRole role) const;
+  bool uses_images () const { return has (ArgRole::InputImage) || has (ArgRole::OutputImage); }
+};
+
+/* A kernel-argument value encoded for clSetKernelArg. */
+struct ParameterValue
+{
+  cl_uint index = 0;
+  std::string field;
+  ArgType type;
+  unsigned char bytes[128] = {};
+};
+
+/* A global or local size: absent (the default), a pair, or a scale of the frame's size. */
+struct SizeSpec
+{
+  bool set = false;
+  bool scaled = false;
+  size_t width = 0, height = 0;
+  double scale_x = 1.0, scale_y = 1.0;
+  std::string text;
+};
+
+class UserKernelHost
+{
+public:
+  enum PropertyOffset : guint
+  {
+    LOCATION = 0, SOURCE, KERNEL, PARAMETERS, BUILD_OPTIONS, GLOBAL_SIZE, LOCAL_SIZE, COUNT
+  };
+
+  explicit UserKernelHost (bool for_source);
+  UserKernelHost (const UserKernelHost &) = delete;
+  UserKernelHost & operator= (const UserKernelHost &) = delete;
+  ~UserKernelHost ();
+
+  /* `for_source`: openclkernelsrc's wording (no input frame). */
+  static void install_properties (GObjectClass * klass, guint first_id, bool for_source);
+  bool set_property (GstElement * element, guint first_id, guint prop_id, const GValue * value);
+  bool get_property (guint first_id, guint prop_id, GValue * value);
+
+  /* Builds the kernel now unless the one built last is still current (from start, so a broken
+   * program fails the state change and caps know whether it samples). Throws. */
+  void ensure_built (ElementDevice & device);
+
+  /* Negotiation: builds the kernel when it is new (synchronously), binds its arguments to the
+   * frames and the parameters, makes the images it needs. `in` is null for a source. Throws
+   * Failure / BuildFailure naming what is wrong. */
+  void prepare (GstElement * element, ElementDevice & device, const GstVideoInfo * in,
+      const GstVideoInfo * out);
+
+  /* Whether the kernel negotiated last takes width and height (then it may resample). */
+  bool takes_size ();
+
+  /* Per frame: takes up a kernel built in the background and changed parameters (a WARNING and
+   * the old ones when they do not fit), syncs the parameters' controllers at `stream_time`, sets
+   * the arguments and launches through `device`. No allocation, build or wait after warm-up.
+   * Throws cl::Error. */
+  void run (GstElement * element, ElementDevice & device, const GstOpenCLFrame * in,
+      const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number);
+
+  /* Stop: waits for a background build, drops the kernel, the images and their views. */
+  void stop ();
+
+  /* GstChildProxy: the parameters' child objects. */
+  GObject *child_by_name (const gchar * name);
+  GObject *child_by_index (guint index);
+  guint children_count ();
+
+private:
+  struct Settings
+  {
+    std::string location;
+    std::string source;
+    bool source_wins = false;  /* the later of location and source */
+    std::string kernel;
+    std::string build_options;
+    GstStructure *parameters = nullptr;
+    SizeSpec global, local;
+  };
+  struct Frames;  /* images and their views (gstopencluserkernel.cpp) */
+
+  std::shared_ptr<UserKernel> build (ElementDevice & device, const Settings & settings);
+  std::vector<ParameterValue> bind_parameters (const UserKernel & kernel,
+      const GstStructure * parameters);
+  void check_bindable (const UserKernel & kernel);
+  void start_background_build (GstElement * element);
+  void background_build (GstElement * element);
+  void update_children (GstElement * element, const GstStructure * parameters);
+  void take_updates (GstElement * element);
+  void set_frame_arguments (ElementDevice & device, const GstOpenCLFrame * in,
+      const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number);
+
+  std::mutex lock_;  /* settings_, generations, pending_, children_ */
+  Settings settings_;
+  bool for_source_ = false;
+  guint64 program_generation_ = 0;     /* changes of what the program is built from */
+  guint64 parameters_generation_ = 0;  /* changes of `parameters` */
+  guint64 global_generation_ = 0;      /* changes of global-size / local-size */
+  std::vector<GstOpenCLKernelParam *> children_;  /* parented to the element */
+
+  /* The background build: one thread at a time, for the latest generation. */
+  std::mutex builder_lock_;  /* builder_ itself, taken before lock_ */
+  std::thread builder_;
+  bool building_ = false;
+  std::shared_ptr<UserKernel> pending_;
+  guint64 pending_generation_ = 0;
+  ElementDevice *device_ = nullptr;  /* from prepare () to stop () */
+
+  /* What the streaming thread runs with (touched only there, and in prepare/stop). */
+  std::shared_ptr<UserKernel> current_;
+  guint64 current_generation_ = 0;
+  guint64 applied_parameters_ = 0;
+  guint64 applied_sizes_ = 0;
+  std::vector<ParameterValue> values_;
+  cl::NDRange global_ = cl::NullRange, local_ = cl::NullRange;
+  GstVideoInfo out_info_ {};
+  bool have_in_ = false;
+  GstVideoInfo in_info_ {};
+  std::unique_ptr<Frames> frames_;
+};
+
+}  // namespace gst_opencl

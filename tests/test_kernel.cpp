@@ -1,0 +1,599 @@
+/* gst-opencl tests: openclkernel and openclkernelsrc, users' own kernels, against CPU references
+ * of what the kernels compute: every format, system and OpenCL memory (GL where a display is),
+ * images and buffers, parameters changed and animated while playing, a program replaced while
+ * playing, and every bad input a clear error.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+#include <gst/controller/controller.h>
+#include <gst/video/video.h>
+
+#include <cfenv>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/testutil.h"
+
+using testutil::Frame;
+using testutil::Pattern;
+
+namespace {
+
+/* out = in x gain + offset, per channel, as normalised values. */
+const char *GAIN_OFFSET = R"CL(
+__kernel void gain_offset (__read_only image2d_t in, __write_only image2d_t out, float4 gain,
+    float offset)
+{
+  const int2 p = (int2) (get_global_id (0), get_global_id (1));
+  write_imagef (out, p, read_imagef (in, p) * gain + offset);
+}
+)CL";
+
+/* A horizontal shift read with a clamp-to-edge sampler. */
+const char *SHIFT = R"CL(
+__kernel void shift (__read_only image2d_t in, __write_only image2d_t out, int amount)
+{
+  const sampler_t edge = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |
+      CLK_FILTER_NEAREST;
+  const int2 p = (int2) (get_global_id (0), get_global_id (1));
+  write_imagef (out, p, read_imagef (in, edge, (int2) (p.x - amount, p.y)));
+}
+)CL";
+
+/* The same on bytes: dst = round (src x gain) + offset, through the buffer contract. */
+const char *BYTES = R"CL(
+__kernel void bytes (__global const uchar * src, __global uchar * dst, int src_stride,
+    int dst_stride, int width, int height, int bpp, float gain, int offset)
+{
+  const int x = get_global_id (0), y = get_global_id (1);
+  if (x >= width || y >= height)
+    return;
+  for (int c = 0; c < bpp; c++) {
+    const float v = src[y * src_stride + x * bpp + c] * gain;
+    dst[y * dst_stride + x * bpp + c] = convert_uchar_sat_rte (rint (v) + offset);
+  }
+}
+)CL";
+
+/* Samples the input at the output's size (nearest), so the element may resize. */
+const char *RESAMPLE = R"CL(
+__kernel void resample (__read_only image2d_t in, __write_only image2d_t out, int width,
+    int height)
+{
+  const int x = get_global_id (0), y = get_global_id (1);
+  const int2 from = (int2) (x * get_image_width (in) / width, y * get_image_height (in) / height);
+  write_imagef (out, (int2) (x, y), read_imagef (in, from));
+}
+)CL";
+
+/* A source: ramps in x and y, the frame number and the time, tinted. */
+const char *PATTERN = R"CL(
+__kernel void pattern (__write_only image2d_t out, int width, int height, int frame,
+    float time, float4 tint)
+{
+  const int x = get_global_id (0), y = get_global_id (1);
+  const float4 c = (float4) ((float) x / width, (float) y / height, (frame % 8) / 8.0f,
+      clamp (time, 0.0f, 1.0f));
+  write_imagef (out, (int2) (x, y), c * tint);
+}
+)CL";
+
+struct FormatCase
+{
+  GstVideoFormat format;
+  int bytes[4];  /* byte of red, green, blue, alpha; GRAY8: only [0] */
+  int channels;
+};
+
+const FormatCase FORMATS[] = {
+  { GST_VIDEO_FORMAT_RGBA, { 0, 1, 2, 3 }, 4 }, { GST_VIDEO_FORMAT_BGRA, { 2, 1, 0, 3 }, 4 },
+  { GST_VIDEO_FORMAT_RGBx, { 0, 1, 2, 3 }, 4 }, { GST_VIDEO_FORMAT_BGRx, { 2, 1, 0, 3 }, 4 },
+  { GST_VIDEO_FORMAT_ARGB, { 1, 2, 3, 0 }, 4 }, { GST_VIDEO_FORMAT_ABGR, { 3, 2, 1, 0 }, 4 },
+  { GST_VIDEO_FORMAT_xRGB, { 1, 2, 3, 0 }, 4 }, { GST_VIDEO_FORMAT_xBGR, { 3, 2, 1, 0 }, 4 },
+  { GST_VIDEO_FORMAT_GRAY8, { 0, 0, 0, 0 }, 1 },
+};
+
+uint8_t
+unorm (double value)
+{
+  return (uint8_t) std::lrint (std::min (255.0, std::max (0.0, value * 255.0)));
+}
+
+Frame
+gain_offset_reference (const Frame & in, const FormatCase & f, const double gain[4],
+    double offset)
+{
+  Frame out (in.width, in.height, in.bytes_per_pixel);
+  for (int y = 0; y < in.height; y++)
+    for (int x = 0; x < in.width; x++)
+      for (int c = 0; c < f.channels; c++) {
+        const int b = f.bytes[c];
+        out.row (y)[x * f.channels + b] = unorm (in.row (y)[x * f.channels + b] / 255.0 *
+            gain[c] + offset);
+      }
+  return out;
+}
+
+Frame
+shift_reference (const Frame & in, int amount)
+{
+  Frame out (in.width, in.height, in.bytes_per_pixel);
+  for (int y = 0; y < in.height; y++)
+    for (int x = 0; x < in.width; x++) {
+      const int from = std::min (in.width - 1, std::max (0, x - amount));
+      for (int c = 0; c < in.bytes_per_pixel; c++)
+        out.row (y)[x * in.bytes_per_pixel + c] = in.row (y)[from * in.bytes_per_pixel + c];
+    }
+  return out;
+}
+
+Frame
+bytes_reference (const Frame & in, double gain, int offset)
+{
+  Frame out (in.width, in.height, in.bytes_per_pixel);
+  for (int y = 0; y < in.height; y++)
+    for (int x = 0; x < in.width * in.bytes_per_pixel; x++) {
+      const double v = std::nearbyint ((double) (float) (in.row (y)[x] * (float) gain)) + offset;
+      out.row (y)[x] = (uint8_t) std::min (255.0, std::max (0.0, std::nearbyint (v)));
+    }
+  return out;
+}
+
+/* A harness around openclkernel alone (system memory) or between openclupload and
+ * opencldownload (OpenCL memory in and out); `k` is the kernel element. */
+struct Rig
+{
+  GstHarness *h = nullptr;
+  GstElement *k = nullptr;
+  GstVideoInfo info {};
+
+  Rig (const std::string & memory, const std::string & properties)
+  {
+    std::string core = "openclkernel name=k " + properties;
+    if (memory == "system")
+      h = gst_harness_new_parse (core.c_str ());
+    else if (memory == "opencl")
+      h = gst_harness_new_parse (("openclupload ! " + core + " ! opencldownload").c_str ());
+    else
+      h = gst_harness_new_parse (("glupload ! " + core + " ! gldownload").c_str ());
+    k = gst_bin_get_by_name (GST_BIN (h->element), "k");
+    fail_unless (k != nullptr);
+  }
+  ~Rig ()
+  {
+    gst_object_unref (k);
+    gst_harness_teardown (h);
+  }
+  void caps (GstVideoFormat format, int width, int height)
+  {
+    gst_video_info_set_format (&info, format, width, height);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    GstVideoInfo out = info;
+    gst_harness_set_sink_caps (h, gst_video_info_to_caps (&out));
+  }
+  Frame push (const Frame & in, GstClockTime pts = 0)
+  {
+    GstBuffer *buffer = testutil::to_buffer (in, GST_VIDEO_INFO_FORMAT (&info));
+    GST_BUFFER_PTS (buffer) = pts;
+    GstBuffer *out = gst_harness_push_and_pull (h, buffer);
+    fail_unless (out != nullptr, "no output frame");
+    Frame result = testutil::from_buffer (out, &info);
+    gst_buffer_unref (out);
+    return result;
+  }
+};
+
+void
+expect_same (const Frame & actual, const Frame & expected, int tolerance,
+    const std::string & label)
+{
+  auto difference = testutil::compare (actual, expected,
+      std::vector<int> (actual.bytes_per_pixel, tolerance));
+  fail_unless (difference.over == 0, "%s: %s", label.c_str (),
+      testutil::describe (difference).c_str ());
+}
+
+/* A source property for a gst-launch line: one line (the parser drops backslashes). */
+std::string
+quoted (const char *source)
+{
+  std::string text (source);
+  for (char & c : text)
+    if (c == '\n')
+      c = ' ';
+  return "source=\"" + text + "\"";
+}
+
+/* Every format, two sizes (one odd, one with padded rows), random and structured frames, with
+ * `memory` frames: the gain and offset kernel, the shift and the byte kernel. */
+void
+check_every_format (const std::string & memory)
+{
+  const struct { int width, height, stride_pad; } sizes[] = { { 17, 9, 0 }, { 64, 40, 12 } };
+  const double gain[4] = { 0.5, 1.25, 0.75, 0.5 };
+  for (const auto & f : FORMATS) {
+    const std::string name = gst_video_format_to_string (f.format);
+    Rig images (memory, quoted (GAIN_OFFSET) +
+        " parameters=\"p,gain=<0.5,1.25,0.75,0.5>,offset=0.0625\"");
+    Rig shift (memory, quoted (SHIFT) + " parameters=\"p,amount=3\"");
+    Rig bytes (memory, quoted (BYTES) + " parameters=\"p,bpp=" +
+        std::to_string (f.channels) + ",gain=1.25,offset=-7\"");
+    for (const auto & size : sizes) {
+      for (Rig *rig : { &images, &shift, &bytes })
+        rig->caps (f.format, size.width, size.height);
+      for (Pattern pattern : { Pattern::Random, Pattern::Edges }) {
+        Frame in (size.width, size.height, f.channels,
+            GST_ROUND_UP_4 (size.width * f.channels) + size.stride_pad);
+        testutil::fill (in, pattern, size.width * 7 + (int) f.format);
+        const std::string label = memory + " " + name + " " + std::to_string (size.width) +
+            "x" + std::to_string (size.height) + " " + testutil::pattern_name (pattern);
+        expect_same (images.push (in), gain_offset_reference (in, f, gain, 0.0625), 1,
+            label + " gain/offset");
+        expect_same (shift.push (in), shift_reference (in, 3), 0, label + " shift");
+        expect_same (bytes.push (in), bytes_reference (in, 1.25, -7), 0, label + " bytes");
+      }
+    }
+  }
+}
+
+/* Runs a pipeline to its end and returns the error text ("" for none). */
+std::string
+error_of (const std::string & kernel_properties, const std::string & caps =
+    "video/x-raw,format=RGBA,width=32,height=16")
+{
+  return testutil::run_pipeline ("videotestsrc num-buffers=2 ! " + caps + " ! openclkernel " +
+      kernel_properties + " ! fakesink", 120);
+}
+
+void
+expect_error (const std::string & properties, const std::string & words,
+    const std::string & caps = "video/x-raw,format=RGBA,width=32,height=16")
+{
+  const std::string text = error_of (properties, caps);
+  fail_unless (text.find (words) != std::string::npos,
+      "expected an error saying \"%s\" for [%s], got: %s", words.c_str (), properties.c_str (),
+      text.empty () ? "(no error)" : text.c_str ());
+}
+
+/* A warning's text and debug string. */
+std::string
+warning_text (GstMessage * message)
+{
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  gst_message_parse_warning (message, &error, &debug);
+  std::string text = std::string (error->message) + "\n" + (debug ? debug : "");
+  g_error_free (error);
+  g_free (debug);
+  return text;
+}
+
+/* Pops messages of `type` from `bus` until one satisfies `match` or `seconds` pass. */
+GstMessage *
+wait_message (GstBus * bus, GstMessageType type, int seconds,
+    const std::function<bool (GstMessage *)> & match)
+{
+  const gint64 end = g_get_monotonic_time () + seconds * G_TIME_SPAN_SECOND;
+  do {
+    GstMessage *message = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND, type);
+    if (!message)
+      continue;
+    if (match (message))
+      return message;
+    gst_message_unref (message);
+  } while (g_get_monotonic_time () < end);
+  return nullptr;
+}
+
+}  // namespace
+
+GST_START_TEST (test_every_format_system_memory)
+{
+  check_every_format ("system");
+}
+GST_END_TEST;
+
+GST_START_TEST (test_every_format_opencl_memory)
+{
+  check_every_format ("opencl");
+}
+GST_END_TEST;
+
+/* GL memory (RGBA textures), where the suite has a display. */
+GST_START_TEST (test_gl_memory)
+{
+  GstElement *probe = gst_element_factory_make ("glupload", nullptr);
+  if (!probe || !g_getenv ("DISPLAY")) {
+    if (probe)
+      gst_object_unref (probe);
+    GST_INFO ("no GL display: skipped");
+    return;
+  }
+  gst_object_unref (probe);
+  Rig rig ("gl", quoted (GAIN_OFFSET) + " parameters=\"p,gain=<0.5,1.25,0.75,0.5>,offset=0.0\"");
+  rig.caps (GST_VIDEO_FORMAT_RGBA, 40, 24);
+  Frame in (40, 24, 4);
+  testutil::fill (in, Pattern::Random, 5);
+  const double gain[4] = { 0.5, 1.25, 0.75, 0.5 };
+  expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], gain, 0.0), 1, "GL");
+}
+GST_END_TEST;
+
+/* parameters, a child's value and a controller on it take effect from the next frame. */
+GST_START_TEST (test_parameters_change_while_playing)
+{
+  Rig rig ("system", quoted (GAIN_OFFSET) + " parameters=\"p,gain=<1,1,1,1>,offset=0.0\"");
+  rig.caps (GST_VIDEO_FORMAT_RGBA, 20, 10);
+  Frame in (20, 10, 4);
+  testutil::fill (in, Pattern::Gradient, 3);
+  expect_same (rig.push (in), in, 0, "identity");
+
+  gst_util_set_object_arg (G_OBJECT (rig.k), "parameters",
+      "p,gain=<0.5,0.5,0.5,1.0>,offset=0.25");
+  const double half[4] = { 0.5, 0.5, 0.5, 1.0 };
+  expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], half, 0.25), 1,
+      "new parameters");
+
+  /* The numeric field is a child object; gain, an array, is not. */
+  GObject *offset = gst_child_proxy_get_child_by_name (GST_CHILD_PROXY (rig.k), "offset");
+  fail_unless (offset != nullptr);
+  fail_unless (gst_child_proxy_get_child_by_name (GST_CHILD_PROXY (rig.k), "gain") == nullptr);
+  fail_unless_equals_int (gst_child_proxy_get_children_count (GST_CHILD_PROXY (rig.k)), 1);
+  g_object_set (offset, "value", -0.125, nullptr);
+  expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], half, -0.125), 1,
+      "child value");
+  gst_child_proxy_set (GST_CHILD_PROXY (rig.k), "offset::value", 0.5);
+  expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], half, 0.5), 1,
+      "child proxy path");
+
+  /* A controller curve on the child follows each frame's stream time. */
+  GstControlSource *curve = gst_interpolation_control_source_new ();
+  g_object_set (curve, "mode", GST_INTERPOLATION_MODE_NONE, nullptr);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (curve), 0, 0.0);
+  gst_timed_value_control_source_set (GST_TIMED_VALUE_CONTROL_SOURCE (curve), GST_SECOND, 0.3);
+  gst_object_add_control_binding (GST_OBJECT (offset),
+      gst_direct_control_binding_new_absolute (GST_OBJECT (offset), "value", curve));
+  expect_same (rig.push (in, 0), gain_offset_reference (in, FORMATS[0], half, 0.0), 1, "t=0");
+  expect_same (rig.push (in, GST_SECOND), gain_offset_reference (in, FORMATS[0], half, 0.3), 1,
+      "t=1s");
+  gst_object_unref (curve);
+
+  /* A wrongly typed new value: a warning, and the previous parameters go on. */
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (rig.h->element, bus);
+  gst_util_set_object_arg (G_OBJECT (rig.k), "parameters", "p,gain=<1,1,1,1>,offset=abc");
+  expect_same (rig.push (in, GST_SECOND), gain_offset_reference (in, FORMATS[0], half, 0.3), 1,
+      "after a bad value");
+  GstMessage *warning = wait_message (bus, GST_MESSAGE_WARNING, 5, [](GstMessage *) {
+    return true;
+  });
+  fail_unless (warning != nullptr, "no warning for a mistyped field");
+  std::string text = warning_text (warning);
+  fail_unless (text.find ("offset") != std::string::npos, "%s", text.c_str ());
+  gst_message_unref (warning);
+  gst_element_set_bus (rig.h->element, nullptr);
+  gst_object_unref (bus);
+  g_object_unref (offset);
+}
+GST_END_TEST;
+
+/* A new program while playing: a broken one leaves the old kernel running and posts its build
+ * log; a good one is taken up once built (an opencl-kernel message), from a file too. */
+GST_START_TEST (test_program_replaced_while_playing)
+{
+  Rig rig ("system", quoted (SHIFT) + " parameters=\"p,amount=2,bpp=4,gain=1.0,offset=5\"");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (rig.h->element, bus);
+  rig.caps (GST_VIDEO_FORMAT_BGRx, 24, 8);
+  Frame in (24, 8, 4);
+  testutil::fill (in, Pattern::Random, 9);
+  expect_same (rig.push (in), shift_reference (in, 2), 0, "first program");
+
+  g_object_set (rig.k, "source", "__kernel void broken (__write_only image2d_t out) "
+      "{ this is not C }", nullptr);
+  GstMessage *warning = wait_message (bus, GST_MESSAGE_WARNING, 60, [](GstMessage *) {
+    return true;
+  });
+  fail_unless (warning != nullptr, "no warning for a program that does not build");
+  std::string text = warning_text (warning);
+  fail_unless (text.find ("failed to build") != std::string::npos, "%s", text.c_str ());
+  fail_unless (text.find ("error") != std::string::npos, "no build log in: %s", text.c_str ());
+  gst_message_unref (warning);
+  expect_same (rig.push (in), shift_reference (in, 2), 0, "old program after a failed build");
+
+  gchar *path = nullptr;
+  gint fd = g_file_open_tmp ("kernel-XXXXXX.cl", &path, nullptr);
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (path, BYTES, -1, nullptr));
+  g_object_set (rig.k, "location", path, nullptr);
+  GstMessage *applied = nullptr;
+  for (int i = 0; i < 600 && !applied; i++) {
+    Frame out = rig.push (in);
+    applied = wait_message (bus, GST_MESSAGE_ELEMENT, 0, [](GstMessage * m) {
+      return gst_message_has_name (m, "opencl-kernel");
+    });
+    if (!applied) {
+      expect_same (out, shift_reference (in, 2), 0, "old program while the new one builds");
+      g_usleep (50000);
+    }
+  }
+  fail_unless (applied != nullptr, "the new program was never taken up");
+  fail_unless_equals_string (gst_structure_get_string (gst_message_get_structure (applied),
+          "kernel"), "bytes");
+  gst_message_unref (applied);
+  expect_same (rig.push (in), bytes_reference (in, 1.0, 5), 0, "program from the file");
+  g_unlink (path);
+  g_free (path);
+  gst_element_set_bus (rig.h->element, nullptr);
+  gst_object_unref (bus);
+}
+GST_END_TEST;
+
+/* Downstream asks for another size; the kernel takes width and height and samples. */
+GST_START_TEST (test_resampling_kernel)
+{
+  GstElement *pipeline = testutil::parse_pipeline ("appsrc name=src format=time ! "
+      "openclkernel " + quoted (RESAMPLE) + " ! video/x-raw,width=16,height=6 ! "
+      "appsink name=sink sync=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 40, 12);
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  g_object_set (src, "caps", caps, nullptr);
+  gst_caps_unref (caps);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  Frame in (40, 12, 4);
+  testutil::fill (in, Pattern::Random, 21);
+  GstBuffer *buffer = testutil::to_buffer (in, GST_VIDEO_FORMAT_RGBA);
+  GST_BUFFER_PTS (buffer) = 0;
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
+  GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 60 * GST_SECOND);
+  fail_unless (sample != nullptr);
+  GstVideoInfo out_info;
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGBA, 16, 6);
+  Frame out = testutil::from_buffer (gst_sample_get_buffer (sample), &out_info);
+  gst_sample_unref (sample);
+  Frame expected (16, 6, 4);
+  for (int y = 0; y < 6; y++)
+    for (int x = 0; x < 16; x++)
+      for (int c = 0; c < 4; c++)
+        expected.row (y)[x * 4 + c] = in.row (y * 12 / 6)[(x * 40 / 16) * 4 + c];
+  expect_same (out, expected, 0, "resampled");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Every mistake a user can make in a kernel or its parameters is an error that names it. */
+GST_START_TEST (test_bad_inputs_are_clear_errors)
+{
+  const std::string gain = quoted (GAIN_OFFSET);
+  expect_error (gain, "kernel argument 'gain' (float4) has no value");
+  expect_error (gain + " parameters=\"p,gain=<1,1,1,1>\"", "'offset' (float) has no value");
+  expect_error (gain + " parameters=\"p,gain=(string)x,offset=1.0\"",
+      "field 'gain' is a string");
+  expect_error (gain + " parameters=\"p,gain=<1,1,1>,offset=1.0\"", "has 3 numbers, not 4");
+  expect_error (quoted (SHIFT) + " parameters=\"p,amount=1.5\"",
+      "field 'amount' is a floating-point number");
+  expect_error (quoted (SHIFT) + " parameters=\"p,amount=3\" kernel=nothere",
+      "no kernel named 'nothere'");
+  expect_error ("location=/nonexistent/k.cl", "cannot read the kernel file '/nonexistent/k.cl'");
+  expect_error ("source=\"__kernel void f (__write_only image2d_t o) { syntax error }\"",
+      "failed to build");
+  expect_error ("source=\"__kernel void f (__read_only image2d_t i, int x) { }\"",
+      "writes nothing");
+  expect_error ("source=\"__kernel void a (__global uchar * dst) { } "
+      "__kernel void b (__global uchar * dst) { }\"", "several kernels (");
+  expect_error ("source=\"__kernel void f (__global uchar * dst, __global uchar * other) { }\"",
+      "argument 'other'");
+  expect_error ("source=\"__kernel void f (__global uchar * dst, float width) { }\"",
+      "make it an int");
+  expect_error ("", "no kernel: set location");
+  /* An invalid size is refused with a warning and the default stays: the pipeline runs. */
+  const std::string text = error_of (gain + " parameters=\"p,gain=<1,1,1,1>,offset=0.0\" "
+      "global-size=\"0x0\"");
+  fail_unless (text.empty (), "%s", text.c_str ());
+}
+GST_END_TEST;
+
+/* openclkernelsrc: the pattern against its reference, every format, frame and time filled. */
+GST_START_TEST (test_source_every_format)
+{
+  const char *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx" };
+  for (const char *format : formats) {
+    GstElement *pipeline = testutil::parse_pipeline ("openclkernelsrc name=s num-buffers=3 " +
+        quoted (PATTERN) + " parameters=\"p,tint=<1.0,0.5,1.0,1.0>\" ! video/x-raw,format=" +
+        format + ",width=33,height=17,framerate=4/1 ! appsink name=sink sync=false");
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, gst_video_format_from_string (format), 33, 17);
+    const FormatCase & f = FORMATS[g_str_has_prefix (format, "RGB") ? 0 : 1];
+    for (int n = 0; n < 3; n++) {
+      GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 60 * GST_SECOND);
+      fail_unless (sample != nullptr, "%s: no frame %d", format, n);
+      GstBuffer *buffer = gst_sample_get_buffer (sample);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (buffer), n * GST_SECOND / 4);
+      Frame out = testutil::from_buffer (buffer, &info);
+      gst_sample_unref (sample);
+      Frame expected (33, 17, 4);
+      const double tint[4] = { 1.0, 0.5, 1.0, 1.0 };
+      for (int y = 0; y < 17; y++)
+        for (int x = 0; x < 33; x++) {
+          const double c[4] = { (float) x / 33, (float) y / 17, (n % 8) / 8.0, n / 4.0 };
+          for (int i = 0; i < 4; i++)
+            expected.row (y)[x * 4 + f.bytes[i]] = unorm (c[i] * tint[i]);
+        }
+      expect_same (out, expected, 1, std::string (format) + " frame " + std::to_string (n));
+    }
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+  }
+}
+GST_END_TEST;
+
+/* The source's errors are as clear as the filter's; a live source reports latency. */
+GST_START_TEST (test_source_errors_and_live)
+{
+  std::string text = testutil::run_pipeline ("openclkernelsrc num-buffers=1 source=\"__kernel "
+      "void f (__read_only image2d_t in, __write_only image2d_t out) { }\" ! fakesink");
+  fail_unless (text.find ("a source's kernel takes one __write_only image2d_t") !=
+      std::string::npos, "%s", text.c_str ());
+  text = testutil::run_pipeline ("openclkernelsrc num-buffers=1 " + quoted (PATTERN) +
+      " ! fakesink");
+  fail_unless (text.find ("'tint' (float4) has no value") != std::string::npos, "%s",
+      text.c_str ());
+  text = testutil::run_pipeline ("openclkernelsrc is-live=true num-buffers=3 " +
+      quoted (PATTERN) + " parameters=\"p,tint=<1,1,1,1>\" ! video/x-raw,framerate=30/1,"
+      "width=16,height=16 ! fakesink sync=true");
+  fail_unless (text.empty (), "%s", text.c_str ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_kernel_time_is_reported)
+{
+  Rig rig ("system", quoted (SHIFT) + " parameters=\"p,amount=1\"");
+  rig.caps (GST_VIDEO_FORMAT_RGBA, 64, 32);
+  Frame in (64, 32, 4);
+  testutil::fill (in, Pattern::Random, 1);
+  rig.push (in);
+  rig.push (in);
+  guint64 ns = 0;
+  g_object_get (rig.k, "kernel-time", &ns, nullptr);
+  fail_unless (ns > 0, "kernel-time is 0");
+}
+GST_END_TEST;
+
+static Suite *
+kernel_suite (void)
+{
+  Suite *s = suite_create ("openclkernel");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 900);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_bad_inputs_are_clear_errors);
+  tcase_add_test (tc, test_parameters_change_while_playing);
+  tcase_add_test (tc, test_program_replaced_while_playing);
+  tcase_add_test (tc, test_resampling_kernel);
+  tcase_add_test (tc, test_kernel_time_is_reported);
+  tcase_add_test (tc, test_source_every_format);
+  tcase_add_test (tc, test_source_errors_and_live);
+  tcase_add_test (tc, test_every_format_system_memory);
+  tcase_add_test (tc, test_every_format_opencl_memory);
+  tcase_add_test (tc, test_gl_memory);
+  return s;
+}
+
+GST_CHECK_MAIN (kernel);
