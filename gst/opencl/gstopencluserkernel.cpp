@@ -549,8 +549,11 @@ UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_i
     if (rebuild)
       program_generation_++;
   }
-  if (!invalid.empty ())
+  if (!invalid.empty ()) {
+    /* Before the element is in a pipeline the message reaches no bus: log it too. */
+    GST_WARNING_OBJECT (element, "%s", invalid.c_str ());
     GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS, ("%s", invalid.c_str ()), (nullptr));
+  }
   if (prop_id - first_id == PARAMETERS) {
     GstStructure *copy = nullptr;
     {
@@ -822,11 +825,20 @@ UserKernelHost::bind_parameters (const UserKernel & kernel, const GstStructure *
     const std::string what = "kernel argument '" + arg.name + "' (" + arg.type_name + ")";
     const GValue *v = parameters ? gst_structure_get_value (parameters, arg.name.c_str ()) :
         nullptr;
-    if (!v)
+    if (!v) {
+      const std::string one = arg.type.kind == 'f' ? "1.0" : "1";
+      /* The casts a GstStructure knows: (int), (uint), (float), (double); else a plain 1. */
+      std::string example = arg.type.bytes == 4 || arg.type.kind == 'f' ?
+          "(" + type_text (ArgType { arg.type.kind, arg.type.bytes, 1 }) + ")" + one : one;
+      if (arg.type.lanes > 1) {
+        example = "<" + one;
+        for (unsigned lane = 1; lane < arg.type.lanes; lane++)
+          example += ", " + one;
+        example += ">";
+      }
       throw Failure (Failure::Kind::Settings, what + " has no value: give it in parameters, "
-          "e.g. parameters=\"p," + arg.name + "=(" + (arg.type.kind == 'f' ? "float)1.0" :
-              "int)1") + (arg.type.lanes > 1 ? std::string (" (an array <...> of ") +
-              std::to_string (arg.type.lanes) + " numbers)" : std::string ()) + "\"");
+          "e.g. parameters=\"p," + arg.name + "=" + example + "\"");
+    }
     ParameterValue value;
     value.index = arg.index;
     value.field = arg.name;
@@ -1041,7 +1053,11 @@ bool
 UserKernelHost::takes_size ()
 {
   std::lock_guard<std::mutex> guard (lock_);
-  return current_ && current_->has (ArgRole::Width) && current_->has (ArgRole::Height);
+  /* Before the kernel is built (pads linked in NULL, as gst-launch does), any size may link:
+   * negotiation then fails with a clear error if the kernel cannot sample. */
+  if (!current_)
+    return true;
+  return current_->has (ArgRole::Width) && current_->has (ArgRole::Height);
 }
 
 void

@@ -120,7 +120,8 @@ public:
   void prepare (GstElement * element, ElementDevice & device, const GstVideoInfo * in,
       const GstVideoInfo * out);
 
-  /* Whether the kernel negotiated last takes width and height (then it may resample). */
+  /* Whether the kernel built last takes width and height (then it may resample); true before
+   * any is built, so that pads link in NULL. */
   bool takes_size ();
 
   /* Per frame: takes up a kernel built in the background and changed parameters (a WARNING and

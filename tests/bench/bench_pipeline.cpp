@@ -14,6 +14,10 @@
  *   filter-pool videotestsrc pattern=solid-color ! RGBA ! openclupload ! openclbilateral radius=4
  *               ! RGBA ! fakesink: a filter fed OpenCL memory from a pool (openclupload's), its
  *               output read back to system memory (so that the wall time waits for the kernel)
+ *   kernel-resident  openclkernelsrc (a kernel filling each frame with its number) ! OpenCL memory
+ *               RGBA ! openclkernel (a trivial copy through __global buffers) ! fakesink: the
+ *               programmable elements' own cost over their kernels, frames resident on the device
+ *   kernel-image-resident  the same with both kernels reading and writing image2d_t frames
  *   gl          gltestsrc ! GL memory RGBA ! openclbilateral radius=4 ! gldownload ! fakesink: GL
  *               textures in and out of the filter by the best interop path the drivers allow
  *               (reported as the element's `gl-interop`)
@@ -159,6 +163,25 @@ describe_case (const std::string & name, int width, int height, int buffers,
         "format=RGBA,width=" + std::to_string (width) + ",height=" + std::to_string (height) +
         ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! gldownload ! "
         "fakesink name=sink sync=false";
+  }
+  if (name == "kernel-resident" || name == "kernel-image-resident") {
+    *measured = { "source", "kernel" };
+    const bool images = name == "kernel-image-resident";
+    const std::string fill = images ?
+        "__kernel void fill (__write_only image2d_t out, int frame) { write_imagef (out, "
+        "(int2) (get_global_id (0), get_global_id (1)), (float4) ((frame % 256) / 255.0f)); }" :
+        "__kernel void fill (__global uint * dst, int dst_stride, int frame) { "
+        "dst[get_global_id (1) * (dst_stride / 4) + get_global_id (0)] = frame; }";
+    const std::string copy = images ?
+        "__kernel void copy (__read_only image2d_t in, __write_only image2d_t out) { int2 p = "
+        "(int2) (get_global_id (0), get_global_id (1)); write_imagef (out, p, "
+        "read_imagef (in, p)); }" :
+        "__kernel void copy (__global const uint * src, __global uint * dst, int src_stride, "
+        "int dst_stride) { int x = get_global_id (0), y = get_global_id (1); "
+        "dst[y * (dst_stride / 4) + x] = src[y * (src_stride / 4) + x]; }";
+    return "openclkernelsrc name=source num-buffers=" + n + " source=\"" + fill + "\" ! " +
+        device_caps + " ! openclkernel name=kernel source=\"" + copy + "\" ! " + device_caps +
+        " ! fakesink name=sink sync=false";
   }
   const std::string host_source = "videotestsrc pattern=solid-color num-buffers=" + n + " ! " +
       host_caps;
@@ -386,6 +409,7 @@ parse_options (int argc, char **argv)
   options.warmup_minimum = 0;
   bench::OptionTable table = bench::frame_option_table (options);
   table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
+      "kernel-resident, kernel-image-resident, "
       "histogram-host, filter-pool, gl, gl-host (default resident,round-trip,filter-host)");
   table.parse (argc, argv);
   return options;
