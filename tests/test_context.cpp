@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 namespace {
@@ -143,15 +144,10 @@ GST_END_TEST;
 static Suite *
 context_suite (void)
 {
-  Suite *s = suite_create ("context");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_chained_elements_share_one_context);
-  tcase_add_test (tc, test_application_shares_context_between_pipelines);
-  tcase_add_test (tc, test_separate_pipelines_get_separate_contexts);
-  tcase_add_test (tc, test_chain_runs_to_eos);
-  return s;
+  return TESTUTIL_SUITE ("context", 600,
+      test_chained_elements_share_one_context,
+      test_application_shares_context_between_pipelines,
+      test_separate_pipelines_get_separate_contexts, test_chain_runs_to_eos);
 }
 
 GST_CHECK_MAIN (context);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/bilateral_reference.h"
 #include "reference/histogram_reference.h"
@@ -164,14 +165,9 @@ GST_END_TEST;
 static Suite *
 gl_suite (void)
 {
-  Suite *s = suite_create ("gl");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_gl_memory_matches_reference);
-  tcase_add_test (tc, test_gl_source_to_gl_sink);
-  tcase_add_test (tc, test_gl_histogram_matches_reference);
-  return s;
+  return TESTUTIL_SUITE ("gl", 600,
+      test_gl_memory_matches_reference, test_gl_source_to_gl_sink,
+      test_gl_histogram_matches_reference);
 }
 
 int

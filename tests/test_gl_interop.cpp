@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclglinterop.h"
@@ -643,26 +644,14 @@ static Suite *
 gl_interop_suite (void)
 {
   Suite *suite = suite_create ("opencl-gl-interop");
-  TCase *choice = tcase_create ("choice");
-  tcase_add_test (choice, test_choice_best_first);
-  tcase_add_test (choice, test_choice_khr_conditions);
-  tcase_add_test (choice, test_choice_external_memory_conditions);
-  tcase_add_test (choice, test_choice_format_and_wish);
-  tcase_add_test (choice, test_wanted_from_environment);
-  tcase_add_test (choice, test_extension_lists);
-  suite_add_tcase (suite, choice);
-  TCase *gl = tcase_create ("gl");
-  tcase_set_timeout (gl, 600);
-  tcase_add_test (gl, test_sharing_properties);
-  tcase_add_test (gl, test_bilateral_gl_matches_system);
-  tcase_add_test (gl, test_histogram_draw_gl_matches_system);
-  tcase_add_test (gl, test_convolve3d_gl_matches_system);
-  tcase_add_test (gl, test_mandelbox_gl_matches_system);
-  tcase_add_test (gl, test_upload_from_gl_matches_system);
-  tcase_add_test (gl, test_download_to_gl_matches_system);
-  tcase_add_test (gl, test_system_memory_reports_none);
-  tcase_add_test (gl, test_asking_for_host_copy);
-  suite_add_tcase (suite, gl);
+  TESTUTIL_ADD_CASE (suite, "choice", 0, test_choice_best_first, test_choice_khr_conditions,
+      test_choice_external_memory_conditions, test_choice_format_and_wish,
+      test_wanted_from_environment, test_extension_lists);
+  TESTUTIL_ADD_CASE (suite, "gl", 600, test_sharing_properties, test_bilateral_gl_matches_system,
+      test_histogram_draw_gl_matches_system, test_convolve3d_gl_matches_system,
+      test_mandelbox_gl_matches_system, test_upload_from_gl_matches_system,
+      test_download_to_gl_matches_system, test_system_memory_reports_none,
+      test_asking_for_host_copy);
   return suite;
 }
 

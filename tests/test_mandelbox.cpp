@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/mandelbox_reference.h"
 
@@ -699,33 +700,19 @@ GST_END_TEST;
 static Suite *
 mandelbox_suite (void)
 {
-  Suite *s = suite_create ("openclmandelboxsrc");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_properties_and_defaults);
-  tcase_add_test (tc, test_article_view_128x128);
-  tcase_add_test (tc, test_wide_frame_200x120);
-  tcase_add_test (tc, test_moved_camera_and_light);
-  tcase_add_test (tc, test_every_format);
-  tcase_add_test (tc, test_caps_fixation);
-  tcase_add_test (tc, test_timestamps_and_durations);
-  tcase_add_test (tc, test_timestamps_continue_across_caps_change);
-  tcase_add_test (tc, test_num_buffers);
-  tcase_add_test (tc, test_still_framerate);
-  tcase_add_test (tc, test_property_changes_between_frames);
-  tcase_add_test (tc, test_animation_follows_stream_time);
-  tcase_add_test (tc, test_seek_moves_the_animation);
-  tcase_add_test (tc, test_live_latency);
-  tcase_add_test (tc, test_kernel_time_and_device_name);
-  tcase_add_test (tc, test_shares_context_with_filter);
-  tcase_add_test (tc, test_unsupported_caps_fail_clearly);
-  tcase_add_test (tc, test_too_large_frame_fails_clearly);
-  tcase_add_test (tc, test_unknown_device_fails_clearly);
+  Suite *s = TESTUTIL_SUITE ("openclmandelboxsrc", 600,
+      test_properties_and_defaults, test_article_view_128x128, test_wide_frame_200x120,
+      test_moved_camera_and_light, test_every_format, test_caps_fixation,
+      test_timestamps_and_durations, test_timestamps_continue_across_caps_change,
+      test_num_buffers, test_still_framerate, test_property_changes_between_frames,
+      test_animation_follows_stream_time, test_seek_moves_the_animation, test_live_latency,
+      test_kernel_time_and_device_name, test_shares_context_with_filter,
+      test_unsupported_caps_fail_clearly, test_too_large_frame_fails_clearly,
+      test_unknown_device_fails_clearly);
 #ifdef HAVE_GL
   /* GL needs a display: tests/run.sh provides Xvfb. */
   if (g_getenv ("DISPLAY") || g_getenv ("WAYLAND_DISPLAY"))
-    tcase_add_test (tc, test_gl_memory_output);
+    TESTUTIL_ADD_CASE (s, "gl", 600, test_gl_memory_output);
   else
     g_printerr ("no display: the GL memory test is skipped (run under xvfb-run)\n");
 #endif

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/bilateral_reference.h"
 
@@ -359,19 +360,12 @@ GST_END_TEST;
 static Suite *
 memory_suite (void)
 {
-  Suite *s = suite_create ("memory");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_round_trip_is_exact);
-  tcase_add_test (tc, test_upload_produces_opencl_memory_from_a_pool);
-  tcase_add_test (tc, test_every_element_outputs_opencl_memory);
-  tcase_add_test (tc, test_passthrough_when_already_there);
-  tcase_add_test (tc, test_pipeline_negotiates_and_shares_context);
-  tcase_add_test (tc, test_filter_on_device_frames_matches_reference);
-  tcase_add_test (tc, test_source_renders_into_opencl_memory);
-  tcase_add_test (tc, test_sort_on_device_frames);
-  return s;
+  return TESTUTIL_SUITE ("memory", 300,
+      test_round_trip_is_exact, test_upload_produces_opencl_memory_from_a_pool,
+      test_every_element_outputs_opencl_memory, test_passthrough_when_already_there,
+      test_pipeline_negotiates_and_shares_context,
+      test_filter_on_device_frames_matches_reference, test_source_renders_into_opencl_memory,
+      test_sort_on_device_frames);
 }
 
 GST_CHECK_MAIN (memory);

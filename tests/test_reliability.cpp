@@ -18,6 +18,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 
+#include "common/suite.h"
 #include "common/reliability.h"
 #include "common/testutil.h"
 
@@ -1090,26 +1091,12 @@ GST_END_TEST;
 static Suite *
 reliability_suite (void)
 {
-  Suite *s = suite_create ("reliability");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_state_cycles);
-  tcase_add_test (tc, test_pause_play_while_streaming);
-  tcase_add_test (tc, test_caps_changes_mid_stream);
-  tcase_add_test (tc, test_source_caps_change);
-  tcase_add_test (tc, test_odd_sizes_and_padded_rows);
-  tcase_add_test (tc, test_truncated_buffers);
-  tcase_add_test (tc, test_hostile_tensors);
-  tcase_add_test (tc, test_largest_frame_and_one_beyond);
-  tcase_add_test (tc, test_bad_property_values);
-  tcase_add_test (tc, test_bad_kernel_arrays);
-  tcase_add_test (tc, test_property_hammer_while_playing);
-  tcase_add_test (tc, test_broken_kernel_then_reuse);
-  tcase_add_test (tc, test_parallel_pipelines);
-  tcase_add_test (tc, test_two_of_a_kind);
-  tcase_add_test (tc, test_long_run_memory_flat);
-  return s;
+  return TESTUTIL_SUITE ("reliability", 900,
+      test_state_cycles, test_pause_play_while_streaming, test_caps_changes_mid_stream,
+      test_source_caps_change, test_odd_sizes_and_padded_rows, test_truncated_buffers,
+      test_hostile_tensors, test_largest_frame_and_one_beyond, test_bad_property_values,
+      test_bad_kernel_arrays, test_property_hammer_while_playing, test_broken_kernel_then_reuse,
+      test_parallel_pipelines, test_two_of_a_kind, test_long_run_memory_flat);
 }
 
 int

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclradixsort.h"
@@ -869,35 +870,12 @@ GST_END_TEST;
 static Suite *
 sort_layer_suite (void)
 {
-  Suite *s = suite_create ("opencl-sort-layer");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_empty_and_shapes);
-  tcase_add_test (tc, test_int32_lengths);
-  tcase_add_test (tc, test_uint32_lengths);
-  tcase_add_test (tc, test_float32_lengths);
-  tcase_add_test (tc, test_small_chunk_schedule);
-  tcase_add_test (tc, test_global_passes);
-  tcase_add_test (tc, test_batches);
-  tcase_add_test (tc, test_structured_input);
-  tcase_add_test (tc, test_special_floats);
-  tcase_add_test (tc, test_packed_key_index);
-  tcase_add_test (tc, test_radix_lengths);
-  tcase_add_test (tc, test_radix_small_blocks);
-  tcase_add_test (tc, test_radix_batches);
-  tcase_add_test (tc, test_radix_structured_input);
-  tcase_add_test (tc, test_radix_reuse);
-  tcase_add_test (tc, test_strategy_choice);
-  tcase_add_test (tc, test_radix_shapes);
-  tcase_add_test (tc, test_radix_too_large);
-  return s;
+  return TESTUTIL_SUITE ("opencl-sort-layer", 600,
+      test_empty_and_shapes, test_int32_lengths, test_uint32_lengths, test_float32_lengths,
+      test_small_chunk_schedule, test_global_passes, test_batches, test_structured_input,
+      test_special_floats, test_packed_key_index, test_radix_lengths, test_radix_small_blocks,
+      test_radix_batches, test_radix_structured_input, test_radix_reuse, test_strategy_choice,
+      test_radix_shapes, test_radix_too_large);
 }
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
-  return gst_check_run_suite (sort_layer_suite (), "opencl-sort-layer", __FILE__);
-}
+TESTUTIL_LAYER_MAIN (sort_layer);
