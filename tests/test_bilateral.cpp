@@ -26,18 +26,12 @@ struct Settings
   BilateralMode mode = BilateralMode::Color;
 };
 
+/* The element's nick of the reference's mode. */
 const char *
 mode_nick (BilateralMode mode)
 {
-  switch (mode) {
-    case BilateralMode::Color:
-      return "color";
-    case BilateralMode::Luma:
-      return "luma";
-    case BilateralMode::PerChannel:
-      return "per-channel";
-  }
-  return "?";
+  static const char *const nicks[] = { "color", "luma", "per-channel" };
+  return nicks[(int) mode];
 }
 
 int

@@ -11,6 +11,7 @@
 
 #include "common/element_checks.h"
 #include "common/suite.h"
+#include "common/testutil.h"
 #include "reference/histogram_reference.h"
 
 using checks::check_histogram_message;
@@ -24,15 +25,8 @@ enum class Content { Random, OneColour, Gradient };
 const char *
 content_name (Content content)
 {
-  switch (content) {
-    case Content::Random:
-      return "random";
-    case Content::OneColour:
-      return "one colour";
-    case Content::Gradient:
-      return "gradient";
-  }
-  return "?";
+  static const char *const names[] = { "random", "one colour", "gradient" };
+  return names[(int) content];
 }
 
 struct FormatCase
@@ -655,12 +649,7 @@ GST_START_TEST (test_opencl_memory)
       check_histogram_message (message, format.reference, 64, 1, counts, label);
       gst_message_unref (message);
     }
-    GstPad *pad = gst_element_get_static_pad (element, "sink");
-    GstCaps *caps = gst_pad_get_current_caps (pad);
-    fail_unless (caps && gst_caps_features_contains (gst_caps_get_features (caps, 0),
-            "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
-    gst_caps_unref (caps);
-    gst_object_unref (pad);
+    testutil::expect_negotiated_feature (element, "sink", "memory:OpenCLMemory");
     gst_object_unref (element);
   }
 }

@@ -576,24 +576,6 @@ GST_START_TEST (test_kernel_time_and_device_name)
 }
 GST_END_TEST;
 
-/* The OpenCL context object an element answers a context query with (a new reference). */
-static GObject *
-element_context (GstElement * element)
-{
-  GstQuery *query = gst_query_new_context ("gst.opencl.context");
-  GObject *object = nullptr;
-  if (gst_element_query (element, query)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context (query, &context);
-    const GValue *value = gst_structure_get_value (gst_context_get_structure (context),
-        "context");
-    fail_unless (value != nullptr && G_VALUE_HOLDS_OBJECT (value));
-    object = G_OBJECT (g_value_dup_object (value));
-  }
-  gst_query_unref (query);
-  return object;
-}
-
 GST_START_TEST (test_shares_context_with_filter)
 {
   GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=s num-buffers=2 ! "
@@ -605,8 +587,8 @@ GST_START_TEST (test_shares_context_with_filter)
       GST_STATE_CHANGE_SUCCESS);
   GstElement *source = gst_bin_get_by_name (GST_BIN (pipeline), "s");
   GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
-  GObject *source_context = element_context (source);
-  GObject *filter_context = element_context (filter);
+  GObject *source_context = testutil::element_context (source);
+  GObject *filter_context = testutil::element_context (filter);
   fail_unless (source_context != nullptr);
   fail_unless (source_context == filter_context,
       "the source and the filter run on different OpenCL contexts");
@@ -681,13 +663,7 @@ GST_START_TEST (test_gl_memory_output)
   }
 
   /* The source itself produced GL memory. */
-  GstPad *pad = gst_element_get_static_pad (src, "src");
-  GstCaps *negotiated = gst_pad_get_current_caps (pad);
-  fail_unless (negotiated != nullptr);
-  fail_unless (gst_caps_features_contains (gst_caps_get_features (negotiated, 0),
-          "memory:GLMemory"), "negotiated %" GST_PTR_FORMAT, negotiated);
-  gst_caps_unref (negotiated);
-  gst_object_unref (pad);
+  testutil::expect_negotiated_feature (src, "src", "memory:GLMemory");
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);

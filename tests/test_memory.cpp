@@ -215,13 +215,7 @@ GST_START_TEST (test_pipeline_negotiates_and_shares_context)
   GstElement *down = gst_bin_get_by_name (GST_BIN (pipeline), "down");
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
-  GstPad *pad = gst_element_get_static_pad (up, "src");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  fail_unless (caps != nullptr);
-  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
-          "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
+  testutil::expect_negotiated_feature (up, "src", "memory:OpenCLMemory");
   gchar *up_device = nullptr, *down_device = nullptr;
   g_object_get (up, "device-name", &up_device, nullptr);
   g_object_get (down, "device-name", &down_device, nullptr);
@@ -242,13 +236,7 @@ src_is_opencl (GstElement * bin, const char *name)
 {
   GstElement *element = gst_bin_get_by_name (GST_BIN (bin), name);
   fail_unless (element != nullptr, "no element %s", name);
-  GstPad *pad = gst_element_get_static_pad (element, "src");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  fail_unless (caps != nullptr, "%s has no caps", name);
-  bool opencl = gst_caps_features_contains (gst_caps_get_features (caps, 0),
-      "memory:OpenCLMemory");
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
+  bool opencl = testutil::negotiated_feature (element, "src", "memory:OpenCLMemory");
   gst_object_unref (element);
   return opencl;
 }

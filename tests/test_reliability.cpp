@@ -126,24 +126,6 @@ row_line (const Row & row, int buffers, GstVideoFormat format, int width, int he
       caps_text (format, width, height) + " ! " + row.segment + " " + extra;
 }
 
-std::string
-pop_error (GstBus * bus)
-{
-  std::string text;
-  while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-    if (text.empty ()) {
-      GError *error = nullptr;
-      gchar *debug = nullptr;
-      gst_message_parse_error (message, &error, &debug);
-      text = std::string (error->message) + "\n" + (debug ? debug : "");
-      g_clear_error (&error);
-      g_free (debug);
-    }
-    gst_message_unref (message);
-  }
-  return text;
-}
-
 bool
 contains (const std::string & text, const std::string & part)
 {
@@ -292,10 +274,10 @@ GST_START_TEST (test_state_cycles)
           GST_STATE_CHANGE_FAILURE, "%s: cycle %d", row.name, cycle);
       fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 60 * GST_SECOND) ==
           GST_STATE_CHANGE_SUCCESS, "%s: cycle %d: %s", row.name, cycle,
-          pop_error (bus).c_str ());
+          testutil::first_error (bus).c_str ());
       fail_unless (gst_element_set_state (pipeline, GST_STATE_NULL) ==
           GST_STATE_CHANGE_SUCCESS);
-      std::string error = pop_error (bus);
+      std::string error = testutil::first_error (bus);
       fail_unless (error.empty (), "%s: cycle %d: %s", row.name, cycle, error.c_str ());
       if (cycle == 19)
         rss_early = reliability::resident_bytes ();
@@ -351,12 +333,12 @@ GST_START_TEST (test_pause_play_while_streaming)
       fail_unless (frames.load () >= before + 1, "%s: round %d: no frames in 30 s after "
           "PLAYING (state %s, pending %s) %s", row.name, round,
           gst_element_state_get_name (state), gst_element_state_get_name (pending),
-          pop_error (bus).c_str ());
+          testutil::first_error (bus).c_str ());
       gst_element_set_state (pipeline, GST_STATE_PAUSED);
       gst_element_get_state (pipeline, nullptr, nullptr, 10 * GST_SECOND);
     }
     gst_element_set_state (pipeline, GST_STATE_NULL);
-    std::string error = pop_error (bus);
+    std::string error = testutil::first_error (bus);
     fail_unless (error.empty (), "%s: %s", row.name, error.c_str ());
     gst_object_unref (bus);
     gst_object_unref (pad);
@@ -450,7 +432,7 @@ GST_START_TEST (test_source_caps_change)
       gst_sample_unref (sample);
     }
     GstBus *bus = gst_element_get_bus (pipeline);
-    error = pop_error (bus);
+    error = testutil::first_error (bus);
     fail_unless (error.empty (), "%s: %s", row.name, error.c_str ());
     fail_unless (after >= 3, "%s: only %d frames after the caps change", row.name, after);
     gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -793,7 +775,7 @@ GST_START_TEST (test_property_hammer_while_playing)
     reader.join ();
     fail_unless (message != nullptr, "%s: no EOS", row.name);
     fail_unless (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS, "%s: %s", row.name,
-        pop_error (bus).c_str ());
+        testutil::first_error (bus).c_str ());
     gst_message_unref (message);
     g_print ("property hammer %s: %d sets while 150 frames played\n", row.name, sets.load ());
     gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -827,7 +809,7 @@ GST_START_TEST (test_broken_kernel_then_reuse)
       fail_unless (contains (text, "failed to build") && contains (text, "not_declared"),
           "%s: %s", row.name, text.c_str ());
       gst_element_set_state (pipeline, GST_STATE_NULL);
-      pop_error (bus);
+      testutil::first_error (bus);
     }
     gst_object_unref (bus);
     std::string error = testutil::run_pipeline (pipeline);
@@ -874,7 +856,7 @@ GST_START_TEST (test_parallel_pipelines)
               gst_context_get_structure (shared), "context")));
   for (const auto & row : rows ()) {
     GstElement *element = first_of (pipeline, row.factory);
-    GObject *used = reliability::element_context (element);
+    GObject *used = testutil::element_context (element);
     fail_unless (used == expected, "%s ignored the application's context", row.factory);
     g_object_unref (used);
     gst_object_unref (element);
@@ -1042,7 +1024,7 @@ run_tensors (const std::string & segment, const std::string & caps,
     gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
     gst_sample_unref (sample);
   }
-  *error = pop_error (bus);
+  *error = testutil::first_error (bus);
   fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
       "%s: neither EOS nor an error", line.c_str ());
   gst_element_set_state (pipeline, GST_STATE_NULL);

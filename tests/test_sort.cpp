@@ -51,22 +51,7 @@ struct Harness
     gst_object_unref (bus);
   }
   /* The text of the first error on the bus, "" when there is none. */
-  std::string error ()
-  {
-    std::string text;
-    while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-      if (text.empty ()) {
-        GError *e = nullptr;
-        gchar *debug = nullptr;
-        gst_message_parse_error (message, &e, &debug);
-        text = std::string (e->message) + "\n" + (debug ? debug : "");
-        g_clear_error (&e);
-        g_free (debug);
-      }
-      gst_message_unref (message);
-    }
-    return text;
-  }
+  std::string error () { return testutil::first_error (bus); }
 };
 
 template <typename T>
