@@ -132,6 +132,17 @@ contains (const std::string & text, const std::string & part)
   return text.find (part) != std::string::npos;
 }
 
+/* Counts the buffers that pass `pad` into *count (which must outlive the pad's probes). */
+void
+count_buffers (GstPad * pad, std::atomic<int> *count)
+{
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, [](GstPad *, GstPadProbeInfo *,
+          gpointer data) -> GstPadProbeReturn {
+        (*static_cast<std::atomic<int> *> (data))++;
+        return GST_PAD_PROBE_OK;
+      }, count, nullptr);
+}
+
 std::vector<FrameSpec>
 frames_of (GstVideoFormat format, int width, int height, int count, uint32_t seed, int pad = 0)
 {
@@ -262,11 +273,7 @@ GST_START_TEST (test_state_cycles)
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
     GstPad *pad = gst_element_get_static_pad (sink, "sink");
     std::atomic<int> frames { 0 };
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, [](GstPad *, GstPadProbeInfo *,
-            gpointer data) -> GstPadProbeReturn {
-          (*static_cast<std::atomic<int> *> (data))++;
-          return GST_PAD_PROBE_OK;
-        }, &frames, nullptr);
+    count_buffers (pad, &frames);
     uint64_t rss_early = 0;
     gint64 start = g_get_monotonic_time ();
     for (int cycle = 0; cycle < CYCLES; cycle++) {
@@ -315,11 +322,7 @@ GST_START_TEST (test_pause_play_while_streaming)
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
     GstPad *pad = gst_element_get_static_pad (sink, "sink");
     std::atomic<int> frames { 0 };
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, [](GstPad *, GstPadProbeInfo *,
-            gpointer data) -> GstPadProbeReturn {
-          (*static_cast<std::atomic<int> *> (data))++;
-          return GST_PAD_PROBE_OK;
-        }, &frames, nullptr);
+    count_buffers (pad, &frames);
     GstBus *bus = gst_element_get_bus (pipeline);
     for (int round = 0; round < 8; round++) {
       int before = frames.load ();

@@ -370,25 +370,34 @@ GST_START_TEST (test_global_passes)
 }
 GST_END_TEST;
 
+/* Batches of 2, 3, 7 and 64 rows of random keys of each length (up to 70000 keys in all)
+ * through the three sorts, one per key type. */
+static void
+expect_random_batches (DeviceSort & ints, DeviceSort & uints, DeviceSort & floats,
+    std::initializer_list<size_t> lengths)
+{
+  for (size_t rows : { 2, 3, 7, 64 }) {
+    for (size_t length : lengths) {
+      if (rows * length > 70000)
+        continue;
+      uint32_t seed = (uint32_t) (rows * 100000 + length);
+      expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
+          "random");
+      expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
+          "random", false);
+      expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
+          "random");
+    }
+  }
+}
+
 GST_START_TEST (test_batches)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order);
     DeviceSort uints (shared_device (), SortKey::UInt32, order, GPU_SHAPE);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
-    for (size_t rows : { 2, 3, 7, 64 }) {
-      for (size_t length : { 1, 2, 3, 100, 1000, 4097 }) {
-        if (rows * length > 70000)
-          continue;
-        uint32_t seed = (uint32_t) (rows * 100000 + length);
-        expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
-            "random");
-        expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
-            "random", false);
-        expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
-            "random");
-      }
-    }
+    expect_random_batches (ints, uints, floats, { 1, 2, 3, 100, 1000, 4097 });
   }
 }
 GST_END_TEST;
@@ -621,19 +630,7 @@ GST_START_TEST (test_radix_batches)
       DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
       DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
       DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      for (size_t rows : { 2, 3, 7, 64 }) {
-        for (size_t length : { 1, 2, 3, 100, 1000, 4097, 20000 }) {
-          if (rows * length > 70000)
-            continue;
-          uint32_t seed = (uint32_t) (rows * 100000 + length);
-          expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
-              "random");
-          expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
-              "random", false);
-          expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
-              "random");
-        }
-      }
+      expect_random_batches (ints, uints, floats, { 1, 2, 3, 100, 1000, 4097, 20000 });
     }
   }
 }
