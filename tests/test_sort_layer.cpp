@@ -391,6 +391,24 @@ expect_random_batches (DeviceSort & ints, DeviceSort & uints, DeviceSort & float
   }
 }
 
+/* Each structured pattern of each length through the three sorts: two rows of int32, one of
+ * uint32 and of float. */
+static void
+expect_structured (DeviceSort & ints, DeviceSort & uints, DeviceSort & floats,
+    std::initializer_list<size_t> lengths)
+{
+  for (const char *pattern : { "ascending", "descending", "equal", "few", "extremes" }) {
+    for (size_t length : lengths) {
+      expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
+          pattern);
+      expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
+          pattern);
+      expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
+          pattern);
+    }
+  }
+}
+
 GST_START_TEST (test_batches)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
@@ -404,21 +422,11 @@ GST_END_TEST;
 
 GST_START_TEST (test_structured_input)
 {
-  const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order, GPU_SHAPE);
     DeviceSort uints (shared_device (), SortKey::UInt32, order);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
-    for (const char *pattern : patterns) {
-      for (size_t length : { 3, 1000, 4097, 16384 }) {
-        expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
-            pattern);
-        expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
-            pattern);
-        expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
-            pattern);
-      }
-    }
+    expect_structured (ints, uints, floats, { 3, 1000, 4097, 16384 });
   }
 }
 GST_END_TEST;
@@ -638,23 +646,13 @@ GST_END_TEST;
 
 GST_START_TEST (test_radix_structured_input)
 {
-  const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
   for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
           RADIX_OTHER_DIGITS[1], RADIX_SMALL[4] }) {
     for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
       DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
       DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
       DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      for (const char *pattern : patterns) {
-        for (size_t length : { 3, 1000, 4097, 70000 }) {
-          expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
-              pattern);
-          expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
-              pattern);
-          expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
-              pattern);
-        }
-      }
+      expect_structured (ints, uints, floats, { 3, 1000, 4097, 70000 });
     }
   }
 }
