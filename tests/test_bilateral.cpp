@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/bilateral_reference.h"
 
@@ -25,18 +26,12 @@ struct Settings
   BilateralMode mode = BilateralMode::Color;
 };
 
+/* The element's nick of the reference's mode. */
 const char *
 mode_nick (BilateralMode mode)
 {
-  switch (mode) {
-    case BilateralMode::Color:
-      return "color";
-    case BilateralMode::Luma:
-      return "luma";
-    case BilateralMode::PerChannel:
-      return "per-channel";
-  }
-  return "?";
+  static const char *const nicks[] = { "color", "luma", "per-channel" };
+  return nicks[(int) mode];
 }
 
 int
@@ -450,24 +445,12 @@ GST_END_TEST;
 static Suite *
 bilateral_suite (void)
 {
-  Suite *s = suite_create ("openclbilateral");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_properties_and_defaults);
-  tcase_add_test (tc, test_controlled_property_follows_stream_time);
-  tcase_add_test (tc, test_every_format_and_mode_small_sizes);
-  tcase_add_test (tc, test_640x480);
-  tcase_add_test (tc, test_float_tile);
-  tcase_add_test (tc, test_padded_rows);
-  tcase_add_test (tc, test_radius_and_sigmas);
-  tcase_add_test (tc, test_every_variant);
-  tcase_add_test (tc, test_prescaled_variants);
-  tcase_add_test (tc, test_unknown_variant_is_an_error);
-  tcase_add_test (tc, test_property_changes_between_frames);
-  tcase_add_test (tc, test_kernel_time_and_device_name);
-  tcase_add_test (tc, test_caps_change_mid_stream);
-  return s;
+  return TESTUTIL_SUITE ("openclbilateral", 600,
+      test_properties_and_defaults, test_controlled_property_follows_stream_time,
+      test_every_format_and_mode_small_sizes, test_640x480, test_float_tile, test_padded_rows,
+      test_radius_and_sigmas, test_every_variant, test_prescaled_variants,
+      test_unknown_variant_is_an_error, test_property_changes_between_frames,
+      test_kernel_time_and_device_name, test_caps_change_mid_stream);
 }
 
 GST_CHECK_MAIN (bilateral);

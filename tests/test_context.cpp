@@ -5,31 +5,10 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 namespace {
-
-/* The OpenCL context object an element answers a context query with (a new reference), or
- * nullptr. */
-GObject *
-element_context (GstElement * element)
-{
-  GstQuery *query = gst_query_new_context ("gst.opencl.context");
-  GObject *object = nullptr;
-  if (gst_element_query (element, query)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context (query, &context);
-    fail_unless (context != nullptr);
-    fail_unless_equals_string (gst_context_get_context_type (context), "gst.opencl.context");
-    const GstStructure *s = gst_context_get_structure (context);
-    const GValue *value = gst_structure_get_value (s, "context");
-    fail_unless (value != nullptr && G_VALUE_HOLDS_OBJECT (value));
-    object = G_OBJECT (g_value_dup_object (value));
-    fail_unless (gst_structure_get_string (s, "device-name") != nullptr);
-  }
-  gst_query_unref (query);
-  return object;
-}
 
 GstElement *
 paused_pipeline (const char *description)
@@ -61,9 +40,9 @@ GST_START_TEST (test_chained_elements_share_one_context)
   GstElement *pipeline = paused_pipeline (chain);
   GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b"),
       *c = by_name (pipeline, "c");
-  GObject *context_a = element_context (a);
-  GObject *context_b = element_context (b);
-  GObject *context_c = element_context (c);
+  GObject *context_a = testutil::element_context (a);
+  GObject *context_b = testutil::element_context (b);
+  GObject *context_c = testutil::element_context (c);
   fail_unless (context_a != nullptr);
   fail_unless (context_a == context_b, "neighbours run on different OpenCL contexts");
   /* "cpu" is satisfied by the automatic choice here (PoCL is a CPU device). */
@@ -83,7 +62,7 @@ GST_START_TEST (test_application_shares_context_between_pipelines)
 {
   GstElement *first = paused_pipeline (chain);
   GstElement *a = by_name (first, "a");
-  GObject *shared = element_context (a);
+  GObject *shared = testutil::element_context (a);
   fail_unless (shared != nullptr);
 
   /* The application hands the first pipeline's context to the second before it starts. */
@@ -101,7 +80,7 @@ GST_START_TEST (test_application_shares_context_between_pipelines)
   fail_unless (gst_element_get_state (second, nullptr, nullptr, 120 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS);
   GstElement *x = by_name (second, "x");
-  GObject *used = element_context (x);
+  GObject *used = testutil::element_context (x);
   fail_unless (used == shared, "the element ignored the context it was given");
 
   g_object_unref (used);
@@ -120,7 +99,7 @@ GST_START_TEST (test_separate_pipelines_get_separate_contexts)
   GstElement *first = paused_pipeline (chain);
   GstElement *second = paused_pipeline (chain);
   GstElement *a1 = by_name (first, "a"), *a2 = by_name (second, "a");
-  GObject *c1 = element_context (a1), *c2 = element_context (a2);
+  GObject *c1 = testutil::element_context (a1), *c2 = testutil::element_context (a2);
   fail_unless (c1 && c2 && c1 != c2);
   g_object_unref (c1);
   g_object_unref (c2);
@@ -143,15 +122,10 @@ GST_END_TEST;
 static Suite *
 context_suite (void)
 {
-  Suite *s = suite_create ("context");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_chained_elements_share_one_context);
-  tcase_add_test (tc, test_application_shares_context_between_pipelines);
-  tcase_add_test (tc, test_separate_pipelines_get_separate_contexts);
-  tcase_add_test (tc, test_chain_runs_to_eos);
-  return s;
+  return TESTUTIL_SUITE ("context", 600,
+      test_chained_elements_share_one_context,
+      test_application_shares_context_between_pipelines,
+      test_separate_pipelines_get_separate_contexts, test_chain_runs_to_eos);
 }
 
 GST_CHECK_MAIN (context);

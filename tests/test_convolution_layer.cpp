@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopencltuning.h"
@@ -477,17 +478,9 @@ GST_END_TEST;
 static Suite *
 convolution_layer_suite (void)
 {
-  Suite *s = suite_create ("convolution-layer");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_separate);
-  tcase_add_test (tc, test_variant_strings);
-  tcase_add_test (tc, test_variant_choice);
-  tcase_add_test (tc, test_every_candidate);
-  tcase_add_test (tc, test_resolve);
-  tcase_add_test (tc, test_wrong_tap_count);
-  return s;
+  return TESTUTIL_SUITE ("convolution-layer", 600,
+      test_separate, test_variant_strings, test_variant_choice, test_every_candidate,
+      test_resolve, test_wrong_tap_count);
 }
 
 int

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/convolution_reference.h"
 
@@ -487,22 +488,12 @@ GST_END_TEST;
 static Suite *
 convolve3d_suite (void)
 {
-  Suite *s = suite_create ("openclconvolve3d");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_defaults);
-  tcase_add_test (tc, test_non_separable_every_format);
-  tcase_add_test (tc, test_kernel_shapes_and_stream_ends);
-  tcase_add_test (tc, test_separable_kernels);
-  tcase_add_test (tc, test_gpu_layouts);
-  tcase_add_test (tc, test_latency_and_output_timing);
-  tcase_add_test (tc, test_flush_and_caps_change_reset_the_window);
-  tcase_add_test (tc, test_padded_input_rows);
-  tcase_add_test (tc, test_bad_settings_are_errors);
-  tcase_add_test (tc, test_gl_memory_matches_system_memory);
-  tcase_add_test (tc, test_opencl_memory_matches_system_memory);
-  return s;
+  return TESTUTIL_SUITE ("openclconvolve3d", 600,
+      test_defaults, test_non_separable_every_format, test_kernel_shapes_and_stream_ends,
+      test_separable_kernels, test_gpu_layouts, test_latency_and_output_timing,
+      test_flush_and_caps_change_reset_the_window, test_padded_input_rows,
+      test_bad_settings_are_errors, test_gl_memory_matches_system_memory,
+      test_opencl_memory_matches_system_memory);
 }
 
 int

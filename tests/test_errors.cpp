@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 namespace {
@@ -186,19 +187,11 @@ GST_END_TEST;
 static Suite *
 errors_suite (void)
 {
-  Suite *s = suite_create ("errors");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_unknown_device_lists_devices);
-  tcase_add_test (tc, test_malformed_device_strings);
-  tcase_add_test (tc, test_valid_device_strings);
-  tcase_add_test (tc, test_environment_device);
-  tcase_add_test (tc, test_build_failure_reports_log_and_recovers);
-  tcase_add_test (tc, test_unreadable_kernel_override);
-  tcase_add_test (tc, test_frame_too_large_for_device);
-  tcase_add_test (tc, test_short_buffer_names_the_sizes);
-  return s;
+  return TESTUTIL_SUITE ("errors", 600,
+      test_unknown_device_lists_devices, test_malformed_device_strings,
+      test_valid_device_strings, test_environment_device,
+      test_build_failure_reports_log_and_recovers, test_unreadable_kernel_override,
+      test_frame_too_large_for_device, test_short_buffer_names_the_sizes);
 }
 
 GST_CHECK_MAIN (errors);

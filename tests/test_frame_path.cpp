@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 namespace {
@@ -221,15 +222,9 @@ GST_END_TEST;
 static Suite *
 frame_path_suite (void)
 {
-  Suite *suite = suite_create ("frame-path");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (suite, tc);
-  tcase_add_test (tc, test_paths_give_the_same_frames);
-  tcase_add_test (tc, test_pool_frames_are_not_copied);
-  tcase_add_test (tc, test_slow_sink_keeps_order);
-  tcase_add_test (tc, test_seek_and_pause_in_flight);
-  return suite;
+  return TESTUTIL_SUITE ("frame-path", 600,
+      test_paths_give_the_same_frames, test_pool_frames_are_not_copied,
+      test_slow_sink_keeps_order, test_seek_and_pause_in_flight);
 }
 
 GST_CHECK_MAIN (frame_path);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/bilateral_reference.h"
 #include "reference/histogram_reference.h"
@@ -57,13 +58,7 @@ GST_START_TEST (test_gl_memory_matches_reference)
   }
 
   /* The filter really ran on GL memory, not on frames converted back to system memory. */
-  GstPad *pad = gst_element_get_static_pad (filter, "sink");
-  GstCaps *negotiated = gst_pad_get_current_caps (pad);
-  fail_unless (negotiated != nullptr);
-  fail_unless (gst_caps_features_contains (gst_caps_get_features (negotiated, 0),
-          "memory:GLMemory"), "negotiated %" GST_PTR_FORMAT, negotiated);
-  gst_caps_unref (negotiated);
-  gst_object_unref (pad);
+  testutil::expect_negotiated_feature (filter, "sink", "memory:GLMemory");
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (filter);
@@ -144,13 +139,7 @@ GST_START_TEST (test_gl_histogram_matches_reference)
   }
   gst_message_unref (message);
 
-  GstPad *pad = gst_element_get_static_pad (filter, "sink");
-  GstCaps *negotiated = gst_pad_get_current_caps (pad);
-  fail_unless (negotiated != nullptr);
-  fail_unless (gst_caps_features_contains (gst_caps_get_features (negotiated, 0),
-          "memory:GLMemory"), "negotiated %" GST_PTR_FORMAT, negotiated);
-  gst_caps_unref (negotiated);
-  gst_object_unref (pad);
+  testutil::expect_negotiated_feature (filter, "sink", "memory:GLMemory");
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
@@ -164,14 +153,9 @@ GST_END_TEST;
 static Suite *
 gl_suite (void)
 {
-  Suite *s = suite_create ("gl");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_gl_memory_matches_reference);
-  tcase_add_test (tc, test_gl_source_to_gl_sink);
-  tcase_add_test (tc, test_gl_histogram_matches_reference);
-  return s;
+  return TESTUTIL_SUITE ("gl", 600,
+      test_gl_memory_matches_reference, test_gl_source_to_gl_sink,
+      test_gl_histogram_matches_reference);
 }
 
 int

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclglinterop.h"
@@ -267,9 +268,9 @@ transfer_totals (guint64 * to_device, guint64 * to_host)
   testutil::plugin_transfer_totals (to_device, to_host);
 }
 
-/* ---- What the drivers of this run offer, asked the way the element asks (GlInterop::configure
- * in gstopenclglinterop.cpp). Its probing helpers are private to that file and configure ()
- * also sets the chosen path up, so the test asks the same questions itself, and the path the
+/* ---- What the drivers of this run offer, asked through the layer's probes of the OpenCL device
+ * and the GL context (those GlInterop::configure uses); configure () also sets the chosen path
+ * up, so the test asks the rest itself (context binding, the CUDA exporter), and the path the
  * element reports must be the one choose_gl_interop () gives for the answers. */
 
 /* The device an element without a `device` property runs on. */
@@ -280,40 +281,6 @@ element_device ()
   auto spec = gst_opencl::parse_device_spec (text);
   fail_unless (spec.has_value (), "device string \"%s\"", text.c_str ());
   return gst_opencl::select_device (*spec, text);
-}
-
-/* GL_EXT_memory_object(_fd), pixel buffers and the GL device's UUID, on the GL thread. */
-struct GlAnswers
-{
-  bool memory_object_fd = false;
-  bool pixel_buffers = false;
-  std::string uuid;
-};
-
-void
-ask_gl (GstGLContext * context, gpointer data)
-{
-  constexpr GLenum kNumDeviceUuids = 0x9596;
-  constexpr GLenum kDeviceUuid = 0x9597;
-  auto *answers = static_cast<GlAnswers *> (data);
-  answers->memory_object_fd = gst_gl_context_check_feature (context, "GL_EXT_memory_object_fd") &&
-      gst_gl_context_check_feature (context, "GL_EXT_memory_object");
-  answers->pixel_buffers = gst_gl_context_check_gl_version (context,
-      (GstGLAPI) (GST_GL_API_OPENGL | GST_GL_API_OPENGL3), 2, 1) ||
-      gst_gl_context_check_gl_version (context, GST_GL_API_GLES2, 3, 0);
-  if (!answers->memory_object_fd)
-    return;
-  auto get_uuid = reinterpret_cast<void (*) (GLenum, GLuint, GLubyte *)> (
-      gst_gl_context_get_proc_address (context, "glGetUnsignedBytei_vEXT"));
-  GLint count = 0;
-  context->gl_vtable->GetIntegerv (kNumDeviceUuids, &count);
-  if (get_uuid && count == 1) {
-    GLubyte uuid[16] = { 0 };
-    get_uuid (kDeviceUuid, 0, uuid);
-    answers->uuid = gst_opencl::hex_bytes (uuid, sizeof uuid);
-  }
-  while (context->gl_vtable->GetError () != GL_NO_ERROR) {
-  }
 }
 
 /* The exporter the element looks for: the CUDA driver with the calls it allocates and exports
@@ -361,27 +328,10 @@ cuda_exporter_for (const std::string & uuid, std::string * why_not)
 GlInteropProbe
 probe_drivers (GstGLContext * gl, const cl::Device & device)
 {
-  constexpr cl_uint kClDeviceUuid = 0x106A;
   GlInteropProbe probe;
   probe.format_rgba = true;
-  const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS> ();
-  probe.cl_gl_sharing = gst_opencl::extension_listed (extensions, "cl_khr_gl_sharing");
-  probe.cl_gl_event = gst_opencl::extension_listed (extensions, "cl_khr_gl_event");
-  probe.cl_external_memory_fd = gst_opencl::extension_listed (extensions,
-      "cl_khr_external_memory_opaque_fd");
-  unsigned char uuid[16];
-  if (gst_opencl::extension_listed (extensions, "cl_khr_device_uuid") &&
-      clGetDeviceInfo (device (), kClDeviceUuid, sizeof uuid, uuid, nullptr) == CL_SUCCESS)
-    probe.cl_uuid = gst_opencl::hex_bytes (uuid, sizeof uuid);
-
-  const GstGLPlatform platform = gst_gl_context_get_gl_platform (gl);
-  probe.gl_platform_egl_or_glx = platform == GST_GL_PLATFORM_EGL ||
-      platform == GST_GL_PLATFORM_GLX;
-  GlAnswers answers;
-  gst_gl_context_thread_add (gl, ask_gl, &answers);
-  probe.gl_memory_object_fd = answers.memory_object_fd;
-  probe.gl_pixel_buffers = answers.pixel_buffers;
-  probe.gl_uuid = answers.uuid;
+  gst_opencl::probe_cl_device (device, probe);
+  gst_opencl::probe_gl_context (gl, probe);
 
   probe.cl_context_is_gl_bound = false;
   if (probe.cl_gl_sharing)
@@ -643,26 +593,14 @@ static Suite *
 gl_interop_suite (void)
 {
   Suite *suite = suite_create ("opencl-gl-interop");
-  TCase *choice = tcase_create ("choice");
-  tcase_add_test (choice, test_choice_best_first);
-  tcase_add_test (choice, test_choice_khr_conditions);
-  tcase_add_test (choice, test_choice_external_memory_conditions);
-  tcase_add_test (choice, test_choice_format_and_wish);
-  tcase_add_test (choice, test_wanted_from_environment);
-  tcase_add_test (choice, test_extension_lists);
-  suite_add_tcase (suite, choice);
-  TCase *gl = tcase_create ("gl");
-  tcase_set_timeout (gl, 600);
-  tcase_add_test (gl, test_sharing_properties);
-  tcase_add_test (gl, test_bilateral_gl_matches_system);
-  tcase_add_test (gl, test_histogram_draw_gl_matches_system);
-  tcase_add_test (gl, test_convolve3d_gl_matches_system);
-  tcase_add_test (gl, test_mandelbox_gl_matches_system);
-  tcase_add_test (gl, test_upload_from_gl_matches_system);
-  tcase_add_test (gl, test_download_to_gl_matches_system);
-  tcase_add_test (gl, test_system_memory_reports_none);
-  tcase_add_test (gl, test_asking_for_host_copy);
-  suite_add_tcase (suite, gl);
+  TESTUTIL_ADD_CASE (suite, "choice", 0, test_choice_best_first, test_choice_khr_conditions,
+      test_choice_external_memory_conditions, test_choice_format_and_wish,
+      test_wanted_from_environment, test_extension_lists);
+  TESTUTIL_ADD_CASE (suite, "gl", 600, test_sharing_properties, test_bilateral_gl_matches_system,
+      test_histogram_draw_gl_matches_system, test_convolve3d_gl_matches_system,
+      test_mandelbox_gl_matches_system, test_upload_from_gl_matches_system,
+      test_download_to_gl_matches_system, test_system_memory_reports_none,
+      test_asking_for_host_copy);
   return suite;
 }
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "common/element_checks.h"
+#include "common/suite.h"
+#include "common/testutil.h"
 #include "reference/histogram_reference.h"
 
 using checks::check_histogram_message;
@@ -23,15 +25,8 @@ enum class Content { Random, OneColour, Gradient };
 const char *
 content_name (Content content)
 {
-  switch (content) {
-    case Content::Random:
-      return "random";
-    case Content::OneColour:
-      return "one colour";
-    case Content::Gradient:
-      return "gradient";
-  }
-  return "?";
+  static const char *const names[] = { "random", "one colour", "gradient" };
+  return names[(int) content];
 }
 
 struct FormatCase
@@ -654,12 +649,7 @@ GST_START_TEST (test_opencl_memory)
       check_histogram_message (message, format.reference, 64, 1, counts, label);
       gst_message_unref (message);
     }
-    GstPad *pad = gst_element_get_static_pad (element, "sink");
-    GstCaps *caps = gst_pad_get_current_caps (pad);
-    fail_unless (caps && gst_caps_features_contains (gst_caps_get_features (caps, 0),
-            "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
-    gst_caps_unref (caps);
-    gst_object_unref (pad);
+    testutil::expect_negotiated_feature (element, "sink", "memory:OpenCLMemory");
     gst_object_unref (element);
   }
 }
@@ -811,29 +801,15 @@ static Suite *
 histogram_suite (void)
 {
   Suite *s = suite_create ("openclhistogram");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_properties_and_defaults);
-  tcase_add_test (tc, test_every_format_bins_and_content_small);
-  tcase_add_test (tc, test_640x480);
-  tcase_add_test (tc, test_padded_rows);
-  tcase_add_test (tc, test_interval_sums_frames);
-  tcase_add_test (tc, test_bins_change_closes_interval);
-  tcase_add_test (tc, test_interval_without_durations);
-  tcase_add_test (tc, test_post_messages_off);
-  tcase_add_test (tc, test_passthrough_without_copy);
-  tcase_add_test (tc, test_draw_changes_only_the_corner);
-  tcase_add_test (tc, test_draw_toggled);
-  tcase_add_test (tc, test_caps_change_renames_channels);
-  tcase_add_test (tc, test_allocation_query_is_downstreams);
-  tcase_add_test (tc, test_opencl_memory);
-  tcase_add_test (tc, test_short_buffer_is_an_error);
-  tcase_add_test (tc, test_variants_listed);
+  TCase *tc = TESTUTIL_ADD_CASE (s, "general", 600,
+      test_properties_and_defaults, test_every_format_bins_and_content_small, test_640x480,
+      test_padded_rows, test_interval_sums_frames, test_bins_change_closes_interval,
+      test_interval_without_durations, test_post_messages_off, test_passthrough_without_copy,
+      test_draw_changes_only_the_corner, test_draw_toggled, test_caps_change_renames_channels,
+      test_allocation_query_is_downstreams, test_opencl_memory, test_short_buffer_is_an_error,
+      test_variants_listed, test_work_groups_draw, test_packed_counters_stay_exact,
+      test_consecutive_frames);
   tcase_add_loop_test (tc, test_variant, 0, n_variants);
-  tcase_add_test (tc, test_work_groups_draw);
-  tcase_add_test (tc, test_packed_counters_stay_exact);
-  tcase_add_test (tc, test_consecutive_frames);
   return s;
 }
 

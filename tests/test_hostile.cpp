@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopencltensor.h"
@@ -141,19 +142,9 @@ GST_END_TEST;
 static Suite *
 hostile_suite (void)
 {
-  Suite *s = suite_create ("hostile");
-  TCase *tc = tcase_create ("general");
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_hostile_tensor_caps);
-  tcase_add_test (tc, test_hostile_device_strings);
-  tcase_add_test (tc, test_driver_allocation_failure_names_the_call);
-  return s;
+  return TESTUTIL_SUITE ("hostile", 0,
+      test_hostile_tensor_caps, test_hostile_device_strings,
+      test_driver_allocation_failure_names_the_call);
 }
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
-  return gst_check_run_suite (hostile_suite (), "hostile", __FILE__);
-}
+TESTUTIL_LAYER_MAIN (hostile);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclkernels.h"
@@ -530,23 +531,11 @@ GST_END_TEST;
 static Suite *
 layer_suite (void)
 {
-  Suite *s = suite_create ("opencl-layer");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_parse_device_spec);
-  tcase_add_test (tc, test_error_names);
-  tcase_add_test (tc, test_stable_hash);
-  tcase_add_test (tc, test_device_selection);
-  tcase_add_test (tc, test_program_cache_memory_and_disk);
-  tcase_add_test (tc, test_program_cache_disabled);
-  tcase_add_test (tc, test_build_failure_carries_log);
-  tcase_add_test (tc, test_kernel_sources);
-  tcase_add_test (tc, test_tensor_caps);
-  tcase_add_test (tc, test_variant_tuning);
-  tcase_add_test (tc, test_variant_tuning_report);
-  tcase_add_test (tc, test_memory_maps);
-  return s;
+  return TESTUTIL_SUITE ("opencl-layer", 300,
+      test_parse_device_spec, test_error_names, test_stable_hash, test_device_selection,
+      test_program_cache_memory_and_disk, test_program_cache_disabled,
+      test_build_failure_carries_log, test_kernel_sources, test_tensor_caps,
+      test_variant_tuning, test_variant_tuning_report, test_memory_maps);
 }
 
 int

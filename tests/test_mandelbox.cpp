@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/mandelbox_reference.h"
 
@@ -575,24 +576,6 @@ GST_START_TEST (test_kernel_time_and_device_name)
 }
 GST_END_TEST;
 
-/* The OpenCL context object an element answers a context query with (a new reference). */
-static GObject *
-element_context (GstElement * element)
-{
-  GstQuery *query = gst_query_new_context ("gst.opencl.context");
-  GObject *object = nullptr;
-  if (gst_element_query (element, query)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context (query, &context);
-    const GValue *value = gst_structure_get_value (gst_context_get_structure (context),
-        "context");
-    fail_unless (value != nullptr && G_VALUE_HOLDS_OBJECT (value));
-    object = G_OBJECT (g_value_dup_object (value));
-  }
-  gst_query_unref (query);
-  return object;
-}
-
 GST_START_TEST (test_shares_context_with_filter)
 {
   GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=s num-buffers=2 ! "
@@ -604,8 +587,8 @@ GST_START_TEST (test_shares_context_with_filter)
       GST_STATE_CHANGE_SUCCESS);
   GstElement *source = gst_bin_get_by_name (GST_BIN (pipeline), "s");
   GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
-  GObject *source_context = element_context (source);
-  GObject *filter_context = element_context (filter);
+  GObject *source_context = testutil::element_context (source);
+  GObject *filter_context = testutil::element_context (filter);
   fail_unless (source_context != nullptr);
   fail_unless (source_context == filter_context,
       "the source and the filter run on different OpenCL contexts");
@@ -680,13 +663,7 @@ GST_START_TEST (test_gl_memory_output)
   }
 
   /* The source itself produced GL memory. */
-  GstPad *pad = gst_element_get_static_pad (src, "src");
-  GstCaps *negotiated = gst_pad_get_current_caps (pad);
-  fail_unless (negotiated != nullptr);
-  fail_unless (gst_caps_features_contains (gst_caps_get_features (negotiated, 0),
-          "memory:GLMemory"), "negotiated %" GST_PTR_FORMAT, negotiated);
-  gst_caps_unref (negotiated);
-  gst_object_unref (pad);
+  testutil::expect_negotiated_feature (src, "src", "memory:GLMemory");
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
@@ -699,33 +676,19 @@ GST_END_TEST;
 static Suite *
 mandelbox_suite (void)
 {
-  Suite *s = suite_create ("openclmandelboxsrc");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_properties_and_defaults);
-  tcase_add_test (tc, test_article_view_128x128);
-  tcase_add_test (tc, test_wide_frame_200x120);
-  tcase_add_test (tc, test_moved_camera_and_light);
-  tcase_add_test (tc, test_every_format);
-  tcase_add_test (tc, test_caps_fixation);
-  tcase_add_test (tc, test_timestamps_and_durations);
-  tcase_add_test (tc, test_timestamps_continue_across_caps_change);
-  tcase_add_test (tc, test_num_buffers);
-  tcase_add_test (tc, test_still_framerate);
-  tcase_add_test (tc, test_property_changes_between_frames);
-  tcase_add_test (tc, test_animation_follows_stream_time);
-  tcase_add_test (tc, test_seek_moves_the_animation);
-  tcase_add_test (tc, test_live_latency);
-  tcase_add_test (tc, test_kernel_time_and_device_name);
-  tcase_add_test (tc, test_shares_context_with_filter);
-  tcase_add_test (tc, test_unsupported_caps_fail_clearly);
-  tcase_add_test (tc, test_too_large_frame_fails_clearly);
-  tcase_add_test (tc, test_unknown_device_fails_clearly);
+  Suite *s = TESTUTIL_SUITE ("openclmandelboxsrc", 600,
+      test_properties_and_defaults, test_article_view_128x128, test_wide_frame_200x120,
+      test_moved_camera_and_light, test_every_format, test_caps_fixation,
+      test_timestamps_and_durations, test_timestamps_continue_across_caps_change,
+      test_num_buffers, test_still_framerate, test_property_changes_between_frames,
+      test_animation_follows_stream_time, test_seek_moves_the_animation, test_live_latency,
+      test_kernel_time_and_device_name, test_shares_context_with_filter,
+      test_unsupported_caps_fail_clearly, test_too_large_frame_fails_clearly,
+      test_unknown_device_fails_clearly);
 #ifdef HAVE_GL
   /* GL needs a display: tests/run.sh provides Xvfb. */
   if (g_getenv ("DISPLAY") || g_getenv ("WAYLAND_DISPLAY"))
-    tcase_add_test (tc, test_gl_memory_output);
+    TESTUTIL_ADD_CASE (s, "gl", 600, test_gl_memory_output);
   else
     g_printerr ("no display: the GL memory test is skipped (run under xvfb-run)\n");
 #endif

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/element_checks.h"
 #include "common/reliability.h"
 #include "common/testutil.h"
@@ -556,19 +557,9 @@ GST_END_TEST;
 static Suite *
 media_suite (void)
 {
-  Suite *s = suite_create ("media");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_bilateral);
-  tcase_add_test (tc, test_histogram);
-  tcase_add_test (tc, test_convolve3d);
-  tcase_add_test (tc, test_multiconvolve);
-  tcase_add_test (tc, test_sort);
-  tcase_add_test (tc, test_uridecodebin);
-  tcase_add_test (tc, test_playbin_video_filter);
-  tcase_add_test (tc, test_flushing_seek);
-  return s;
+  return TESTUTIL_SUITE ("media", 300,
+      test_bilateral, test_histogram, test_convolve3d, test_multiconvolve, test_sort,
+      test_uridecodebin, test_playbin_video_filter, test_flushing_seek);
 }
 
 GST_CHECK_MAIN (media);

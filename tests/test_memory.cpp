@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/bilateral_reference.h"
 
@@ -214,13 +215,7 @@ GST_START_TEST (test_pipeline_negotiates_and_shares_context)
   GstElement *down = gst_bin_get_by_name (GST_BIN (pipeline), "down");
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
-  GstPad *pad = gst_element_get_static_pad (up, "src");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  fail_unless (caps != nullptr);
-  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
-          "memory:OpenCLMemory"), "negotiated %" GST_PTR_FORMAT, caps);
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
+  testutil::expect_negotiated_feature (up, "src", "memory:OpenCLMemory");
   gchar *up_device = nullptr, *down_device = nullptr;
   g_object_get (up, "device-name", &up_device, nullptr);
   g_object_get (down, "device-name", &down_device, nullptr);
@@ -241,13 +236,7 @@ src_is_opencl (GstElement * bin, const char *name)
 {
   GstElement *element = gst_bin_get_by_name (GST_BIN (bin), name);
   fail_unless (element != nullptr, "no element %s", name);
-  GstPad *pad = gst_element_get_static_pad (element, "src");
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  fail_unless (caps != nullptr, "%s has no caps", name);
-  bool opencl = gst_caps_features_contains (gst_caps_get_features (caps, 0),
-      "memory:OpenCLMemory");
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
+  bool opencl = testutil::negotiated_feature (element, "src", "memory:OpenCLMemory");
   gst_object_unref (element);
   return opencl;
 }
@@ -359,19 +348,12 @@ GST_END_TEST;
 static Suite *
 memory_suite (void)
 {
-  Suite *s = suite_create ("memory");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_round_trip_is_exact);
-  tcase_add_test (tc, test_upload_produces_opencl_memory_from_a_pool);
-  tcase_add_test (tc, test_every_element_outputs_opencl_memory);
-  tcase_add_test (tc, test_passthrough_when_already_there);
-  tcase_add_test (tc, test_pipeline_negotiates_and_shares_context);
-  tcase_add_test (tc, test_filter_on_device_frames_matches_reference);
-  tcase_add_test (tc, test_source_renders_into_opencl_memory);
-  tcase_add_test (tc, test_sort_on_device_frames);
-  return s;
+  return TESTUTIL_SUITE ("memory", 300,
+      test_round_trip_is_exact, test_upload_produces_opencl_memory_from_a_pool,
+      test_every_element_outputs_opencl_memory, test_passthrough_when_already_there,
+      test_pipeline_negotiates_and_shares_context,
+      test_filter_on_device_frames_matches_reference, test_source_renders_into_opencl_memory,
+      test_sort_on_device_frames);
 }
 
 GST_CHECK_MAIN (memory);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/element_checks.h"
 #include "common/testutil.h"
 #include "reference/convolution_reference.h"
@@ -439,20 +440,10 @@ GST_END_TEST;
 static Suite *
 multiconvolve_suite (void)
 {
-  Suite *s = suite_create ("openclmulticonvolve");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_defaults);
-  tcase_add_test (tc, test_every_kernel_size);
-  tcase_add_test (tc, test_filter_counts);
-  tcase_add_test (tc, test_video_output);
-  tcase_add_test (tc, test_kernels_file);
-  tcase_add_test (tc, test_bad_settings_are_errors);
-  tcase_add_test (tc, test_opencl_memory_input);
-  tcase_add_test (tc, test_gpu_layouts);
-  tcase_add_test (tc, test_tuning);
-  return s;
+  return TESTUTIL_SUITE ("openclmulticonvolve", 600,
+      test_defaults, test_every_kernel_size, test_filter_counts, test_video_output,
+      test_kernels_file, test_bad_settings_are_errors, test_opencl_memory_input,
+      test_gpu_layouts, test_tuning);
 }
 
 int

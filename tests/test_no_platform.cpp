@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include <CL/cl.h>
 
@@ -41,12 +42,8 @@ GST_END_TEST;
 static Suite *
 no_platform_suite (void)
 {
-  Suite *s = suite_create ("no-platform");
-  TCase *tc = tcase_create ("general");
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_plugin_loads_without_platform);
-  tcase_add_test (tc, test_start_fails_with_no_device);
-  return s;
+  return TESTUTIL_SUITE ("no-platform", 0,
+      test_plugin_loads_without_platform, test_start_fails_with_no_device);
 }
 
 int

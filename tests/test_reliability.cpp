@@ -18,6 +18,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 
+#include "common/suite.h"
 #include "common/reliability.h"
 #include "common/testutil.h"
 
@@ -125,28 +126,21 @@ row_line (const Row & row, int buffers, GstVideoFormat format, int width, int he
       caps_text (format, width, height) + " ! " + row.segment + " " + extra;
 }
 
-std::string
-pop_error (GstBus * bus)
-{
-  std::string text;
-  while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-    if (text.empty ()) {
-      GError *error = nullptr;
-      gchar *debug = nullptr;
-      gst_message_parse_error (message, &error, &debug);
-      text = std::string (error->message) + "\n" + (debug ? debug : "");
-      g_clear_error (&error);
-      g_free (debug);
-    }
-    gst_message_unref (message);
-  }
-  return text;
-}
-
 bool
 contains (const std::string & text, const std::string & part)
 {
   return text.find (part) != std::string::npos;
+}
+
+/* Counts the buffers that pass `pad` into *count (which must outlive the pad's probes). */
+void
+count_buffers (GstPad * pad, std::atomic<int> *count)
+{
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, [](GstPad *, GstPadProbeInfo *,
+          gpointer data) -> GstPadProbeReturn {
+        (*static_cast<std::atomic<int> *> (data))++;
+        return GST_PAD_PROBE_OK;
+      }, count, nullptr);
 }
 
 std::vector<FrameSpec>
@@ -279,11 +273,7 @@ GST_START_TEST (test_state_cycles)
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
     GstPad *pad = gst_element_get_static_pad (sink, "sink");
     std::atomic<int> frames { 0 };
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, [](GstPad *, GstPadProbeInfo *,
-            gpointer data) -> GstPadProbeReturn {
-          (*static_cast<std::atomic<int> *> (data))++;
-          return GST_PAD_PROBE_OK;
-        }, &frames, nullptr);
+    count_buffers (pad, &frames);
     uint64_t rss_early = 0;
     gint64 start = g_get_monotonic_time ();
     for (int cycle = 0; cycle < CYCLES; cycle++) {
@@ -291,10 +281,10 @@ GST_START_TEST (test_state_cycles)
           GST_STATE_CHANGE_FAILURE, "%s: cycle %d", row.name, cycle);
       fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 60 * GST_SECOND) ==
           GST_STATE_CHANGE_SUCCESS, "%s: cycle %d: %s", row.name, cycle,
-          pop_error (bus).c_str ());
+          testutil::first_error (bus).c_str ());
       fail_unless (gst_element_set_state (pipeline, GST_STATE_NULL) ==
           GST_STATE_CHANGE_SUCCESS);
-      std::string error = pop_error (bus);
+      std::string error = testutil::first_error (bus);
       fail_unless (error.empty (), "%s: cycle %d: %s", row.name, cycle, error.c_str ());
       if (cycle == 19)
         rss_early = reliability::resident_bytes ();
@@ -332,11 +322,7 @@ GST_START_TEST (test_pause_play_while_streaming)
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
     GstPad *pad = gst_element_get_static_pad (sink, "sink");
     std::atomic<int> frames { 0 };
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, [](GstPad *, GstPadProbeInfo *,
-            gpointer data) -> GstPadProbeReturn {
-          (*static_cast<std::atomic<int> *> (data))++;
-          return GST_PAD_PROBE_OK;
-        }, &frames, nullptr);
+    count_buffers (pad, &frames);
     GstBus *bus = gst_element_get_bus (pipeline);
     for (int round = 0; round < 8; round++) {
       int before = frames.load ();
@@ -350,12 +336,12 @@ GST_START_TEST (test_pause_play_while_streaming)
       fail_unless (frames.load () >= before + 1, "%s: round %d: no frames in 30 s after "
           "PLAYING (state %s, pending %s) %s", row.name, round,
           gst_element_state_get_name (state), gst_element_state_get_name (pending),
-          pop_error (bus).c_str ());
+          testutil::first_error (bus).c_str ());
       gst_element_set_state (pipeline, GST_STATE_PAUSED);
       gst_element_get_state (pipeline, nullptr, nullptr, 10 * GST_SECOND);
     }
     gst_element_set_state (pipeline, GST_STATE_NULL);
-    std::string error = pop_error (bus);
+    std::string error = testutil::first_error (bus);
     fail_unless (error.empty (), "%s: %s", row.name, error.c_str ());
     gst_object_unref (bus);
     gst_object_unref (pad);
@@ -449,7 +435,7 @@ GST_START_TEST (test_source_caps_change)
       gst_sample_unref (sample);
     }
     GstBus *bus = gst_element_get_bus (pipeline);
-    error = pop_error (bus);
+    error = testutil::first_error (bus);
     fail_unless (error.empty (), "%s: %s", row.name, error.c_str ());
     fail_unless (after >= 3, "%s: only %d frames after the caps change", row.name, after);
     gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -792,7 +778,7 @@ GST_START_TEST (test_property_hammer_while_playing)
     reader.join ();
     fail_unless (message != nullptr, "%s: no EOS", row.name);
     fail_unless (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS, "%s: %s", row.name,
-        pop_error (bus).c_str ());
+        testutil::first_error (bus).c_str ());
     gst_message_unref (message);
     g_print ("property hammer %s: %d sets while 150 frames played\n", row.name, sets.load ());
     gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -826,7 +812,7 @@ GST_START_TEST (test_broken_kernel_then_reuse)
       fail_unless (contains (text, "failed to build") && contains (text, "not_declared"),
           "%s: %s", row.name, text.c_str ());
       gst_element_set_state (pipeline, GST_STATE_NULL);
-      pop_error (bus);
+      testutil::first_error (bus);
     }
     gst_object_unref (bus);
     std::string error = testutil::run_pipeline (pipeline);
@@ -873,7 +859,7 @@ GST_START_TEST (test_parallel_pipelines)
               gst_context_get_structure (shared), "context")));
   for (const auto & row : rows ()) {
     GstElement *element = first_of (pipeline, row.factory);
-    GObject *used = reliability::element_context (element);
+    GObject *used = testutil::element_context (element);
     fail_unless (used == expected, "%s ignored the application's context", row.factory);
     g_object_unref (used);
     gst_object_unref (element);
@@ -1041,7 +1027,7 @@ run_tensors (const std::string & segment, const std::string & caps,
     gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
     gst_sample_unref (sample);
   }
-  *error = pop_error (bus);
+  *error = testutil::first_error (bus);
   fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
       "%s: neither EOS nor an error", line.c_str ());
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -1090,26 +1076,12 @@ GST_END_TEST;
 static Suite *
 reliability_suite (void)
 {
-  Suite *s = suite_create ("reliability");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_state_cycles);
-  tcase_add_test (tc, test_pause_play_while_streaming);
-  tcase_add_test (tc, test_caps_changes_mid_stream);
-  tcase_add_test (tc, test_source_caps_change);
-  tcase_add_test (tc, test_odd_sizes_and_padded_rows);
-  tcase_add_test (tc, test_truncated_buffers);
-  tcase_add_test (tc, test_hostile_tensors);
-  tcase_add_test (tc, test_largest_frame_and_one_beyond);
-  tcase_add_test (tc, test_bad_property_values);
-  tcase_add_test (tc, test_bad_kernel_arrays);
-  tcase_add_test (tc, test_property_hammer_while_playing);
-  tcase_add_test (tc, test_broken_kernel_then_reuse);
-  tcase_add_test (tc, test_parallel_pipelines);
-  tcase_add_test (tc, test_two_of_a_kind);
-  tcase_add_test (tc, test_long_run_memory_flat);
-  return s;
+  return TESTUTIL_SUITE ("reliability", 900,
+      test_state_cycles, test_pause_play_while_streaming, test_caps_changes_mid_stream,
+      test_source_caps_change, test_odd_sizes_and_padded_rows, test_truncated_buffers,
+      test_hostile_tensors, test_largest_frame_and_one_beyond, test_bad_property_values,
+      test_bad_kernel_arrays, test_property_hammer_while_playing, test_broken_kernel_then_reuse,
+      test_parallel_pipelines, test_two_of_a_kind, test_long_run_memory_flat);
 }
 
 int

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 #include "reference/sort_reference.h"
 
@@ -50,22 +51,7 @@ struct Harness
     gst_object_unref (bus);
   }
   /* The text of the first error on the bus, "" when there is none. */
-  std::string error ()
-  {
-    std::string text;
-    while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-      if (text.empty ()) {
-        GError *e = nullptr;
-        gchar *debug = nullptr;
-        gst_message_parse_error (message, &e, &debug);
-        text = std::string (e->message) + "\n" + (debug ? debug : "");
-        g_clear_error (&e);
-        g_free (debug);
-      }
-      gst_message_unref (message);
-    }
-    return text;
-  }
+  std::string error () { return testutil::first_error (bus); }
 };
 
 template <typename T>
@@ -434,22 +420,11 @@ GST_END_TEST;
 static Suite *
 sort_suite (void)
 {
-  Suite *s = suite_create ("openclsort");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_tensors_int32);
-  tcase_add_test (tc, test_tensors_uint32);
-  tcase_add_test (tc, test_tensors_float32);
-  tcase_add_test (tc, test_video_every_format_key_direction_order);
-  tcase_add_test (tc, test_video_long_lines);
-  tcase_add_test (tc, test_forced_sorts);
-  tcase_add_test (tc, test_properties_and_kernel_time);
-  tcase_add_test (tc, test_pipelines);
-  tcase_add_test (tc, test_wrong_buffer_size);
-  tcase_add_test (tc, test_too_large);
-  tcase_add_test (tc, test_unsupported_caps);
-  return s;
+  return TESTUTIL_SUITE ("openclsort", 600,
+      test_tensors_int32, test_tensors_uint32, test_tensors_float32,
+      test_video_every_format_key_direction_order, test_video_long_lines, test_forced_sorts,
+      test_properties_and_kernel_time, test_pipelines, test_wrong_buffer_size, test_too_large,
+      test_unsupported_caps);
 }
 
 GST_CHECK_MAIN (sort);

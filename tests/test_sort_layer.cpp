@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclradixsort.h"
@@ -369,46 +370,63 @@ GST_START_TEST (test_global_passes)
 }
 GST_END_TEST;
 
+/* Batches of 2, 3, 7 and 64 rows of random keys of each length (up to 70000 keys in all)
+ * through the three sorts, one per key type. */
+static void
+expect_random_batches (DeviceSort & ints, DeviceSort & uints, DeviceSort & floats,
+    std::initializer_list<size_t> lengths)
+{
+  for (size_t rows : { 2, 3, 7, 64 }) {
+    for (size_t length : lengths) {
+      if (rows * length > 70000)
+        continue;
+      uint32_t seed = (uint32_t) (rows * 100000 + length);
+      expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
+          "random");
+      expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
+          "random", false);
+      expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
+          "random");
+    }
+  }
+}
+
+/* Each structured pattern of each length through the three sorts: two rows of int32, one of
+ * uint32 and of float. */
+static void
+expect_structured (DeviceSort & ints, DeviceSort & uints, DeviceSort & floats,
+    std::initializer_list<size_t> lengths)
+{
+  for (const char *pattern : { "ascending", "descending", "equal", "few", "extremes" }) {
+    for (size_t length : lengths) {
+      expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
+          pattern);
+      expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
+          pattern);
+      expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
+          pattern);
+    }
+  }
+}
+
 GST_START_TEST (test_batches)
 {
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order);
     DeviceSort uints (shared_device (), SortKey::UInt32, order, GPU_SHAPE);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
-    for (size_t rows : { 2, 3, 7, 64 }) {
-      for (size_t length : { 1, 2, 3, 100, 1000, 4097 }) {
-        if (rows * length > 70000)
-          continue;
-        uint32_t seed = (uint32_t) (rows * 100000 + length);
-        expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
-            "random");
-        expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
-            "random", false);
-        expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
-            "random");
-      }
-    }
+    expect_random_batches (ints, uints, floats, { 1, 2, 3, 100, 1000, 4097 });
   }
 }
 GST_END_TEST;
 
 GST_START_TEST (test_structured_input)
 {
-  const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order, GPU_SHAPE);
     DeviceSort uints (shared_device (), SortKey::UInt32, order);
     DeviceSort floats (shared_device (), SortKey::Float32, order);
-    for (const char *pattern : patterns) {
-      for (size_t length : { 3, 1000, 4097, 16384 }) {
-        expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
-            pattern);
-        expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
-            pattern);
-        expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
-            pattern);
-      }
-    }
+    expect_structured (ints, uints, floats, { 3, 1000, 4097, 16384 });
   }
 }
 GST_END_TEST;
@@ -620,19 +638,7 @@ GST_START_TEST (test_radix_batches)
       DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
       DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
       DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      for (size_t rows : { 2, 3, 7, 64 }) {
-        for (size_t length : { 1, 2, 3, 100, 1000, 4097, 20000 }) {
-          if (rows * length > 70000)
-            continue;
-          uint32_t seed = (uint32_t) (rows * 100000 + length);
-          expect_sorted (ints, random_values<int32_t> (rows * length, seed), rows, length,
-              "random");
-          expect_sorted (uints, random_values<uint32_t> (rows * length, seed), rows, length,
-              "random", false);
-          expect_sorted (floats, random_values<float> (rows * length, seed), rows, length,
-              "random");
-        }
-      }
+      expect_random_batches (ints, uints, floats, { 1, 2, 3, 100, 1000, 4097, 20000 });
     }
   }
 }
@@ -640,23 +646,13 @@ GST_END_TEST;
 
 GST_START_TEST (test_radix_structured_input)
 {
-  const char *patterns[] = { "ascending", "descending", "equal", "few", "extremes" };
   for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
           RADIX_OTHER_DIGITS[1], RADIX_SMALL[4] }) {
     for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
       DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
       DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
       DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      for (const char *pattern : patterns) {
-        for (size_t length : { 3, 1000, 4097, 70000 }) {
-          expect_sorted (ints, structured_values<int32_t> (pattern, 2 * length, 7), 2, length,
-              pattern);
-          expect_sorted (uints, structured_values<uint32_t> (pattern, length, 7), 1, length,
-              pattern);
-          expect_sorted (floats, structured_values<float> (pattern, length, 7), 1, length,
-              pattern);
-        }
-      }
+      expect_structured (ints, uints, floats, { 3, 1000, 4097, 70000 });
     }
   }
 }
@@ -869,35 +865,12 @@ GST_END_TEST;
 static Suite *
 sort_layer_suite (void)
 {
-  Suite *s = suite_create ("opencl-sort-layer");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_empty_and_shapes);
-  tcase_add_test (tc, test_int32_lengths);
-  tcase_add_test (tc, test_uint32_lengths);
-  tcase_add_test (tc, test_float32_lengths);
-  tcase_add_test (tc, test_small_chunk_schedule);
-  tcase_add_test (tc, test_global_passes);
-  tcase_add_test (tc, test_batches);
-  tcase_add_test (tc, test_structured_input);
-  tcase_add_test (tc, test_special_floats);
-  tcase_add_test (tc, test_packed_key_index);
-  tcase_add_test (tc, test_radix_lengths);
-  tcase_add_test (tc, test_radix_small_blocks);
-  tcase_add_test (tc, test_radix_batches);
-  tcase_add_test (tc, test_radix_structured_input);
-  tcase_add_test (tc, test_radix_reuse);
-  tcase_add_test (tc, test_strategy_choice);
-  tcase_add_test (tc, test_radix_shapes);
-  tcase_add_test (tc, test_radix_too_large);
-  return s;
+  return TESTUTIL_SUITE ("opencl-sort-layer", 600,
+      test_empty_and_shapes, test_int32_lengths, test_uint32_lengths, test_float32_lengths,
+      test_small_chunk_schedule, test_global_passes, test_batches, test_structured_input,
+      test_special_floats, test_packed_key_index, test_radix_lengths, test_radix_small_blocks,
+      test_radix_batches, test_radix_structured_input, test_radix_reuse, test_strategy_choice,
+      test_radix_shapes, test_radix_too_large);
 }
 
-int
-main (int argc, char **argv)
-{
-  gst_check_init (&argc, &argv);
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
-  return gst_check_run_suite (sort_layer_suite (), "opencl-sort-layer", __FILE__);
-}
+TESTUTIL_LAYER_MAIN (sort_layer);

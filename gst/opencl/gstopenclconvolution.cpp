@@ -34,17 +34,24 @@ constexpr size_t TUNING_PLANES = 4;
 /* Local memory left to the driver and the kernel's own use. */
 constexpr cl_ulong LOCAL_MARGIN_BYTES = 1024;
 
+/* The filters' memory as variant strings name it, both ways. */
+struct MemoryName
+{
+  FilterMemory memory;
+  const char *name;
+};
+constexpr MemoryName MEMORY_NAMES[] = {
+  { FilterMemory::Global, "global" },
+  { FilterMemory::Constant, "constant" },
+  { FilterMemory::Local, "local" },
+};
+
 const char *
 memory_name (FilterMemory memory)
 {
-  switch (memory) {
-    case FilterMemory::Global:
-      return "global";
-    case FilterMemory::Constant:
-      return "constant";
-    case FilterMemory::Local:
-      return "local";
-  }
+  for (const auto & entry : MEMORY_NAMES)
+    if (entry.memory == memory)
+      return entry.name;
   return "?";
 }
 
@@ -259,16 +266,12 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
   size_t field = 0;
   bool has_memory = false;
   if (field < fields.size ()) {
-    const std::string & name = fields[field];
-    has_memory = true;
-    if (name == "global")
-      variant.filter_memory = FilterMemory::Global;
-    else if (name == "constant")
-      variant.filter_memory = FilterMemory::Constant;
-    else if (name == "local")
-      variant.filter_memory = FilterMemory::Local;
-    else
-      has_memory = false;
+    for (const auto & entry : MEMORY_NAMES) {
+      if (fields[field] == entry.name) {
+        variant.filter_memory = entry.memory;
+        has_memory = true;
+      }
+    }
     if (has_memory)
       field++;
   }

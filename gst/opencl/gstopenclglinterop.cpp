@@ -27,22 +27,24 @@
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
+/* The paths' names: the property's nicks, gl_interop_path_name () and GST_OPENCL_GL_INTEROP. */
+static const GEnumValue gl_interop_values[] = {
+  { (gint) gst_opencl::GlInteropPath::None, "No frames in GL memory", "none" },
+  { (gint) gst_opencl::GlInteropPath::HostCopy,
+      "Through system memory (download and upload)", "host-copy" },
+  { (gint) gst_opencl::GlInteropPath::ExternalMemory,
+      "Device memory imported by OpenCL and GL, copied on the device", "external-memory" },
+  { (gint) gst_opencl::GlInteropPath::KhrGlSharing,
+      "GL textures wrapped as OpenCL images (cl_khr_gl_sharing)", "khr-gl-sharing" },
+  { 0, nullptr, nullptr },
+};
+
 GType
 gst_opencl_gl_interop_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    { (gint) gst_opencl::GlInteropPath::None, "No frames in GL memory", "none" },
-    { (gint) gst_opencl::GlInteropPath::HostCopy,
-        "Through system memory (download and upload)", "host-copy" },
-    { (gint) gst_opencl::GlInteropPath::ExternalMemory,
-        "Device memory imported by OpenCL and GL, copied on the device", "external-memory" },
-    { (gint) gst_opencl::GlInteropPath::KhrGlSharing,
-        "GL textures wrapped as OpenCL images (cl_khr_gl_sharing)", "khr-gl-sharing" },
-    { 0, nullptr, nullptr },
-  };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstOpenCLGLInterop", values));
+    g_once_init_leave (&type, g_enum_register_static ("GstOpenCLGLInterop", gl_interop_values));
   return type;
 }
 
@@ -61,19 +63,14 @@ hex_bytes (const unsigned char *bytes, size_t n)
 }
 
 
+/* Read from the enum's table without registering the type: programs that link the layer in
+ * statically (the tests) load the plugin too, which registers it. */
 const char *
 gl_interop_path_name (GlInteropPath path)
 {
-  switch (path) {
-    case GlInteropPath::None:
-      return "none";
-    case GlInteropPath::HostCopy:
-      return "host-copy";
-    case GlInteropPath::ExternalMemory:
-      return "external-memory";
-    case GlInteropPath::KhrGlSharing:
-      return "khr-gl-sharing";
-  }
+  for (const GEnumValue *value = gl_interop_values; value->value_nick; value++)
+    if (value->value == (gint) path)
+      return value->value_nick;
   return "?";
 }
 
@@ -911,9 +908,34 @@ private:
   }
 };
 
-/* What the GL context offers, probed on its thread. */
+/* Whether the context was created against `gl` (its properties name the GL context). */
+bool
+context_bound_to (const cl::Context & context, GstGLContext * gl)
+{
+  auto properties = context.getInfo<CL_CONTEXT_PROPERTIES> ();
+  const cl_context_properties handle = (cl_context_properties) gst_gl_context_get_gl_context (gl);
+  for (size_t i = 0; i + 1 < properties.size (); i += 2)
+    if (properties[i] == CL_GL_CONTEXT_KHR && properties[i + 1] == handle)
+      return true;
+  return false;
+}
+
+}  // namespace
+
 void
-probe_gl (GstGLContext * gl, GlInteropProbe & probe)
+probe_cl_device (const cl::Device & device, GlInteropProbe & probe)
+{
+  const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS> ();
+  probe.cl_gl_sharing = extension_listed (extensions, "cl_khr_gl_sharing");
+  probe.cl_gl_event = extension_listed (extensions, "cl_khr_gl_event");
+  probe.cl_external_memory_fd = extension_listed (extensions,
+      "cl_khr_external_memory_opaque_fd");
+  if (extension_listed (extensions, "cl_khr_device_uuid"))
+    probe.cl_uuid = cl_device_uuid (device);
+}
+
+void
+probe_gl_context (GstGLContext * gl, GlInteropProbe & probe)
 {
   const GstGLPlatform platform = gst_gl_context_get_gl_platform (gl);
   probe.gl_platform_egl_or_glx = platform == GST_GL_PLATFORM_EGL ||
@@ -940,20 +962,6 @@ probe_gl (GstGLContext * gl, GlInteropProbe & probe)
         }
       });
 }
-
-/* Whether the context was created against `gl` (its properties name the GL context). */
-bool
-context_bound_to (const cl::Context & context, GstGLContext * gl)
-{
-  auto properties = context.getInfo<CL_CONTEXT_PROPERTIES> ();
-  const cl_context_properties handle = (cl_context_properties) gst_gl_context_get_gl_context (gl);
-  for (size_t i = 0; i + 1 < properties.size (); i += 2)
-    if (properties[i] == CL_GL_CONTEXT_KHR && properties[i + 1] == handle)
-      return true;
-  return false;
-}
-
-}  // namespace
 
 std::vector<cl_context_properties>
 gl_sharing_properties (GstGLContext * gl_context, cl_platform_id platform, std::string * why_not)
@@ -1019,14 +1027,8 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
     Device & device = element_device.device ();
     probe.format_rgba = GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_RGBA &&
         GST_VIDEO_INFO_N_PLANES (&info) == 1;
-    const std::string extensions = device.device.getInfo<CL_DEVICE_EXTENSIONS> ();
-    probe.cl_gl_sharing = extension_listed (extensions, "cl_khr_gl_sharing");
-    probe.cl_gl_event = extension_listed (extensions, "cl_khr_gl_event");
-    probe.cl_external_memory_fd = extension_listed (extensions,
-        "cl_khr_external_memory_opaque_fd");
-    if (extension_listed (extensions, "cl_khr_device_uuid"))
-      probe.cl_uuid = cl_device_uuid (device.device);
-    probe_gl (gl_context, probe);
+    probe_cl_device (device.device, probe);
+    probe_gl_context (gl_context, probe);
     if (probe.cl_gl_sharing) {
       probe.cl_context_is_gl_bound = context_bound_to (device.context, gl_context);
       if (!probe.cl_context_is_gl_bound) {

@@ -93,6 +93,14 @@ GlInteropPath wanted_gl_interop ();
  * CL_CONTEXT_PLATFORM, zero-terminated. Empty, with `why_not` set, for other platforms. */
 std::vector<cl_context_properties> gl_sharing_properties (GstGLContext * gl_context,
     cl_platform_id platform, std::string * why_not);
+
+/* The probe's OpenCL side for `device`: its cl_khr_gl_sharing, cl_khr_gl_event,
+ * cl_khr_external_memory_opaque_fd and UUID (cl_khr_device_uuid). */
+void probe_cl_device (const cl::Device & device, GlInteropProbe & probe);
+
+/* The probe's GL side for `gl`: its platform, GL_EXT_memory_object_fd, pixel buffers and the GL
+ * device's UUID, asked on the GL thread. */
+void probe_gl_context (GstGLContext * gl, GlInteropProbe & probe);
 #endif
 
 class GlInteropBackend;

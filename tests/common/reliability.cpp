@@ -1,6 +1,7 @@
 /* gst-opencl tests: helpers of the reliability suite.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "common/reliability.h"
+#include "common/testutil.h"
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -31,24 +32,6 @@ plane_height (const GstVideoInfo * info, guint plane)
   gint components[GST_VIDEO_MAX_COMPONENTS];
   gst_video_format_info_component (info->finfo, plane, components);
   return GST_VIDEO_INFO_COMP_HEIGHT (info, components[0]);
-}
-
-std::string
-first_error (GstBus * bus)
-{
-  std::string result;
-  while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-    if (result.empty ()) {
-      GError *error = nullptr;
-      gchar *debug = nullptr;
-      gst_message_parse_error (message, &error, &debug);
-      result = std::string (error->message) + "\n" + (debug ? debug : "");
-      g_clear_error (&error);
-      g_free (debug);
-    }
-    gst_message_unref (message);
-  }
-  return result;
 }
 
 Output
@@ -177,7 +160,7 @@ run_frames (const std::string & segment, const std::vector<FrameSpec> & frames,
     outputs.push_back (to_output (sample));
     gst_sample_unref (sample);
   }
-  *error = first_error (bus);
+  *error = testutil::first_error (bus);
   fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
       "%s: neither EOS nor an error", segment.c_str ());
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -206,7 +189,7 @@ pull_all (const std::string & launch_line, std::string * error, GstContext * con
     outputs.push_back (to_output (sample));
     gst_sample_unref (sample);
   }
-  *error = first_error (bus);
+  *error = testutil::first_error (bus);
   fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
       "%s: neither EOS nor an error", line.c_str ());
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -249,23 +232,6 @@ KernelOverride::~KernelOverride ()
   g_rmdir (dir.c_str ());
 }
 
-GObject *
-element_context (GstElement * element)
-{
-  GstQuery *query = gst_query_new_context ("gst.opencl.context");
-  GObject *object = nullptr;
-  if (gst_element_query (element, query)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context (query, &context);
-    const GValue *value = gst_structure_get_value (gst_context_get_structure (context),
-        "context");
-    if (value && G_VALUE_HOLDS_OBJECT (value))
-      object = G_OBJECT (g_value_dup_object (value));
-  }
-  gst_query_unref (query);
-  return object;
-}
-
 GstContext *
 borrow_context (const std::string & pipeline_line, const char *factory_name, GstElement ** holder)
 {
@@ -287,7 +253,7 @@ borrow_context (const std::string & pipeline_line, const char *factory_name, Gst
   g_value_unset (&item);
   gst_iterator_free (it);
   fail_unless (element != nullptr, "no %s", factory_name);
-  GObject *shared = element_context (element);
+  GObject *shared = testutil::element_context (element);
   gst_object_unref (element);
   fail_unless (shared != nullptr);
   GstContext *context = gst_context_new ("gst.opencl.context", TRUE);

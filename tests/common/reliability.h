@@ -72,7 +72,4 @@ struct KernelOverride
 GstContext *borrow_context (const std::string & pipeline_line, const char *factory_name,
     GstElement ** holder);
 
-/* The OpenCL context object an element uses (new reference), or nullptr. */
-GObject *element_context (GstElement * element);
-
 }  // namespace reliability

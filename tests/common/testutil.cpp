@@ -19,17 +19,8 @@ namespace testutil {
 const char *
 pattern_name (Pattern pattern)
 {
-  switch (pattern) {
-    case Pattern::Random:
-      return "random";
-    case Pattern::Edges:
-      return "edges";
-    case Pattern::Flat:
-      return "flat";
-    case Pattern::Gradient:
-      return "gradient";
-  }
-  return "?";
+  static const char *const names[] = { "random", "edges", "flat", "gradient" };
+  return names[(int) pattern];
 }
 
 Frame::Frame (int w, int h, int bpp, int row_stride)
@@ -154,6 +145,18 @@ error_text (GstMessage * error_message)
 }
 
 std::string
+first_error (GstBus * bus)
+{
+  std::string text;
+  while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+    if (text.empty ())
+      text = error_text (message);
+    gst_message_unref (message);
+  }
+  return text;
+}
+
+std::string
 run_pipeline (GstElement * pipeline, int timeout_s)
 {
   fail_unless (pipeline != nullptr);
@@ -261,6 +264,61 @@ device_shares_host_memory ()
   cl_bool unified = CL_FALSE;
   return device && clGetDeviceInfo (device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof (unified),
       &unified, nullptr) == CL_SUCCESS && unified;
+}
+
+namespace {
+
+/* The pad's negotiated caps (a new reference); fails the test when there are none. */
+GstCaps *
+negotiated_caps (GstElement * element, const char *pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  fail_unless (pad != nullptr, "%s has no pad %s", GST_ELEMENT_NAME (element), pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gst_object_unref (pad);
+  fail_unless (caps != nullptr, "nothing negotiated on %s:%s", GST_ELEMENT_NAME (element),
+      pad_name);
+  return caps;
+}
+
+}  // namespace
+
+bool
+negotiated_feature (GstElement * element, const char *pad_name, const char *feature)
+{
+  GstCaps *caps = negotiated_caps (element, pad_name);
+  bool found = gst_caps_features_contains (gst_caps_get_features (caps, 0), feature);
+  gst_caps_unref (caps);
+  return found;
+}
+
+void
+expect_negotiated_feature (GstElement * element, const char *pad_name, const char *feature)
+{
+  GstCaps *caps = negotiated_caps (element, pad_name);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0), feature),
+      "negotiated %" GST_PTR_FORMAT ", not %s", caps, feature);
+  gst_caps_unref (caps);
+}
+
+GObject *
+element_context (GstElement * element)
+{
+  GstQuery *query = gst_query_new_context ("gst.opencl.context");
+  GObject *object = nullptr;
+  if (gst_element_query (element, query)) {
+    GstContext *context = nullptr;
+    gst_query_parse_context (query, &context);
+    fail_unless (context != nullptr);
+    fail_unless_equals_string (gst_context_get_context_type (context), "gst.opencl.context");
+    const GstStructure *s = gst_context_get_structure (context);
+    const GValue *value = gst_structure_get_value (s, "context");
+    fail_unless (value != nullptr && G_VALUE_HOLDS_OBJECT (value));
+    object = G_OBJECT (g_value_dup_object (value));
+    fail_unless (gst_structure_get_string (s, "device-name") != nullptr);
+  }
+  gst_query_unref (query);
+  return object;
 }
 
 }  // namespace testutil

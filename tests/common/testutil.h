@@ -54,6 +54,9 @@ std::string describe (const Difference & difference);
 /* An error message's text and debug string, as "<message>\n<debug>". */
 std::string error_text (GstMessage * error_message);
 
+/* Pops every error message off the bus; returns the first one's error_text, "" when none. */
+std::string first_error (GstBus * bus);
+
 /* Parses a gst-launch style pipeline; fails the test when it cannot. */
 GstElement *parse_pipeline (const std::string & launch_line);
 
@@ -75,6 +78,18 @@ std::string default_device_vendor ();
  * GST_OPENCL_COUNT_TRANSFERS=1 before the plugin first moves a frame); a program's own copy of
  * the layer, linked in statically, counts nothing, hence the lookup in the plugin. */
 void plugin_transfer_totals (guint64 * to_device, guint64 * to_host);
+
+/* Whether the caps negotiated on the element's pad carry the caps feature (e.g.
+ * "memory:GLMemory"); fails the test when the pad has none. */
+bool negotiated_feature (GstElement * element, const char *pad_name, const char *feature);
+
+/* Fails the test, naming the caps, unless those caps carry the feature. */
+void expect_negotiated_feature (GstElement * element, const char *pad_name, const char *feature);
+
+/* The OpenCL context object an element answers a context query with (a new reference), or
+ * nullptr when it has none; fails the test when the answer is not a gst.opencl.context holding
+ * the object and a device-name. */
+GObject *element_context (GstElement * element);
 
 /* Whether that device works on the host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY). */
 bool device_shares_host_memory ();

@@ -18,19 +18,7 @@
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclutils.h"
 
-static void
-quiet (const gchar *, GLogLevelFlags, const gchar *, gpointer)
-{
-}
-
-extern "C" int
-LLVMFuzzerInitialize (int *, char ***)
-{
-  gst_init (nullptr, nullptr);
-  g_log_set_handler ("GStreamer", G_LOG_LEVEL_CRITICAL, quiet, nullptr);
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
-  return 0;
-}
+/* LLVMFuzzerInitialize: gst_init.cpp. */
 
 static bool
 same_float (float a, float b)

@@ -12,20 +12,7 @@
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
 
-/* GStreamer's caps parser logs a critical for every malformed structure name it is given. */
-static void
-quiet (const gchar *, GLogLevelFlags, const gchar *, gpointer)
-{
-}
-
-extern "C" int
-LLVMFuzzerInitialize (int *, char ***)
-{
-  gst_init (nullptr, nullptr);
-  g_log_set_handler ("GStreamer", G_LOG_LEVEL_CRITICAL, quiet, nullptr);
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
-  return 0;
-}
+/* LLVMFuzzerInitialize: gst_init.cpp. */
 
 extern "C" int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
