@@ -256,10 +256,13 @@ struct CudaAllocationProp
 class CudaExporter
 {
 public:
+  /* Made once and never destroyed, on purpose: a function-local static would be destroyed at
+   * exit, after main, when the CUDA and OpenCL drivers may have torn down their own state. It
+   * holds no CUDA object (allocations are released by their backends), only entry points. */
   static CudaExporter & get ()
   {
-    static CudaExporter exporter;
-    return exporter;
+    static CudaExporter *exporter = new CudaExporter ();
+    return *exporter;
   }
 
   /* The CUDA device whose UUID is `uuid` (hex), or -1 with `error` set. */
