@@ -394,7 +394,7 @@ using CreateEventFromGlSync = cl_event (CL_API_CALL *) (cl_context, void *, cl_i
 template<typename T> T
 platform_function (const cl::Device & device, const char *name)
 {
-  cl_platform_id platform = device.getInfo<CL_DEVICE_PLATFORM> ();
+  cl_platform_id platform = platform_id (device);
   return reinterpret_cast<T> (clGetExtensionFunctionAddressForPlatform (platform, name));
 }
 
@@ -1035,7 +1035,7 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
       if (!probe.cl_context_is_gl_bound) {
         std::string why_not;
         bind_properties = gl_sharing_properties (gl_context,
-            device.device.getInfo<CL_DEVICE_PLATFORM> (), &why_not);
+            platform_id (device.device), &why_not);
         probe.cl_can_bind_context = !bind_properties.empty ();
         if (!why_not.empty ())
           GST_INFO_OBJECT (element, "khr-gl-sharing: %s", why_not.c_str ());
