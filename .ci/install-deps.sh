@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# Installs, from Debian 12's packages, everything gst-opencl needs to build, test and run its demo.
-# Does nothing when all of it is already there.
+# Installs, from Debian's packages (Debian 12; Debian 13 too), everything gst-opencl needs to
+# build, test and run its demo. Does nothing when all of it is already there.
 set -euo pipefail
+
+# The libFuzzer runtime (tests/fuzz/run.sh) must be that of Debian's default clang: 14 on
+# Debian 12, 19 on Debian 13; on another release, whatever `clang` depends on there.
+clang_version() {
+  local id="" version=""
+  [ -r /etc/os-release ] && id=$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")
+  case "$id" in
+    debian:12) version=14 ;;
+    debian:13) version=19 ;;
+    *) version=$(apt-cache depends clang 2>/dev/null |
+         sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1) ;;
+  esac
+  echo "${version:-14}"
+}
 
 packages=(
   meson ninja-build pkg-config g++ python3 python3-numpy
@@ -10,8 +24,12 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   xvfb xauth libgl1-mesa-dri
-  clang libclang-rt-14-dev
+  clang "libclang-rt-$(clang_version)-dev"
 )
+# The fuzz step's LeakSanitizer suppressions (tests/sanitize.supp) name functions: clang's
+# sanitizers need llvm-symbolizer to turn addresses into those names (Debian's clang does not
+# pull it in). gcc's, in tests/sanitize.sh, symbolize by themselves.
+command -v llvm-symbolizer >/dev/null || packages+=(llvm)
 
 missing=()
 for package in "${packages[@]}"; do

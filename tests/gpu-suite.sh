@@ -14,7 +14,7 @@ set -uo pipefail
 build=$(cd "${1:?usage: gpu-suite.sh BUILD_DIR [test ...]}" && pwd)
 shift
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(layer hostile context errors no_platform memory bilateral
+[ ${#tests[@]} -gt 0 ] || tests=(layer hostile context exit errors no_platform memory bilateral
   histogram sort sort_layer convolution_layer convolve3d multiconvolve mandelbox reliability gl
   gl_interop frame_path media)
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin

@@ -143,6 +143,8 @@ struct Bench
   }
   ~Bench ()
   {
+    input = cl::Buffer ();  /* before the context goes */
+    output = cl::Buffer ();
     device.stop (element);
     gst_object_unref (element);
   }

@@ -336,7 +336,7 @@ probe_drivers (GstGLContext * gl, const cl::Device & device)
   probe.cl_context_is_gl_bound = false;
   if (probe.cl_gl_sharing)
     probe.cl_can_bind_context = !gst_opencl::gl_sharing_properties (gl,
-        device.getInfo<CL_DEVICE_PLATFORM> (), nullptr).empty ();
+        gst_opencl::platform_id (device), nullptr).empty ();
   if (probe.cl_external_memory_fd && probe.gl_memory_object_fd && !probe.cl_uuid.empty ()) {
     probe.exporter = cuda_exporter_for (probe.cl_uuid, &probe.exporter_error);
     if (probe.exporter)

@@ -503,6 +503,16 @@ gst_opencl_bilateral_init (GstOpenCLBilateral * self)
   self->impl = new GstOpenCLBilateralImpl ();
 }
 
+/* The state (kernels, buffers) belongs to this run's context: dropped before the base lets the
+ * context go, so none of it outlives the context, and the next start (perhaps on another
+ * context) builds its own. */
+static gboolean
+gst_opencl_bilateral_stop (GstBaseTransform * trans)
+{
+  GST_OPENCL_BILATERAL (trans)->impl->state = State ();
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_bilateral_parent_class)->stop (trans);
+}
+
 static void
 gst_opencl_bilateral_finalize (GObject * object)
 {
@@ -523,6 +533,7 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   gobject_class->set_property = gst_opencl_bilateral_set_property;
   gobject_class->get_property = gst_opencl_bilateral_get_property;
   gobject_class->finalize = gst_opencl_bilateral_finalize;
+  GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_bilateral_stop;
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);

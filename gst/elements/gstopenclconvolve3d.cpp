@@ -428,6 +428,16 @@ gst_opencl_convolve3d_init (GstOpenCLConvolve3D * self)
   self->impl = new GstOpenCLConvolve3DImpl ();
 }
 
+/* The state (kernels, buffers) belongs to this run's context: dropped before the base lets the
+ * context go, so none of it outlives the context, and the next start (perhaps on another
+ * context) builds its own. */
+static gboolean
+gst_opencl_convolve3d_stop (GstBaseTransform * trans)
+{
+  GST_OPENCL_CONVOLVE3D (trans)->impl->state = State ();
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_convolve3d_parent_class)->stop (trans);
+}
+
 static void
 gst_opencl_convolve3d_finalize (GObject * object)
 {
@@ -448,6 +458,7 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
   gobject_class->set_property = gst_opencl_convolve3d_set_property;
   gobject_class->get_property = gst_opencl_convolve3d_get_property;
   gobject_class->finalize = gst_opencl_convolve3d_finalize;
+  GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_convolve3d_stop;
 
   /* The window and the float frames are sized from these when caps are set. */
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

@@ -336,6 +336,15 @@ gst_opencl_mandelbox_src_finalize (GObject * object)
   G_OBJECT_CLASS (gst_opencl_mandelbox_src_parent_class)->finalize (object);
 }
 
+/* The kernel belongs to this run's context: dropped before the base lets the context go, so it
+ * never outlives it, and the next start (perhaps on another context) builds its own. */
+static gboolean
+gst_opencl_mandelbox_src_stop (GstBaseSrc * base)
+{
+  GST_OPENCL_MANDELBOX_SRC (base)->impl->state = State ();
+  return GST_BASE_SRC_CLASS (gst_opencl_mandelbox_src_parent_class)->stop (base);
+}
+
 static void
 install_double (GObjectClass * klass, guint id, const char *name, const char *nick,
     const char *blurb, double minimum, double maximum, double default_value)
@@ -358,6 +367,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
   gobject_class->set_property = gst_opencl_mandelbox_src_set_property;
   gobject_class->get_property = gst_opencl_mandelbox_src_get_property;
   gobject_class->finalize = gst_opencl_mandelbox_src_finalize;
+  GST_BASE_SRC_CLASS (klass)->stop = gst_opencl_mandelbox_src_stop;
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);

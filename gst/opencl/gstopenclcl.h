@@ -12,3 +12,21 @@
 #define CL_HPP_ENABLE_EXCEPTIONS
 #endif
 #include <CL/opencl.hpp>
+
+namespace gst_opencl {
+
+/* The platform of a device as the C handle, whatever the version of the C++ bindings: older
+ * opencl.hpp gives getInfo<CL_DEVICE_PLATFORM> () as a cl_platform_id, newer ones (2024 on) as
+ * a cl::Platform. Throws cl::Error. */
+inline cl_platform_id
+platform_id (const cl::Device & device)
+{
+  cl_platform_id platform = nullptr;
+  cl_int status = clGetDeviceInfo (device (), CL_DEVICE_PLATFORM, sizeof platform, &platform,
+      nullptr);
+  if (status != CL_SUCCESS)
+    throw cl::Error (status, "clGetDeviceInfo");
+  return platform;
+}
+
+}  // namespace gst_opencl

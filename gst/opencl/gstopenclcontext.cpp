@@ -23,6 +23,19 @@ gst_opencl_context_finalize (GObject * object)
 {
   GstOpenCLContext *self = GST_OPENCL_CONTEXT (object);
   GST_DEBUG_OBJECT (self, "releasing %s", self->device ? self->device->name.c_str () : "none");
+  /* Here, when the last element, memory or pool lets the context go, and never in a static
+   * destructor: the plugin keeps no OpenCL object in static storage (docs/reliability.md).
+   * The queue is drained first, so no driver thread works for this context once it is gone;
+   * then the programs, the queue and the context are released in that order (members of
+   * Device, destroyed in reverse order of declaration). */
+  if (self->device) {
+    try {
+      self->device->queue.finish ();
+    } catch (const cl::Error & e) {
+      GST_WARNING_OBJECT (self, "finishing the queue failed: %s",
+          gst_opencl_error_name (e.err ()));
+    }
+  }
   delete self->device;
   self->spec.~DeviceSpec ();
   G_OBJECT_CLASS (gst_opencl_context_parent_class)->finalize (object);

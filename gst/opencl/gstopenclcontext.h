@@ -22,7 +22,9 @@ G_END_DECLS
 namespace gst_opencl {
 
 /* What a GstOpenCLContext holds. Everything is created once; the queue is in order and has
- * profiling on, so kernel times come from events. */
+ * profiling on, so kernel times come from events. The order of the members is the order of
+ * release backwards: the programs, then the queue, then the context (gst_opencl_context_finalize,
+ * the one place they are released). */
 struct Device
 {
   cl::Device device;

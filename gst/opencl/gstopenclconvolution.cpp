@@ -317,6 +317,11 @@ Convolution::configure (Device & device, const ConvolutionSpec & spec,
         std::to_string (spec.taps ()) + " taps, not " + std::to_string (taps.size ()));
   if (spec.kx % 2 == 0 || spec.ky % 2 == 0 || spec.kz % 2 == 0 || spec.kz > 16)
     throw Failure (Failure::Kind::Settings, "filter sizes must be odd (and at most 15 deep)");
+  /* Kernel and filters of another context (the element restarted on another device) are of no
+   * use here: a kernel may only take buffers of its own context. */
+  if ((kernel_ () && kernel_.getInfo<CL_KERNEL_CONTEXT> ()() != device.context ()) ||
+      (filters_ () && filters_.getInfo<CL_MEM_CONTEXT> ()() != device.context ()))
+    reset ();
   bool same_spec = configured_ && spec.build_options () == spec_.build_options ();
   spec_ = spec;
   const size_t bytes = taps.size () * sizeof (float);

@@ -12,6 +12,8 @@ namespace gst_opencl {
 
 ElementDevice::~ElementDevice ()
 {
+  /* Events of the last frames first: they belong to the context, which this may hold last. */
+  discard_frame ();
   gst_clear_object (&context_);
 }
 

@@ -253,10 +253,13 @@ struct CudaAllocationProp
 class CudaExporter
 {
 public:
+  /* Made once and never destroyed, on purpose: a function-local static would be destroyed at
+   * exit, after main, when the CUDA and OpenCL drivers may have torn down their own state. It
+   * holds no CUDA object (allocations are released by their backends), only entry points. */
   static CudaExporter & get ()
   {
-    static CudaExporter exporter;
-    return exporter;
+    static CudaExporter *exporter = new CudaExporter ();
+    return *exporter;
   }
 
   /* The CUDA device whose UUID is `uuid` (hex), or -1 with `error` set. */
@@ -388,7 +391,7 @@ using CreateEventFromGlSync = cl_event (CL_API_CALL *) (cl_context, void *, cl_i
 template<typename T> T
 platform_function (const cl::Device & device, const char *name)
 {
-  cl_platform_id platform = device.getInfo<CL_DEVICE_PLATFORM> ();
+  cl_platform_id platform = platform_id (device);
   return reinterpret_cast<T> (clGetExtensionFunctionAddressForPlatform (platform, name));
 }
 
@@ -1034,7 +1037,7 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
       if (!probe.cl_context_is_gl_bound) {
         std::string why_not;
         bind_properties = gl_sharing_properties (gl_context,
-            device.device.getInfo<CL_DEVICE_PLATFORM> (), &why_not);
+            platform_id (device.device), &why_not);
         probe.cl_can_bind_context = !bind_properties.empty ();
         if (!why_not.empty ())
           GST_INFO_OBJECT (element, "khr-gl-sharing: %s", why_not.c_str ());

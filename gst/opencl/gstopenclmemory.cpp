@@ -49,6 +49,11 @@ struct MemoryImpl
     } catch (...) {
       GST_WARNING ("cannot unmap the host view of OpenCL memory");
     }
+    /* The OpenCL objects go before the context reference: this memory may hold the last one,
+     * and no object of the plugin outlives the context (and queue) it was made in. */
+    upload = cl::Event ();
+    pinned = cl::Buffer ();
+    buffer = cl::Buffer ();
     gst_clear_object (&context);
   }
 };

@@ -20,8 +20,12 @@ done
 for program in "$build"/tests/test_*; do
   if [ -f "$program" ] && [ -x "$program" ]; then cp "$program" "$out/tests/"; fi
 done
+# Libraries the test programs load from their own folder (test_exit preloads cl_release_check.so).
+for library in "$build"/tests/*.so; do
+  if [ -f "$library" ]; then cp "$library" "$out/tests/"; fi
+done
 strip --strip-unneeded "$out/gst/libgstopencl.so" "$out"/tests/bench/bench_* \
-  "$out"/tests/test_* 2>/dev/null || true
+  "$out"/tests/test_* "$out"/tests/*.so 2>/dev/null || true
 gomp=$(ldconfig -p | awk '/libgomp.so.1 / {print $NF; exit}')
 if [ -n "$gomp" ]; then cp "$gomp" "$out/"; fi
 du -sh "$out"

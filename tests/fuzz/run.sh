@@ -10,8 +10,9 @@
 # FUZZ_SEED fixes libFuzzer's random seed and FUZZ_RUNS stops each target after that many
 # inputs (FUZZ_SECONDS still bounds it): together they make a run repeatable, which is how the
 # README's test command (and so CI) runs it. Without them each run explores new inputs.
-# Needs Debian's clang and its libFuzzer runtime (clang-14, libclang-rt-14-dev), installed here
-# when missing.
+# Needs Debian's clang, the libFuzzer runtime of its version (libclang-rt-14-dev on Debian 12,
+# libclang-rt-19-dev on Debian 13) and llvm-symbolizer (the leak suppressions name functions),
+# installed through .ci/install-deps.sh when missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -21,12 +22,10 @@ extra=()
 [ -n "${FUZZ_RUNS:-}" ] && extra+=("-runs=$FUZZ_RUNS")
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 
-if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    clang libclang-rt-14-dev >/dev/null
+if ! command -v clang++ >/dev/null || ! command -v llvm-symbolizer >/dev/null ||
+    ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  # clang, the libFuzzer runtime of its version and llvm-symbolizer, with the rest.
+  bash "$root/.ci/install-deps.sh"
 fi
 
 if [ ! -d "$build" ]; then
