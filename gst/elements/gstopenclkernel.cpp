@@ -71,10 +71,9 @@ enum
 /* Formats with an 8-bit normalised image layout (gstopencluserkernel.cpp). */
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8"
 
-static void gst_opencl_kernel_child_proxy_init (GstChildProxyInterface * iface);
-
 G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernel, gst_opencl_kernel, GST_TYPE_OPENCL_FILTER,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY, gst_opencl_kernel_child_proxy_init));
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_opencl::UserKernelHost::child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE (openclkernel, "openclkernel", GST_RANK_NONE,
     GST_TYPE_OPENCL_KERNEL);
 
@@ -195,37 +194,11 @@ gst_opencl_kernel_process (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
   });
 }
 
-/* GstChildProxy: the numeric parameters. */
-static GObject *
-gst_opencl_kernel_child_by_name (GstChildProxy * proxy, const gchar * name)
-{
-  return host_of (proxy).child_by_name (name);
-}
-
-static GObject *
-gst_opencl_kernel_child_by_index (GstChildProxy * proxy, guint index)
-{
-  return host_of (proxy).child_by_index (index);
-}
-
-static guint
-gst_opencl_kernel_children_count (GstChildProxy * proxy)
-{
-  return host_of (proxy).children_count ();
-}
-
-static void
-gst_opencl_kernel_child_proxy_init (GstChildProxyInterface * iface)
-{
-  iface->get_child_by_name = gst_opencl_kernel_child_by_name;
-  iface->get_child_by_index = gst_opencl_kernel_child_by_index;
-  iface->get_children_count = gst_opencl_kernel_children_count;
-}
-
 static void
 gst_opencl_kernel_init (GstOpenCLKernel * self)
 {
   self->impl = new GstOpenCLKernelImpl ();
+  self->impl->host.attach (G_OBJECT (self));
 }
 
 static void

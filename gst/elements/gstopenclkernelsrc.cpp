@@ -46,10 +46,9 @@ constexpr guint PROP_KERNEL_FIRST = 100;
 
 #define FORMATS "RGBA, BGRA, RGBx, BGRx"
 
-static void gst_opencl_kernel_src_child_proxy_init (GstChildProxyInterface * iface);
-
 G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernelSrc, gst_opencl_kernel_src, GST_TYPE_OPENCL_SRC,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY, gst_opencl_kernel_src_child_proxy_init));
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_opencl::UserKernelHost::child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE (openclkernelsrc, "openclkernelsrc", GST_RANK_NONE,
     GST_TYPE_OPENCL_KERNEL_SRC);
 
@@ -103,36 +102,11 @@ gst_opencl_kernel_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out, Gs
   });
 }
 
-static GObject *
-gst_opencl_kernel_src_child_by_name (GstChildProxy * proxy, const gchar * name)
-{
-  return host_of (proxy).child_by_name (name);
-}
-
-static GObject *
-gst_opencl_kernel_src_child_by_index (GstChildProxy * proxy, guint index)
-{
-  return host_of (proxy).child_by_index (index);
-}
-
-static guint
-gst_opencl_kernel_src_children_count (GstChildProxy * proxy)
-{
-  return host_of (proxy).children_count ();
-}
-
-static void
-gst_opencl_kernel_src_child_proxy_init (GstChildProxyInterface * iface)
-{
-  iface->get_child_by_name = gst_opencl_kernel_src_child_by_name;
-  iface->get_child_by_index = gst_opencl_kernel_src_child_by_index;
-  iface->get_children_count = gst_opencl_kernel_src_children_count;
-}
-
 static void
 gst_opencl_kernel_src_init (GstOpenCLKernelSrc * self)
 {
   self->host = new gst_opencl::UserKernelHost (true);
+  self->host->attach (G_OBJECT (self));
 }
 
 static void

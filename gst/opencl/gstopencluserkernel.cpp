@@ -295,29 +295,24 @@ struct ImageLayout
 bool
 image_layout (GstVideoFormat format, ImageLayout & layout)
 {
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_RGBx:
-      layout = { CL_RGBA, { { 0, 1, 2, 3 } }, 4 };
+  static const struct { GstVideoFormat format; ImageLayout layout; } layouts[] = {
+    { GST_VIDEO_FORMAT_RGBA, { CL_RGBA, { { 0, 1, 2, 3 } }, 4 } },
+    { GST_VIDEO_FORMAT_RGBx, { CL_RGBA, { { 0, 1, 2, 3 } }, 4 } },
+    { GST_VIDEO_FORMAT_BGRA, { CL_BGRA, { { 2, 1, 0, 3 } }, 4 } },
+    { GST_VIDEO_FORMAT_BGRx, { CL_BGRA, { { 2, 1, 0, 3 } }, 4 } },
+    { GST_VIDEO_FORMAT_ARGB, { CL_ARGB, { { 1, 2, 3, 0 } }, 4 } },
+    { GST_VIDEO_FORMAT_xRGB, { CL_ARGB, { { 1, 2, 3, 0 } }, 4 } },
+    { GST_VIDEO_FORMAT_ABGR, { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4 } },
+    { GST_VIDEO_FORMAT_xBGR, { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4 } },
+    { GST_VIDEO_FORMAT_GRAY8, { CL_R, { { 0, 0, 0, 0 } }, 1 } },
+  };
+  for (const auto & entry : layouts) {
+    if (entry.format == format) {
+      layout = entry.layout;
       return true;
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_BGRx:
-      layout = { CL_BGRA, { { 2, 1, 0, 3 } }, 4 };
-      return true;
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_xRGB:
-      layout = { CL_ARGB, { { 1, 2, 3, 0 } }, 4 };
-      return true;
-    case GST_VIDEO_FORMAT_ABGR:
-    case GST_VIDEO_FORMAT_xBGR:
-      layout = { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4 };
-      return true;
-    case GST_VIDEO_FORMAT_GRAY8:
-      layout = { CL_R, { { 0, 0, 0, 0 } }, 1 };
-      return true;
-    default:
-      return false;
+    }
   }
+  return false;
 }
 
 bool
@@ -663,6 +658,40 @@ UserKernelHost::update_children (GstElement * element, const GstStructure * para
   for (auto *child : added)
     gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (child),
         GST_OBJECT_NAME (child));
+}
+
+static GQuark
+host_quark ()
+{
+  static GQuark quark = g_quark_from_static_string ("gst-opencl-user-kernel-host");
+  return quark;
+}
+
+void
+UserKernelHost::attach (GObject * element)
+{
+  g_object_set_qdata (element, host_quark (), this);
+}
+
+static UserKernelHost &
+attached_host (GstChildProxy * proxy)
+{
+  return *static_cast<UserKernelHost *> (g_object_get_qdata (G_OBJECT (proxy), host_quark ()));
+}
+
+void
+UserKernelHost::child_proxy_init (gpointer g_iface, gpointer)
+{
+  auto *iface = static_cast<GstChildProxyInterface *> (g_iface);
+  iface->get_child_by_name = [](GstChildProxy * proxy, const gchar * name) {
+    return attached_host (proxy).child_by_name (name);
+  };
+  iface->get_child_by_index = [](GstChildProxy * proxy, guint index) {
+    return attached_host (proxy).child_by_index (index);
+  };
+  iface->get_children_count = [](GstChildProxy * proxy) {
+    return attached_host (proxy).children_count ();
+  };
 }
 
 GObject *

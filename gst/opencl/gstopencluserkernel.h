@@ -134,7 +134,10 @@ public:
   /* Stop: waits for a background build, drops the kernel, the images and their views. */
   void stop ();
 
-  /* GstChildProxy: the parameters' child objects. */
+  /* GstChildProxy: the parameters' child objects. An element calls attach () on its instance
+   * and lists child_proxy_init in G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY, ...). */
+  void attach (GObject * element);
+  static void child_proxy_init (gpointer iface, gpointer data);
   GObject *child_by_name (const gchar * name);
   GObject *child_by_index (guint index);
   guint children_count ();
