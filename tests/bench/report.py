@@ -433,6 +433,16 @@ def frame_path_targets(run):
                               abs(wall - kernel) <= 0.03 * kernel))
 
 
+def kernel_targets(run):
+    """openclkernel's own cost: a trivial copy kernel fed by openclkernelsrc, resident in OpenCL
+    memory (bench_pipeline's kernel-resident), wall within 5% of the two kernels at 1920x1080."""
+    frame_case_target(run, "openclkernel, trivial copy resident in OpenCL memory, 1920x1080 "
+                      "(kernel-resident): wall per frame within 5% of the kernels' time",
+                      "kernel-resident", "1920x1080", lambda wall, kernel, c: (
+                          f"{fmt_ms(wall)} ms vs {fmt_ms(kernel)} ms "
+                          f"({fmt_pct((wall - kernel) / kernel)} over)", wall <= 1.05 * kernel))
+
+
 def pipelines_launch(run, path, data):
     # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
     header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
@@ -644,6 +654,9 @@ def print_run(run):
                 REPORTERS[kind] (run, shown, data)
     if any(kind == "pipelines" for _, _, kind in run.files):
         frame_path_targets(run)
+        if is_gpu(next((c.get("device_name") for c in run.pipeline_cases
+                        if c.get("device_name")), None)):
+            kernel_targets(run)
     if run.targets:
         print("**Targets** (issue 8), ratios from this run:\n")
         print("| target | measured | met |")

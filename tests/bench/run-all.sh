@@ -163,7 +163,7 @@ if wanted pipelines; then
       export GST_GL_PLATFORM=${GST_GL_PLATFORM:-egl} GST_GL_WINDOW=${GST_GL_WINDOW:-egl-device}
     fi
     run pipelines 200 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
-      --cases resident,round-trip,filter-host,histogram-host,filter-pool,gl,gl-host \
+      --cases resident,round-trip,filter-host,histogram-host,filter-pool,gl,gl-host,kernel-resident,kernel-image-resident \
       --frames 60 --warmup 5 --json "$out/pipelines.json"
     # The same chains as gst-launch-1.0 runs them, frames per second from PLAYING to EOS.
     if [ -f "$bench_here/run-pipelines.sh" ]; then
@@ -177,7 +177,8 @@ if wanted pipelines; then
     # The frame path's cases, without the Mandelbox: the filter and the histogram on system
     # memory, and the filter fed by a pool, at both sizes (report.py's frame-path targets).
     run frame-path 300 "$bin/bench_pipeline" --device cpu --sizes 1920x1080:5,3840x2160:3 \
-      --cases filter-host,histogram-host,filter-pool --warmup 3 --json "$out/frame-path.json"
+      --cases filter-host,histogram-host,filter-pool,kernel-resident --warmup 3 \
+      --json "$out/frame-path.json"
   fi
 fi
 
