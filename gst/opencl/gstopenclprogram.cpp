@@ -109,7 +109,8 @@ store_binary (const cl::Program & program, const std::string & path)
 
 cl::Program
 ProgramCache::get (const cl::Context & context, const cl::Device & device,
-    const std::string & name, const std::string & source, const std::string & options)
+    const std::string & name, const std::string & source, const std::string & options,
+    bool use_disk)
 {
   std::lock_guard<std::mutex> guard (lock_);
   std::string key = options + '\0' + source;
@@ -120,7 +121,7 @@ ProgramCache::get (const cl::Context & context, const cl::Device & device,
   }
 
   std::string path;
-  if (disk_cache_enabled ()) {
+  if (use_disk && disk_cache_enabled ()) {
     path = disk_path (device, source, options);
     cl::Program program;
     if (try_load_binary (context, device, path, options, program)) {

@@ -27,9 +27,12 @@ struct ProgramCacheStats
 class ProgramCache
 {
 public:
-  /* Thread-safe. Throws BuildFailure (with the build log) when the source does not compile. */
+  /* Thread-safe. Throws BuildFailure (with the build log) when the source does not compile.
+   * `use_disk` false keeps the program in memory only: a program loaded from a binary has no
+   * kernel-argument information (-cl-kernel-arg-info needs the source). */
   cl::Program get (const cl::Context & context, const cl::Device & device,
-      const std::string & name, const std::string & source, const std::string & options);
+      const std::string & name, const std::string & source, const std::string & options,
+      bool use_disk = true);
 
   ProgramCacheStats stats () const;
 

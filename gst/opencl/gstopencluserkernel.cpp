@@ -736,19 +736,15 @@ UserKernelHost::build (ElementDevice & element_device, const Settings & settings
     text = read_program (settings.location, result->origin);
   }
 
+  /* From the context's cache (in memory: arguments' names need a build from source), so a
+   * restart or a second element with the same program builds nothing. */
   const std::string options = "-cl-kernel-arg-info " + settings.build_options;
-  result->program = cl::Program (device.context, text);
   try {
-    result->program.build ({ device.device }, options.c_str ());
-  } catch (const cl::Error & e) {
-    std::string log;
-    try {
-      log = result->program.getBuildInfo<CL_PROGRAM_BUILD_LOG> (device.device);
-    } catch (const cl::Error &) {
-      log = "(no build log)";
-    }
-    throw BuildFailure ("the kernel program from " + result->origin + " failed to build (" +
-        gst_opencl_error_name (e.err ()) + ")", log);
+    result->program = device.programs.get (device.context, device.device, result->origin, text,
+        options, false);
+  } catch (const BuildFailure & e) {
+    throw BuildFailure ("the kernel program from " + result->origin + " failed to build",
+        e.build_log);
   }
 
   std::vector<cl::Kernel> kernels;
@@ -1229,7 +1225,10 @@ UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpen
       for (auto & value : values_) {
         if (value.type.lanes != 1 || value.field != GST_OBJECT_NAME (child))
           continue;
-        encode_lane (value.type, value.bytes, number, false, 0);
+        if (!encode_lane (value.type, value.bytes, number, false, 0))
+          GST_WARNING_OBJECT (element, "%s::value %g is out of the range of kernel argument "
+              "'%s' (%s): the previous value stays", value.field.c_str (), number,
+              value.field.c_str (), type_text (value.type).c_str ());
       }
     }
   }
