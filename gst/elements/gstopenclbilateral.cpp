@@ -33,6 +33,7 @@
 
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
@@ -169,15 +170,6 @@ struct _GstOpenCLBilateral
   GstOpenCLBilateralImpl *impl;
 };
 
-enum
-{
-  PROP_0,
-  PROP_SIGMA_SPATIAL,
-  PROP_SIGMA_RANGE,
-  PROP_RADIUS,
-  PROP_MODE,
-};
-
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8"
 
 G_DEFINE_TYPE (GstOpenCLBilateral, gst_opencl_bilateral, GST_TYPE_OPENCL_FILTER);
@@ -199,62 +191,6 @@ gst_opencl_bilateral_mode_get_type (void)
     g_once_init_leave (&type, registered);
   }
   return type;
-}
-
-static void
-gst_opencl_bilateral_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_BILATERAL (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_SIGMA_SPATIAL:
-      s.sigma_spatial = g_value_get_double (value);
-      GST_DEBUG_OBJECT (object, "sigma-spatial %g", s.sigma_spatial);
-      break;
-    case PROP_SIGMA_RANGE:
-      s.sigma_range = g_value_get_double (value);
-      GST_DEBUG_OBJECT (object, "sigma-range %g", s.sigma_range);
-      break;
-    case PROP_RADIUS:
-      s.radius = g_value_get_int (value);
-      GST_DEBUG_OBJECT (object, "radius %d", s.radius);
-      break;
-    case PROP_MODE:
-      s.mode = (Mode) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "mode %d", (int) s.mode);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_opencl_bilateral_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_BILATERAL (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_SIGMA_SPATIAL:
-      g_value_set_double (value, s.sigma_spatial);
-      break;
-    case PROP_SIGMA_RANGE:
-      g_value_set_double (value, s.sigma_range);
-      break;
-    case PROP_RADIUS:
-      g_value_set_int (value, s.radius);
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, (gint) s.mode);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
 }
 
 static gboolean
@@ -514,13 +450,6 @@ gst_opencl_bilateral_stop (GstBaseTransform * trans)
 }
 
 static void
-gst_opencl_bilateral_finalize (GObject * object)
-{
-  delete GST_OPENCL_BILATERAL (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_bilateral_parent_class)->finalize (object);
-}
-
-static void
 gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
 {
   auto *gobject_class = G_OBJECT_CLASS (klass);
@@ -530,49 +459,44 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_opencl_bilateral_debug, "openclbilateral", 0,
       "OpenCL bilateral filter");
 
-  gobject_class->set_property = gst_opencl_bilateral_set_property;
-  gobject_class->get_property = gst_opencl_bilateral_get_property;
-  gobject_class->finalize = gst_opencl_bilateral_finalize;
   GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_bilateral_stop;
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLBilateral> properties (gobject_class);
   /**
    * GstOpenCLBilateral:sigma-spatial:
    *
    * Standard deviation of the spatial Gaussian, in pixels.
    */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_SPATIAL,
-      g_param_spec_double ("sigma-spatial", "Spatial sigma",
-          "Standard deviation of the spatial Gaussian in pixels", MIN_SIGMA,
-          MAX_SIGMA_SPATIAL, DEFAULT_SIGMA_SPATIAL, flags));
+  properties.add (g_param_spec_double ("sigma-spatial", "Spatial sigma",
+      "Standard deviation of the spatial Gaussian in pixels", MIN_SIGMA,
+      MAX_SIGMA_SPATIAL, DEFAULT_SIGMA_SPATIAL, flags), &Settings::sigma_spatial);
   /**
    * GstOpenCLBilateral:sigma-range:
    *
    * Standard deviation of the range Gaussian in 8-bit intensity units (OpenCV's sigmaColor).
    */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_RANGE,
-      g_param_spec_double ("sigma-range", "Range sigma",
-          "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
-          MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, flags));
+  properties.add (g_param_spec_double ("sigma-range", "Range sigma",
+      "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
+      MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, flags), &Settings::sigma_range);
   /**
    * GstOpenCLBilateral:radius:
    *
    * Half the window side: the window is (2 radius + 1)^2 pixels. 0 picks ceil(2 sigma-spatial),
    * at most 32.
    */
-  g_object_class_install_property (gobject_class, PROP_RADIUS,
-      g_param_spec_int ("radius", "Radius",
-          "Window radius in pixels; 0 = automatic, ceil(2 x sigma-spatial) capped at 32",
-          0, MAX_RADIUS, DEFAULT_RADIUS, flags));
+  properties.add (g_param_spec_int ("radius", "Radius",
+      "Window radius in pixels; 0 = automatic, ceil(2 x sigma-spatial) capped at 32",
+      0, MAX_RADIUS, DEFAULT_RADIUS, flags), &Settings::radius);
   /**
    * GstOpenCLBilateral:mode:
    *
    * How the colour difference of RGB formats is measured. GRAY8 ignores it.
    */
-  g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode", "How colour differences are weighted (RGB formats)",
-          GST_TYPE_OPENCL_BILATERAL_MODE, (gint) DEFAULT_MODE, flags));
+  properties.add (g_param_spec_enum ("mode", "Mode",
+      "How colour differences are weighted (RGB formats)", GST_TYPE_OPENCL_BILATERAL_MODE,
+      (gint) DEFAULT_MODE, flags), &Settings::mode);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL bilateral filter",
       "Filter/Effect/Video", "Edge-preserving bilateral smoothing on an OpenCL device",

@@ -48,6 +48,7 @@
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_multi_convolve_debug);
@@ -174,18 +175,6 @@ struct _GstOpenCLMultiConvolve
   GstOpenCLMultiConvolveImpl *impl;
 };
 
-enum
-{
-  PROP_0,
-  PROP_NUM_KERNELS,
-  PROP_KERNEL_SIZE,
-  PROP_DIMS,
-  PROP_KERNELS,
-  PROP_KERNELS_FILE,
-  PROP_SCALE,
-  PROP_OFFSET,
-};
-
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)GRAY8, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_IN_DEVICE_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " \
@@ -198,79 +187,6 @@ G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve,
     GST_TYPE_OPENCL_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclmulticonvolve, "openclmulticonvolve", GST_RANK_NONE,
     GST_TYPE_OPENCL_MULTI_CONVOLVE);
-
-static void
-gst_opencl_multi_convolve_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_NUM_KERNELS:
-      s.num_kernels = g_value_get_int (value);
-      break;
-    case PROP_KERNEL_SIZE:
-      s.kernel_size = g_value_get_int (value);
-      break;
-    case PROP_DIMS:
-      s.dims = g_value_get_int (value);
-      break;
-    case PROP_KERNELS:
-      s.kernels = gst_opencl::float_array_from_value (value);
-      break;
-    case PROP_KERNELS_FILE:{
-      const gchar *path = g_value_get_string (value);
-      s.kernels_file = path ? path : "";
-      break;
-    }
-    case PROP_SCALE:
-      s.scale = g_value_get_double (value);
-      break;
-    case PROP_OFFSET:
-      s.offset = g_value_get_double (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-  }
-  GST_DEBUG_OBJECT (object, "%s changed", pspec->name);
-}
-
-static void
-gst_opencl_multi_convolve_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_NUM_KERNELS:
-      g_value_set_int (value, s.num_kernels);
-      break;
-    case PROP_KERNEL_SIZE:
-      g_value_set_int (value, s.kernel_size);
-      break;
-    case PROP_DIMS:
-      g_value_set_int (value, s.dims);
-      break;
-    case PROP_KERNELS:
-      gst_opencl::float_array_to_value (s.kernels, value);
-      break;
-    case PROP_KERNELS_FILE:
-      g_value_set_string (value, s.kernels_file.empty () ? nullptr : s.kernels_file.c_str ());
-      break;
-    case PROP_SCALE:
-      g_value_set_double (value, s.scale);
-      break;
-    case PROP_OFFSET:
-      g_value_set_double (value, s.offset);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
 
 static gboolean
 gst_opencl_multi_convolve_stop (GstBaseTransform * trans)
@@ -554,13 +470,6 @@ gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 }
 
 static void
-gst_opencl_multi_convolve_finalize (GObject * object)
-{
-  delete GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_multi_convolve_parent_class)->finalize (object);
-}
-
-static void
 gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
 {
   auto *gobject_class = G_OBJECT_CLASS (klass);
@@ -570,75 +479,69 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
       "OpenCL filter bank");
 
-  gobject_class->set_property = gst_opencl_multi_convolve_set_property;
-  gobject_class->get_property = gst_opencl_multi_convolve_get_property;
-  gobject_class->finalize = gst_opencl_multi_convolve_finalize;
-
   /* Caps depend on these: they take effect at the next negotiation. */
   const auto ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY);
   const auto playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLMultiConvolve> properties (gobject_class);
   /**
    * GstOpenCLMultiConvolve:num-kernels:
    *
    * N, the number of filters: the output holds N responses per voxel.
    */
-  g_object_class_install_property (gobject_class, PROP_NUM_KERNELS,
-      g_param_spec_int ("num-kernels", "Number of kernels", "Filters applied in one pass (N)",
-          1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS, ready));
+  properties.add (g_param_spec_int ("num-kernels", "Number of kernels",
+      "Filters applied in one pass (N)", 1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS, ready),
+      &Settings::num_kernels);
   /**
    * GstOpenCLMultiConvolve:kernel-size:
    *
    * Taps of each filter along every axis (odd, 1 .. 15).
    */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_SIZE,
-      g_param_spec_int ("kernel-size", "Kernel size", "Taps per axis of every filter (odd)",
-          1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, ready));
+  properties.add (g_param_spec_int ("kernel-size", "Kernel size",
+      "Taps per axis of every filter (odd)", 1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, ready),
+      &Settings::kernel_size);
   /**
    * GstOpenCLMultiConvolve:dims:
    *
    * 2: k x k filters on each frame or slice; 3: k x k x k filters on the volume.
    */
-  g_object_class_install_property (gobject_class, PROP_DIMS,
-      g_param_spec_int ("dims", "Dimensions", "2: k x k filters per slice; 3: k x k x k",
-          2, 3, DEFAULT_DIMS, ready));
+  properties.add (g_param_spec_int ("dims", "Dimensions",
+      "2: k x k filters per slice; 3: k x k x k", 2, 3, DEFAULT_DIMS, ready), &Settings::dims);
   /**
    * GstOpenCLMultiConvolve:kernels:
    *
    * The filters: num-kernels x kernel-size^dims floats, filter index fastest, then x, y, z.
    */
-  g_object_class_install_property (gobject_class, PROP_KERNELS,
-      gst_param_spec_array ("kernels", "Kernels",
-          "The filters: N x k^dims floats, filter index fastest, then x, y, z",
-          g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-              (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), ready));
+  properties.add (gst_param_spec_array ("kernels", "Kernels",
+      "The filters: N x k^dims floats, filter index fastest, then x, y, z",
+      g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), ready), &Settings::kernels);
   /**
    * GstOpenCLMultiConvolve:kernels-file:
    *
    * A file of raw little-endian float32 filters in the order of `kernels` (used instead of
    * it).
    */
-  g_object_class_install_property (gobject_class, PROP_KERNELS_FILE,
-      g_param_spec_string ("kernels-file", "Kernels file",
-          "Raw little-endian float32 filters in the order of kernels", nullptr, ready));
+  properties.add (g_param_spec_string ("kernels-file", "Kernels file",
+      "Raw little-endian float32 filters in the order of kernels", nullptr, ready),
+      &Settings::kernels_file);
   /**
    * GstOpenCLMultiConvolve:scale:
    *
    * Video output only: each response is multiplied by this before offset is added.
    */
-  g_object_class_install_property (gobject_class, PROP_SCALE,
-      g_param_spec_double ("scale", "Scale", "Video output: response * scale + offset",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_SCALE, playing));
+  properties.add (g_param_spec_double ("scale", "Scale",
+      "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_SCALE,
+      playing), &Settings::scale);
   /**
    * GstOpenCLMultiConvolve:offset:
    *
    * Video output only: added to each scaled response before rounding and saturation.
    */
-  g_object_class_install_property (gobject_class, PROP_OFFSET,
-      g_param_spec_double ("offset", "Offset", "Video output: response * scale + offset",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET, playing));
-
+  properties.add (g_param_spec_double ("offset", "Offset",
+      "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET,
+      playing), &Settings::offset);
 
   gst_element_class_set_static_metadata (element_class, "OpenCL filter bank",
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "

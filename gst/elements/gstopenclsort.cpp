@@ -43,6 +43,7 @@
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopencltensor.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_sort_debug);
@@ -110,14 +111,6 @@ struct _GstOpenCLSort
   GstOpenCLSortImpl *impl;
 };
 
-enum
-{
-  PROP_0,
-  PROP_ORDER,
-  PROP_DIRECTION,
-  PROP_KEY,
-};
-
 #define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8 }, " \
     "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_CAPS "video/x-raw, " VIDEO_FIELDS
@@ -174,55 +167,6 @@ gst_opencl_sort_key_get_type (void)
     g_once_init_leave (&type, registered);
   }
   return type;
-}
-
-static void
-gst_opencl_sort_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_SORT (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_ORDER:
-      s.order = (Order) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "order %d", (int) s.order);
-      break;
-    case PROP_DIRECTION:
-      s.direction = (Direction) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "direction %d", (int) s.direction);
-      break;
-    case PROP_KEY:
-      s.key = (Key) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "key %d", (int) s.key);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_opencl_sort_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_SORT (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_ORDER:
-      g_value_set_enum (value, (gint) s.order);
-      break;
-    case PROP_DIRECTION:
-      g_value_set_enum (value, (gint) s.direction);
-      break;
-    case PROP_KEY:
-      g_value_set_enum (value, (gint) s.key);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
 }
 
 static gboolean
@@ -519,13 +463,6 @@ gst_opencl_sort_init (GstOpenCLSort * self)
 }
 
 static void
-gst_opencl_sort_finalize (GObject * object)
-{
-  delete GST_OPENCL_SORT (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_sort_parent_class)->finalize (object);
-}
-
-static void
 gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 {
   auto *gobject_class = G_OBJECT_CLASS (klass);
@@ -534,12 +471,9 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_sort_debug, "openclsort", 0, "OpenCL sort");
 
-  gobject_class->set_property = gst_opencl_sort_set_property;
-  gobject_class->get_property = gst_opencl_sort_get_property;
-  gobject_class->finalize = gst_opencl_sort_finalize;
-
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLSort> properties (gobject_class);
   /**
    * GstOpenCLSort:order:
    *
@@ -547,27 +481,24 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    * +0.0 before -0.0 (the exact reverse of the ascending order). For video, pixels of equal
    * key keep their order in both.
    */
-  g_object_class_install_property (gobject_class, PROP_ORDER,
-      g_param_spec_enum ("order", "Order", "Sort order", GST_TYPE_OPENCL_SORT_ORDER,
-          (gint) DEFAULT_ORDER, flags));
+  properties.add (g_param_spec_enum ("order", "Order", "Sort order", GST_TYPE_OPENCL_SORT_ORDER,
+      (gint) DEFAULT_ORDER, flags), &Settings::order);
   /**
    * GstOpenCLSort:direction:
    *
    * Video only: sort the pixels of each row (they move horizontally) or of each column.
    */
-  g_object_class_install_property (gobject_class, PROP_DIRECTION,
-      g_param_spec_enum ("direction", "Direction",
-          "Video: sort the pixels of each row or of each column", GST_TYPE_OPENCL_SORT_DIRECTION,
-          (gint) DEFAULT_DIRECTION, flags));
+  properties.add (g_param_spec_enum ("direction", "Direction",
+      "Video: sort the pixels of each row or of each column", GST_TYPE_OPENCL_SORT_DIRECTION,
+      (gint) DEFAULT_DIRECTION, flags), &Settings::direction);
   /**
    * GstOpenCLSort:key:
    *
    * Video only: what pixels are sorted by. Luma is (77 R + 150 G + 29 B + 128) >> 8, computed
    * in integers. GRAY8 frames sort by their value whatever the key.
    */
-  g_object_class_install_property (gobject_class, PROP_KEY,
-      g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
-          GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, flags));
+  properties.add (g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
+      GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, flags), &Settings::key);
 
   /* Video in OpenCL memory first: between other elements of the plugin frames stay there. */
   std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +
