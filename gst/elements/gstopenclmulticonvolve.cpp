@@ -36,6 +36,7 @@
  * ]|
  */
 #include "elements/gstopenclmulticonvolve.h"
+#include "elements/gstopenclmulticonvolvecaps.h"
 
 #include <gst/video/video.h>
 
@@ -75,14 +76,9 @@ struct Settings
   double offset = DEFAULT_OFFSET;
 };
 
-struct State
+/* The shape of the negotiated caps, and what the bank runs with. */
+struct State : gst_opencl_multi_convolve::Shape
 {
-  bool video_in = false;
-  bool video_out = false;
-  GstVideoInfo in_video {};
-  GstVideoInfo out_video {};
-  int width = 0, height = 0, depth = 1;
-  gsize out_bytes = 0;
   cl::Buffer input;        /* width x height x depth bytes, rows packed */
   cl::Buffer output;        /* tensor output only */
   gst_opencl::Convolution convolution;
@@ -148,12 +144,6 @@ load_filters (const Settings & s)
   return filters;
 }
 
-bool
-structure_is_video (const GstStructure * s)
-{
-  return gst_structure_has_name (s, "video/x-raw");
-}
-
 }  // namespace
 
 struct GstOpenCLMultiConvolveImpl
@@ -198,50 +188,6 @@ gst_opencl_multi_convolve_stop (GstBaseTransform * trans)
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->stop (trans);
 }
 
-/* Output caps for one input structure: the tensor first (the default when downstream takes
- * anything), then video for video input with N <= 4. */
-static void
-append_outputs (const GstStructure * in, int num_kernels, GstCaps * result)
-{
-  GstCaps *one = gst_caps_new_full (gst_structure_copy (in), nullptr);
-  gint fps_n = 0, fps_d = 1;
-  gst_structure_get_fraction (in, "framerate", &fps_n, &fps_d);
-  if (structure_is_video (in)) {
-    gint width = 0, height = 0;
-    if (gst_caps_is_fixed (one) && gst_structure_get_int (in, "width", &width) &&
-        gst_structure_get_int (in, "height", &height)) {
-      gst_opencl::TensorInfo info;
-      info.type = gst_opencl::TensorType::Float32;
-      info.dimensions = { (guint) num_kernels, (guint) width, (guint) height };
-      gst_caps_append (result, gst_opencl::tensor_info_to_caps (info, fps_n, fps_d));
-    } else {
-      gst_caps_append (result, gst_caps_from_string (
-              gst_opencl::tensor_template_caps ("float32").c_str ()));
-    }
-    if (num_kernels <= 4) {
-      GstStructure *video = gst_structure_copy (in);
-      gst_structure_set (video, "format", G_TYPE_STRING, num_kernels == 1 ? "GRAY8" : "RGBA",
-          nullptr);
-      gst_caps_append_structure (result, video);
-    }
-  } else {
-    std::string why;
-    auto info = gst_opencl::tensor_info_from_caps (one, &why);
-    if (info && info->type == gst_opencl::TensorType::UInt8) {
-      gst_opencl::TensorInfo out;
-      out.type = gst_opencl::TensorType::Float32;
-      out.dimensions.push_back ((guint) num_kernels);
-      for (guint d : info->dimensions)
-        out.dimensions.push_back (d);
-      gst_caps_append (result, gst_opencl::tensor_info_to_caps (out, fps_n, fps_d));
-    } else {
-      gst_caps_append (result, gst_caps_from_string (
-              gst_opencl::tensor_template_caps ("float32").c_str ()));
-    }
-  }
-  gst_caps_unref (one);
-}
-
 static GstCaps *
 gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
@@ -259,7 +205,8 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
     }
     result = gst_caps_new_empty ();
     for (guint i = 0; i < gst_caps_get_size (caps); i++)
-      append_outputs (gst_caps_get_structure (caps, i), num_kernels, result);
+      gst_opencl_multi_convolve::append_outputs (gst_caps_get_structure (caps, i),
+          num_kernels, result);
   }
   if (filter) {
     GstCaps *intersected = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -284,51 +231,8 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
   State & state = impl->state;
   const std::vector<float> filters = load_filters (settings);
 
-  state.video_in = !gst_opencl::caps_are_tensors (incaps);
-  if (state.video_in) {
-    if (!gst_video_info_from_caps (&state.in_video, incaps))
-      throw Failure (Failure::Kind::Settings, "invalid video input caps");
-    state.width = GST_VIDEO_INFO_WIDTH (&state.in_video);
-    state.height = GST_VIDEO_INFO_HEIGHT (&state.in_video);
-    state.depth = 1;
-  } else {
-    std::string why;
-    auto info = gst_opencl::tensor_info_from_caps (incaps, &why);
-    if (!info)
-      throw Failure (Failure::Kind::Settings, "input tensor: " + why);
-    if (info->type != gst_opencl::TensorType::UInt8)
-      throw Failure (Failure::Kind::Settings, "input tensor must be uint8");
-    for (gsize d = 3; d < info->dimensions.size (); d++) {
-      if (info->dimensions[d] != 1)
-        throw Failure (Failure::Kind::Settings, "input tensor has more than 3 dimensions");
-    }
-    state.width = (int) info->dimension (0);
-    state.height = (int) info->dimension (1);
-    state.depth = (int) info->dimension (2);
-  }
-
-  state.video_out = !gst_opencl::caps_are_tensors (outcaps);
-  if (state.video_out) {
-    if (!state.video_in || !gst_video_info_from_caps (&state.out_video, outcaps))
-      throw Failure (Failure::Kind::Settings, "video output needs GRAY8 video input");
-    const bool gray = GST_VIDEO_INFO_FORMAT (&state.out_video) == GST_VIDEO_FORMAT_GRAY8;
-    if ((gray && settings.num_kernels != 1) || settings.num_kernels > 4)
-      throw Failure (Failure::Kind::Settings, "video output holds 1 (GRAY8) or up to 4 "
-          "(RGBA) responses, not " + std::to_string (settings.num_kernels));
-    if (GST_VIDEO_INFO_WIDTH (&state.out_video) != state.width ||
-        GST_VIDEO_INFO_HEIGHT (&state.out_video) != state.height)
-      throw Failure (Failure::Kind::Settings, "output size differs from the input's");
-    state.out_bytes = state.out_video.size;
-  } else {
-    auto info = gst_opencl::tensor_info_from_caps (outcaps, nullptr);
-    if (!info || info->type != gst_opencl::TensorType::Float32 ||
-        info->dimension (0) != (guint) settings.num_kernels ||
-        info->dimension (1) != (guint) state.width || info->dimension (2) !=
-        (guint) state.height || info->dimension (3) != (guint) state.depth)
-      throw Failure (Failure::Kind::Settings, "output tensor must be float32 N:W:H[:D] with "
-          "N = num-kernels and the input's size");
-    state.out_bytes = info->size_bytes ();
-  }
+  static_cast<gst_opencl_multi_convolve::Shape &> (state) =
+      gst_opencl_multi_convolve::shape_of (incaps, outcaps, settings.num_kernels);
 
   auto & device = impl->device.device ();
   const guint64 voxels = (guint64) state.width * state.height * state.depth;
