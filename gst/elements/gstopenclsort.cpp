@@ -32,6 +32,7 @@
  * ]|
  */
 #include "elements/gstopenclsort.h"
+#include "elements/gstopenclsortpixels.h"
 
 #include <gst/video/video.h>
 
@@ -51,16 +52,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_sort_debug);
 
 namespace {
 
+using gst_opencl_sort::Direction;
+using gst_opencl_sort::Key;
+
 enum class Order : int { Ascending = 0, Descending = 1 };
-enum class Direction : int { Rows = 0, Columns = 1 };
-enum class Key : int { Luma = 0, Red = 1, Green = 2, Blue = 3 };
 
 constexpr Order DEFAULT_ORDER = Order::Ascending;
 constexpr Direction DEFAULT_DIRECTION = Direction::Rows;
 constexpr Key DEFAULT_KEY = Key::Luma;
-
-/* Pixel positions are packed into the low 24 bits of the sorted words (kernels/pixelsort.cl). */
-constexpr guint64 MAX_LINE_PIXELS = 1u << 24;
 
 struct Settings
 {
@@ -80,14 +79,11 @@ struct State
   gsize tensor_bytes = 0;
   cl::Buffer keys;
 
-  /* Video */
-  GstVideoInfo video_info {};
-  cl::Buffer words;
-  cl::Kernel pixel_keys;
-  cl::Kernel pixel_gather;
-
   /* Rebuilt only when the key type or the order changes. */
   std::unique_ptr<gst_opencl::DeviceSort> sort;
+
+  /* Video */
+  gst_opencl_sort::PixelSort pixels;
 };
 
 }  // namespace
@@ -198,22 +194,6 @@ sort_key_for (gst_opencl::TensorType type)
       " (int32, uint32 and float32 only)");
 }
 
-/* Throws TooLarge unless rows x length words, padded per row, fit the sort and the device. */
-static void
-check_sort_fits (const gst_opencl::Device & device, gsize rows, gsize length, const char *what)
-{
-  gsize padded = gst_opencl::DeviceSort::padded_length (length);
-  guint64 bytes = (guint64) rows * padded * sizeof (cl_uint);
-  if (padded > gst_opencl::DeviceSort::MAX_WORDS ||
-      rows > gst_opencl::DeviceSort::MAX_WORDS / padded || bytes > device.max_alloc_bytes) {
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, std::string (what) + " of " +
-        std::to_string (rows) + " x " + std::to_string (length) + " values needs " +
-        std::to_string (bytes) + " bytes once padded, more than " + device.name +
-        " allows (largest allocation " + std::to_string (device.max_alloc_bytes) +
-        " bytes, at most 2^31 padded values)");
-  }
-}
-
 static void
 set_tensor_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
 {
@@ -227,7 +207,7 @@ set_tensor_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
   state.length = info->dimension (0);
   state.rows = info->element_count () / state.length;
   state.tensor_bytes = info->size_bytes ();
-  check_sort_fits (device, state.rows, state.length, "a tensor");
+  gst_opencl::DeviceSort::check_fits (device, state.rows, state.length, "a tensor");
   state.keys = cl::Buffer (device.context, CL_MEM_READ_WRITE, state.tensor_bytes);
   state.video = false;
 }
@@ -236,30 +216,12 @@ static void
 set_video_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
 {
   State & state = impl->state;
-  if (!gst_video_info_from_caps (&state.video_info, caps))
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps))
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "bad video caps");
-  auto & device = impl->device.device ();
-  const guint64 width = GST_VIDEO_INFO_WIDTH (&state.video_info);
-  const guint64 height = GST_VIDEO_INFO_HEIGHT (&state.video_info);
-  if (width > MAX_LINE_PIXELS || height > MAX_LINE_PIXELS)
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a " +
-        std::to_string (width) + "x" + std::to_string (height) + " frame has lines longer " +
-        "than the 2^24 pixels openclsort can sort");
-  /* Either direction: the longer padded line decides the scratch size. */
-  check_sort_fits (device, height, width, "a frame");
-  check_sort_fits (device, width, height, "a frame");
-  if ((guint64) state.video_info.size > device.max_alloc_bytes)
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a frame of " +
-        std::to_string (state.video_info.size) + " bytes exceeds the largest buffer " +
-        device.name + " can allocate");
-  state.words = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
-      width * height * sizeof (cl_uint));
-  impl->in_port.configure (&state.video_info, false);
-  impl->out_port.configure (&state.video_info, false);
-  if (!state.pixel_keys ()) {
-    state.pixel_keys = device.kernel ("pixelsort", "pixel_keys", "");
-    state.pixel_gather = device.kernel ("pixelsort", "pixel_gather", "");
-  }
+  state.pixels.configure (impl->device.device (), info);
+  impl->in_port.configure (state.pixels.info (), false);
+  impl->out_port.configure (state.pixels.info (), false);
   state.video = true;
 }
 
@@ -294,17 +256,6 @@ ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::SortKey key, gst_opencl::Sort
 }
 
 static void
-launch_sort (GstOpenCLSortImpl * impl, gst_opencl::DeviceSort & sort, const cl::Buffer & buffer,
-    gsize rows, gsize length)
-{
-  auto & device = impl->device;
-  sort.enqueue (buffer, buffer, rows, length, [&device](const cl::Kernel & kernel,
-          const cl::NDRange & global, const cl::NDRange & local) {
-        device.launch (kernel, global, local);
-      });
-}
-
-static void
 sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
@@ -312,85 +263,12 @@ sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, GstBuffer * in
   auto & sort = ensure_sort (impl, state.tensor_key, settings.order == Order::Descending ?
       gst_opencl::SortOrder::Descending : gst_opencl::SortOrder::Ascending);
   gst_opencl::copy_bytes_in (impl->device, impl->in_port, inbuf, state.keys, state.tensor_bytes);
-  launch_sort (impl, sort, state.keys, state.rows, state.length);
-  gst_opencl::copy_bytes_out (impl->device, state.keys, outbuf, state.tensor_bytes);
-}
-
-/* Byte weights of the key over one pixel (see kernels/pixelsort.cl). */
-static cl_uint4
-key_weights (GstVideoFormat format, Key key)
-{
-  if (format == GST_VIDEO_FORMAT_GRAY8)
-    return cl_uint4 { { 256, 0, 0, 0 } };
-  const bool bgr = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx;
-  cl_uint red = 0, green = 0, blue = 0;
-  switch (key) {
-    case Key::Luma:
-      red = 77;
-      green = 150;
-      blue = 29;
-      break;
-    case Key::Red:
-      red = 256;
-      break;
-    case Key::Green:
-      green = 256;
-      break;
-    case Key::Blue:
-      blue = 256;
-      break;
-  }
-  return bgr ? cl_uint4 { { blue, green, red, 0 } } : cl_uint4 { { red, green, blue, 0 } };
-}
-
-/* Plane 0 of a device frame at its stride (the plugin's frames start at offset 0). */
-static cl_int
-row_stride (const GstOpenCLFrame & frame)
-{
-  return (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
-}
-
-static void
-sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const GstOpenCLFrame & in,
-    const GstOpenCLFrame & out)
-{
-  State & state = impl->state;
   auto & device = impl->device;
-  auto & sort = ensure_sort (impl, gst_opencl::SortKey::UInt32, gst_opencl::SortOrder::Ascending);
-
-  const GstVideoInfo *info = &state.video_info;
-  const cl_int width = GST_VIDEO_INFO_WIDTH (info);
-  const cl_int height = GST_VIDEO_INFO_HEIGHT (info);
-  const cl_int pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  const bool columns = settings.direction == Direction::Columns;
-
-  const cl::NDRange frame_range (width, height);
-  const cl::NDRange group (16, 16);
-  cl::Kernel & keys = state.pixel_keys;
-  keys.setArg (0, in.buffer);
-  keys.setArg (1, row_stride (in));
-  keys.setArg (2, state.words);
-  keys.setArg (3, width);
-  keys.setArg (4, height);
-  keys.setArg (5, (cl_int) columns);
-  keys.setArg (6, pixel_bytes);
-  keys.setArg (7, key_weights (GST_VIDEO_INFO_FORMAT (info), settings.key));
-  keys.setArg (8, (cl_int) (settings.order == Order::Descending));
-  device.launch (keys, frame_range, group);
-
-  launch_sort (impl, sort, state.words, columns ? width : height, columns ? height : width);
-
-  cl::Kernel & gather = state.pixel_gather;
-  gather.setArg (0, in.buffer);
-  gather.setArg (1, row_stride (in));
-  gather.setArg (2, state.words);
-  gather.setArg (3, out.buffer);
-  gather.setArg (4, row_stride (out));
-  gather.setArg (5, width);
-  gather.setArg (6, height);
-  gather.setArg (7, (cl_int) columns);
-  gather.setArg (8, pixel_bytes);
-  device.launch (gather, frame_range, group);
+  sort.enqueue (state.keys, state.keys, state.rows, state.length, [&device] (
+          const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
+        device.launch (kernel, global, local);
+      });
+  gst_opencl::copy_bytes_out (impl->device, state.keys, outbuf, state.tensor_bytes);
 }
 
 static GstFlowReturn
@@ -430,7 +308,8 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
       gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
       gst_opencl::FrameTrip out (device, impl->out_port, outbuf,
           gst_opencl::FrameAccess::Write);
-      sort_frame (impl, settings, in.frame (), out.frame ());
+      impl->state.pixels.enqueue (device, in.frame (), out.frame (), settings.direction,
+          settings.key, settings.order == Order::Descending);
       in.finish (false);
       device.end_frame (out.finish (true));
     } catch (...) {
