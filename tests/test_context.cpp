@@ -13,8 +13,7 @@ namespace {
 GstElement *
 paused_pipeline (const char *description)
 {
-  GstElement *pipeline = gst_parse_launch (description, nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline (description);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS);

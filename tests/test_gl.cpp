@@ -13,32 +13,40 @@
 #include "reference/bilateral_reference.h"
 #include "reference/histogram_reference.h"
 
-GST_START_TEST (test_gl_memory_matches_reference)
+/* Plays the pipeline with RGBA caps of `input`'s size on its appsrc and pushes `frames` copies
+ * of `input` at 30 frames per second, then EOS. Returns the frames' video info. */
+static GstVideoInfo
+play_rgba (GstElement * pipeline, GstElement * src, const testutil::Frame & input, int frames)
 {
-  const int width = 48, height = 30;
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time ! glupload ! "
-      "openclbilateral name=f sigma-range=40 ! gldownload ! "
-      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
-  fail_unless (pipeline != nullptr);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
-
   GstVideoInfo info;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, input.width, input.height);
   GstCaps *caps = gst_video_info_to_caps (&info);
   g_object_set (src, "caps", caps, nullptr);
   gst_caps_unref (caps);
 
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  testutil::Frame input (width, height, 4);
-  testutil::fill (input, testutil::Pattern::Edges, 77);
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < frames; i++) {
     GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
     GST_BUFFER_PTS (buffer) = i * GST_SECOND / 30;
     fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
+  return info;
+}
+
+GST_START_TEST (test_gl_memory_matches_reference)
+{
+  const int width = 48, height = 30;
+  GstElement *pipeline = testutil::parse_pipeline ("appsrc name=src format=time ! glupload ! "
+      "openclbilateral name=f sigma-range=40 ! gldownload ! "
+      "video/x-raw,format=RGBA ! appsink name=sink sync=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+
+  testutil::Frame input (width, height, 4);
+  testutil::fill (input, testutil::Pattern::Edges, 77);
+  GstVideoInfo info = play_rgba (pipeline, src, input, 2);
 
   reference::BilateralParams params;
   params.sigma_range = 40.0;
@@ -82,28 +90,17 @@ GST_END_TEST;
 GST_START_TEST (test_gl_histogram_matches_reference)
 {
   const int width = 300, height = 150, bins = 32;
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time ! glupload ! "
+  GstElement *pipeline = testutil::parse_pipeline ("appsrc name=src format=time ! glupload ! "
       "openclhistogram name=f bins=32 draw=true ! gldownload ! "
-      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
-  fail_unless (pipeline != nullptr);
+      "video/x-raw,format=RGBA ! appsink name=sink sync=false");
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
   GstBus *bus = gst_element_get_bus (pipeline);
 
-  GstVideoInfo info;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, width, height);
-  GstCaps *caps = gst_video_info_to_caps (&info);
-  g_object_set (src, "caps", caps, nullptr);
-  gst_caps_unref (caps);
-
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   testutil::Frame input (width, height, 4);
   testutil::fill (input, testutil::Pattern::Edges, 78);
-  GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
-  GST_BUFFER_PTS (buffer) = 0;
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstVideoInfo info = play_rgba (pipeline, src, input, 1);
 
   reference::HistogramFrame view;
   view.format = reference::HistogramFormat::RGBA;

@@ -395,10 +395,9 @@ count_buffer (GstElement *, GstBuffer *, GstPad *, gpointer user_data)
 GST_START_TEST (test_num_buffers)
 {
   for (int limit : { 1, 4 }) {
-    GstElement *pipeline = gst_parse_launch (("openclmandelboxsrc num-buffers=" +
+    GstElement *pipeline = testutil::parse_pipeline (("openclmandelboxsrc num-buffers=" +
             std::to_string (limit) + " ! video/x-raw,width=16,height=16 ! "
-            "fakesink name=sink signal-handoffs=true").c_str (), nullptr);
-    fail_unless (pipeline != nullptr);
+            "fakesink name=sink signal-handoffs=true").c_str ());
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
     gint count = 0;
     g_signal_connect (sink, "handoff", G_CALLBACK (count_buffer), &count);
@@ -528,8 +527,7 @@ query_latency (bool live, gboolean * is_live, GstClockTime * min, GstClockTime *
 {
   std::string line = std::string ("openclmandelboxsrc name=src is-live=") + (live ? "true" : "false") +
       " ! video/x-raw,width=16,height=16,framerate=25/1 ! fakesink sync=true";
-  GstElement *pipeline = gst_parse_launch (line.c_str (), nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline (line.c_str ());
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
@@ -578,9 +576,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_shares_context_with_filter)
 {
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=s num-buffers=2 ! "
-      "video/x-raw,width=32,height=16 ! openclbilateral name=f ! fakesink", nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc name=s num-buffers=2 ! "
+      "video/x-raw,width=32,height=16 ! openclbilateral name=f ! fakesink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
@@ -604,9 +601,8 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps_fail_clearly)
 {
   /* Caps set after linking, so that the failure comes from negotiation, not from parsing. */
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc num-buffers=1 ! "
-      "capsfilter name=caps ! fakesink", nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+      "capsfilter name=caps ! fakesink");
   GstElement *capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
   GstCaps *caps = gst_caps_from_string ("video/x-raw,format=I420,width=16,height=16");
   g_object_set (capsfilter, "caps", caps, nullptr);
@@ -620,10 +616,9 @@ GST_END_TEST;
 GST_START_TEST (test_too_large_frame_fails_clearly)
 {
   /* The device limit is lowered so that a frame GStreamer can describe exceeds it. */
-  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", "65536", TRUE);
-  std::string error = testutil::run_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+  std::string error = testutil::run_pipeline_with_max_alloc ("65536",
+      "openclmandelboxsrc num-buffers=1 ! "
       "video/x-raw,width=256,height=256 ! fakesink");
-  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
   fail_unless (contains (error, "a 256x256 frame (262144 bytes) exceeds the largest buffer"),
       "%s", error.c_str ());
 }
@@ -642,10 +637,9 @@ GST_END_TEST;
 GST_START_TEST (test_gl_memory_output)
 {
   const int width = 64, height = 48;
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=src num-buffers=2 "
+  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc name=src num-buffers=2 "
       "animate=false ! video/x-raw(memory:GLMemory),width=64,height=48 ! gldownload ! "
-      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
-  fail_unless (pipeline != nullptr);
+      "video/x-raw,format=RGBA ! appsink name=sink sync=false");
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=

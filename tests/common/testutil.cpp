@@ -207,6 +207,15 @@ run_pipeline (const std::string & launch_line, int timeout_s)
   return run_pipeline (parse_pipeline (launch_line), timeout_s);
 }
 
+std::string
+run_pipeline_with_max_alloc (const char *max_alloc_bytes, const std::string & launch_line)
+{
+  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", max_alloc_bytes, TRUE);
+  std::string error = run_pipeline (launch_line);
+  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
+  return error;
+}
+
 /* The device an element picks automatically: the first GPU, else the first CPU device. */
 static cl_device_id
 default_device ()

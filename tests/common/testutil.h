@@ -70,6 +70,11 @@ std::string run_pipeline (const std::string & launch_line, int timeout_s = 120);
 /* Same, but with an already-built pipeline (taken over). */
 std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
 
+/* run_pipeline with the device's largest allocation lowered to `max_alloc_bytes`
+ * (GST_OPENCL_MAX_ALLOC_BYTES, read when a context is created), for frames too large for it. */
+std::string run_pipeline_with_max_alloc (const char *max_alloc_bytes,
+    const std::string & launch_line);
+
 /* CL_DEVICE_VENDOR of the device an element picks automatically (the first GPU, else the first
  * CPU device), or "" without OpenCL devices. */
 std::string default_device_vendor ();
