@@ -50,6 +50,19 @@ def fmt_ratio(value):
     return "-" if value is None else f"{value:.2f}x"
 
 
+def table_head(*columns):
+    """A Markdown table's header and separator rows."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + " --- |" * len(columns))
+
+
+def failed_row(cells, error, width):
+    """The row of a case that failed: its leading cells, then the error, then blank cells up to
+    `width` columns."""
+    row = [str(cell) for cell in cells] + [f"failed: {error}"]
+    print("| " + " | ".join(row) + " |" + " |" * (width - len(row)))
+
+
 def median(stats):
     return stats.get("median") if isinstance(stats, dict) else None
 
@@ -117,8 +130,7 @@ def ceilings_table(run, path, data):
     print(f"**Ceilings** of {data.get('device_name')} (driver {data.get('driver')}, "
           f"{data.get('compute_units')} compute units), medians of {data.get('runs')} launches.")
     print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
-    print("| ceiling | figure | median ms per launch | IQR ms |")
-    print("| --- | --- | --- | --- |")
+    table_head("ceiling", "figure", "median ms per launch", "IQR ms")
     c = data["copy"]
     print(f"| global memory copy (bytes read + written) | {c['bytes_per_s'] * 1e-9:.1f} GB/s | "
           f"{fmt_ms(c['ms']['median'])} | {fmt_ms(c['ms']['iqr'])} |")
@@ -151,13 +163,12 @@ def bilateral(run, path, data):
     device = cases[0].get("device_name") if cases else None
     header(f"openclbilateral, RGBA, radius {radius}", path, data, device)
     fma = run.fma_rate()
-    print(f"| size | mode | frames | kernel ms (median) | kernel IQR ms | wall ms per frame | "
-          f"useful GFLOP/s | of FMA ceiling | {peer_label} ms | peer / kernel |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    table_head("size", "mode", "frames", "kernel ms (median)", "kernel IQR ms", "wall ms per frame",
+               "useful GFLOP/s", "of FMA ceiling", f"{peer_label} ms", "peer / kernel")
     for c in cases:
         size = f"{c['width']}x{c['height']}"
         if not c.get("ok"):
-            print(f"| {size} | {c['mode']} | failed: {c.get('error')} | | | | | | | |")
+            failed_row([size, c['mode']], c.get('error'), 10)
             continue
         kernel = c["kernel_ms"]["median"]
         flops = c["width"] * c["height"] * (2 * radius + 1) ** 2 * BILATERAL_FLOP_PER_TAP
@@ -212,8 +223,7 @@ def histogram(run, path, data):
         shown = variant + (f" ({c['variant_used']})" if variant == "tuned" and
                            c.get("variant_used") else "")
         if not c.get("ok"):
-            print(f"| {shown} | {size} | {c['content']} | failed: {c.get('error')} |" + " |" *
-                  (5 + 2 * len(columns)))
+            failed_row([shown, size, c['content']], c.get('error'), 9 + 2 * len(columns))
             continue
         kernel = c["kernel_ms"]["median"]
         if variant == "tuned":
@@ -302,13 +312,13 @@ def mandelbox(run, path, data):
     cases = data["cases"]
     device = cases[0].get("device_name") if cases else None
     header(f"openclmandelboxsrc, default scene, {data.get('format', 'RGBA')}", path, data, device)
-    print(f"| size | frames | kernel ms (median) | kernel fps | pipeline fps | OpenMP ms "
-          f"({data.get('openmp_threads')} threads) | OpenMP / kernel | same picture |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    table_head("size", "frames", "kernel ms (median)", "kernel fps", "pipeline fps",
+               f"OpenMP ms ({data.get('openmp_threads')} threads)", "OpenMP / kernel",
+               "same picture")
     for c in cases:
         size = f"{c['width']}x{c['height']}"
         if not c.get("ok"):
-            print(f"| {size} | failed: {c.get('error')} | | | | | | |")
+            failed_row([size], c.get('error'), 8)
             continue
         kernel = c["kernel_ms"]["median"]
         omp = median(c.get("openmp_ms"))
@@ -334,15 +344,14 @@ def pipelines(run, path, data):
     cases = data["cases"]
     device = next((c.get("device_name") for c in cases if c.get("device_name")), None)
     header("Pipelines into fakesink", path, data, device)
-    print("| pipeline | size | frames | wall ms per frame | sum of kernels ms | overhead ms | "
-          "overhead / kernels | to device MB per frame | to host MB per frame | "
-          "per element: kernel ms / in-out ms |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    table_head("pipeline", "size", "frames", "wall ms per frame", "sum of kernels ms",
+               "overhead ms", "overhead / kernels", "to device MB per frame", "to host MB per frame",
+               "per element: kernel ms / in-out ms")
     run.pipeline_cases.extend(cases)
     for c in cases:
         size = f"{c['width']}x{c['height']}"
         if not c.get("ok"):
-            print(f"| {c['case']} | {size} | failed: {c.get('error')} | | | | | | | |")
+            failed_row([c['case'], size], c.get('error'), 10)
             continue
         wall = c["wall_ms"]["median"]
         kernels = c["kernel_sum_ms"]
@@ -437,8 +446,7 @@ def pipelines_launch(run, path, data):
     # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
     header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
     print(f"{data.get('frames_per_run', '?')} frames per run.\n")
-    print("| pipeline | size | fps (median of runs) | ms per frame |")
-    print("| --- | --- | --- | --- |")
+    table_head("pipeline", "size", "fps (median of runs)", "ms per frame")
     for c in data.get("cases", []):
         print(f"| {c.get('pipeline')} | {c.get('size')} | {c.get('fps_median', 0):.1f} | "
               f"{fmt_ms(c.get('ms_per_frame'))} |")
@@ -463,13 +471,13 @@ def convolve(run, path, data):
     volume = [c for c in cases if c.get("num_filters") and not c.get("forced_variant")]
     forced = [c for c in cases if c.get("num_filters") and c.get("forced_variant")]
     if volume:
-        print("| case | N | kernel ms (median) | kernel IQR ms | useful TFLOP/s | of FMA ceiling | "
-              "torch FP32 ms | FP32 / kernel | torch TF32 ms | TF32 / kernel |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        table_head("case", "N", "kernel ms (median)", "kernel IQR ms", "useful TFLOP/s",
+                   "of FMA ceiling", "torch FP32 ms", "FP32 / kernel", "torch TF32 ms",
+                   "TF32 / kernel")
     for c in volume:
         n = c["num_filters"]
         if not c.get("ok"):
-            print(f"| {c.get('name')} | {n} | failed: {c.get('error')} | | | | | | | |")
+            failed_row([c.get('name'), n], c.get('error'), 10)
             continue
         kernel = c["kernel_ms"]["median"]
         rate = c["useful_flop"] / (kernel * 1e-3)
@@ -493,8 +501,7 @@ def convolve(run, path, data):
     if tuned:
         print("Kernel variants the elements chose (`opencl-variant` messages), with each "
               "candidate's median device time in ms where timed in that run:\n")
-        print("| case | variant | how | candidates (median ms) |")
-        print("| --- | --- | --- | --- |")
+        table_head("case", "variant", "how", "candidates (median ms)")
         for c in tuned:
             for v in c["variants"]:
                 times = ", ".join(f"`{t['name']}` {fmt_ms(t['median_ms'])}"
@@ -504,12 +511,11 @@ def convolve(run, path, data):
                       f"{times or '-'} |")
         print()
     if forced:
-        print("| case, variant forced | kernel ms (median) | kernel IQR ms | useful TFLOP/s | "
-              "of FMA ceiling |")
-        print("| --- | --- | --- | --- | --- |")
+        table_head("case, variant forced", "kernel ms (median)", "kernel IQR ms", "useful TFLOP/s",
+                   "of FMA ceiling")
         for c in forced:
             if not c.get("ok"):
-                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
+                failed_row([c.get('name')], c.get('error'), 5)
                 continue
             kernel = c["kernel_ms"]["median"]
             rate = c["useful_flop"] / (kernel * 1e-3)
@@ -519,11 +525,11 @@ def convolve(run, path, data):
         print()
     video = [c for c in cases if not c.get("num_filters")]
     if video:
-        print("| case | kernel ms (median) | kernel IQR ms | frames/s (kernel) | frames/s (wall) |")
-        print("| --- | --- | --- | --- | --- |")
+        table_head("case", "kernel ms (median)", "kernel IQR ms", "frames/s (kernel)",
+                   "frames/s (wall)")
         for c in video:
             if not c.get("ok"):
-                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
+                failed_row([c.get('name')], c.get('error'), 5)
                 continue
             k = c["kernel_ms"]
             print(f"| {c.get('name')} | {fmt_ms(k['median'])} | "
@@ -542,8 +548,7 @@ def peer_conv3d(run, path, data):
     if data.get("error"):
         print(f"Not measured: {data['error']}.\n")
         return
-    print("| mode | N | median ms | useful TFLOP/s |")
-    print("| --- | --- | --- | --- |")
+    table_head("mode", "N", "median ms", "useful TFLOP/s")
     for c in data.get("cases", []):
         print(f"| {c['mode']} | {c['num_filters']} | {fmt_ms(c['median_ms'])} | "
               f"{c['tflops_useful']:.4g} |")
@@ -630,8 +635,7 @@ def print_run(run):
         print(f"### Run `{run.summary.get('command')}`\n")
         if machine:
             print(f"{machine_line({'machine': machine})}.\n")
-        print("| benchmark | exit status | seconds |")
-        print("| --- | --- | --- |")
+        table_head("benchmark", "exit status", "seconds")
         for name, b in run.summary.get("benchmarks", {}).items():
             print(f"| {name} | {b['exit']} | {b['seconds']} |")
         print()
@@ -646,8 +650,7 @@ def print_run(run):
         frame_path_targets(run)
     if run.targets:
         print("**Targets** (issue 8), ratios from this run:\n")
-        print("| target | measured | met |")
-        print("| --- | --- | --- |")
+        table_head("target", "measured", "met")
         for text, measured, met in run.targets:
             verdict = "not measured" if met is None else "met" if met else "missed"
             print(f"| {text} | {measured} | {verdict} |")
