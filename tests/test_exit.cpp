@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "common/testutil.h"
+
 namespace {
 
 /* ---- the scenario, in the child --------------------------------------------------------- */
@@ -236,12 +238,7 @@ shared_between_pipelines (const DeviceChoice & device)
   GObject *shared = nullptr;
   if (reach_state (first, GST_STATE_PAUSED, what + " (first)") &&
       (shared = element_context (first, "a")) != nullptr) {
-    GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
-    GValue value = G_VALUE_INIT;
-    g_value_init (&value, G_OBJECT_TYPE (shared));
-    g_value_set_object (&value, shared);
-    gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
-    g_value_unset (&value);
+    GstContext *context = testutil::application_context (shared);
     second = pipeline_on ("videotestsrc num-buffers=2 ! "
         "video/x-raw,format=GRAY8,width=8,height=8 ! openclbilateral name=x ! fakesink",
         device.spec);

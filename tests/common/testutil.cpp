@@ -310,6 +310,18 @@ expect_negotiated_feature (GstElement * element, const char *pad_name, const cha
   gst_caps_unref (caps);
 }
 
+GstContext *
+application_context (GObject * shared)
+{
+  GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
+  GValue value = G_VALUE_INIT;
+  g_value_init (&value, G_OBJECT_TYPE (shared));
+  g_value_set_object (&value, shared);
+  gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
+  g_value_unset (&value);
+  return context;
+}
+
 GObject *
 element_context (GstElement * element)
 {

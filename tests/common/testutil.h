@@ -96,6 +96,10 @@ void expect_negotiated_feature (GstElement * element, const char *pad_name, cons
  * the object and a device-name. */
 GObject *element_context (GstElement * element);
 
+/* A gst.opencl.context GstContext holding `shared` (such an object, not taken), as an
+ * application hands it to a pipeline with gst_element_set_context (). */
+GstContext *application_context (GObject * shared);
+
 /* Whether that device works on the host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY). */
 bool device_shares_host_memory ();
 
