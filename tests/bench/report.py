@@ -56,11 +56,19 @@ def table_head(*columns):
     print("|" + " --- |" * len(columns))
 
 
-def failed_row(cells, error, width):
-    """The row of a case that failed: its leading cells, then the error, then blank cells up to
-    `width` columns."""
-    row = [str(cell) for cell in cells] + [f"failed: {error}"]
+def reported_failure(case, cells, width):
+    """Whether a case failed; its row when it did: the leading cells, then the error, then blank
+    cells up to `width` columns."""
+    if case.get("ok"):
+        return False
+    row = [str(cell) for cell in cells] + [f"failed: {case.get('error')}"]
     print("| " + " | ".join(row) + " |" + " |" * (width - len(row)))
+    return True
+
+
+def iqr_ms(stats, default):
+    """The interquartile range of a case's milliseconds (`default` for a missing quartile)."""
+    return stats.get("q3", default) - stats.get("q1", default)
 
 
 def median(stats):
@@ -167,8 +175,7 @@ def bilateral(run, path, data):
                "useful GFLOP/s", "of FMA ceiling", f"{peer_label} ms", "peer / kernel")
     for c in cases:
         size = f"{c['width']}x{c['height']}"
-        if not c.get("ok"):
-            failed_row([size, c['mode']], c.get('error'), 10)
+        if reported_failure(c, [size, c['mode']], 10):
             continue
         kernel = c["kernel_ms"]["median"]
         flops = c["width"] * c["height"] * (2 * radius + 1) ** 2 * BILATERAL_FLOP_PER_TAP
@@ -222,8 +229,7 @@ def histogram(run, path, data):
         variant = c.get("variant", "tuned")
         shown = variant + (f" ({c['variant_used']})" if variant == "tuned" and
                            c.get("variant_used") else "")
-        if not c.get("ok"):
-            failed_row([shown, size, c['content']], c.get('error'), 9 + 2 * len(columns))
+        if reported_failure(c, [shown, size, c['content']], 9 + 2 * len(columns)):
             continue
         kernel = c["kernel_ms"]["median"]
         if variant == "tuned":
@@ -317,8 +323,7 @@ def mandelbox(run, path, data):
                "same picture")
     for c in cases:
         size = f"{c['width']}x{c['height']}"
-        if not c.get("ok"):
-            failed_row([size], c.get('error'), 8)
+        if reported_failure(c, [size], 8):
             continue
         kernel = c["kernel_ms"]["median"]
         omp = median(c.get("openmp_ms"))
@@ -350,8 +355,7 @@ def pipelines(run, path, data):
     run.pipeline_cases.extend(cases)
     for c in cases:
         size = f"{c['width']}x{c['height']}"
-        if not c.get("ok"):
-            failed_row([c['case'], size], c.get('error'), 10)
+        if reported_failure(c, [c['case'], size], 10):
             continue
         wall = c["wall_ms"]["median"]
         kernels = c["kernel_sum_ms"]
@@ -476,13 +480,12 @@ def convolve(run, path, data):
                    "TF32 / kernel")
     for c in volume:
         n = c["num_filters"]
-        if not c.get("ok"):
-            failed_row([c.get('name'), n], c.get('error'), 10)
+        if reported_failure(c, [c.get('name'), n], 10):
             continue
         kernel = c["kernel_ms"]["median"]
         rate = c["useful_flop"] / (kernel * 1e-3)
         fp32, tf32 = peers.get((n, "fp32")), peers.get((n, "tf32"))
-        iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+        iqr = iqr_ms(c["kernel_ms"], kernel)
         print(f"| {c.get('name')} | {n} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | "
               f"{rate * 1e-12:.3g} | {fmt_pct(rate / fma if fma else None)} | {fmt_ms(fp32)} | "
               f"{fmt_ratio(fp32 / kernel if fp32 else None)} | {fmt_ms(tf32)} | "
@@ -514,12 +517,11 @@ def convolve(run, path, data):
         table_head("case, variant forced", "kernel ms (median)", "kernel IQR ms", "useful TFLOP/s",
                    "of FMA ceiling")
         for c in forced:
-            if not c.get("ok"):
-                failed_row([c.get('name')], c.get('error'), 5)
+            if reported_failure(c, [c.get('name')], 5):
                 continue
             kernel = c["kernel_ms"]["median"]
             rate = c["useful_flop"] / (kernel * 1e-3)
-            iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+            iqr = iqr_ms(c["kernel_ms"], kernel)
             print(f"| {c.get('name')} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | {rate * 1e-12:.3g} | "
                   f"{fmt_pct(rate / fma if fma else None)} |")
         print()
@@ -528,12 +530,11 @@ def convolve(run, path, data):
         table_head("case", "kernel ms (median)", "kernel IQR ms", "frames/s (kernel)",
                    "frames/s (wall)")
         for c in video:
-            if not c.get("ok"):
-                failed_row([c.get('name')], c.get('error'), 5)
+            if reported_failure(c, [c.get('name')], 5):
                 continue
             k = c["kernel_ms"]
             print(f"| {c.get('name')} | {fmt_ms(k['median'])} | "
-                  f"{fmt_ms(k.get('q3', 0) - k.get('q1', 0))} | {c.get('fps_kernel', 0):.1f} | "
+                  f"{fmt_ms(iqr_ms(k, 0))} | {c.get('fps_kernel', 0):.1f} | "
                   f"{c.get('fps_wall', 0):.1f} |")
         print()
 
