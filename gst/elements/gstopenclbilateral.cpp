@@ -34,7 +34,7 @@
 
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
-#include "opencl/gstopenclproperties.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
@@ -113,6 +113,8 @@ struct GstOpenCLBilateralImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLBilateral
@@ -307,31 +309,19 @@ gst_opencl_bilateral_init (GstOpenCLBilateral * self)
   self->impl = new GstOpenCLBilateralImpl ();
 }
 
-/* The state (kernels, buffers) belongs to this run's context: dropped before the base lets the
- * context go, so none of it outlives the context, and the next start (perhaps on another
- * context) builds its own. */
-static gboolean
-gst_opencl_bilateral_stop (GstBaseTransform * trans)
-{
-  GST_OPENCL_BILATERAL (trans)->impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_bilateral_parent_class)->stop (trans);
-}
-
 static void
 gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_bilateral_debug, "openclbilateral", 0,
       "OpenCL bilateral filter");
 
-  GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_bilateral_stop;
+  gst_opencl::stop_drops_run<GstOpenCLBilateral> (GST_BASE_TRANSFORM_CLASS (klass));
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
-  gst_opencl::ElementProperties<GstOpenCLBilateral> properties (gobject_class);
+  gst_opencl::ElementProperties<GstOpenCLBilateral> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLBilateral:sigma-spatial:
    *
@@ -366,7 +356,7 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
       "How colour differences are weighted (RGB formats)", GST_TYPE_OPENCL_BILATERAL_MODE,
       (gint) DEFAULT_MODE, flags), &Settings::mode);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL bilateral filter",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL bilateral filter",
       "Filter/Effect/Video", "Edge-preserving bilateral smoothing on an OpenCL device",
       "gst-opencl developers");
   gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);

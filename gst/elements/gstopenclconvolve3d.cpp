@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "opencl/gstopenclconvolution.h"
-#include "opencl/gstopenclproperties.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_convolve3d_debug);
@@ -145,6 +145,8 @@ struct GstOpenCLConvolve3DImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLConvolve3D
@@ -335,32 +337,20 @@ gst_opencl_convolve3d_init (GstOpenCLConvolve3D * self)
   self->impl = new GstOpenCLConvolve3DImpl ();
 }
 
-/* The state (kernels, buffers) belongs to this run's context: dropped before the base lets the
- * context go, so none of it outlives the context, and the next start (perhaps on another
- * context) builds its own. */
-static gboolean
-gst_opencl_convolve3d_stop (GstBaseTransform * trans)
-{
-  GST_OPENCL_CONVOLVE3D (trans)->impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_convolve3d_parent_class)->stop (trans);
-}
-
 static void
 gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *temporal_class = GST_OPENCL_TEMPORAL_FILTER_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_convolve3d_debug, "openclconvolve3d", 0,
       "OpenCL spatio-temporal convolution");
 
-  GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_convolve3d_stop;
+  gst_opencl::stop_drops_run<GstOpenCLConvolve3D> (GST_BASE_TRANSFORM_CLASS (klass));
 
   /* The window and the float frames are sized from these when caps are set. */
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY);
-  gst_opencl::ElementProperties<GstOpenCLConvolve3D> properties (gobject_class);
+  gst_opencl::ElementProperties<GstOpenCLConvolve3D> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLConvolve3D:kernel-width:
    *
@@ -440,7 +430,8 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
         g_value_set_boolean (value, impl.state.separable);
       });
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL spatio-temporal convolution",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
+      "OpenCL spatio-temporal convolution",
       "Filter/Effect/Video", "Convolves video over x, y and time on an OpenCL device",
       "gst-opencl developers");
   gst_opencl_temporal_filter_class_add_pad_templates (temporal_class, FORMATS, TRUE);

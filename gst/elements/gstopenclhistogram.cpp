@@ -38,7 +38,7 @@
 
 #include "elements/gstopenclhistogramcount.h"
 #include "elements/gstopenclhistogrammessage.h"
-#include "opencl/gstopenclproperties.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 /* Shared with the element's device side (gstopenclhistogramcount.cpp). */
@@ -71,6 +71,16 @@ struct GstOpenCLHistogramImpl
   std::string variant;  /* the chosen variant's name once chosen, for the property */
   State state;
   Interval interval;
+
+  void drop_run ()
+  {
+    interval.reset ();
+    state = State ();
+    {
+      std::lock_guard<std::mutex> guard (lock);
+      variant.clear ();
+    }
+  }
 };
 
 struct _GstOpenCLHistogram
@@ -201,19 +211,6 @@ gst_opencl_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->sink_event (trans, event);
 }
 
-static gboolean
-gst_opencl_histogram_stop (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_HISTOGRAM (trans)->impl;
-  impl->interval.reset ();
-  impl->state = State ();
-  {
-    std::lock_guard<std::mutex> lock (impl->lock);
-    impl->variant.clear ();
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->stop (trans);
-}
-
 static void
 gst_opencl_histogram_init (GstOpenCLHistogram * self)
 {
@@ -252,8 +249,6 @@ warn_rounded_bins (GObject * object, const GValue * value)
 static void
 gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
@@ -262,7 +257,7 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING);
-  gst_opencl::ElementProperties<GstOpenCLHistogram> properties (gobject_class);
+  gst_opencl::ElementProperties<GstOpenCLHistogram> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLHistogram:bins:
    *
@@ -323,14 +318,14 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
         gst_opencl::value_from (impl.variant, value);
       });
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL histogram",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL histogram",
       "Filter/Analyzer/Video", "Per-frame histograms on an OpenCL device, posted on the bus "
       "and optionally drawn on the frame", "gst-opencl developers");
   gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
 
   trans_class->transform_ip = gst_opencl_histogram_transform_ip;
   trans_class->sink_event = gst_opencl_histogram_sink_event;
-  trans_class->stop = gst_opencl_histogram_stop;
+  gst_opencl::stop_drops_run<GstOpenCLHistogram> (GST_BASE_TRANSFORM_CLASS (klass));
   filter_class->set_info = gst_opencl_histogram_set_info;
   filter_class->process_ip = gst_opencl_histogram_process_ip;
 }

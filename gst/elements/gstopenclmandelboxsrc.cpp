@@ -30,7 +30,7 @@
 #include <cmath>
 #include <mutex>
 
-#include "opencl/gstopenclproperties.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_mandelbox_src_debug);
@@ -140,6 +140,8 @@ struct GstOpenCLMandelboxSrcImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLMandelboxSrc
@@ -218,30 +220,19 @@ gst_opencl_mandelbox_src_init (GstOpenCLMandelboxSrc * self)
   self->impl = new GstOpenCLMandelboxSrcImpl ();
 }
 
-/* The kernel belongs to this run's context: dropped before the base lets the context go, so it
- * never outlives it, and the next start (perhaps on another context) builds its own. */
-static gboolean
-gst_opencl_mandelbox_src_stop (GstBaseSrc * base)
-{
-  GST_OPENCL_MANDELBOX_SRC (base)->impl->state = State ();
-  return GST_BASE_SRC_CLASS (gst_opencl_mandelbox_src_parent_class)->stop (base);
-}
-
 static void
 gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *src_class = GST_OPENCL_SRC_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_mandelbox_src_debug, "openclmandelboxsrc", 0,
       "OpenCL Mandelbox source");
 
-  GST_BASE_SRC_CLASS (klass)->stop = gst_opencl_mandelbox_src_stop;
+  gst_opencl::stop_drops_run<GstOpenCLMandelboxSrc> (GST_BASE_SRC_CLASS (klass));
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
-  gst_opencl::ElementProperties<GstOpenCLMandelboxSrc> properties (gobject_class);
+  gst_opencl::ElementProperties<GstOpenCLMandelboxSrc> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMandelboxSrc:scale:
    *
@@ -341,7 +332,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
       -MAX_ABS_ROTATION_SPEED, MAX_ABS_ROTATION_SPEED, DEFAULT_ROTATION_SPEED, flags),
       &Settings::rotation_speed);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL Mandelbox source",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL Mandelbox source",
       "Source/Video", "Ray-marches the Mandelbox fractal on an OpenCL device",
       "gst-opencl developers");
   gst_opencl_src_class_add_pad_template (src_class, FORMATS, TRUE);

@@ -49,7 +49,7 @@
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
-#include "opencl/gstopenclproperties.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_multi_convolve_debug);
@@ -157,6 +157,13 @@ struct GstOpenCLMultiConvolveImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run ()
+  {
+    in_port.reset ();
+    out_port.reset ();
+    state = State ();
+  }
 };
 
 struct _GstOpenCLMultiConvolve
@@ -177,16 +184,6 @@ G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve,
     GST_TYPE_OPENCL_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclmulticonvolve, "openclmulticonvolve", GST_RANK_NONE,
     GST_TYPE_OPENCL_MULTI_CONVOLVE);
-
-static gboolean
-gst_opencl_multi_convolve_stop (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
-  impl->in_port.reset ();
-  impl->out_port.reset ();
-  impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->stop (trans);
-}
 
 static GstCaps *
 gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
@@ -376,8 +373,6 @@ gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 static void
 gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
@@ -388,7 +383,7 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       GST_PARAM_MUTABLE_READY);
   const auto playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
-  gst_opencl::ElementProperties<GstOpenCLMultiConvolve> properties (gobject_class);
+  gst_opencl::ElementProperties<GstOpenCLMultiConvolve> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMultiConvolve:num-kernels:
    *
@@ -447,7 +442,7 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET,
       playing), &Settings::offset);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL filter bank",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL filter bank",
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
       "device", "gst-opencl developers");
 
@@ -456,18 +451,18 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
   gst_caps_append (sink, gst_caps_from_string (
           gst_opencl::tensor_template_caps ("uint8").c_str ()));
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
   gst_caps_unref (sink);
   GstCaps *src = gst_caps_from_string (gst_opencl::tensor_template_caps ("float32").c_str ());
   gst_caps_append (src, gst_caps_from_string (VIDEO_OUT_CAPS));
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
   gst_caps_unref (src);
 
   /* Its own caps rule (frames in, tensors or video out), fixated as GstBaseTransform does. */
   gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
-  trans_class->stop = gst_opencl_multi_convolve_stop;
+  gst_opencl::stop_drops_run<GstOpenCLMultiConvolve> (GST_BASE_TRANSFORM_CLASS (klass));
   trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
   trans_class->set_caps = gst_opencl_multi_convolve_set_caps;
   trans_class->transform = gst_opencl_multi_convolve_transform;

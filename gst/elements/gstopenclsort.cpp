@@ -44,7 +44,7 @@
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopencltensor.h"
-#include "opencl/gstopenclproperties.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_sort_debug);
@@ -99,6 +99,14 @@ struct GstOpenCLSortImpl
   std::mutex lock;  /* guards settings */
   Settings settings;
   State state;      /* streaming thread only */
+
+  void drop_run ()
+  {
+    /* The sort refers to the device: drop it (and every buffer) before the context goes. */
+    in_port.reset ();
+    out_port.reset ();
+    state = State ();
+  }
 };
 
 struct _GstOpenCLSort
@@ -163,17 +171,6 @@ gst_opencl_sort_key_get_type (void)
     g_once_init_leave (&type, registered);
   }
   return type;
-}
-
-static gboolean
-gst_opencl_sort_stop (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
-  /* The sort refers to the device: drop it (and every buffer) before the context goes. */
-  impl->in_port.reset ();
-  impl->out_port.reset ();
-  impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->stop (trans);
 }
 
 static gst_opencl::SortKey
@@ -344,15 +341,13 @@ gst_opencl_sort_init (GstOpenCLSort * self)
 static void
 gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_sort_debug, "openclsort", 0, "OpenCL sort");
 
   const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
-  gst_opencl::ElementProperties<GstOpenCLSort> properties (gobject_class);
+  gst_opencl::ElementProperties<GstOpenCLSort> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLSort:order:
    *
@@ -383,20 +378,20 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
   std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +
       "; " VIDEO_OPENCL_CAPS "; " VIDEO_CAPS;
   GstCaps *caps = gst_caps_from_string (caps_text.c_str ());
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL sort",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL sort",
       "Filter/Effect/Video;Filter/Converter",
       "Sorts arrays (other/tensors) or the pixels of video rows or columns on an OpenCL device",
       "gst-opencl developers");
 
   /* Equal caps on both sides (set_caps insists). */
   gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
-  trans_class->stop = gst_opencl_sort_stop;
+  gst_opencl::stop_drops_run<GstOpenCLSort> (GST_BASE_TRANSFORM_CLASS (klass));
   trans_class->set_caps = gst_opencl_sort_set_caps;
   trans_class->transform = gst_opencl_sort_transform;
 

@@ -1,12 +1,16 @@
-/* gst-opencl: an element's properties bound to the members of its Settings.
+/* gst-opencl: an element's private struct as GObject sees it: its Settings bound to properties,
+ * deleted at finalize, its run dropped at stop.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every element keeps its property values in a Settings struct behind a mutex, in a private
  * struct (`Impl`) its instance holds as `impl`. ElementProperties installs its properties and
  * stands for the set/get switch statements and the finalize that each element would otherwise
- * write again: property id N is the N-th property added. */
+ * write again: property id N is the N-th property added. stop_drops_run () stands for the stop
+ * that drops what the element built for the context it ran on. */
 #pragma once
 
+#include <gst/base/gstbasesrc.h>
+#include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
 
 #include <functional>
@@ -182,5 +186,39 @@ private:
 
   GObjectClass *klass;
 };
+
+/* Chains the class's stop (GstBaseTransform or GstBaseSrc) to `impl->drop_run ()` first: an
+ * Impl's kernels, buffers and ports belong to the context of this run, so they are dropped
+ * before the base lets the context go; none outlives it, and the next start (perhaps on another
+ * context) builds its own. */
+template <typename Element, typename Base>
+struct StopDroppingRun
+{
+  static inline gboolean (*parent_stop) (Base *) = nullptr;
+
+  static gboolean stop (Base * base)
+  {
+    reinterpret_cast<Element *> (base)->impl->drop_run ();
+    return parent_stop (base);
+  }
+};
+
+template <typename Element>
+void
+stop_drops_run (GstBaseTransformClass * klass)
+{
+  using Stop = StopDroppingRun<Element, GstBaseTransform>;
+  Stop::parent_stop = GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (klass))->stop;
+  klass->stop = Stop::stop;
+}
+
+template <typename Element>
+void
+stop_drops_run (GstBaseSrcClass * klass)
+{
+  using Stop = StopDroppingRun<Element, GstBaseSrc>;
+  Stop::parent_stop = GST_BASE_SRC_CLASS (g_type_class_peek_parent (klass))->stop;
+  klass->stop = Stop::stop;
+}
 
 }  // namespace gst_opencl
