@@ -132,18 +132,11 @@ GST_ELEMENT_REGISTER_DEFINE (openclbilateral, "openclbilateral", GST_RANK_NONE,
 GType
 gst_opencl_bilateral_mode_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Mode::Color, "One weight per neighbour from the Euclidean RGB distance", "color"},
-    {(gint) Mode::Luma, "One weight per neighbour from the luma difference (fast)", "luma"},
-    {(gint) Mode::PerChannel, "Each channel weighted by its own difference", "per-channel"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLBilateralMode", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLBilateralMode", {
+        { (gint) Mode::Color, "One weight per neighbour from the Euclidean RGB distance", "color" },
+        { (gint) Mode::Luma, "One weight per neighbour from the luma difference (fast)", "luma" },
+        { (gint) Mode::PerChannel, "Each channel weighted by its own difference", "per-channel" },
+      });
 }
 
 static gboolean

@@ -164,18 +164,12 @@ GST_ELEMENT_REGISTER_DEFINE (openclconvolve3d, "openclconvolve3d", GST_RANK_NONE
 GType
 gst_opencl_convolve3d_preset_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Preset::Gaussian, "Gaussian of sigma-xy in x and y and sigma-t in time", "gaussian"},
-    {(gint) Preset::Box, "Every tap equal (a mean when normalized)", "box"},
-    {(gint) Preset::Custom, "The taps of the kernel property", "custom"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLConvolve3DPreset", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLConvolve3DPreset", {
+        { (gint) Preset::Gaussian, "Gaussian of sigma-xy in x and y and sigma-t in time",
+        "gaussian" },
+        { (gint) Preset::Box, "Every tap equal (a mean when normalized)", "box" },
+        { (gint) Preset::Custom, "The taps of the kernel property", "custom" },
+      });
 }
 
 static guint

@@ -126,51 +126,30 @@ GST_ELEMENT_REGISTER_DEFINE (openclsort, "openclsort", GST_RANK_NONE, GST_TYPE_O
 GType
 gst_opencl_sort_order_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Order::Ascending, "Smallest first", "ascending"},
-    {(gint) Order::Descending, "Largest first", "descending"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLSortOrder", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLSortOrder", {
+        { (gint) Order::Ascending, "Smallest first", "ascending" },
+        { (gint) Order::Descending, "Largest first", "descending" },
+      });
 }
 
 GType
 gst_opencl_sort_direction_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Direction::Rows, "Pixels move along their row", "rows"},
-    {(gint) Direction::Columns, "Pixels move along their column", "columns"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLSortDirection", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLSortDirection", {
+        { (gint) Direction::Rows, "Pixels move along their row", "rows" },
+        { (gint) Direction::Columns, "Pixels move along their column", "columns" },
+      });
 }
 
 GType
 gst_opencl_sort_key_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8", "luma"},
-    {(gint) Key::Red, "The red channel", "red"},
-    {(gint) Key::Green, "The green channel", "green"},
-    {(gint) Key::Blue, "The blue channel", "blue"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLSortKey", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLSortKey", {
+        { (gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8", "luma" },
+        { (gint) Key::Red, "The red channel", "red" },
+        { (gint) Key::Green, "The green channel", "green" },
+        { (gint) Key::Blue, "The blue channel", "blue" },
+      });
 }
 
 static gst_opencl::SortKey

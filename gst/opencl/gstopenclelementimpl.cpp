@@ -4,6 +4,8 @@
 
 #include "gstopenclconvolution.h"
 
+#include <algorithm>
+
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_properties_debug);
 #define GST_CAT_DEFAULT gst_opencl_properties_debug
 
@@ -44,6 +46,20 @@ void
 value_from (const std::vector<float> & member, GValue * value)
 {
   float_array_to_value (member, value);
+}
+
+GType
+enum_type (const char *name, std::initializer_list<GEnumValue> values)
+{
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard (lock);
+  GType type = g_type_from_name (name);
+  if (type)
+    return type;
+  /* g_enum_register_static keeps the table: it lives as long as the type, for good. */
+  auto *table = new GEnumValue[values.size () + 1] ();
+  std::copy (values.begin (), values.end (), table);
+  return g_enum_register_static (name, table);
 }
 
 void

@@ -14,6 +14,7 @@
 #include <gst/gst.h>
 
 #include <functional>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -52,6 +53,10 @@ value_from (Enum member, GValue * value)
 {
   g_value_set_enum (value, (gint) member);
 }
+
+/* The GType of an element's enum property: registered as `name` with `values` (no terminator)
+ * on the first call, the registered type on later ones; thread-safe. */
+GType enum_type (const char *name, std::initializer_list<GEnumValue> values);
 
 /* The debug line of a property set from outside (name and new value). */
 void log_property_set (GObject * object, GParamSpec * pspec, const GValue * value);
