@@ -312,8 +312,6 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
 
   gst_opencl::stop_drops_run<GstOpenCLBilateral> (GST_BASE_TRANSFORM_CLASS (klass));
 
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
   gst_opencl::ElementProperties<GstOpenCLBilateral> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLBilateral:sigma-spatial:
@@ -322,7 +320,8 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
    */
   properties.add (g_param_spec_double ("sigma-spatial", "Spatial sigma",
       "Standard deviation of the spatial Gaussian in pixels", MIN_SIGMA,
-      MAX_SIGMA_SPATIAL, DEFAULT_SIGMA_SPATIAL, flags), &Settings::sigma_spatial);
+      MAX_SIGMA_SPATIAL, DEFAULT_SIGMA_SPATIAL, gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::sigma_spatial);
   /**
    * GstOpenCLBilateral:sigma-range:
    *
@@ -330,7 +329,8 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
    */
   properties.add (g_param_spec_double ("sigma-range", "Range sigma",
       "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
-      MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, flags), &Settings::sigma_range);
+      MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::sigma_range);
   /**
    * GstOpenCLBilateral:radius:
    *
@@ -339,7 +339,7 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
    */
   properties.add (g_param_spec_int ("radius", "Radius",
       "Window radius in pixels; 0 = automatic, ceil(2 x sigma-spatial) capped at 32",
-      0, MAX_RADIUS, DEFAULT_RADIUS, flags), &Settings::radius);
+      0, MAX_RADIUS, DEFAULT_RADIUS, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::radius);
   /**
    * GstOpenCLBilateral:mode:
    *
@@ -347,7 +347,7 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
    */
   properties.add (g_param_spec_enum ("mode", "Mode",
       "How colour differences are weighted (RGB formats)", GST_TYPE_OPENCL_BILATERAL_MODE,
-      (gint) DEFAULT_MODE, flags), &Settings::mode);
+      (gint) DEFAULT_MODE, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::mode);
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL bilateral filter",
       "Filter/Effect/Video", "Edge-preserving bilateral smoothing on an OpenCL device",

@@ -341,9 +341,7 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
 
   gst_opencl::stop_drops_run<GstOpenCLConvolve3D> (GST_BASE_TRANSFORM_CLASS (klass));
 
-  /* The window and the float frames are sized from these when caps are set. */
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
+  /* PROPERTY_READY: the window and the float frames are sized from these when caps are set. */
   gst_opencl::ElementProperties<GstOpenCLConvolve3D> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLConvolve3D:kernel-width:
@@ -351,14 +349,14 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
    * Taps along x (odd, 1 .. 15).
    */
   properties.add (g_param_spec_int ("kernel-width", "Kernel width", "Taps along x (odd)", 1,
-      MAX_KERNEL_SIZE, DEFAULT_KERNEL_WIDTH, flags), &Settings::width);
+      MAX_KERNEL_SIZE, DEFAULT_KERNEL_WIDTH, gst_opencl::PROPERTY_READY), &Settings::width);
   /**
    * GstOpenCLConvolve3D:kernel-height:
    *
    * Taps along y (odd, 1 .. 15).
    */
   properties.add (g_param_spec_int ("kernel-height", "Kernel height", "Taps along y (odd)", 1,
-      MAX_KERNEL_SIZE, DEFAULT_KERNEL_HEIGHT, flags), &Settings::height);
+      MAX_KERNEL_SIZE, DEFAULT_KERNEL_HEIGHT, gst_opencl::PROPERTY_READY), &Settings::height);
   /**
    * GstOpenCLConvolve3D:kernel-depth:
    *
@@ -367,14 +365,15 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
    */
   properties.add (g_param_spec_int ("kernel-depth", "Kernel depth",
       "Taps along time in frames (odd); (depth - 1) / 2 frames of latency", 1,
-      MAX_KERNEL_SIZE, DEFAULT_KERNEL_DEPTH, flags), &Settings::depth);
+      MAX_KERNEL_SIZE, DEFAULT_KERNEL_DEPTH, gst_opencl::PROPERTY_READY), &Settings::depth);
   /**
    * GstOpenCLConvolve3D:preset:
    *
    * Where the taps come from: a Gaussian (sigma-xy, sigma-t), a box, or the kernel property.
    */
   properties.add (g_param_spec_enum ("preset", "Preset", "Where the taps come from",
-      GST_TYPE_OPENCL_CONVOLVE3D_PRESET, (gint) DEFAULT_PRESET, flags), &Settings::preset);
+      GST_TYPE_OPENCL_CONVOLVE3D_PRESET, (gint) DEFAULT_PRESET, gst_opencl::PROPERTY_READY),
+      &Settings::preset);
   /**
    * GstOpenCLConvolve3D:sigma-xy:
    *
@@ -382,7 +381,7 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
    */
   properties.add (g_param_spec_double ("sigma-xy", "Sigma x/y",
       "Standard deviation of the gaussian preset along x and y in pixels", MIN_SIGMA,
-      MAX_SIGMA, DEFAULT_SIGMA, flags), &Settings::sigma_xy);
+      MAX_SIGMA, DEFAULT_SIGMA, gst_opencl::PROPERTY_READY), &Settings::sigma_xy);
   /**
    * GstOpenCLConvolve3D:sigma-t:
    *
@@ -390,7 +389,7 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
    */
   properties.add (g_param_spec_double ("sigma-t", "Sigma t",
       "Standard deviation of the gaussian preset along time in frames", MIN_SIGMA,
-      MAX_SIGMA, DEFAULT_SIGMA, flags), &Settings::sigma_t);
+      MAX_SIGMA, DEFAULT_SIGMA, gst_opencl::PROPERTY_READY), &Settings::sigma_t);
   /**
    * GstOpenCLConvolve3D:kernel:
    *
@@ -402,14 +401,16 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
       "Taps of the custom preset: width x height x depth floats, x fastest, then y, then "
       "t (t = 0 the oldest frame)",
       g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), flags), &Settings::kernel);
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          gst_opencl::PROPERTY_READY), &Settings::kernel);
   /**
    * GstOpenCLConvolve3D:normalize:
    *
    * Divide the taps by their sum (when it is not 0), so flat areas keep their value.
    */
   properties.add (g_param_spec_boolean ("normalize", "Normalize",
-      "Divide the taps by their sum when it is not 0", DEFAULT_NORMALIZE, flags),
+      "Divide the taps by their sum when it is not 0", DEFAULT_NORMALIZE,
+      gst_opencl::PROPERTY_READY),
       &Settings::normalize);
   /**
    * GstOpenCLConvolve3D:separable:

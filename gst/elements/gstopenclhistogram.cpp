@@ -255,8 +255,6 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_opencl_histogram_debug, "openclhistogram", 0,
       "OpenCL histogram");
 
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING);
   gst_opencl::ElementProperties<GstOpenCLHistogram> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLHistogram:bins:
@@ -266,7 +264,7 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    */
   properties.add (g_param_spec_uint ("bins", "Bins",
       "Bins per channel, a power of two (others are rounded down): value v falls in bin "
-      "v * bins / 256", MIN_BINS, MAX_BINS, DEFAULT_BINS, flags), store_bins,
+      "v * bins / 256", MIN_BINS, MAX_BINS, DEFAULT_BINS, gst_opencl::PROPERTY_PLAYING), store_bins,
       [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
         g_value_set_uint (value, impl.settings.bins);
       }, warn_rounded_bins);
@@ -277,7 +275,7 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    */
   properties.add (g_param_spec_boolean ("post-messages", "Post messages",
       "Post an opencl-histogram element message per interval", DEFAULT_POST_MESSAGES,
-      flags), &Settings::post_messages);
+      gst_opencl::PROPERTY_PLAYING), &Settings::post_messages);
   /**
    * GstOpenCLHistogram:interval:
    *
@@ -288,7 +286,7 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    */
   properties.add (g_param_spec_uint64 ("interval", "Interval",
       "Nanoseconds of video summed into one message (0 = every frame)", 0, G_MAXUINT64,
-      DEFAULT_INTERVAL_NS, flags), &Settings::interval_ns);
+      DEFAULT_INTERVAL_NS, gst_opencl::PROPERTY_PLAYING), &Settings::interval_ns);
   /**
    * GstOpenCLHistogram:draw:
    *
@@ -297,7 +295,8 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    * When off, frames pass through uncopied.
    */
   properties.add (g_param_spec_boolean ("draw", "Draw",
-      "Draw each frame's histogram into its top-left corner", DEFAULT_DRAW, flags),
+      "Draw each frame's histogram into its top-left corner", DEFAULT_DRAW,
+      gst_opencl::PROPERTY_PLAYING),
       &Settings::draw, [] (GObject * object, const GValue * value) {
         /* Drawing needs writable frames; without it frames pass through uncopied. */
         gst_opencl_filter_set_analysis (GST_OPENCL_FILTER (object), g_value_get_boolean (value));

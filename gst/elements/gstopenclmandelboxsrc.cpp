@@ -230,8 +230,6 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
 
   gst_opencl::stop_drops_run<GstOpenCLMandelboxSrc> (GST_BASE_SRC_CLASS (klass));
 
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
   gst_opencl::ElementProperties<GstOpenCLMandelboxSrc> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMandelboxSrc:scale:
@@ -240,7 +238,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("scale", "Scale",
       "Mandelbox scale (z = scale * fold(z) + c)", -MAX_ABS_SCALE, MAX_ABS_SCALE, DEFAULT_SCALE,
-      flags), &Settings::scale);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::scale);
   /**
    * GstOpenCLMandelboxSrc:iterations:
    *
@@ -248,14 +246,14 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_int ("iterations", "Iterations",
       "Iterations of the distance estimator per evaluation", 1, MAX_ITERATIONS,
-      DEFAULT_ITERATIONS, flags), &Settings::iterations);
+      DEFAULT_ITERATIONS, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::iterations);
   /**
    * GstOpenCLMandelboxSrc:steps:
    *
    * Most ray-marching steps per pixel; a ray that has not hit by then is a miss.
    */
   properties.add (g_param_spec_int ("steps", "Steps", "Most ray-marching steps per pixel", 1,
-      MAX_STEPS, DEFAULT_STEPS, flags), &Settings::steps);
+      MAX_STEPS, DEFAULT_STEPS, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::steps);
   /**
    * GstOpenCLMandelboxSrc:yaw:
    *
@@ -263,7 +261,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("yaw", "Yaw",
       "Camera angle about the y axis in degrees (at stream time 0 when animated)", -360.0,
-      360.0, DEFAULT_YAW, flags), &Settings::yaw);
+      360.0, DEFAULT_YAW, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::yaw);
   /**
    * GstOpenCLMandelboxSrc:pitch:
    *
@@ -271,7 +269,8 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    * positive values.
    */
   properties.add (g_param_spec_double ("pitch", "Pitch",
-      "Camera elevation above the x-z plane in degrees", -90.0, 90.0, DEFAULT_PITCH, flags),
+      "Camera elevation above the x-z plane in degrees", -90.0, 90.0, DEFAULT_PITCH,
+      gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::pitch);
   /**
    * GstOpenCLMandelboxSrc:distance:
@@ -280,7 +279,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("distance", "Distance",
       "Distance of the camera from the origin", MIN_DISTANCE, MAX_DISTANCE, DEFAULT_DISTANCE,
-      flags), &Settings::distance);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::distance);
   /**
    * GstOpenCLMandelboxSrc:fov:
    *
@@ -289,7 +288,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("fov", "Field of view",
       "Vertical field of view in degrees (horizontal follows the aspect ratio)", MIN_FOV,
-      MAX_FOV, DEFAULT_FOV, flags), &Settings::fov);
+      MAX_FOV, DEFAULT_FOV, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::fov);
   /**
    * GstOpenCLMandelboxSrc:light-x:
    *
@@ -297,7 +296,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("light-x", "Light x",
       "x of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_X,
-      flags), &Settings::light, 0);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::light, 0);
   /**
    * GstOpenCLMandelboxSrc:light-y:
    *
@@ -305,7 +304,7 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("light-y", "Light y",
       "y of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Y,
-      flags), &Settings::light, 1);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::light, 1);
   /**
    * GstOpenCLMandelboxSrc:light-z:
    *
@@ -313,14 +312,15 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("light-z", "Light z",
       "z of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Z,
-      flags), &Settings::light, 2);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::light, 2);
   /**
    * GstOpenCLMandelboxSrc:animate:
    *
    * Turn the camera with the stream time: the frame's yaw is yaw + rotation-speed x t.
    */
   properties.add (g_param_spec_boolean ("animate", "Animate",
-      "Turn the camera about the y axis with the stream time", DEFAULT_ANIMATE, flags),
+      "Turn the camera about the y axis with the stream time", DEFAULT_ANIMATE,
+      gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::animate);
   /**
    * GstOpenCLMandelboxSrc:rotation-speed:
@@ -329,7 +329,8 @@ gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
    */
   properties.add (g_param_spec_double ("rotation-speed", "Rotation speed",
       "Yaw change per second of stream time when animated, in degrees",
-      -MAX_ABS_ROTATION_SPEED, MAX_ABS_ROTATION_SPEED, DEFAULT_ROTATION_SPEED, flags),
+      -MAX_ABS_ROTATION_SPEED, MAX_ABS_ROTATION_SPEED, DEFAULT_ROTATION_SPEED,
+      gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::rotation_speed);
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL Mandelbox source",

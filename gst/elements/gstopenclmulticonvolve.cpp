@@ -378,11 +378,7 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
       "OpenCL filter bank");
 
-  /* Caps depend on these: they take effect at the next negotiation. */
-  const auto ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
-  const auto playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  /* Caps depend on the PROPERTY_READY ones: they take effect at the next negotiation. */
   gst_opencl::ElementProperties<GstOpenCLMultiConvolve> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMultiConvolve:num-kernels:
@@ -390,7 +386,8 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    * N, the number of filters: the output holds N responses per voxel.
    */
   properties.add (g_param_spec_int ("num-kernels", "Number of kernels",
-      "Filters applied in one pass (N)", 1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS, ready),
+      "Filters applied in one pass (N)", 1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS,
+      gst_opencl::PROPERTY_READY),
       &Settings::num_kernels);
   /**
    * GstOpenCLMultiConvolve:kernel-size:
@@ -398,7 +395,8 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    * Taps of each filter along every axis (odd, 1 .. 15).
    */
   properties.add (g_param_spec_int ("kernel-size", "Kernel size",
-      "Taps per axis of every filter (odd)", 1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, ready),
+      "Taps per axis of every filter (odd)", 1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE,
+      gst_opencl::PROPERTY_READY),
       &Settings::kernel_size);
   /**
    * GstOpenCLMultiConvolve:dims:
@@ -406,7 +404,8 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    * 2: k x k filters on each frame or slice; 3: k x k x k filters on the volume.
    */
   properties.add (g_param_spec_int ("dims", "Dimensions",
-      "2: k x k filters per slice; 3: k x k x k", 2, 3, DEFAULT_DIMS, ready), &Settings::dims);
+      "2: k x k filters per slice; 3: k x k x k", 2, 3, DEFAULT_DIMS, gst_opencl::PROPERTY_READY),
+      &Settings::dims);
   /**
    * GstOpenCLMultiConvolve:kernels:
    *
@@ -415,7 +414,8 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   properties.add (gst_param_spec_array ("kernels", "Kernels",
       "The filters: N x k^dims floats, filter index fastest, then x, y, z",
       g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), ready), &Settings::kernels);
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          gst_opencl::PROPERTY_READY), &Settings::kernels);
   /**
    * GstOpenCLMultiConvolve:kernels-file:
    *
@@ -423,7 +423,8 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    * it).
    */
   properties.add (g_param_spec_string ("kernels-file", "Kernels file",
-      "Raw little-endian float32 filters in the order of kernels", nullptr, ready),
+      "Raw little-endian float32 filters in the order of kernels", nullptr,
+      gst_opencl::PROPERTY_READY),
       &Settings::kernels_file);
   /**
    * GstOpenCLMultiConvolve:scale:
@@ -432,7 +433,7 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    */
   properties.add (g_param_spec_double ("scale", "Scale",
       "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_SCALE,
-      playing), &Settings::scale);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::scale);
   /**
    * GstOpenCLMultiConvolve:offset:
    *
@@ -440,7 +441,7 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    */
   properties.add (g_param_spec_double ("offset", "Offset",
       "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET,
-      playing), &Settings::offset);
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::offset);
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL filter bank",
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "

@@ -324,8 +324,6 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_sort_debug, "openclsort", 0, "OpenCL sort");
 
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
   gst_opencl::ElementProperties<GstOpenCLSort> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLSort:order:
@@ -335,7 +333,7 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    * key keep their order in both.
    */
   properties.add (g_param_spec_enum ("order", "Order", "Sort order", GST_TYPE_OPENCL_SORT_ORDER,
-      (gint) DEFAULT_ORDER, flags), &Settings::order);
+      (gint) DEFAULT_ORDER, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::order);
   /**
    * GstOpenCLSort:direction:
    *
@@ -343,7 +341,7 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    */
   properties.add (g_param_spec_enum ("direction", "Direction",
       "Video: sort the pixels of each row or of each column", GST_TYPE_OPENCL_SORT_DIRECTION,
-      (gint) DEFAULT_DIRECTION, flags), &Settings::direction);
+      (gint) DEFAULT_DIRECTION, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::direction);
   /**
    * GstOpenCLSort:key:
    *
@@ -351,7 +349,8 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    * in integers. GRAY8 frames sort by their value whatever the key.
    */
   properties.add (g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
-      GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, flags), &Settings::key);
+      GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::key);
 
   /* Video in OpenCL memory first: between other elements of the plugin frames stay there. */
   std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +

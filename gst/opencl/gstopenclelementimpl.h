@@ -54,6 +54,17 @@ value_from (Enum member, GValue * value)
   g_value_set_enum (value, (gint) member);
 }
 
+/* The flags of the elements' read-write properties, by when a new value takes effect: at the
+ * next frame (MUTABLE_PLAYING), also driven by a GstController (CONTROLLABLE: the base classes
+ * sync controlled values per frame), or at the next caps (MUTABLE_READY: what caps set up
+ * depends on it). */
+constexpr GParamFlags PROPERTY_PLAYING = (GParamFlags) (G_PARAM_READWRITE |
+    G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+constexpr GParamFlags PROPERTY_CONTROLLABLE = (GParamFlags) (PROPERTY_PLAYING |
+    GST_PARAM_CONTROLLABLE);
+constexpr GParamFlags PROPERTY_READY = (GParamFlags) (G_PARAM_READWRITE |
+    G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
 /* The GType of an element's enum property: registered as `name` with `values` (no terminator)
  * on the first call, the registered type on later ones; thread-safe. */
 GType enum_type (const char *name, std::initializer_list<GEnumValue> values);
