@@ -219,21 +219,17 @@ struct StopDroppingRun
   }
 };
 
-template <typename Element>
-void
-stop_drops_run (GstBaseTransformClass * klass)
-{
-  using Stop = StopDroppingRun<Element, GstBaseTransform>;
-  Stop::parent_stop = GST_BASE_TRANSFORM_CLASS (g_type_class_peek_parent (klass))->stop;
-  klass->stop = Stop::stop;
-}
+/* The instance type of a base class's class: GstBaseTransform of GstBaseTransformClass. */
+template <typename BaseClass> struct InstanceOf;
+template <> struct InstanceOf<GstBaseTransformClass> { using type = GstBaseTransform; };
+template <> struct InstanceOf<GstBaseSrcClass> { using type = GstBaseSrc; };
 
-template <typename Element>
+template <typename Element, typename BaseClass>
 void
-stop_drops_run (GstBaseSrcClass * klass)
+stop_drops_run (BaseClass * klass)
 {
-  using Stop = StopDroppingRun<Element, GstBaseSrc>;
-  Stop::parent_stop = GST_BASE_SRC_CLASS (g_type_class_peek_parent (klass))->stop;
+  using Stop = StopDroppingRun<Element, typename InstanceOf<BaseClass>::type>;
+  Stop::parent_stop = static_cast<BaseClass *> (g_type_class_peek_parent (klass))->stop;
   klass->stop = Stop::stop;
 }
 

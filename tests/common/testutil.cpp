@@ -178,6 +178,14 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   return result;
 }
 
+void
+expect_read_only (GstElement * element, const char *name)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), name);
+  fail_unless (spec != nullptr, "no property %s", name);
+  fail_unless (!(spec->flags & G_PARAM_WRITABLE), "%s is writable", name);
+}
+
 GstElement *
 parse_pipeline (const std::string & launch_line)
 {

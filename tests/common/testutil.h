@@ -57,6 +57,9 @@ std::string error_text (GstMessage * error_message);
 /* Pops every error message off the bus; returns the first one's error_text, "" when none. */
 std::string first_error (GstBus * bus);
 
+/* Fails the test unless the element has the property `name` and it is read-only. */
+void expect_read_only (GstElement * element, const char *name);
+
 /* Parses a gst-launch style pipeline; fails the test when it cannot. */
 GstElement *parse_pipeline (const std::string & launch_line);
 
