@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 namespace {
@@ -425,13 +426,8 @@ GST_END_TEST;
 static Suite *
 exit_suite (void)
 {
-  Suite *s = suite_create ("exit");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_process_using_every_device_exits_cleanly);
-  tcase_add_test (tc, test_two_devices_of_one_platform_exit_cleanly);
-  return s;
+  return TESTUTIL_SUITE ("exit", 900, test_process_using_every_device_exits_cleanly,
+      test_two_devices_of_one_platform_exit_cleanly);
 }
 
 int
