@@ -1,12 +1,13 @@
-/* gst-opencl: an element's private struct as GObject sees it: its Settings bound to properties,
- * deleted at finalize, its run dropped at stop.
+/* gst-opencl: an element's private struct as GObject sees it: its Settings bound to properties
+ * (with their flags and enum types), deleted at finalize, its run dropped at stop.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every element keeps its property values in a Settings struct behind a mutex, in a private
  * struct (`Impl`) its instance holds as `impl`. ElementProperties installs its properties and
  * stands for the set/get switch statements and the finalize that each element would otherwise
  * write again: property id N is the N-th property added. stop_drops_run () stands for the stop
- * that drops what the element built for the context it ran on. */
+ * that drops what the element built for the context it ran on; enum_type () for the g_once
+ * registration of an enum property's type. */
 #pragma once
 
 #include <gst/base/gstbasesrc.h>
