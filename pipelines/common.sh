@@ -55,6 +55,13 @@ OUT_DIR=${OUT_DIR:-$REPO_ROOT/out}
 mkdir -p "$OUT_DIR"
 OUT_DIR=$(cd "$OUT_DIR" && pwd)
 
+# video_caps WIDTHxHEIGHT [FIELDS]: video/x-raw caps of the frame size in WIDTH and HEIGHT (the
+# default for either that is unset), FIELDS appended (",framerate=30/1").
+video_caps () {
+  local default_width=${1%x*} default_height=${1#*x}
+  echo "video/x-raw,width=${WIDTH:-$default_width},height=${HEIGHT:-$default_height}${2:-}"
+}
+
 # Prints the pipeline (so it can be copied) and runs it. -e: Ctrl-C sends EOS, so files are
 # finished properly. gst-launch-1.0 exits non-zero when the pipeline posts an error.
 run_pipeline () {

@@ -16,12 +16,10 @@ set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclkernel
 
-width=${WIDTH:-640}
-height=${HEIGHT:-360}
 frames=${NUM_BUFFERS:-90}
 output=${OUTPUT:-$OUT_DIR/kernel-chromakey.webm}
 still=${STILL:-$OUT_DIR/kernel-chromakey.png}
-caps="video/x-raw,width=$width,height=$height,framerate=30/1"
+caps=$(video_caps 640x360 ,framerate=30/1)
 parameters="p,key=${KEY:-<0.0,1.0,0.0,1.0>},tolerance=${TOLERANCE:-0.2},softness=${SOFTNESS:-0.1}"
 
 # The keyed branch carries alpha (RGBA) into compositor's sink_1, drawn above sink_0.

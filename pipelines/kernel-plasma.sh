@@ -15,6 +15,6 @@ require_plugin openclkernelsrc
 output=${OUTPUT:-$OUT_DIR/kernel-plasma.webm}
 run_pipeline openclkernelsrc "num-buffers=${NUM_BUFFERS:-180}" \
   location="$REPO_ROOT/pipelines/kernels/plasma.cl" parameters="p,speed=(float)${SPEED:-1.0}" \
-  ! "video/x-raw,width=${WIDTH:-640},height=${HEIGHT:-360},framerate=30/1" ! videoconvert \
+  ! "$(video_caps 640x360 ,framerate=30/1)" ! videoconvert \
   ! vp8enc deadline=1 target-bitrate=4000000 ! webmmux ! filesink location="$output"
 echo "wrote $output"

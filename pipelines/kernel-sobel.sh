@@ -24,7 +24,7 @@ if [ -n "${INPUT:-}" ]; then
   input=(filesrc location="$INPUT" ! decodebin ! "${frame_limit[@]}" videoconvert)
 else
   input=(videotestsrc "num-buffers=${NUM_BUFFERS:-90}" "pattern=${PATTERN:-smpte}"
-    ! "video/x-raw,width=${WIDTH:-640},height=${HEIGHT:-360},framerate=30/1" ! videoconvert)
+    ! "$(video_caps 640x360 ,framerate=30/1)" ! videoconvert)
 fi
 
 run_pipeline "${input[@]}" ! video/x-raw,format=RGBA \

@@ -12,10 +12,8 @@ set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclmandelboxsrc
 
-width=${WIDTH:-640}
-height=${HEIGHT:-360}
 output=${OUTPUT:-$OUT_DIR/mandelbox.webm}
 run_pipeline openclmandelboxsrc "num-buffers=${NUM_BUFFERS:-180}" \
-  ! "video/x-raw,width=$width,height=$height,framerate=30/1" ! videoconvert \
+  ! "$(video_caps 640x360 ,framerate=30/1)" ! videoconvert \
   ! vp8enc deadline=1 target-bitrate=4000000 ! webmmux ! filesink location="$output"
 echo "wrote $output"

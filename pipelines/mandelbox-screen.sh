@@ -7,8 +7,6 @@ set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclmandelboxsrc
 
-width=${WIDTH:-640}
-height=${HEIGHT:-360}
 # The background is transparent (alpha 0); videoconvert drops alpha, so it shows black.
 run_pipeline openclmandelboxsrc "${source_limit[@]}" rotation-speed=20 \
-  ! "video/x-raw,width=$width,height=$height,framerate=30/1" ! videoconvert ! autovideosink
+  ! "$(video_caps 640x360 ,framerate=30/1)" ! videoconvert ! autovideosink

@@ -12,9 +12,7 @@ set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclmandelboxsrc
 
-width=${WIDTH:-512}
-height=${HEIGHT:-512}
 output=${OUTPUT:-$OUT_DIR/mandelbox.png}
 run_pipeline openclmandelboxsrc num-buffers=1 animate=false \
-  ! "video/x-raw,format=RGBA,width=$width,height=$height" ! pngenc ! filesink location="$output"
+  ! "$(video_caps 512x512 ,format=RGBA)" ! pngenc ! filesink location="$output"
 echo "wrote $output"

@@ -13,8 +13,7 @@ namespace {
 GstElement *
 paused_pipeline (const char *description)
 {
-  GstElement *pipeline = gst_parse_launch (description, nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline (description);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS);
@@ -66,12 +65,7 @@ GST_START_TEST (test_application_shares_context_between_pipelines)
   fail_unless (shared != nullptr);
 
   /* The application hands the first pipeline's context to the second before it starts. */
-  GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
-  GValue value = G_VALUE_INIT;
-  g_value_init (&value, G_OBJECT_TYPE (shared));
-  g_value_set_object (&value, shared);
-  gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
-  g_value_unset (&value);
+  GstContext *context = testutil::application_context (shared);
   GstElement *second = gst_parse_launch ("videotestsrc num-buffers=1 ! "
       "video/x-raw,format=GRAY8,width=8,height=8 ! openclbilateral name=x ! fakesink", nullptr);
   gst_element_set_context (second, context);

@@ -148,10 +148,9 @@ GST_START_TEST (test_frame_too_large_for_device)
   /* GStreamer cannot describe a frame over 2 GiB, less than PoCL's largest allocation here
    * (4 GiB), so the test lowers the device's limit to 1 MiB and sends a 4 MiB frame. The error
    * comes at caps time, before any buffer is made. */
-  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", "1048576", TRUE);
-  std::string error = testutil::run_pipeline ("videotestsrc num-buffers=1 ! "
+  std::string error = testutil::run_pipeline_with_max_alloc ("1048576",
+      "videotestsrc num-buffers=1 ! "
       "video/x-raw,format=RGBA,width=1024,height=1024 ! openclbilateral ! fakesink");
-  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
   fail_unless (contains (error, "exceeds the largest buffer"), "%s", error.c_str ());
 }
 GST_END_TEST;

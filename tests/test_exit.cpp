@@ -24,6 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
+#include "common/testutil.h"
+
 namespace {
 
 /* ---- the scenario, in the child --------------------------------------------------------- */
@@ -236,12 +239,7 @@ shared_between_pipelines (const DeviceChoice & device)
   GObject *shared = nullptr;
   if (reach_state (first, GST_STATE_PAUSED, what + " (first)") &&
       (shared = element_context (first, "a")) != nullptr) {
-    GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
-    GValue value = G_VALUE_INIT;
-    g_value_init (&value, G_OBJECT_TYPE (shared));
-    g_value_set_object (&value, shared);
-    gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
-    g_value_unset (&value);
+    GstContext *context = testutil::application_context (shared);
     second = pipeline_on ("videotestsrc num-buffers=2 ! "
         "video/x-raw,format=GRAY8,width=8,height=8 ! openclbilateral name=x ! fakesink",
         device.spec);
@@ -428,13 +426,8 @@ GST_END_TEST;
 static Suite *
 exit_suite (void)
 {
-  Suite *s = suite_create ("exit");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_process_using_every_device_exits_cleanly);
-  tcase_add_test (tc, test_two_devices_of_one_platform_exit_cleanly);
-  return s;
+  return TESTUTIL_SUITE ("exit", 900, test_process_using_every_device_exits_cleanly,
+      test_two_devices_of_one_platform_exit_cleanly);
 }
 
 int

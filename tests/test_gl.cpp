@@ -13,32 +13,73 @@
 #include "reference/bilateral_reference.h"
 #include "reference/histogram_reference.h"
 
+/* appsrc ! glupload ! <filter named f> ! gldownload ! RGBA appsink: the filter works on GL
+ * memory, frames go in and come out in system memory. */
+struct GlChain
+{
+  GstElement *pipeline;
+  GstElement *src;
+  GstElement *filter;
+  GstElement *sink;
+
+  explicit GlChain (const std::string & filter_description)
+  {
+    pipeline = testutil::parse_pipeline ("appsrc name=src format=time ! glupload ! " +
+        filter_description + " name=f ! gldownload ! video/x-raw,format=RGBA ! "
+        "appsink name=sink sync=false");
+    src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+    filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+    sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  }
+
+  ~GlChain ()
+  {
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (filter);
+    gst_object_unref (src);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+  }
+
+  /* Plays with RGBA caps of `input`'s size and pushes `frames` copies of `input` at 30 frames
+   * per second, then EOS. Returns the frames' video info. */
+  GstVideoInfo play (const testutil::Frame & input, int frames)
+  {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, input.width, input.height);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    g_object_set (src, "caps", caps, nullptr);
+    gst_caps_unref (caps);
+
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    for (int i = 0; i < frames; i++) {
+      GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
+      GST_BUFFER_PTS (buffer) = i * GST_SECOND / 30;
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    return info;
+  }
+
+  /* The next frame out (fails after 120 s). */
+  testutil::Frame pull (const GstVideoInfo & info)
+  {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 120 * GST_SECOND);
+    fail_unless (sample != nullptr, "no frame came out of the GL pipeline");
+    testutil::Frame frame = testutil::from_buffer (gst_sample_get_buffer (sample), &info);
+    gst_sample_unref (sample);
+    return frame;
+  }
+};
+
 GST_START_TEST (test_gl_memory_matches_reference)
 {
   const int width = 48, height = 30;
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time ! glupload ! "
-      "openclbilateral name=f sigma-range=40 ! gldownload ! "
-      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
-  fail_unless (pipeline != nullptr);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
-
-  GstVideoInfo info;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, width, height);
-  GstCaps *caps = gst_video_info_to_caps (&info);
-  g_object_set (src, "caps", caps, nullptr);
-  gst_caps_unref (caps);
-
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GlChain chain ("openclbilateral sigma-range=40");
   testutil::Frame input (width, height, 4);
   testutil::fill (input, testutil::Pattern::Edges, 77);
-  for (int i = 0; i < 2; i++) {
-    GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
-    GST_BUFFER_PTS (buffer) = i * GST_SECOND / 30;
-    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstVideoInfo info = chain.play (input, 2);
 
   reference::BilateralParams params;
   params.sigma_range = 40.0;
@@ -48,23 +89,14 @@ GST_START_TEST (test_gl_memory_matches_reference)
       expected.stride, width, height, 4, params);
 
   for (int i = 0; i < 2; i++) {
-    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 120 * GST_SECOND);
-    fail_unless (sample != nullptr, "no frame %d came out of the GL pipeline", i);
-    testutil::Frame actual = testutil::from_buffer (gst_sample_get_buffer (sample), &info);
-    gst_sample_unref (sample);
+    testutil::Frame actual = chain.pull (info);
     auto difference = testutil::compare (actual, expected, { 1, 1, 1, 0 });
     fail_unless (difference.over == 0, "frame %d: %s", i,
         testutil::describe (difference).c_str ());
   }
 
   /* The filter really ran on GL memory, not on frames converted back to system memory. */
-  testutil::expect_negotiated_feature (filter, "sink", "memory:GLMemory");
-
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (filter);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
+  testutil::expect_negotiated_feature (chain.filter, "sink", "memory:GLMemory");
 }
 GST_END_TEST;
 
@@ -82,28 +114,12 @@ GST_END_TEST;
 GST_START_TEST (test_gl_histogram_matches_reference)
 {
   const int width = 300, height = 150, bins = 32;
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src format=time ! glupload ! "
-      "openclhistogram name=f bins=32 draw=true ! gldownload ! "
-      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
-  fail_unless (pipeline != nullptr);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
-  GstBus *bus = gst_element_get_bus (pipeline);
+  GlChain chain ("openclhistogram bins=32 draw=true");
+  GstBus *bus = gst_element_get_bus (chain.pipeline);
 
-  GstVideoInfo info;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, width, height);
-  GstCaps *caps = gst_video_info_to_caps (&info);
-  g_object_set (src, "caps", caps, nullptr);
-  gst_caps_unref (caps);
-
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   testutil::Frame input (width, height, 4);
   testutil::fill (input, testutil::Pattern::Edges, 78);
-  GstBuffer *buffer = testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA);
-  GST_BUFFER_PTS (buffer) = 0;
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstVideoInfo info = chain.play (input, 1);
 
   reference::HistogramFrame view;
   view.format = reference::HistogramFormat::RGBA;
@@ -113,10 +129,7 @@ GST_START_TEST (test_gl_histogram_matches_reference)
   view.strides[0] = input.stride;
   auto counts = reference::histogram (view, bins);
 
-  GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 120 * GST_SECOND);
-  fail_unless (sample != nullptr, "no frame came out of the GL pipeline");
-  testutil::Frame actual = testutil::from_buffer (gst_sample_get_buffer (sample), &info);
-  gst_sample_unref (sample);
+  testutil::Frame actual = chain.pull (info);
   reference::draw_histogram (view, counts, bins);  /* now `input` holds the expected frame */
   auto difference = testutil::compare (actual, input, { 0, 0, 0, 0 });
   fail_unless (difference.over == 0, "drawn frame: %s", testutil::describe (difference).c_str ());
@@ -139,14 +152,8 @@ GST_START_TEST (test_gl_histogram_matches_reference)
   }
   gst_message_unref (message);
 
-  testutil::expect_negotiated_feature (filter, "sink", "memory:GLMemory");
-
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  testutil::expect_negotiated_feature (chain.filter, "sink", "memory:GLMemory");
   gst_object_unref (bus);
-  gst_object_unref (filter);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
 }
 GST_END_TEST;
 

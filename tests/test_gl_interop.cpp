@@ -69,6 +69,19 @@ contains (const std::string & text, const char *part)
   return text.find (part) != std::string::npos;
 }
 
+/* Fails unless `probe` and `wanted` choose `expected`, with `reason` among the reasons given;
+ * `what` names the case. */
+void
+expect_choice (const char *what, const GlInteropProbe & probe, GlInteropPath expected,
+    const char *reason, GlInteropPath wanted = GlInteropPath::KhrGlSharing)
+{
+  std::string reasons;
+  fail_unless (choose (probe, &reasons, wanted) == expected, "%s: not the expected path (%s)",
+      what, reasons.c_str ());
+  fail_unless (contains (reasons, reason), "%s: no \"%s\" in the reasons: %s", what, reason,
+      reasons.c_str ());
+}
+
 }  // namespace
 
 GST_START_TEST (test_choice_best_first)
@@ -102,17 +115,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_choice_khr_conditions)
 {
-  std::string reasons;
   GlInteropProbe probe = full_probe ();
   probe.gl_platform_egl_or_glx = false;
-  fail_unless (choose (probe, &reasons) == GlInteropPath::ExternalMemory);
-  fail_unless (contains (reasons, "neither EGL nor GLX"), "%s", reasons.c_str ());
+  expect_choice ("no EGL or GLX", probe, GlInteropPath::ExternalMemory, "neither EGL nor GLX");
 
   probe = full_probe ();
   probe.cl_can_bind_context = false;
-  fail_unless (choose (probe, &reasons) == GlInteropPath::ExternalMemory);
-  fail_unless (contains (reasons, "no OpenCL context can be created against the GL context"),
-      "%s", reasons.c_str ());
+  expect_choice ("no context binding", probe, GlInteropPath::ExternalMemory,
+      "no OpenCL context can be created against the GL context");
 }
 GST_END_TEST;
 
@@ -146,9 +156,7 @@ GST_START_TEST (test_choice_external_memory_conditions)
     GlInteropProbe probe = full_probe ();
     probe.cl_gl_sharing = false;
     c.spoil (probe);
-    std::string reasons;
-    fail_unless (choose (probe, &reasons) == GlInteropPath::HostCopy, "%s", c.what);
-    fail_unless (contains (reasons, c.reason), "%s: reasons \"%s\"", c.what, reasons.c_str ());
+    expect_choice (c.what, probe, GlInteropPath::HostCopy, c.reason);
   }
   /* A GL that does not tell its UUID is taken on trust (the exporter and OpenCL agree). */
   GlInteropProbe probe = full_probe ();
@@ -160,21 +168,18 @@ GST_END_TEST;
 
 GST_START_TEST (test_choice_format_and_wish)
 {
-  std::string reasons;
   GlInteropProbe probe = full_probe ();
   probe.format_rgba = false;
-  fail_unless (choose (probe, &reasons) == GlInteropPath::HostCopy);
-  fail_unless (contains (reasons, "not single-plane RGBA"), "%s", reasons.c_str ());
+  expect_choice ("not RGBA", probe, GlInteropPath::HostCopy, "not single-plane RGBA");
 
   probe = full_probe ();
-  fail_unless (choose (probe, &reasons, GlInteropPath::ExternalMemory) ==
-      GlInteropPath::ExternalMemory);
-  fail_unless (contains (reasons, "GST_OPENCL_GL_INTEROP asks for external-memory"), "%s",
-      reasons.c_str ());
-  fail_unless (choose (probe, &reasons, GlInteropPath::HostCopy) == GlInteropPath::HostCopy);
-  fail_unless (contains (reasons, "external-memory not used: GST_OPENCL_GL_INTEROP asks for "
-          "host-copy"), "%s", reasons.c_str ());
+  expect_choice ("external memory wished", probe, GlInteropPath::ExternalMemory,
+      "GST_OPENCL_GL_INTEROP asks for external-memory", GlInteropPath::ExternalMemory);
+  expect_choice ("host copy wished", probe, GlInteropPath::HostCopy,
+      "external-memory not used: GST_OPENCL_GL_INTEROP asks for host-copy",
+      GlInteropPath::HostCopy);
   /* A wish for a better path than possible gets the best possible. */
+  std::string reasons;
   probe.cl_gl_sharing = false;
   fail_unless (choose (probe, &reasons, GlInteropPath::KhrGlSharing) ==
       GlInteropPath::ExternalMemory);

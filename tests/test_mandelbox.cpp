@@ -175,6 +175,20 @@ moved_view ()
 
 }  // namespace
 
+/* The first RGBA frame of a new source showing `view` at width x height, checked against the
+ * reference. */
+static Frame
+first_frame_checked (const MandelboxView & view, int width, int height, const char *label)
+{
+  GstHarness *h = new_source (raw_caps ("RGBA", width, height), view);
+  Frame actual = pull_frame (h);
+  fail_unless_equals_int (actual.width, width);
+  fail_unless_equals_int (actual.height, height);
+  check_against_reference (actual, view, GST_VIDEO_FORMAT_RGBA, label);
+  gst_harness_teardown (h);
+  return actual;
+}
+
 GST_START_TEST (test_properties_and_defaults)
 {
   GstElement *element = gst_element_factory_make ("openclmandelboxsrc", nullptr);
@@ -216,29 +230,21 @@ GST_START_TEST (test_properties_and_defaults)
   GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "pitch");
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (spec)->minimum, -90.0);
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (spec)->maximum, 90.0);
-  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "kernel-time");
-  fail_unless (spec && !(spec->flags & G_PARAM_WRITABLE));
+  testutil::expect_read_only (element, "kernel-time");
   gst_object_unref (element);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_article_view_128x128)
 {
-  MandelboxView view;
-  GstHarness *h = new_source (raw_caps ("RGBA", 128, 128), view);
-  Frame actual = pull_frame (h);
-  fail_unless_equals_int (actual.width, 128);
-  check_against_reference (actual, view, GST_VIDEO_FORMAT_RGBA, "article view 128x128");
-  gst_harness_teardown (h);
+  first_frame_checked (MandelboxView (), 128, 128, "article view 128x128");
 }
 GST_END_TEST;
 
 GST_START_TEST (test_wide_frame_200x120)
 {
   MandelboxView view;
-  GstHarness *h = new_source (raw_caps ("RGBA", 200, 120), view);
-  Frame actual = pull_frame (h);
-  check_against_reference (actual, view, GST_VIDEO_FORMAT_RGBA, "article view 200x120");
+  Frame actual = first_frame_checked (view, 200, 120, "article view 200x120");
 
   /* The view plane keeps its height and widens: the middle 120 columns are the square frame's
    * picture at 120x120 rendered with the same vertical extent. */
@@ -249,17 +255,12 @@ GST_START_TEST (test_wide_frame_200x120)
   Agreement a = agreement (middle, square);
   fail_unless (a.fraction () >= MIN_AGREEMENT, "the middle of a wide frame is not the square "
       "frame (%.2f%% agree)", 100.0 * a.fraction ());
-  gst_harness_teardown (h);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_moved_camera_and_light)
 {
-  MandelboxView view = moved_view ();
-  GstHarness *h = new_source (raw_caps ("RGBA", 96, 72), view);
-  Frame actual = pull_frame (h);
-  check_against_reference (actual, view, GST_VIDEO_FORMAT_RGBA, "moved view 96x72");
-  gst_harness_teardown (h);
+  first_frame_checked (moved_view (), 96, 72, "moved view 96x72");
 }
 GST_END_TEST;
 
@@ -392,20 +393,27 @@ count_buffer (GstElement *, GstBuffer *, GstPad *, gpointer user_data)
   g_atomic_int_inc (static_cast<gint *> (user_data));
 }
 
+/* Runs `openclmandelboxsrc ! <caps> ! fakesink` to EOS without error; returns the frames the
+ * sink got. */
+static int
+frames_to_eos (const std::string & source_and_caps)
+{
+  GstElement *pipeline = testutil::parse_pipeline (source_and_caps +
+      " ! fakesink name=sink signal-handoffs=true");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gint count = 0;
+  g_signal_connect (sink, "handoff", G_CALLBACK (count_buffer), &count);
+  gst_object_unref (sink);
+  std::string error = testutil::run_pipeline (pipeline);
+  fail_unless (error.empty (), "%s", error.c_str ());
+  return g_atomic_int_get (&count);
+}
+
 GST_START_TEST (test_num_buffers)
 {
   for (int limit : { 1, 4 }) {
-    GstElement *pipeline = gst_parse_launch (("openclmandelboxsrc num-buffers=" +
-            std::to_string (limit) + " ! video/x-raw,width=16,height=16 ! "
-            "fakesink name=sink signal-handoffs=true").c_str (), nullptr);
-    fail_unless (pipeline != nullptr);
-    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-    gint count = 0;
-    g_signal_connect (sink, "handoff", G_CALLBACK (count_buffer), &count);
-    gst_object_unref (sink);
-    std::string error = testutil::run_pipeline (pipeline);
-    fail_unless (error.empty (), "%s", error.c_str ());
-    fail_unless_equals_int (g_atomic_int_get (&count), limit);
+    fail_unless_equals_int (frames_to_eos ("openclmandelboxsrc num-buffers=" +
+            std::to_string (limit) + " ! video/x-raw,width=16,height=16"), limit);
   }
 }
 GST_END_TEST;
@@ -413,16 +421,8 @@ GST_END_TEST;
 GST_START_TEST (test_still_framerate)
 {
   /* A framerate of 0/1: one frame, no duration, then EOS. */
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc ! "
-      "video/x-raw,width=16,height=16,framerate=0/1 ! fakesink name=sink signal-handoffs=true",
-      nullptr);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  gint count = 0;
-  g_signal_connect (sink, "handoff", G_CALLBACK (count_buffer), &count);
-  gst_object_unref (sink);
-  std::string error = testutil::run_pipeline (pipeline);
-  fail_unless (error.empty (), "%s", error.c_str ());
-  fail_unless_equals_int (g_atomic_int_get (&count), 1);
+  fail_unless_equals_int (frames_to_eos ("openclmandelboxsrc ! "
+          "video/x-raw,width=16,height=16,framerate=0/1"), 1);
 }
 GST_END_TEST;
 
@@ -528,8 +528,7 @@ query_latency (bool live, gboolean * is_live, GstClockTime * min, GstClockTime *
 {
   std::string line = std::string ("openclmandelboxsrc name=src is-live=") + (live ? "true" : "false") +
       " ! video/x-raw,width=16,height=16,framerate=25/1 ! fakesink sync=true";
-  GstElement *pipeline = gst_parse_launch (line.c_str (), nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline (line.c_str ());
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
@@ -578,9 +577,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_shares_context_with_filter)
 {
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=s num-buffers=2 ! "
-      "video/x-raw,width=32,height=16 ! openclbilateral name=f ! fakesink", nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc name=s num-buffers=2 ! "
+      "video/x-raw,width=32,height=16 ! openclbilateral name=f ! fakesink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
@@ -604,9 +602,8 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps_fail_clearly)
 {
   /* Caps set after linking, so that the failure comes from negotiation, not from parsing. */
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc num-buffers=1 ! "
-      "capsfilter name=caps ! fakesink", nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+      "capsfilter name=caps ! fakesink");
   GstElement *capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
   GstCaps *caps = gst_caps_from_string ("video/x-raw,format=I420,width=16,height=16");
   g_object_set (capsfilter, "caps", caps, nullptr);
@@ -620,10 +617,9 @@ GST_END_TEST;
 GST_START_TEST (test_too_large_frame_fails_clearly)
 {
   /* The device limit is lowered so that a frame GStreamer can describe exceeds it. */
-  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", "65536", TRUE);
-  std::string error = testutil::run_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+  std::string error = testutil::run_pipeline_with_max_alloc ("65536",
+      "openclmandelboxsrc num-buffers=1 ! "
       "video/x-raw,width=256,height=256 ! fakesink");
-  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
   fail_unless (contains (error, "a 256x256 frame (262144 bytes) exceeds the largest buffer"),
       "%s", error.c_str ());
 }
@@ -642,10 +638,9 @@ GST_END_TEST;
 GST_START_TEST (test_gl_memory_output)
 {
   const int width = 64, height = 48;
-  GstElement *pipeline = gst_parse_launch ("openclmandelboxsrc name=src num-buffers=2 "
+  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc name=src num-buffers=2 "
       "animate=false ! video/x-raw(memory:GLMemory),width=64,height=48 ! gldownload ! "
-      "video/x-raw,format=RGBA ! appsink name=sink sync=false", nullptr);
-  fail_unless (pipeline != nullptr);
+      "video/x-raw,format=RGBA ! appsink name=sink sync=false");
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=

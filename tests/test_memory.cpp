@@ -167,8 +167,7 @@ GST_START_TEST (test_every_element_outputs_opencl_memory)
     std::string launch = std::string ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,"
         "width=40,height=24 ! openclupload ! ") + element + " ! " + caps +
         " ! fakesink name=sink signal-handoffs=true";
-    GstElement *pipeline = gst_parse_launch (launch.c_str (), nullptr);
-    fail_unless (pipeline != nullptr);
+    GstElement *pipeline = testutil::parse_pipeline (launch.c_str ());
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
     int counts[2] = { 0, 0 };
     g_signal_connect (sink, "handoff", G_CALLBACK (count_opencl_frames), counts);

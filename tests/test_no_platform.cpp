@@ -24,9 +24,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_start_fails_with_no_device)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
-      "video/x-raw,format=RGBA,width=8,height=8 ! openclbilateral ! fakesink", nullptr);
-  fail_unless (pipeline != nullptr);
+  GstElement *pipeline = testutil::parse_pipeline ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=8,height=8 ! openclbilateral ! fakesink");
   /* The state change itself fails... */
   GstStateChangeReturn change = gst_element_set_state (pipeline, GST_STATE_PAUSED);
   fail_unless_equals_int (change, GST_STATE_CHANGE_FAILURE);

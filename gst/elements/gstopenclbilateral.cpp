@@ -24,6 +24,7 @@
  * ]|
  */
 #include "elements/gstopenclbilateral.h"
+#include "elements/gstopenclbilateralvariants.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,11 +34,20 @@
 
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_bilateral_debug);
 #define GST_CAT_DEFAULT gst_opencl_bilateral_debug
+
+using gst_opencl_bilateral::BYTE_TILE_DEFAULT;
+using gst_opencl_bilateral::FLOAT_TILE_DEFAULT;
+using gst_opencl_bilateral::Shape;
+using gst_opencl_bilateral::VARIANTS;
+using gst_opencl_bilateral::Variant;
+using gst_opencl_bilateral::choose_group;
+using gst_opencl_bilateral::global_size;
 
 namespace {
 
@@ -82,64 +92,6 @@ struct KernelKey
   }
 };
 
-/* The kernel variants the tuner chooses from (gst_opencl::choose_variant, family "bilateral",
- * forced with GST_OPENCL_VARIANT_BILATERAL=<name>): kernels/bilateral_vec.cl with `vec` outputs
- * per work-item in explicit vectors (CPU devices), or the local-memory tiled kernel of
- * kernels/bilateral.cl with a work-group of group_w x group_h work-items, each computing
- * out_x x out_y adjacent outputs (GPUs). The tiled kernel keeps bytes or floats in local memory
- * (float_tile); `columns` and `rows` are its PRESCALED form for radii up to 8 (fewer
- * instructions per tap, out_y outputs down one column per work-item, every loop unrolled or all
- * but the one over tile rows); `-ptx` ones take exp2 as NVIDIA's bare hardware approximation
- * and are offered on NVIDIA's driver only. */
-struct Variant
-{
-  const char *name;
-  bool vector;
-  size_t vec, group_w, group_h, out_x, out_y;
-  bool float_tile;  /* tiled kernel: pixels converted to float in local memory */
-  bool ptx_exp2;    /* PTX_EXP2: NVIDIA's driver only */
-  int columns;      /* COLUMNS: 0, or 1 / 2 for the PRESCALED kernel (float tile, out_x 1,
-                     * radius up to 8) */
-};
-
-constexpr Variant VARIANTS[] = {
-  { "vec16", true, 16, 8, 1, 16, 1, false, false, 0 },
-  { "vec8", true, 8, 8, 1, 8, 1, false, false, 0 },
-  { "tiled-16x16x2", false, 0, 16, 16, 2, 1, false, false, 0 },
-  { "tiled-32x8x1", false, 0, 32, 8, 1, 1, false, false, 0 },
-  { "tiled-16x8x4", false, 0, 16, 8, 4, 1, false, false, 0 },
-  { "tiled-32x4x2", false, 0, 32, 4, 2, 1, false, false, 0 },
-  { "tiled-float-16x16x2", false, 0, 16, 16, 2, 1, true, false, 0 },
-  { "tiled-float-32x8x2", false, 0, 32, 8, 2, 1, true, false, 0 },
-  { "tiled-float-16x8x4", false, 0, 16, 8, 4, 1, true, false, 0 },
-  { "tiled-float-32x8x2-ptx", false, 0, 32, 8, 2, 1, true, true, 0 },
-  { "tiled-float-16x16x2-ptx", false, 0, 16, 16, 2, 1, true, true, 0 },
-  { "columns-32x8-1x2", false, 0, 32, 8, 1, 2, true, false, 1 },
-  { "columns-32x8-1x3", false, 0, 32, 8, 1, 3, true, false, 1 },
-  { "columns-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, 1 },
-  { "columns-32x8-1x3-ptx", false, 0, 32, 8, 1, 3, true, true, 1 },
-  { "columns-64x4-1x2-ptx", false, 0, 64, 4, 1, 2, true, true, 1 },
-  { "columns-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, 1 },
-  { "rows-32x4-1x4", false, 0, 32, 4, 1, 4, true, false, 2 },
-  { "rows-32x4-1x4-ptx", false, 0, 32, 4, 1, 4, true, true, 2 },
-  { "rows-32x8-1x2-ptx", false, 0, 32, 8, 1, 2, true, true, 2 },
-};
-constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
-/* The GPU default: the float tile (converting bytes at every tap bound the byte-tile kernel). */
-constexpr size_t FLOAT_TILE_DEFAULT = 6;
-constexpr size_t BYTE_TILE_DEFAULT = 2;
-
-/* The PRESCALED kernel unrolls its loops over a tile row: radii up to this one. */
-constexpr int MAX_COLUMNS_RADIUS = 8;
-
-/* What a variant becomes for one radius on one device. */
-struct Shape
-{
-  size_t group_w = 16, group_h = 16, out_x = 2, out_y = 1;
-  bool tile_float = false;
-  int columns = 0;  /* non-zero: the PRESCALED kernel */
-};
-
 struct State
 {
   int channels = 0;
@@ -161,21 +113,14 @@ struct GstOpenCLBilateralImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLBilateral
 {
   GstOpenCLFilter parent;
   GstOpenCLBilateralImpl *impl;
-};
-
-enum
-{
-  PROP_0,
-  PROP_SIGMA_SPATIAL,
-  PROP_SIGMA_RANGE,
-  PROP_RADIUS,
-  PROP_MODE,
 };
 
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8"
@@ -187,74 +132,11 @@ GST_ELEMENT_REGISTER_DEFINE (openclbilateral, "openclbilateral", GST_RANK_NONE,
 GType
 gst_opencl_bilateral_mode_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Mode::Color, "One weight per neighbour from the Euclidean RGB distance", "color"},
-    {(gint) Mode::Luma, "One weight per neighbour from the luma difference (fast)", "luma"},
-    {(gint) Mode::PerChannel, "Each channel weighted by its own difference", "per-channel"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLBilateralMode", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
-}
-
-static void
-gst_opencl_bilateral_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_BILATERAL (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_SIGMA_SPATIAL:
-      s.sigma_spatial = g_value_get_double (value);
-      GST_DEBUG_OBJECT (object, "sigma-spatial %g", s.sigma_spatial);
-      break;
-    case PROP_SIGMA_RANGE:
-      s.sigma_range = g_value_get_double (value);
-      GST_DEBUG_OBJECT (object, "sigma-range %g", s.sigma_range);
-      break;
-    case PROP_RADIUS:
-      s.radius = g_value_get_int (value);
-      GST_DEBUG_OBJECT (object, "radius %d", s.radius);
-      break;
-    case PROP_MODE:
-      s.mode = (Mode) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "mode %d", (int) s.mode);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_opencl_bilateral_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_BILATERAL (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_SIGMA_SPATIAL:
-      g_value_set_double (value, s.sigma_spatial);
-      break;
-    case PROP_SIGMA_RANGE:
-      g_value_set_double (value, s.sigma_range);
-      break;
-    case PROP_RADIUS:
-      g_value_set_int (value, s.radius);
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, (gint) s.mode);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return gst_opencl::enum_type ("GstOpenCLBilateralMode", {
+        { (gint) Mode::Color, "One weight per neighbour from the Euclidean RGB distance", "color" },
+        { (gint) Mode::Luma, "One weight per neighbour from the luma difference (fast)", "luma" },
+        { (gint) Mode::PerChannel, "Each channel weighted by its own difference", "per-channel" },
+      });
 }
 
 static gboolean
@@ -279,46 +161,6 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
   });
 }
 
-/* The work-group shape of a variant for a radius: the vector kernel needs no local memory; the
- * tiled kernel takes the variant's group, made shorter until its tile fits local memory. A
- * float tile needs tiles of at least 8 output rows to pay off: where none fits, the variant
- * falls back to a byte tile with one output row per work-item (the kernel without PRESCALED). */
-static Shape
-choose_group (const gst_opencl::Device & device, const Variant & variant, int channels,
-    int radius)
-{
-  Shape shape;
-  shape.group_w = variant.group_w;
-  shape.out_x = variant.out_x;
-  if (variant.vector) {
-    shape.group_h = variant.group_h;
-    return shape;
-  }
-  for (bool use_float : { true, false }) {
-    if (use_float && !variant.float_tile)
-      continue;
-    const size_t out_y = use_float ? variant.out_y : 1;
-    const size_t pixel_bytes = channels * (use_float ? sizeof (float) : 1);
-    for (size_t h = variant.group_h; h * out_y >= (use_float ? 8 : 1); h /= 2) {
-      size_t tile_bytes = (shape.group_w * shape.out_x + 2 * radius) *
-          (h * out_y + 2 * radius) * pixel_bytes;
-      if (tile_bytes + 1024 <= device.local_mem_bytes &&
-          shape.group_w * h <= device.max_work_group_size) {
-        shape.group_h = h;
-        shape.out_y = out_y;
-        shape.tile_float = use_float;
-        shape.columns = use_float ? variant.columns : 0;
-        return shape;
-      }
-      if (h == 1)
-        break;
-    }
-  }
-  throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
-      "radius " + std::to_string (radius) + " needs more local memory than " + device.name +
-      " has");
-}
-
 /* Builds the kernel of one variant (from the program cache). */
 static cl::Kernel
 build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & variant,
@@ -326,37 +168,11 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
 {
   auto & device = gst_opencl_filter_device (filter);
   *shape = choose_group (device, variant, key.channels, key.radius);
-  gchar *options;
-  if (variant.vector) {
-    options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu",
-        key.channels, key.mode, key.radius, variant.vec);
-  } else {
-    const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-    /* GPUs: exp2 without the denormal handling around the hardware approximation (weights
-     * below 2^-126 count as 0 beside the centre's weight of 1). */
-    options = g_strdup_printf ("%s-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
-        "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DOUT_Y=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d "
-        "-DPRESCALED=%d -DPTX_EXP2=%d -DCOLUMNS=%d",
-        poly_exp2 ? "" : "-cl-denorms-are-zero ",
-        key.channels, key.mode, key.radius, shape->group_w, shape->group_h, shape->out_x,
-        shape->out_y, poly_exp2 ? 1 : 0, shape->tile_float ? 1 : 0, shape->columns != 0 ? 1 : 0,
-        variant.ptx_exp2 ? 1 : 0, shape->columns);
-  }
-  std::string build_options (options);
-  g_free (options);
-  GST_DEBUG_OBJECT (filter, "variant %s kernel [%s]", variant.name, build_options.c_str ());
+  const std::string options = gst_opencl_bilateral::build_options (device, variant, *shape,
+      key.channels, key.mode, key.radius);
+  GST_DEBUG_OBJECT (filter, "variant %s kernel [%s]", variant.name, options.c_str ());
   const char *file = variant.vector ? "bilateral_vec" : "bilateral";
-  return device.kernel (file, file, build_options);
-}
-
-/* The work-items for a frame: one per block of out_x x out_y outputs, whole work-groups. */
-static cl::NDRange
-global_size (const Shape & shape, int width, int height)
-{
-  const size_t columns = (width + shape.out_x - 1) / shape.out_x;
-  const size_t rows = (height + shape.out_y - 1) / shape.out_y;
-  return cl::NDRange ((columns + shape.group_w - 1) / shape.group_w * shape.group_w,
-      (rows + shape.group_h - 1) / shape.group_h * shape.group_h);
+  return device.kernel (file, file, options);
 }
 
 static void
@@ -386,24 +202,7 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     return;
   auto & device = gst_opencl_filter_device (filter);
   const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-  /* Candidates in the device's order of preference; only the kind that suits the device is
-   * timed, the others can still be forced. */
-  std::vector<size_t> order;
-  if (!cpu)
-    order.push_back (FLOAT_TILE_DEFAULT);
-  for (size_t i = 0; i < N_VARIANTS; i++)
-    if (VARIANTS[i].vector == cpu && i != FLOAT_TILE_DEFAULT)
-      order.push_back (i);
-  for (size_t i = 0; i < N_VARIANTS; i++)
-    if (VARIANTS[i].vector != cpu)
-      order.push_back (i);
-  /* Inline PTX builds on NVIDIA's driver alone. */
-  const bool nvidia = device.device.getInfo<CL_DEVICE_VENDOR> ().find ("NVIDIA") !=
-      std::string::npos;
-  order.erase (std::remove_if (order.begin (), order.end (), [&](size_t i) {
-            return (VARIANTS[i].ptx_exp2 && !nvidia) ||
-                (VARIANTS[i].columns != 0 && key.radius > MAX_COLUMNS_RADIUS);
-          }), order.end ());
+  const std::vector<size_t> order = gst_opencl_bilateral::candidate_order (device, key.radius);
   std::vector<gst_opencl::TuningCandidate> candidates;
   for (size_t i : order)
     candidates.push_back ({ VARIANTS[i].name, VARIANTS[i].vector == cpu });
@@ -503,78 +302,54 @@ gst_opencl_bilateral_init (GstOpenCLBilateral * self)
   self->impl = new GstOpenCLBilateralImpl ();
 }
 
-/* The state (kernels, buffers) belongs to this run's context: dropped before the base lets the
- * context go, so none of it outlives the context, and the next start (perhaps on another
- * context) builds its own. */
-static gboolean
-gst_opencl_bilateral_stop (GstBaseTransform * trans)
-{
-  GST_OPENCL_BILATERAL (trans)->impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_bilateral_parent_class)->stop (trans);
-}
-
-static void
-gst_opencl_bilateral_finalize (GObject * object)
-{
-  delete GST_OPENCL_BILATERAL (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_bilateral_parent_class)->finalize (object);
-}
-
 static void
 gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_bilateral_debug, "openclbilateral", 0,
       "OpenCL bilateral filter");
 
-  gobject_class->set_property = gst_opencl_bilateral_set_property;
-  gobject_class->get_property = gst_opencl_bilateral_get_property;
-  gobject_class->finalize = gst_opencl_bilateral_finalize;
-  GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_bilateral_stop;
+  gst_opencl::stop_drops_run<GstOpenCLBilateral> (GST_BASE_TRANSFORM_CLASS (klass));
 
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLBilateral> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLBilateral:sigma-spatial:
    *
    * Standard deviation of the spatial Gaussian, in pixels.
    */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_SPATIAL,
-      g_param_spec_double ("sigma-spatial", "Spatial sigma",
-          "Standard deviation of the spatial Gaussian in pixels", MIN_SIGMA,
-          MAX_SIGMA_SPATIAL, DEFAULT_SIGMA_SPATIAL, flags));
+  properties.add (g_param_spec_double ("sigma-spatial", "Spatial sigma",
+      "Standard deviation of the spatial Gaussian in pixels", MIN_SIGMA,
+      MAX_SIGMA_SPATIAL, DEFAULT_SIGMA_SPATIAL, gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::sigma_spatial);
   /**
    * GstOpenCLBilateral:sigma-range:
    *
    * Standard deviation of the range Gaussian in 8-bit intensity units (OpenCV's sigmaColor).
    */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_RANGE,
-      g_param_spec_double ("sigma-range", "Range sigma",
-          "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
-          MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, flags));
+  properties.add (g_param_spec_double ("sigma-range", "Range sigma",
+      "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
+      MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::sigma_range);
   /**
    * GstOpenCLBilateral:radius:
    *
    * Half the window side: the window is (2 radius + 1)^2 pixels. 0 picks ceil(2 sigma-spatial),
    * at most 32.
    */
-  g_object_class_install_property (gobject_class, PROP_RADIUS,
-      g_param_spec_int ("radius", "Radius",
-          "Window radius in pixels; 0 = automatic, ceil(2 x sigma-spatial) capped at 32",
-          0, MAX_RADIUS, DEFAULT_RADIUS, flags));
+  properties.add (g_param_spec_int ("radius", "Radius",
+      "Window radius in pixels; 0 = automatic, ceil(2 x sigma-spatial) capped at 32",
+      0, MAX_RADIUS, DEFAULT_RADIUS, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::radius);
   /**
    * GstOpenCLBilateral:mode:
    *
    * How the colour difference of RGB formats is measured. GRAY8 ignores it.
    */
-  g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode", "How colour differences are weighted (RGB formats)",
-          GST_TYPE_OPENCL_BILATERAL_MODE, (gint) DEFAULT_MODE, flags));
+  properties.add (g_param_spec_enum ("mode", "Mode",
+      "How colour differences are weighted (RGB formats)", GST_TYPE_OPENCL_BILATERAL_MODE,
+      (gint) DEFAULT_MODE, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::mode);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL bilateral filter",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL bilateral filter",
       "Filter/Effect/Video", "Edge-preserving bilateral smoothing on an OpenCL device",
       "gst-opencl developers");
   gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);

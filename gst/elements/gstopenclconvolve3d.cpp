@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "opencl/gstopenclconvolution.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_convolve3d_debug);
@@ -144,26 +145,14 @@ struct GstOpenCLConvolve3DImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLConvolve3D
 {
   GstOpenCLTemporalFilter parent;
   GstOpenCLConvolve3DImpl *impl;
-};
-
-enum
-{
-  PROP_0,
-  PROP_KERNEL_WIDTH,
-  PROP_KERNEL_HEIGHT,
-  PROP_KERNEL_DEPTH,
-  PROP_PRESET,
-  PROP_SIGMA_XY,
-  PROP_SIGMA_T,
-  PROP_KERNEL,
-  PROP_NORMALIZE,
-  PROP_SEPARABLE,
 };
 
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8"
@@ -175,98 +164,12 @@ GST_ELEMENT_REGISTER_DEFINE (openclconvolve3d, "openclconvolve3d", GST_RANK_NONE
 GType
 gst_opencl_convolve3d_preset_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Preset::Gaussian, "Gaussian of sigma-xy in x and y and sigma-t in time", "gaussian"},
-    {(gint) Preset::Box, "Every tap equal (a mean when normalized)", "box"},
-    {(gint) Preset::Custom, "The taps of the kernel property", "custom"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLConvolve3DPreset", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
-}
-
-static void
-gst_opencl_convolve3d_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_CONVOLVE3D (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_KERNEL_WIDTH:
-      s.width = g_value_get_int (value);
-      break;
-    case PROP_KERNEL_HEIGHT:
-      s.height = g_value_get_int (value);
-      break;
-    case PROP_KERNEL_DEPTH:
-      s.depth = g_value_get_int (value);
-      break;
-    case PROP_PRESET:
-      s.preset = (Preset) g_value_get_enum (value);
-      break;
-    case PROP_SIGMA_XY:
-      s.sigma_xy = g_value_get_double (value);
-      break;
-    case PROP_SIGMA_T:
-      s.sigma_t = g_value_get_double (value);
-      break;
-    case PROP_KERNEL:
-      s.kernel = gst_opencl::float_array_from_value (value);
-      break;
-    case PROP_NORMALIZE:
-      s.normalize = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-  }
-  GST_DEBUG_OBJECT (object, "%s changed", pspec->name);
-}
-
-static void
-gst_opencl_convolve3d_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_CONVOLVE3D (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_KERNEL_WIDTH:
-      g_value_set_int (value, s.width);
-      break;
-    case PROP_KERNEL_HEIGHT:
-      g_value_set_int (value, s.height);
-      break;
-    case PROP_KERNEL_DEPTH:
-      g_value_set_int (value, s.depth);
-      break;
-    case PROP_PRESET:
-      g_value_set_enum (value, (gint) s.preset);
-      break;
-    case PROP_SIGMA_XY:
-      g_value_set_double (value, s.sigma_xy);
-      break;
-    case PROP_SIGMA_T:
-      g_value_set_double (value, s.sigma_t);
-      break;
-    case PROP_KERNEL:
-      gst_opencl::float_array_to_value (s.kernel, value);
-      break;
-    case PROP_NORMALIZE:
-      g_value_set_boolean (value, s.normalize);
-      break;
-    case PROP_SEPARABLE:
-      g_value_set_boolean (value, impl->state.separable);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return gst_opencl::enum_type ("GstOpenCLConvolve3DPreset", {
+        { (gint) Preset::Gaussian, "Gaussian of sigma-xy in x and y and sigma-t in time",
+        "gaussian" },
+        { (gint) Preset::Box, "Every tap equal (a mean when normalized)", "box" },
+        { (gint) Preset::Custom, "The taps of the kernel property", "custom" },
+      });
 }
 
 static guint
@@ -428,93 +331,65 @@ gst_opencl_convolve3d_init (GstOpenCLConvolve3D * self)
   self->impl = new GstOpenCLConvolve3DImpl ();
 }
 
-/* The state (kernels, buffers) belongs to this run's context: dropped before the base lets the
- * context go, so none of it outlives the context, and the next start (perhaps on another
- * context) builds its own. */
-static gboolean
-gst_opencl_convolve3d_stop (GstBaseTransform * trans)
-{
-  GST_OPENCL_CONVOLVE3D (trans)->impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_convolve3d_parent_class)->stop (trans);
-}
-
-static void
-gst_opencl_convolve3d_finalize (GObject * object)
-{
-  delete GST_OPENCL_CONVOLVE3D (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_convolve3d_parent_class)->finalize (object);
-}
-
 static void
 gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *temporal_class = GST_OPENCL_TEMPORAL_FILTER_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_convolve3d_debug, "openclconvolve3d", 0,
       "OpenCL spatio-temporal convolution");
 
-  gobject_class->set_property = gst_opencl_convolve3d_set_property;
-  gobject_class->get_property = gst_opencl_convolve3d_get_property;
-  gobject_class->finalize = gst_opencl_convolve3d_finalize;
-  GST_BASE_TRANSFORM_CLASS (klass)->stop = gst_opencl_convolve3d_stop;
+  gst_opencl::stop_drops_run<GstOpenCLConvolve3D> (GST_BASE_TRANSFORM_CLASS (klass));
 
-  /* The window and the float frames are sized from these when caps are set. */
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
+  /* PROPERTY_READY: the window and the float frames are sized from these when caps are set. */
+  gst_opencl::ElementProperties<GstOpenCLConvolve3D> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLConvolve3D:kernel-width:
    *
    * Taps along x (odd, 1 .. 15).
    */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_WIDTH,
-      g_param_spec_int ("kernel-width", "Kernel width", "Taps along x (odd)", 1,
-          MAX_KERNEL_SIZE, DEFAULT_KERNEL_WIDTH, flags));
+  properties.add (g_param_spec_int ("kernel-width", "Kernel width", "Taps along x (odd)", 1,
+      MAX_KERNEL_SIZE, DEFAULT_KERNEL_WIDTH, gst_opencl::PROPERTY_READY), &Settings::width);
   /**
    * GstOpenCLConvolve3D:kernel-height:
    *
    * Taps along y (odd, 1 .. 15).
    */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_HEIGHT,
-      g_param_spec_int ("kernel-height", "Kernel height", "Taps along y (odd)", 1,
-          MAX_KERNEL_SIZE, DEFAULT_KERNEL_HEIGHT, flags));
+  properties.add (g_param_spec_int ("kernel-height", "Kernel height", "Taps along y (odd)", 1,
+      MAX_KERNEL_SIZE, DEFAULT_KERNEL_HEIGHT, gst_opencl::PROPERTY_READY), &Settings::height);
   /**
    * GstOpenCLConvolve3D:kernel-depth:
    *
    * Taps along time, in frames (odd, 1 .. 15): the window is the output frame and
    * (kernel-depth - 1) / 2 frames on each side, which is also the latency in frames.
    */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_DEPTH,
-      g_param_spec_int ("kernel-depth", "Kernel depth",
-          "Taps along time in frames (odd); (depth - 1) / 2 frames of latency", 1,
-          MAX_KERNEL_SIZE, DEFAULT_KERNEL_DEPTH, flags));
+  properties.add (g_param_spec_int ("kernel-depth", "Kernel depth",
+      "Taps along time in frames (odd); (depth - 1) / 2 frames of latency", 1,
+      MAX_KERNEL_SIZE, DEFAULT_KERNEL_DEPTH, gst_opencl::PROPERTY_READY), &Settings::depth);
   /**
    * GstOpenCLConvolve3D:preset:
    *
    * Where the taps come from: a Gaussian (sigma-xy, sigma-t), a box, or the kernel property.
    */
-  g_object_class_install_property (gobject_class, PROP_PRESET,
-      g_param_spec_enum ("preset", "Preset", "Where the taps come from",
-          GST_TYPE_OPENCL_CONVOLVE3D_PRESET, (gint) DEFAULT_PRESET, flags));
+  properties.add (g_param_spec_enum ("preset", "Preset", "Where the taps come from",
+      GST_TYPE_OPENCL_CONVOLVE3D_PRESET, (gint) DEFAULT_PRESET, gst_opencl::PROPERTY_READY),
+      &Settings::preset);
   /**
    * GstOpenCLConvolve3D:sigma-xy:
    *
    * Standard deviation of the gaussian preset along x and y, in pixels.
    */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_XY,
-      g_param_spec_double ("sigma-xy", "Sigma x/y",
-          "Standard deviation of the gaussian preset along x and y in pixels", MIN_SIGMA,
-          MAX_SIGMA, DEFAULT_SIGMA, flags));
+  properties.add (g_param_spec_double ("sigma-xy", "Sigma x/y",
+      "Standard deviation of the gaussian preset along x and y in pixels", MIN_SIGMA,
+      MAX_SIGMA, DEFAULT_SIGMA, gst_opencl::PROPERTY_READY), &Settings::sigma_xy);
   /**
    * GstOpenCLConvolve3D:sigma-t:
    *
    * Standard deviation of the gaussian preset along time, in frames.
    */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_T,
-      g_param_spec_double ("sigma-t", "Sigma t",
-          "Standard deviation of the gaussian preset along time in frames", MIN_SIGMA,
-          MAX_SIGMA, DEFAULT_SIGMA, flags));
+  properties.add (g_param_spec_double ("sigma-t", "Sigma t",
+      "Standard deviation of the gaussian preset along time in frames", MIN_SIGMA,
+      MAX_SIGMA, DEFAULT_SIGMA, gst_opencl::PROPERTY_READY), &Settings::sigma_t);
   /**
    * GstOpenCLConvolve3D:kernel:
    *
@@ -522,32 +397,36 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
    * fastest, then y, then t with t = 0 the oldest frame. Any other length is an error when the
    * stream starts.
    */
-  g_object_class_install_property (gobject_class, PROP_KERNEL,
-      gst_param_spec_array ("kernel", "Kernel",
-          "Taps of the custom preset: width x height x depth floats, x fastest, then y, then "
-          "t (t = 0 the oldest frame)",
-          g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-              (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), flags));
+  properties.add (gst_param_spec_array ("kernel", "Kernel",
+      "Taps of the custom preset: width x height x depth floats, x fastest, then y, then "
+      "t (t = 0 the oldest frame)",
+      g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          gst_opencl::PROPERTY_READY), &Settings::kernel);
   /**
    * GstOpenCLConvolve3D:normalize:
    *
    * Divide the taps by their sum (when it is not 0), so flat areas keep their value.
    */
-  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
-      g_param_spec_boolean ("normalize", "Normalize",
-          "Divide the taps by their sum when it is not 0", DEFAULT_NORMALIZE, flags));
+  properties.add (g_param_spec_boolean ("normalize", "Normalize",
+      "Divide the taps by their sum when it is not 0", DEFAULT_NORMALIZE,
+      gst_opencl::PROPERTY_READY),
+      &Settings::normalize);
   /**
    * GstOpenCLConvolve3D:separable:
    *
    * Whether the running kernel factors into x, y and t and runs as three 1D passes (set when
    * caps are set).
    */
-  g_object_class_install_property (gobject_class, PROP_SEPARABLE,
-      g_param_spec_boolean ("separable", "Separable",
-          "Whether the running kernel is applied as three 1D passes (set with the caps)",
-          FALSE, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  properties.add_read_only (g_param_spec_boolean ("separable", "Separable",
+      "Whether the running kernel is applied as three 1D passes (set with the caps)",
+      FALSE, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)),
+      [] (const GstOpenCLConvolve3DImpl & impl, GValue * value) {
+        g_value_set_boolean (value, impl.state.separable);
+      });
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL spatio-temporal convolution",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
+      "OpenCL spatio-temporal convolution",
       "Filter/Effect/Video", "Convolves video over x, y and time on an OpenCL device",
       "gst-opencl developers");
   gst_opencl_temporal_filter_class_add_pad_templates (temporal_class, FORMATS, TRUE);

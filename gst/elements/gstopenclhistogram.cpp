@@ -38,6 +38,7 @@
 
 #include "elements/gstopenclhistogramcount.h"
 #include "elements/gstopenclhistogrammessage.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 /* Shared with the element's device side (gstopenclhistogramcount.cpp). */
@@ -49,16 +50,16 @@ using namespace gst_opencl_histogram;
 namespace {
 
 constexpr guint DEFAULT_BINS = 256;
-constexpr gboolean DEFAULT_POST_MESSAGES = TRUE;
+constexpr bool DEFAULT_POST_MESSAGES = true;
 constexpr guint64 DEFAULT_INTERVAL_NS = 0;
-constexpr gboolean DEFAULT_DRAW = FALSE;
+constexpr bool DEFAULT_DRAW = false;
 
 struct Settings
 {
   guint bins = DEFAULT_BINS;
-  gboolean post_messages = DEFAULT_POST_MESSAGES;
+  bool post_messages = DEFAULT_POST_MESSAGES;
   guint64 interval_ns = DEFAULT_INTERVAL_NS;
-  gboolean draw = DEFAULT_DRAW;
+  bool draw = DEFAULT_DRAW;
 };
 
 }  // namespace
@@ -70,6 +71,16 @@ struct GstOpenCLHistogramImpl
   std::string variant;  /* the chosen variant's name once chosen, for the property */
   State state;
   Interval interval;
+
+  void drop_run ()
+  {
+    interval.reset ();
+    state = State ();
+    {
+      std::lock_guard<std::mutex> guard (lock);
+      variant.clear ();
+    }
+  }
 };
 
 struct _GstOpenCLHistogram
@@ -78,92 +89,11 @@ struct _GstOpenCLHistogram
   GstOpenCLHistogramImpl *impl;
 };
 
-enum
-{
-  PROP_0,
-  PROP_BINS,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
-  PROP_DRAW,
-  PROP_VARIANT,
-};
-
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, I420, NV12"
 
 G_DEFINE_TYPE (GstOpenCLHistogram, gst_opencl_histogram, GST_TYPE_OPENCL_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (openclhistogram, "openclhistogram", GST_RANK_NONE,
     GST_TYPE_OPENCL_HISTOGRAM);
-
-static void
-gst_opencl_histogram_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *self = GST_OPENCL_HISTOGRAM (object);
-  auto *impl = self->impl;
-  std::unique_lock<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_BINS:{
-      const guint requested = g_value_get_uint (value);
-      const guint bins = power_of_two_floor (CLAMP (requested, MIN_BINS, MAX_BINS));
-      s.bins = bins;
-      GST_DEBUG_OBJECT (object, "bins %u", bins);
-      if (bins != requested) {
-        lock.unlock ();
-        GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
-            ("bins must be a power of two from 2 to 256: %u rounded down to %u", requested,
-                bins), (nullptr));
-      }
-      break;
-    }
-    case PROP_POST_MESSAGES:
-      s.post_messages = g_value_get_boolean (value);
-      GST_DEBUG_OBJECT (object, "post-messages %d", s.post_messages);
-      break;
-    case PROP_INTERVAL:
-      s.interval_ns = g_value_get_uint64 (value);
-      GST_DEBUG_OBJECT (object, "interval %" GST_TIME_FORMAT, GST_TIME_ARGS (s.interval_ns));
-      break;
-    case PROP_DRAW:
-      s.draw = g_value_get_boolean (value);
-      GST_DEBUG_OBJECT (object, "draw %d", s.draw);
-      /* Drawing needs writable frames; without it frames pass through uncopied. */
-      gst_opencl_filter_set_analysis (GST_OPENCL_FILTER (object), s.draw);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_opencl_histogram_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_HISTOGRAM (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_BINS:
-      g_value_set_uint (value, s.bins);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s.post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, s.interval_ns);
-      break;
-    case PROP_DRAW:
-      g_value_set_boolean (value, s.draw);
-      break;
-    case PROP_VARIANT:
-      g_value_set_string (value, impl->variant.empty () ? nullptr : impl->variant.c_str ());
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
 
 static Settings
 settings_snapshot (GstOpenCLHistogramImpl * impl)
@@ -281,19 +211,6 @@ gst_opencl_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->sink_event (trans, event);
 }
 
-static gboolean
-gst_opencl_histogram_stop (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_HISTOGRAM (trans)->impl;
-  impl->interval.reset ();
-  impl->state = State ();
-  {
-    std::lock_guard<std::mutex> lock (impl->lock);
-    impl->variant.clear ();
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->stop (trans);
-}
-
 static void
 gst_opencl_histogram_init (GstOpenCLHistogram * self)
 {
@@ -304,49 +221,61 @@ gst_opencl_histogram_init (GstOpenCLHistogram * self)
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), FALSE);
 }
 
-static void
-gst_opencl_histogram_finalize (GObject * object)
+/* bins is stored rounded down to a power of two in range; a value that was not one is warned
+ * about on the bus, outside the settings' lock. */
+static guint
+bins_from (guint requested)
 {
-  delete GST_OPENCL_HISTOGRAM (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_histogram_parent_class)->finalize (object);
+  return power_of_two_floor (CLAMP (requested, MIN_BINS, MAX_BINS));
+}
+
+static void
+store_bins (Settings & settings, const GValue * value)
+{
+  settings.bins = bins_from (g_value_get_uint (value));
+}
+
+static void
+warn_rounded_bins (GObject * object, const GValue * value)
+{
+  const guint requested = g_value_get_uint (value);
+  const guint bins = bins_from (requested);
+  if (bins != requested)
+    GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
+        ("bins must be a power of two from 2 to 256: %u rounded down to %u", requested, bins),
+        (nullptr));
 }
 
 static void
 gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_histogram_debug, "openclhistogram", 0,
       "OpenCL histogram");
 
-  gobject_class->set_property = gst_opencl_histogram_set_property;
-  gobject_class->get_property = gst_opencl_histogram_get_property;
-  gobject_class->finalize = gst_opencl_histogram_finalize;
-
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLHistogram> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLHistogram:bins:
    *
    * Bins per channel, a power of two from 2 to 256: value v falls in bin v x bins / 256. Other
    * values are rounded down to a power of two, with a warning on the bus.
    */
-  g_object_class_install_property (gobject_class, PROP_BINS,
-      g_param_spec_uint ("bins", "Bins",
-          "Bins per channel, a power of two (others are rounded down): value v falls in bin "
-          "v * bins / 256", MIN_BINS, MAX_BINS, DEFAULT_BINS, flags));
+  properties.add (g_param_spec_uint ("bins", "Bins",
+      "Bins per channel, a power of two (others are rounded down): value v falls in bin "
+      "v * bins / 256", MIN_BINS, MAX_BINS, DEFAULT_BINS, gst_opencl::PROPERTY_PLAYING), store_bins,
+      [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
+        g_value_set_uint (value, impl.settings.bins);
+      }, warn_rounded_bins);
   /**
    * GstOpenCLHistogram:post-messages:
    *
    * Whether to post an `opencl-histogram` element message per interval.
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an opencl-histogram element message per interval", DEFAULT_POST_MESSAGES,
-          flags));
+  properties.add (g_param_spec_boolean ("post-messages", "Post messages",
+      "Post an opencl-histogram element message per interval", DEFAULT_POST_MESSAGES,
+      gst_opencl::PROPERTY_PLAYING), &Settings::post_messages);
   /**
    * GstOpenCLHistogram:interval:
    *
@@ -355,10 +284,9 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    * last frame's duration); a frame without a known duration (no buffer duration, no
    * framerate) closes the interval, and at EOS the partial one is posted.
    */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Nanoseconds of video summed into one message (0 = every frame)", 0, G_MAXUINT64,
-          DEFAULT_INTERVAL_NS, flags));
+  properties.add (g_param_spec_uint64 ("interval", "Interval",
+      "Nanoseconds of video summed into one message (0 = every frame)", 0, G_MAXUINT64,
+      DEFAULT_INTERVAL_NS, gst_opencl::PROPERTY_PLAYING), &Settings::interval_ns);
   /**
    * GstOpenCLHistogram:draw:
    *
@@ -366,9 +294,13 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    * pixels): red, green and blue bars for RGB formats, the gray or y histogram otherwise.
    * When off, frames pass through uncopied.
    */
-  g_object_class_install_property (gobject_class, PROP_DRAW,
-      g_param_spec_boolean ("draw", "Draw",
-          "Draw each frame's histogram into its top-left corner", DEFAULT_DRAW, flags));
+  properties.add (g_param_spec_boolean ("draw", "Draw",
+      "Draw each frame's histogram into its top-left corner", DEFAULT_DRAW,
+      gst_opencl::PROPERTY_PLAYING),
+      &Settings::draw, [] (GObject * object, const GValue * value) {
+        /* Drawing needs writable frames; without it frames pass through uncopied. */
+        gst_opencl_filter_set_analysis (GST_OPENCL_FILTER (object), g_value_get_boolean (value));
+      });
   /**
    * GstOpenCLHistogram:variant:
    *
@@ -378,19 +310,21 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    * stream's layout. GST_OPENCL_TUNING=0 takes the device's default. See
    * docs/openclhistogram.md for the variants.
    */
-  g_object_class_install_property (gobject_class, PROP_VARIANT,
-      g_param_spec_string ("variant", "Variant",
-          "The kernel variant counting the frames (chosen on the first frame)", nullptr,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  properties.add_read_only (g_param_spec_string ("variant", "Variant",
+      "The kernel variant counting the frames (chosen on the first frame)", nullptr,
+      (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)),
+      [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
+        gst_opencl::value_from (impl.variant, value);
+      });
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL histogram",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL histogram",
       "Filter/Analyzer/Video", "Per-frame histograms on an OpenCL device, posted on the bus "
       "and optionally drawn on the frame", "gst-opencl developers");
   gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
 
   trans_class->transform_ip = gst_opencl_histogram_transform_ip;
   trans_class->sink_event = gst_opencl_histogram_sink_event;
-  trans_class->stop = gst_opencl_histogram_stop;
+  gst_opencl::stop_drops_run<GstOpenCLHistogram> (GST_BASE_TRANSFORM_CLASS (klass));
   filter_class->set_info = gst_opencl_histogram_set_info;
   filter_class->process_ip = gst_opencl_histogram_process_ip;
 }

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_mandelbox_src_debug);
@@ -139,6 +140,8 @@ struct GstOpenCLMandelboxSrcImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLMandelboxSrc
@@ -147,123 +150,11 @@ struct _GstOpenCLMandelboxSrc
   GstOpenCLMandelboxSrcImpl *impl;
 };
 
-enum
-{
-  PROP_0,
-  PROP_SCALE,
-  PROP_ITERATIONS,
-  PROP_STEPS,
-  PROP_YAW,
-  PROP_PITCH,
-  PROP_DISTANCE,
-  PROP_FOV,
-  PROP_LIGHT_X,
-  PROP_LIGHT_Y,
-  PROP_LIGHT_Z,
-  PROP_ANIMATE,
-  PROP_ROTATION_SPEED,
-};
-
 #define FORMATS "RGBA, BGRA, RGBx, BGRx"
 
 G_DEFINE_TYPE (GstOpenCLMandelboxSrc, gst_opencl_mandelbox_src, GST_TYPE_OPENCL_SRC);
 GST_ELEMENT_REGISTER_DEFINE (openclmandelboxsrc, "openclmandelboxsrc", GST_RANK_NONE,
     GST_TYPE_OPENCL_MANDELBOX_SRC);
-
-static void
-gst_opencl_mandelbox_src_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_MANDELBOX_SRC (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_SCALE:
-      s.scale = g_value_get_double (value);
-      break;
-    case PROP_ITERATIONS:
-      s.iterations = g_value_get_int (value);
-      break;
-    case PROP_STEPS:
-      s.steps = g_value_get_int (value);
-      break;
-    case PROP_YAW:
-      s.yaw = g_value_get_double (value);
-      break;
-    case PROP_PITCH:
-      s.pitch = g_value_get_double (value);
-      break;
-    case PROP_DISTANCE:
-      s.distance = g_value_get_double (value);
-      break;
-    case PROP_FOV:
-      s.fov = g_value_get_double (value);
-      break;
-    case PROP_LIGHT_X:
-    case PROP_LIGHT_Y:
-    case PROP_LIGHT_Z:
-      s.light[prop_id - PROP_LIGHT_X] = g_value_get_double (value);
-      break;
-    case PROP_ANIMATE:
-      s.animate = g_value_get_boolean (value);
-      break;
-    case PROP_ROTATION_SPEED:
-      s.rotation_speed = g_value_get_double (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-  }
-  gchar *text = g_strdup_value_contents (value);
-  GST_DEBUG_OBJECT (object, "%s = %s", pspec->name, text);
-  g_free (text);
-}
-
-static void
-gst_opencl_mandelbox_src_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_MANDELBOX_SRC (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_SCALE:
-      g_value_set_double (value, s.scale);
-      break;
-    case PROP_ITERATIONS:
-      g_value_set_int (value, s.iterations);
-      break;
-    case PROP_STEPS:
-      g_value_set_int (value, s.steps);
-      break;
-    case PROP_YAW:
-      g_value_set_double (value, s.yaw);
-      break;
-    case PROP_PITCH:
-      g_value_set_double (value, s.pitch);
-      break;
-    case PROP_DISTANCE:
-      g_value_set_double (value, s.distance);
-      break;
-    case PROP_FOV:
-      g_value_set_double (value, s.fov);
-      break;
-    case PROP_LIGHT_X:
-    case PROP_LIGHT_Y:
-    case PROP_LIGHT_Z:
-      g_value_set_double (value, s.light[prop_id - PROP_LIGHT_X]);
-      break;
-    case PROP_ANIMATE:
-      g_value_set_boolean (value, s.animate);
-      break;
-    case PROP_ROTATION_SPEED:
-      g_value_set_double (value, s.rotation_speed);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
 
 static gboolean
 gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info)
@@ -330,142 +221,119 @@ gst_opencl_mandelbox_src_init (GstOpenCLMandelboxSrc * self)
 }
 
 static void
-gst_opencl_mandelbox_src_finalize (GObject * object)
-{
-  delete GST_OPENCL_MANDELBOX_SRC (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_mandelbox_src_parent_class)->finalize (object);
-}
-
-/* The kernel belongs to this run's context: dropped before the base lets the context go, so it
- * never outlives it, and the next start (perhaps on another context) builds its own. */
-static gboolean
-gst_opencl_mandelbox_src_stop (GstBaseSrc * base)
-{
-  GST_OPENCL_MANDELBOX_SRC (base)->impl->state = State ();
-  return GST_BASE_SRC_CLASS (gst_opencl_mandelbox_src_parent_class)->stop (base);
-}
-
-static void
-install_double (GObjectClass * klass, guint id, const char *name, const char *nick,
-    const char *blurb, double minimum, double maximum, double default_value)
-{
-  g_object_class_install_property (klass, id, g_param_spec_double (name, nick, blurb, minimum,
-          maximum, default_value, (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)));
-}
-
-static void
 gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *src_class = GST_OPENCL_SRC_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_mandelbox_src_debug, "openclmandelboxsrc", 0,
       "OpenCL Mandelbox source");
 
-  gobject_class->set_property = gst_opencl_mandelbox_src_set_property;
-  gobject_class->get_property = gst_opencl_mandelbox_src_get_property;
-  gobject_class->finalize = gst_opencl_mandelbox_src_finalize;
-  GST_BASE_SRC_CLASS (klass)->stop = gst_opencl_mandelbox_src_stop;
+  gst_opencl::stop_drops_run<GstOpenCLMandelboxSrc> (GST_BASE_SRC_CLASS (klass));
 
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLMandelboxSrc> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMandelboxSrc:scale:
    *
    * The Mandelbox's scale: each iteration maps z to scale z + c after the folds.
    */
-  install_double (gobject_class, PROP_SCALE, "scale", "Scale",
-      "Mandelbox scale (z = scale * fold(z) + c)", -MAX_ABS_SCALE, MAX_ABS_SCALE, DEFAULT_SCALE);
+  properties.add (g_param_spec_double ("scale", "Scale",
+      "Mandelbox scale (z = scale * fold(z) + c)", -MAX_ABS_SCALE, MAX_ABS_SCALE, DEFAULT_SCALE,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::scale);
   /**
    * GstOpenCLMandelboxSrc:iterations:
    *
    * Iterations of the distance estimator; a point that has not escaped by then is inside.
    */
-  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
-      g_param_spec_int ("iterations", "Iterations",
-          "Iterations of the distance estimator per evaluation", 1, MAX_ITERATIONS,
-          DEFAULT_ITERATIONS, flags));
+  properties.add (g_param_spec_int ("iterations", "Iterations",
+      "Iterations of the distance estimator per evaluation", 1, MAX_ITERATIONS,
+      DEFAULT_ITERATIONS, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::iterations);
   /**
    * GstOpenCLMandelboxSrc:steps:
    *
    * Most ray-marching steps per pixel; a ray that has not hit by then is a miss.
    */
-  g_object_class_install_property (gobject_class, PROP_STEPS,
-      g_param_spec_int ("steps", "Steps", "Most ray-marching steps per pixel", 1, MAX_STEPS,
-          DEFAULT_STEPS, flags));
+  properties.add (g_param_spec_int ("steps", "Steps", "Most ray-marching steps per pixel", 1,
+      MAX_STEPS, DEFAULT_STEPS, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::steps);
   /**
    * GstOpenCLMandelboxSrc:yaw:
    *
    * Camera angle about the y axis, in degrees (with `animate`, at stream time 0).
    */
-  install_double (gobject_class, PROP_YAW, "yaw", "Yaw",
+  properties.add (g_param_spec_double ("yaw", "Yaw",
       "Camera angle about the y axis in degrees (at stream time 0 when animated)", -360.0,
-      360.0, DEFAULT_YAW);
+      360.0, DEFAULT_YAW, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::yaw);
   /**
    * GstOpenCLMandelboxSrc:pitch:
    *
    * Camera elevation above the x-z plane, in degrees; the camera looks down at the origin for
    * positive values.
    */
-  install_double (gobject_class, PROP_PITCH, "pitch", "Pitch",
-      "Camera elevation above the x-z plane in degrees", -90.0, 90.0, DEFAULT_PITCH);
+  properties.add (g_param_spec_double ("pitch", "Pitch",
+      "Camera elevation above the x-z plane in degrees", -90.0, 90.0, DEFAULT_PITCH,
+      gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::pitch);
   /**
    * GstOpenCLMandelboxSrc:distance:
    *
    * Distance of the eye from the origin it looks at. Rays are followed up to distance + 85.
    */
-  install_double (gobject_class, PROP_DISTANCE, "distance", "Distance",
-      "Distance of the camera from the origin", MIN_DISTANCE, MAX_DISTANCE, DEFAULT_DISTANCE);
+  properties.add (g_param_spec_double ("distance", "Distance",
+      "Distance of the camera from the origin", MIN_DISTANCE, MAX_DISTANCE, DEFAULT_DISTANCE,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::distance);
   /**
    * GstOpenCLMandelboxSrc:fov:
    *
    * Vertical field of view in degrees; the horizontal one follows the frame's aspect ratio.
    * The default, 2 atan (1/2), is the article's view plane: 10 units high, 10 units away.
    */
-  install_double (gobject_class, PROP_FOV, "fov", "Field of view",
+  properties.add (g_param_spec_double ("fov", "Field of view",
       "Vertical field of view in degrees (horizontal follows the aspect ratio)", MIN_FOV,
-      MAX_FOV, DEFAULT_FOV);
+      MAX_FOV, DEFAULT_FOV, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::fov);
   /**
    * GstOpenCLMandelboxSrc:light-x:
    *
    * x coordinate of the point light, in world space (it does not move with the camera).
    */
-  install_double (gobject_class, PROP_LIGHT_X, "light-x", "Light x",
-      "x of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_X);
+  properties.add (g_param_spec_double ("light-x", "Light x",
+      "x of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_X,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::light, 0);
   /**
    * GstOpenCLMandelboxSrc:light-y:
    *
    * y coordinate of the point light, in world space.
    */
-  install_double (gobject_class, PROP_LIGHT_Y, "light-y", "Light y",
-      "y of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Y);
+  properties.add (g_param_spec_double ("light-y", "Light y",
+      "y of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Y,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::light, 1);
   /**
    * GstOpenCLMandelboxSrc:light-z:
    *
    * z coordinate of the point light, in world space.
    */
-  install_double (gobject_class, PROP_LIGHT_Z, "light-z", "Light z",
-      "z of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Z);
+  properties.add (g_param_spec_double ("light-z", "Light z",
+      "z of the point light in world space", -MAX_ABS_LIGHT, MAX_ABS_LIGHT, DEFAULT_LIGHT_Z,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::light, 2);
   /**
    * GstOpenCLMandelboxSrc:animate:
    *
    * Turn the camera with the stream time: the frame's yaw is yaw + rotation-speed x t.
    */
-  g_object_class_install_property (gobject_class, PROP_ANIMATE,
-      g_param_spec_boolean ("animate", "Animate",
-          "Turn the camera about the y axis with the stream time", DEFAULT_ANIMATE, flags));
+  properties.add (g_param_spec_boolean ("animate", "Animate",
+      "Turn the camera about the y axis with the stream time", DEFAULT_ANIMATE,
+      gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::animate);
   /**
    * GstOpenCLMandelboxSrc:rotation-speed:
    *
    * How fast the camera turns when animated, in degrees per second of stream time.
    */
-  install_double (gobject_class, PROP_ROTATION_SPEED, "rotation-speed", "Rotation speed",
+  properties.add (g_param_spec_double ("rotation-speed", "Rotation speed",
       "Yaw change per second of stream time when animated, in degrees",
-      -MAX_ABS_ROTATION_SPEED, MAX_ABS_ROTATION_SPEED, DEFAULT_ROTATION_SPEED);
+      -MAX_ABS_ROTATION_SPEED, MAX_ABS_ROTATION_SPEED, DEFAULT_ROTATION_SPEED,
+      gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::rotation_speed);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL Mandelbox source",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL Mandelbox source",
       "Source/Video", "Ray-marches the Mandelbox fractal on an OpenCL device",
       "gst-opencl developers");
   gst_opencl_src_class_add_pad_template (src_class, FORMATS, TRUE);

@@ -36,6 +36,7 @@
  * ]|
  */
 #include "elements/gstopenclmulticonvolve.h"
+#include "elements/gstopenclmulticonvolvecaps.h"
 
 #include <gst/video/video.h>
 
@@ -48,6 +49,7 @@
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_multi_convolve_debug);
@@ -74,14 +76,9 @@ struct Settings
   double offset = DEFAULT_OFFSET;
 };
 
-struct State
+/* The shape of the negotiated caps, and what the bank runs with. */
+struct State : gst_opencl_multi_convolve::Shape
 {
-  bool video_in = false;
-  bool video_out = false;
-  GstVideoInfo in_video {};
-  GstVideoInfo out_video {};
-  int width = 0, height = 0, depth = 1;
-  gsize out_bytes = 0;
   cl::Buffer input;        /* width x height x depth bytes, rows packed */
   cl::Buffer output;        /* tensor output only */
   gst_opencl::Convolution convolution;
@@ -147,12 +144,6 @@ load_filters (const Settings & s)
   return filters;
 }
 
-bool
-structure_is_video (const GstStructure * s)
-{
-  return gst_structure_has_name (s, "video/x-raw");
-}
-
 }  // namespace
 
 struct GstOpenCLMultiConvolveImpl
@@ -166,24 +157,19 @@ struct GstOpenCLMultiConvolveImpl
   std::mutex lock;
   Settings settings;
   State state;
+
+  void drop_run ()
+  {
+    in_port.reset ();
+    out_port.reset ();
+    state = State ();
+  }
 };
 
 struct _GstOpenCLMultiConvolve
 {
   GstOpenCLBaseTransform parent;
   GstOpenCLMultiConvolveImpl *impl;
-};
-
-enum
-{
-  PROP_0,
-  PROP_NUM_KERNELS,
-  PROP_KERNEL_SIZE,
-  PROP_DIMS,
-  PROP_KERNELS,
-  PROP_KERNELS_FILE,
-  PROP_SCALE,
-  PROP_OFFSET,
 };
 
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)GRAY8, width=(int)[1, max], " \
@@ -198,133 +184,6 @@ G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve,
     GST_TYPE_OPENCL_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclmulticonvolve, "openclmulticonvolve", GST_RANK_NONE,
     GST_TYPE_OPENCL_MULTI_CONVOLVE);
-
-static void
-gst_opencl_multi_convolve_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_NUM_KERNELS:
-      s.num_kernels = g_value_get_int (value);
-      break;
-    case PROP_KERNEL_SIZE:
-      s.kernel_size = g_value_get_int (value);
-      break;
-    case PROP_DIMS:
-      s.dims = g_value_get_int (value);
-      break;
-    case PROP_KERNELS:
-      s.kernels = gst_opencl::float_array_from_value (value);
-      break;
-    case PROP_KERNELS_FILE:{
-      const gchar *path = g_value_get_string (value);
-      s.kernels_file = path ? path : "";
-      break;
-    }
-    case PROP_SCALE:
-      s.scale = g_value_get_double (value);
-      break;
-    case PROP_OFFSET:
-      s.offset = g_value_get_double (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-  }
-  GST_DEBUG_OBJECT (object, "%s changed", pspec->name);
-}
-
-static void
-gst_opencl_multi_convolve_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_NUM_KERNELS:
-      g_value_set_int (value, s.num_kernels);
-      break;
-    case PROP_KERNEL_SIZE:
-      g_value_set_int (value, s.kernel_size);
-      break;
-    case PROP_DIMS:
-      g_value_set_int (value, s.dims);
-      break;
-    case PROP_KERNELS:
-      gst_opencl::float_array_to_value (s.kernels, value);
-      break;
-    case PROP_KERNELS_FILE:
-      g_value_set_string (value, s.kernels_file.empty () ? nullptr : s.kernels_file.c_str ());
-      break;
-    case PROP_SCALE:
-      g_value_set_double (value, s.scale);
-      break;
-    case PROP_OFFSET:
-      g_value_set_double (value, s.offset);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static gboolean
-gst_opencl_multi_convolve_stop (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
-  impl->in_port.reset ();
-  impl->out_port.reset ();
-  impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->stop (trans);
-}
-
-/* Output caps for one input structure: the tensor first (the default when downstream takes
- * anything), then video for video input with N <= 4. */
-static void
-append_outputs (const GstStructure * in, int num_kernels, GstCaps * result)
-{
-  GstCaps *one = gst_caps_new_full (gst_structure_copy (in), nullptr);
-  gint fps_n = 0, fps_d = 1;
-  gst_structure_get_fraction (in, "framerate", &fps_n, &fps_d);
-  if (structure_is_video (in)) {
-    gint width = 0, height = 0;
-    if (gst_caps_is_fixed (one) && gst_structure_get_int (in, "width", &width) &&
-        gst_structure_get_int (in, "height", &height)) {
-      gst_opencl::TensorInfo info;
-      info.type = gst_opencl::TensorType::Float32;
-      info.dimensions = { (guint) num_kernels, (guint) width, (guint) height };
-      gst_caps_append (result, gst_opencl::tensor_info_to_caps (info, fps_n, fps_d));
-    } else {
-      gst_caps_append (result, gst_caps_from_string (
-              gst_opencl::tensor_template_caps ("float32").c_str ()));
-    }
-    if (num_kernels <= 4) {
-      GstStructure *video = gst_structure_copy (in);
-      gst_structure_set (video, "format", G_TYPE_STRING, num_kernels == 1 ? "GRAY8" : "RGBA",
-          nullptr);
-      gst_caps_append_structure (result, video);
-    }
-  } else {
-    std::string why;
-    auto info = gst_opencl::tensor_info_from_caps (one, &why);
-    if (info && info->type == gst_opencl::TensorType::UInt8) {
-      gst_opencl::TensorInfo out;
-      out.type = gst_opencl::TensorType::Float32;
-      out.dimensions.push_back ((guint) num_kernels);
-      for (guint d : info->dimensions)
-        out.dimensions.push_back (d);
-      gst_caps_append (result, gst_opencl::tensor_info_to_caps (out, fps_n, fps_d));
-    } else {
-      gst_caps_append (result, gst_caps_from_string (
-              gst_opencl::tensor_template_caps ("float32").c_str ()));
-    }
-  }
-  gst_caps_unref (one);
-}
 
 static GstCaps *
 gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
@@ -343,7 +202,8 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
     }
     result = gst_caps_new_empty ();
     for (guint i = 0; i < gst_caps_get_size (caps); i++)
-      append_outputs (gst_caps_get_structure (caps, i), num_kernels, result);
+      gst_opencl_multi_convolve::append_outputs (gst_caps_get_structure (caps, i),
+          num_kernels, result);
   }
   if (filter) {
     GstCaps *intersected = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -368,51 +228,8 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
   State & state = impl->state;
   const std::vector<float> filters = load_filters (settings);
 
-  state.video_in = !gst_opencl::caps_are_tensors (incaps);
-  if (state.video_in) {
-    if (!gst_video_info_from_caps (&state.in_video, incaps))
-      throw Failure (Failure::Kind::Settings, "invalid video input caps");
-    state.width = GST_VIDEO_INFO_WIDTH (&state.in_video);
-    state.height = GST_VIDEO_INFO_HEIGHT (&state.in_video);
-    state.depth = 1;
-  } else {
-    std::string why;
-    auto info = gst_opencl::tensor_info_from_caps (incaps, &why);
-    if (!info)
-      throw Failure (Failure::Kind::Settings, "input tensor: " + why);
-    if (info->type != gst_opencl::TensorType::UInt8)
-      throw Failure (Failure::Kind::Settings, "input tensor must be uint8");
-    for (gsize d = 3; d < info->dimensions.size (); d++) {
-      if (info->dimensions[d] != 1)
-        throw Failure (Failure::Kind::Settings, "input tensor has more than 3 dimensions");
-    }
-    state.width = (int) info->dimension (0);
-    state.height = (int) info->dimension (1);
-    state.depth = (int) info->dimension (2);
-  }
-
-  state.video_out = !gst_opencl::caps_are_tensors (outcaps);
-  if (state.video_out) {
-    if (!state.video_in || !gst_video_info_from_caps (&state.out_video, outcaps))
-      throw Failure (Failure::Kind::Settings, "video output needs GRAY8 video input");
-    const bool gray = GST_VIDEO_INFO_FORMAT (&state.out_video) == GST_VIDEO_FORMAT_GRAY8;
-    if ((gray && settings.num_kernels != 1) || settings.num_kernels > 4)
-      throw Failure (Failure::Kind::Settings, "video output holds 1 (GRAY8) or up to 4 "
-          "(RGBA) responses, not " + std::to_string (settings.num_kernels));
-    if (GST_VIDEO_INFO_WIDTH (&state.out_video) != state.width ||
-        GST_VIDEO_INFO_HEIGHT (&state.out_video) != state.height)
-      throw Failure (Failure::Kind::Settings, "output size differs from the input's");
-    state.out_bytes = state.out_video.size;
-  } else {
-    auto info = gst_opencl::tensor_info_from_caps (outcaps, nullptr);
-    if (!info || info->type != gst_opencl::TensorType::Float32 ||
-        info->dimension (0) != (guint) settings.num_kernels ||
-        info->dimension (1) != (guint) state.width || info->dimension (2) !=
-        (guint) state.height || info->dimension (3) != (guint) state.depth)
-      throw Failure (Failure::Kind::Settings, "output tensor must be float32 N:W:H[:D] with "
-          "N = num-kernels and the input's size");
-    state.out_bytes = info->size_bytes ();
-  }
+  static_cast<gst_opencl_multi_convolve::Shape &> (state) =
+      gst_opencl_multi_convolve::shape_of (incaps, outcaps, settings.num_kernels);
 
   auto & device = impl->device.device ();
   const guint64 voxels = (guint64) state.width * state.height * state.depth;
@@ -554,93 +371,79 @@ gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 }
 
 static void
-gst_opencl_multi_convolve_finalize (GObject * object)
-{
-  delete GST_OPENCL_MULTI_CONVOLVE (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_multi_convolve_parent_class)->finalize (object);
-}
-
-static void
 gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
       "OpenCL filter bank");
 
-  gobject_class->set_property = gst_opencl_multi_convolve_set_property;
-  gobject_class->get_property = gst_opencl_multi_convolve_get_property;
-  gobject_class->finalize = gst_opencl_multi_convolve_finalize;
-
-  /* Caps depend on these: they take effect at the next negotiation. */
-  const auto ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
-  const auto playing = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  /* Caps depend on the PROPERTY_READY ones: they take effect at the next negotiation. */
+  gst_opencl::ElementProperties<GstOpenCLMultiConvolve> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMultiConvolve:num-kernels:
    *
    * N, the number of filters: the output holds N responses per voxel.
    */
-  g_object_class_install_property (gobject_class, PROP_NUM_KERNELS,
-      g_param_spec_int ("num-kernels", "Number of kernels", "Filters applied in one pass (N)",
-          1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS, ready));
+  properties.add (g_param_spec_int ("num-kernels", "Number of kernels",
+      "Filters applied in one pass (N)", 1, MAX_NUM_KERNELS, DEFAULT_NUM_KERNELS,
+      gst_opencl::PROPERTY_READY),
+      &Settings::num_kernels);
   /**
    * GstOpenCLMultiConvolve:kernel-size:
    *
    * Taps of each filter along every axis (odd, 1 .. 15).
    */
-  g_object_class_install_property (gobject_class, PROP_KERNEL_SIZE,
-      g_param_spec_int ("kernel-size", "Kernel size", "Taps per axis of every filter (odd)",
-          1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE, ready));
+  properties.add (g_param_spec_int ("kernel-size", "Kernel size",
+      "Taps per axis of every filter (odd)", 1, MAX_KERNEL_SIZE, DEFAULT_KERNEL_SIZE,
+      gst_opencl::PROPERTY_READY),
+      &Settings::kernel_size);
   /**
    * GstOpenCLMultiConvolve:dims:
    *
    * 2: k x k filters on each frame or slice; 3: k x k x k filters on the volume.
    */
-  g_object_class_install_property (gobject_class, PROP_DIMS,
-      g_param_spec_int ("dims", "Dimensions", "2: k x k filters per slice; 3: k x k x k",
-          2, 3, DEFAULT_DIMS, ready));
+  properties.add (g_param_spec_int ("dims", "Dimensions",
+      "2: k x k filters per slice; 3: k x k x k", 2, 3, DEFAULT_DIMS, gst_opencl::PROPERTY_READY),
+      &Settings::dims);
   /**
    * GstOpenCLMultiConvolve:kernels:
    *
    * The filters: num-kernels x kernel-size^dims floats, filter index fastest, then x, y, z.
    */
-  g_object_class_install_property (gobject_class, PROP_KERNELS,
-      gst_param_spec_array ("kernels", "Kernels",
-          "The filters: N x k^dims floats, filter index fastest, then x, y, z",
-          g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-              (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), ready));
+  properties.add (gst_param_spec_array ("kernels", "Kernels",
+      "The filters: N x k^dims floats, filter index fastest, then x, y, z",
+      g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          gst_opencl::PROPERTY_READY), &Settings::kernels);
   /**
    * GstOpenCLMultiConvolve:kernels-file:
    *
    * A file of raw little-endian float32 filters in the order of `kernels` (used instead of
    * it).
    */
-  g_object_class_install_property (gobject_class, PROP_KERNELS_FILE,
-      g_param_spec_string ("kernels-file", "Kernels file",
-          "Raw little-endian float32 filters in the order of kernels", nullptr, ready));
+  properties.add (g_param_spec_string ("kernels-file", "Kernels file",
+      "Raw little-endian float32 filters in the order of kernels", nullptr,
+      gst_opencl::PROPERTY_READY),
+      &Settings::kernels_file);
   /**
    * GstOpenCLMultiConvolve:scale:
    *
    * Video output only: each response is multiplied by this before offset is added.
    */
-  g_object_class_install_property (gobject_class, PROP_SCALE,
-      g_param_spec_double ("scale", "Scale", "Video output: response * scale + offset",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_SCALE, playing));
+  properties.add (g_param_spec_double ("scale", "Scale",
+      "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_SCALE,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::scale);
   /**
    * GstOpenCLMultiConvolve:offset:
    *
    * Video output only: added to each scaled response before rounding and saturation.
    */
-  g_object_class_install_property (gobject_class, PROP_OFFSET,
-      g_param_spec_double ("offset", "Offset", "Video output: response * scale + offset",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET, playing));
+  properties.add (g_param_spec_double ("offset", "Offset",
+      "Video output: response * scale + offset", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_OFFSET,
+      gst_opencl::PROPERTY_CONTROLLABLE), &Settings::offset);
 
-
-  gst_element_class_set_static_metadata (element_class, "OpenCL filter bank",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL filter bank",
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
       "device", "gst-opencl developers");
 
@@ -649,18 +452,18 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
   gst_caps_append (sink, gst_caps_from_string (
           gst_opencl::tensor_template_caps ("uint8").c_str ()));
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
   gst_caps_unref (sink);
   GstCaps *src = gst_caps_from_string (gst_opencl::tensor_template_caps ("float32").c_str ());
   gst_caps_append (src, gst_caps_from_string (VIDEO_OUT_CAPS));
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
   gst_caps_unref (src);
 
   /* Its own caps rule (frames in, tensors or video out), fixated as GstBaseTransform does. */
   gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
-  trans_class->stop = gst_opencl_multi_convolve_stop;
+  gst_opencl::stop_drops_run<GstOpenCLMultiConvolve> (GST_BASE_TRANSFORM_CLASS (klass));
   trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
   trans_class->set_caps = gst_opencl_multi_convolve_set_caps;
   trans_class->transform = gst_opencl_multi_convolve_transform;

@@ -32,6 +32,7 @@
  * ]|
  */
 #include "elements/gstopenclsort.h"
+#include "elements/gstopenclsortpixels.h"
 
 #include <gst/video/video.h>
 
@@ -43,6 +44,7 @@
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopencltensor.h"
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_sort_debug);
@@ -50,16 +52,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_sort_debug);
 
 namespace {
 
+using gst_opencl_sort::Direction;
+using gst_opencl_sort::Key;
+
 enum class Order : int { Ascending = 0, Descending = 1 };
-enum class Direction : int { Rows = 0, Columns = 1 };
-enum class Key : int { Luma = 0, Red = 1, Green = 2, Blue = 3 };
 
 constexpr Order DEFAULT_ORDER = Order::Ascending;
 constexpr Direction DEFAULT_DIRECTION = Direction::Rows;
 constexpr Key DEFAULT_KEY = Key::Luma;
-
-/* Pixel positions are packed into the low 24 bits of the sorted words (kernels/pixelsort.cl). */
-constexpr guint64 MAX_LINE_PIXELS = 1u << 24;
 
 struct Settings
 {
@@ -79,14 +79,11 @@ struct State
   gsize tensor_bytes = 0;
   cl::Buffer keys;
 
-  /* Video */
-  GstVideoInfo video_info {};
-  cl::Buffer words;
-  cl::Kernel pixel_keys;
-  cl::Kernel pixel_gather;
-
   /* Rebuilt only when the key type or the order changes. */
   std::unique_ptr<gst_opencl::DeviceSort> sort;
+
+  /* Video */
+  gst_opencl_sort::PixelSort pixels;
 };
 
 }  // namespace
@@ -102,20 +99,20 @@ struct GstOpenCLSortImpl
   std::mutex lock;  /* guards settings */
   Settings settings;
   State state;      /* streaming thread only */
+
+  void drop_run ()
+  {
+    /* The sort refers to the device: drop it (and every buffer) before the context goes. */
+    in_port.reset ();
+    out_port.reset ();
+    state = State ();
+  }
 };
 
 struct _GstOpenCLSort
 {
   GstOpenCLBaseTransform parent;
   GstOpenCLSortImpl *impl;
-};
-
-enum
-{
-  PROP_0,
-  PROP_ORDER,
-  PROP_DIRECTION,
-  PROP_KEY,
 };
 
 #define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8 }, " \
@@ -129,111 +126,30 @@ GST_ELEMENT_REGISTER_DEFINE (openclsort, "openclsort", GST_RANK_NONE, GST_TYPE_O
 GType
 gst_opencl_sort_order_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Order::Ascending, "Smallest first", "ascending"},
-    {(gint) Order::Descending, "Largest first", "descending"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLSortOrder", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLSortOrder", {
+        { (gint) Order::Ascending, "Smallest first", "ascending" },
+        { (gint) Order::Descending, "Largest first", "descending" },
+      });
 }
 
 GType
 gst_opencl_sort_direction_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Direction::Rows, "Pixels move along their row", "rows"},
-    {(gint) Direction::Columns, "Pixels move along their column", "columns"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLSortDirection", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
+  return gst_opencl::enum_type ("GstOpenCLSortDirection", {
+        { (gint) Direction::Rows, "Pixels move along their row", "rows" },
+        { (gint) Direction::Columns, "Pixels move along their column", "columns" },
+      });
 }
 
 GType
 gst_opencl_sort_key_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {(gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8", "luma"},
-    {(gint) Key::Red, "The red channel", "red"},
-    {(gint) Key::Green, "The green channel", "green"},
-    {(gint) Key::Blue, "The blue channel", "blue"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType registered = g_enum_register_static ("GstOpenCLSortKey", values);
-    g_once_init_leave (&type, registered);
-  }
-  return type;
-}
-
-static void
-gst_opencl_sort_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_SORT (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_ORDER:
-      s.order = (Order) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "order %d", (int) s.order);
-      break;
-    case PROP_DIRECTION:
-      s.direction = (Direction) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "direction %d", (int) s.direction);
-      break;
-    case PROP_KEY:
-      s.key = (Key) g_value_get_enum (value);
-      GST_DEBUG_OBJECT (object, "key %d", (int) s.key);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_opencl_sort_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *impl = GST_OPENCL_SORT (object)->impl;
-  std::lock_guard<std::mutex> lock (impl->lock);
-  const auto & s = impl->settings;
-  switch (prop_id) {
-    case PROP_ORDER:
-      g_value_set_enum (value, (gint) s.order);
-      break;
-    case PROP_DIRECTION:
-      g_value_set_enum (value, (gint) s.direction);
-      break;
-    case PROP_KEY:
-      g_value_set_enum (value, (gint) s.key);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static gboolean
-gst_opencl_sort_stop (GstBaseTransform * trans)
-{
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
-  /* The sort refers to the device: drop it (and every buffer) before the context goes. */
-  impl->in_port.reset ();
-  impl->out_port.reset ();
-  impl->state = State ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_sort_parent_class)->stop (trans);
+  return gst_opencl::enum_type ("GstOpenCLSortKey", {
+        { (gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8", "luma" },
+        { (gint) Key::Red, "The red channel", "red" },
+        { (gint) Key::Green, "The green channel", "green" },
+        { (gint) Key::Blue, "The blue channel", "blue" },
+      });
 }
 
 static gst_opencl::SortKey
@@ -254,22 +170,6 @@ sort_key_for (gst_opencl::TensorType type)
       " (int32, uint32 and float32 only)");
 }
 
-/* Throws TooLarge unless rows x length words, padded per row, fit the sort and the device. */
-static void
-check_sort_fits (const gst_opencl::Device & device, gsize rows, gsize length, const char *what)
-{
-  gsize padded = gst_opencl::DeviceSort::padded_length (length);
-  guint64 bytes = (guint64) rows * padded * sizeof (cl_uint);
-  if (padded > gst_opencl::DeviceSort::MAX_WORDS ||
-      rows > gst_opencl::DeviceSort::MAX_WORDS / padded || bytes > device.max_alloc_bytes) {
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, std::string (what) + " of " +
-        std::to_string (rows) + " x " + std::to_string (length) + " values needs " +
-        std::to_string (bytes) + " bytes once padded, more than " + device.name +
-        " allows (largest allocation " + std::to_string (device.max_alloc_bytes) +
-        " bytes, at most 2^31 padded values)");
-  }
-}
-
 static void
 set_tensor_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
 {
@@ -283,7 +183,7 @@ set_tensor_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
   state.length = info->dimension (0);
   state.rows = info->element_count () / state.length;
   state.tensor_bytes = info->size_bytes ();
-  check_sort_fits (device, state.rows, state.length, "a tensor");
+  gst_opencl::DeviceSort::check_fits (device, state.rows, state.length, "a tensor");
   state.keys = cl::Buffer (device.context, CL_MEM_READ_WRITE, state.tensor_bytes);
   state.video = false;
 }
@@ -292,30 +192,12 @@ static void
 set_video_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
 {
   State & state = impl->state;
-  if (!gst_video_info_from_caps (&state.video_info, caps))
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps))
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "bad video caps");
-  auto & device = impl->device.device ();
-  const guint64 width = GST_VIDEO_INFO_WIDTH (&state.video_info);
-  const guint64 height = GST_VIDEO_INFO_HEIGHT (&state.video_info);
-  if (width > MAX_LINE_PIXELS || height > MAX_LINE_PIXELS)
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a " +
-        std::to_string (width) + "x" + std::to_string (height) + " frame has lines longer " +
-        "than the 2^24 pixels openclsort can sort");
-  /* Either direction: the longer padded line decides the scratch size. */
-  check_sort_fits (device, height, width, "a frame");
-  check_sort_fits (device, width, height, "a frame");
-  if ((guint64) state.video_info.size > device.max_alloc_bytes)
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a frame of " +
-        std::to_string (state.video_info.size) + " bytes exceeds the largest buffer " +
-        device.name + " can allocate");
-  state.words = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
-      width * height * sizeof (cl_uint));
-  impl->in_port.configure (&state.video_info, false);
-  impl->out_port.configure (&state.video_info, false);
-  if (!state.pixel_keys ()) {
-    state.pixel_keys = device.kernel ("pixelsort", "pixel_keys", "");
-    state.pixel_gather = device.kernel ("pixelsort", "pixel_gather", "");
-  }
+  state.pixels.configure (impl->device.device (), info);
+  impl->in_port.configure (state.pixels.info (), false);
+  impl->out_port.configure (state.pixels.info (), false);
   state.video = true;
 }
 
@@ -350,17 +232,6 @@ ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::SortKey key, gst_opencl::Sort
 }
 
 static void
-launch_sort (GstOpenCLSortImpl * impl, gst_opencl::DeviceSort & sort, const cl::Buffer & buffer,
-    gsize rows, gsize length)
-{
-  auto & device = impl->device;
-  sort.enqueue (buffer, buffer, rows, length, [&device](const cl::Kernel & kernel,
-          const cl::NDRange & global, const cl::NDRange & local) {
-        device.launch (kernel, global, local);
-      });
-}
-
-static void
 sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
@@ -368,85 +239,12 @@ sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, GstBuffer * in
   auto & sort = ensure_sort (impl, state.tensor_key, settings.order == Order::Descending ?
       gst_opencl::SortOrder::Descending : gst_opencl::SortOrder::Ascending);
   gst_opencl::copy_bytes_in (impl->device, impl->in_port, inbuf, state.keys, state.tensor_bytes);
-  launch_sort (impl, sort, state.keys, state.rows, state.length);
-  gst_opencl::copy_bytes_out (impl->device, state.keys, outbuf, state.tensor_bytes);
-}
-
-/* Byte weights of the key over one pixel (see kernels/pixelsort.cl). */
-static cl_uint4
-key_weights (GstVideoFormat format, Key key)
-{
-  if (format == GST_VIDEO_FORMAT_GRAY8)
-    return cl_uint4 { { 256, 0, 0, 0 } };
-  const bool bgr = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx;
-  cl_uint red = 0, green = 0, blue = 0;
-  switch (key) {
-    case Key::Luma:
-      red = 77;
-      green = 150;
-      blue = 29;
-      break;
-    case Key::Red:
-      red = 256;
-      break;
-    case Key::Green:
-      green = 256;
-      break;
-    case Key::Blue:
-      blue = 256;
-      break;
-  }
-  return bgr ? cl_uint4 { { blue, green, red, 0 } } : cl_uint4 { { red, green, blue, 0 } };
-}
-
-/* Plane 0 of a device frame at its stride (the plugin's frames start at offset 0). */
-static cl_int
-row_stride (const GstOpenCLFrame & frame)
-{
-  return (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
-}
-
-static void
-sort_frame (GstOpenCLSortImpl * impl, const Settings & settings, const GstOpenCLFrame & in,
-    const GstOpenCLFrame & out)
-{
-  State & state = impl->state;
   auto & device = impl->device;
-  auto & sort = ensure_sort (impl, gst_opencl::SortKey::UInt32, gst_opencl::SortOrder::Ascending);
-
-  const GstVideoInfo *info = &state.video_info;
-  const cl_int width = GST_VIDEO_INFO_WIDTH (info);
-  const cl_int height = GST_VIDEO_INFO_HEIGHT (info);
-  const cl_int pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  const bool columns = settings.direction == Direction::Columns;
-
-  const cl::NDRange frame_range (width, height);
-  const cl::NDRange group (16, 16);
-  cl::Kernel & keys = state.pixel_keys;
-  keys.setArg (0, in.buffer);
-  keys.setArg (1, row_stride (in));
-  keys.setArg (2, state.words);
-  keys.setArg (3, width);
-  keys.setArg (4, height);
-  keys.setArg (5, (cl_int) columns);
-  keys.setArg (6, pixel_bytes);
-  keys.setArg (7, key_weights (GST_VIDEO_INFO_FORMAT (info), settings.key));
-  keys.setArg (8, (cl_int) (settings.order == Order::Descending));
-  device.launch (keys, frame_range, group);
-
-  launch_sort (impl, sort, state.words, columns ? width : height, columns ? height : width);
-
-  cl::Kernel & gather = state.pixel_gather;
-  gather.setArg (0, in.buffer);
-  gather.setArg (1, row_stride (in));
-  gather.setArg (2, state.words);
-  gather.setArg (3, out.buffer);
-  gather.setArg (4, row_stride (out));
-  gather.setArg (5, width);
-  gather.setArg (6, height);
-  gather.setArg (7, (cl_int) columns);
-  gather.setArg (8, pixel_bytes);
-  device.launch (gather, frame_range, group);
+  sort.enqueue (state.keys, state.keys, state.rows, state.length, [&device] (
+          const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
+        device.launch (kernel, global, local);
+      });
+  gst_opencl::copy_bytes_out (impl->device, state.keys, outbuf, state.tensor_bytes);
 }
 
 static GstFlowReturn
@@ -486,7 +284,8 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
       gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
       gst_opencl::FrameTrip out (device, impl->out_port, outbuf,
           gst_opencl::FrameAccess::Write);
-      sort_frame (impl, settings, in.frame (), out.frame ());
+      impl->state.pixels.enqueue (device, in.frame (), out.frame (), settings.direction,
+          settings.key, settings.order == Order::Descending);
       in.finish (false);
       device.end_frame (out.finish (true));
     } catch (...) {
@@ -519,27 +318,13 @@ gst_opencl_sort_init (GstOpenCLSort * self)
 }
 
 static void
-gst_opencl_sort_finalize (GObject * object)
-{
-  delete GST_OPENCL_SORT (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_sort_parent_class)->finalize (object);
-}
-
-static void
 gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_sort_debug, "openclsort", 0, "OpenCL sort");
 
-  gobject_class->set_property = gst_opencl_sort_set_property;
-  gobject_class->get_property = gst_opencl_sort_get_property;
-  gobject_class->finalize = gst_opencl_sort_finalize;
-
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING);
+  gst_opencl::ElementProperties<GstOpenCLSort> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLSort:order:
    *
@@ -547,46 +332,44 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    * +0.0 before -0.0 (the exact reverse of the ascending order). For video, pixels of equal
    * key keep their order in both.
    */
-  g_object_class_install_property (gobject_class, PROP_ORDER,
-      g_param_spec_enum ("order", "Order", "Sort order", GST_TYPE_OPENCL_SORT_ORDER,
-          (gint) DEFAULT_ORDER, flags));
+  properties.add (g_param_spec_enum ("order", "Order", "Sort order", GST_TYPE_OPENCL_SORT_ORDER,
+      (gint) DEFAULT_ORDER, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::order);
   /**
    * GstOpenCLSort:direction:
    *
    * Video only: sort the pixels of each row (they move horizontally) or of each column.
    */
-  g_object_class_install_property (gobject_class, PROP_DIRECTION,
-      g_param_spec_enum ("direction", "Direction",
-          "Video: sort the pixels of each row or of each column", GST_TYPE_OPENCL_SORT_DIRECTION,
-          (gint) DEFAULT_DIRECTION, flags));
+  properties.add (g_param_spec_enum ("direction", "Direction",
+      "Video: sort the pixels of each row or of each column", GST_TYPE_OPENCL_SORT_DIRECTION,
+      (gint) DEFAULT_DIRECTION, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::direction);
   /**
    * GstOpenCLSort:key:
    *
    * Video only: what pixels are sorted by. Luma is (77 R + 150 G + 29 B + 128) >> 8, computed
    * in integers. GRAY8 frames sort by their value whatever the key.
    */
-  g_object_class_install_property (gobject_class, PROP_KEY,
-      g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
-          GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, flags));
+  properties.add (g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
+      GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, gst_opencl::PROPERTY_CONTROLLABLE),
+      &Settings::key);
 
   /* Video in OpenCL memory first: between other elements of the plugin frames stay there. */
   std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +
       "; " VIDEO_OPENCL_CAPS "; " VIDEO_CAPS;
   GstCaps *caps = gst_caps_from_string (caps_text.c_str ());
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (element_class,
+  gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL sort",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL sort",
       "Filter/Effect/Video;Filter/Converter",
       "Sorts arrays (other/tensors) or the pixels of video rows or columns on an OpenCL device",
       "gst-opencl developers");
 
   /* Equal caps on both sides (set_caps insists). */
   gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
-  trans_class->stop = gst_opencl_sort_stop;
+  gst_opencl::stop_drops_run<GstOpenCLSort> (GST_BASE_TRANSFORM_CLASS (klass));
   trans_class->set_caps = gst_opencl_sort_set_caps;
   trans_class->transform = gst_opencl_sort_transform;
 

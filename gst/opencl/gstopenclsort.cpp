@@ -84,6 +84,20 @@ DeviceSort::padded_length (size_t length)
   return padded;
 }
 
+void
+DeviceSort::check_fits (const Device & device, size_t rows, size_t length, const char *what)
+{
+  const size_t padded = padded_length (length);
+  const guint64 bytes = (guint64) rows * padded * sizeof (cl_uint);
+  if (padded > MAX_WORDS || rows > MAX_WORDS / padded || bytes > device.max_alloc_bytes) {
+    throw Failure (Failure::Kind::TooLarge, std::string (what) + " of " +
+        std::to_string (rows) + " x " + std::to_string (length) + " values needs " +
+        std::to_string (bytes) + " bytes once padded, more than " + device.name +
+        " allows (largest allocation " + std::to_string (device.max_alloc_bytes) +
+        " bytes, at most 2^31 padded values)");
+  }
+}
+
 DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const SortTuning & tuning)
   : device_ (device), key_ (key), order_ (order), tuning_ (tuning)
 {

@@ -150,6 +150,10 @@ public:
   /* The next power of two >= length (1 for 0). */
   static size_t padded_length (size_t length);
 
+  /* Throws Failure (TooLarge) unless rows x length keys, each row padded, fit the sort and
+   * the device's largest allocation; `what` names them in the message ("a tensor"). */
+  static void check_fits (const Device & device, size_t rows, size_t length, const char *what);
+
   /* key << index_bits | index, for the packed key + payload sort described above. */
   static uint32_t pack_key_index (uint32_t key, uint32_t index, unsigned index_bits)
   {

@@ -161,10 +161,6 @@ main (int argc, char **argv)
       device_name.empty () ? "(unknown)" : device_name.c_str ());
   print_table (results);
 
-  if (!options.json_path.empty ()) {
-    if (!bench::write_file (options.json_path, results_json (options, results, command_line)))
-      return 1;
-    std::printf ("\nwrote %s\n", options.json_path.c_str ());
-  }
-  return bench::any_failed (results) ? 1 : 0;
+  return bench::finish (options.json_path, results_json (options, results, command_line),
+      bench::any_failed (results));
 }

@@ -447,10 +447,6 @@ main (int argc, char **argv)
   }
   std::printf ("(ms; TFLOP/s = 2 x (S-K+1)^3 x K^3 x N / median kernel time; fps = kernel / "
       "wall)\n");
-  if (!o.json_path.empty ()) {
-    if (!bench::write_file (o.json_path, results_json (o, results, command_line, load_before)))
-      return 1;
-    std::printf ("wrote %s\n", o.json_path.c_str ());
-  }
-  return bench::any_failed (results) ? 1 : 0;
+  return bench::finish (o.json_path, results_json (o, results, command_line, load_before),
+      bench::any_failed (results));
 }

@@ -379,11 +379,6 @@ main (int argc, char **argv)
         options.ceilings_path.c_str ());
   print_table (results, copy_bytes_per_s);
 
-  if (!options.json_path.empty ()) {
-    if (!bench::write_file (options.json_path, results_json (options, results, command_line,
-                copy_bytes_per_s)))
-      return 1;
-    std::printf ("\nwrote %s\n", options.json_path.c_str ());
-  }
-  return bench::any_failed (results) ? 1 : 0;
+  return bench::finish (options.json_path, results_json (options, results, command_line,
+          copy_bytes_per_s), bench::any_failed (results));
 }

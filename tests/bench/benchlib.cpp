@@ -401,6 +401,17 @@ write_file (const std::string & path, const std::string & text)
   return true;
 }
 
+int
+finish (const std::string & json_path, const std::string & json, bool failed)
+{
+  if (!json_path.empty ()) {
+    if (!write_file (json_path, json))
+      return 1;
+    std::printf ("\nwrote %s\n", json_path.c_str ());
+  }
+  return failed ? 1 : 0;
+}
+
 /* ---- The machine ---- */
 
 std::string

@@ -161,6 +161,10 @@ std::string json_opening (const std::string & benchmark, const std::string & com
 /* Writes `text` to `path`; says so on stderr when it cannot. */
 bool write_file (const std::string & path, const std::string & text);
 
+/* The end of a benchmark's main: `json` written to `json_path` (nothing when it is empty), then
+ * the exit status, 1 when the file cannot be written or `failed`. */
+int finish (const std::string & json_path, const std::string & json, bool failed);
+
 /* ---- The machine ---- */
 
 /* The CPU's model name from /proc/cpuinfo, or "". */

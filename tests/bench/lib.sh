@@ -86,6 +86,30 @@ bench_use_plugin () {
   export GST_PLUGIN_PATH="$1/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 }
 
+# bench_prepare PROGRAM: the start of a run-*.sh after its options: $build made absolute and
+# built unless $do_build is 0, the benchmark PROGRAM of it into $bench (with the plugin of that
+# build on GST_PLUGIN_PATH), the load average into $load_before, a work folder into $work.
+# shellcheck disable=SC2154  # build and do_build: the calling script's options
+bench_prepare () {
+  build=$(bench_absolute "$build") || exit 2
+  if [ "$do_build" = 1 ]; then bench_build "$build" || exit 1; fi
+  bench=$(bench_program "$build" "$1") || exit 1
+  bench_use_plugin "$build"
+  load_before=$(bench_load_average)
+  bench_make_work
+}
+
+# bench_run_into FILE SIZES ARGS...: runs $bench over SIZES with ARGS, its results into FILE;
+# returns its status, and exits the script when it wrote no results.
+bench_run_into () {
+  local file=$1 sizes=$2 status
+  shift 2
+  "$bench" --sizes "$sizes" --json "$file" "$@"
+  status=$?
+  [ -f "$file" ] || { echo "$(basename "$bench") wrote no results" >&2; exit 1; }
+  return $status
+}
+
 # bench_load_average: the three load averages now. Other work on the machine skews the figures:
 # the results record the load before and after a run.
 bench_load_average () {

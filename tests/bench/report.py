@@ -50,6 +50,27 @@ def fmt_ratio(value):
     return "-" if value is None else f"{value:.2f}x"
 
 
+def table_head(*columns):
+    """A Markdown table's header and separator rows."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + " --- |" * len(columns))
+
+
+def reported_failure(case, cells, width):
+    """Whether a case failed; its row when it did: the leading cells, then the error, then blank
+    cells up to `width` columns."""
+    if case.get("ok"):
+        return False
+    row = [str(cell) for cell in cells] + [f"failed: {case.get('error')}"]
+    print("| " + " | ".join(row) + " |" + " |" * (width - len(row)))
+    return True
+
+
+def iqr_ms(stats, default):
+    """The interquartile range of a case's milliseconds (`default` for a missing quartile)."""
+    return stats.get("q3", default) - stats.get("q1", default)
+
+
 def median(stats):
     return stats.get("median") if isinstance(stats, dict) else None
 
@@ -117,8 +138,7 @@ def ceilings_table(run, path, data):
     print(f"**Ceilings** of {data.get('device_name')} (driver {data.get('driver')}, "
           f"{data.get('compute_units')} compute units), medians of {data.get('runs')} launches.")
     print(f"From `{path}`, made by `{data.get('command', '?')}`.\n")
-    print("| ceiling | figure | median ms per launch | IQR ms |")
-    print("| --- | --- | --- | --- |")
+    table_head("ceiling", "figure", "median ms per launch", "IQR ms")
     c = data["copy"]
     print(f"| global memory copy (bytes read + written) | {c['bytes_per_s'] * 1e-9:.1f} GB/s | "
           f"{fmt_ms(c['ms']['median'])} | {fmt_ms(c['ms']['iqr'])} |")
@@ -151,13 +171,11 @@ def bilateral(run, path, data):
     device = cases[0].get("device_name") if cases else None
     header(f"openclbilateral, RGBA, radius {radius}", path, data, device)
     fma = run.fma_rate()
-    print(f"| size | mode | frames | kernel ms (median) | kernel IQR ms | wall ms per frame | "
-          f"useful GFLOP/s | of FMA ceiling | {peer_label} ms | peer / kernel |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    table_head("size", "mode", "frames", "kernel ms (median)", "kernel IQR ms", "wall ms per frame",
+               "useful GFLOP/s", "of FMA ceiling", f"{peer_label} ms", "peer / kernel")
     for c in cases:
         size = f"{c['width']}x{c['height']}"
-        if not c.get("ok"):
-            print(f"| {size} | {c['mode']} | failed: {c.get('error')} | | | | | | | |")
+        if reported_failure(c, [size, c['mode']], 10):
             continue
         kernel = c["kernel_ms"]["median"]
         flops = c["width"] * c["height"] * (2 * radius + 1) ** 2 * BILATERAL_FLOP_PER_TAP
@@ -211,9 +229,7 @@ def histogram(run, path, data):
         variant = c.get("variant", "tuned")
         shown = variant + (f" ({c['variant_used']})" if variant == "tuned" and
                            c.get("variant_used") else "")
-        if not c.get("ok"):
-            print(f"| {shown} | {size} | {c['content']} | failed: {c.get('error')} |" + " |" *
-                  (5 + 2 * len(columns)))
+        if reported_failure(c, [shown, size, c['content']], 9 + 2 * len(columns)):
             continue
         kernel = c["kernel_ms"]["median"]
         if variant == "tuned":
@@ -302,13 +318,12 @@ def mandelbox(run, path, data):
     cases = data["cases"]
     device = cases[0].get("device_name") if cases else None
     header(f"openclmandelboxsrc, default scene, {data.get('format', 'RGBA')}", path, data, device)
-    print(f"| size | frames | kernel ms (median) | kernel fps | pipeline fps | OpenMP ms "
-          f"({data.get('openmp_threads')} threads) | OpenMP / kernel | same picture |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    table_head("size", "frames", "kernel ms (median)", "kernel fps", "pipeline fps",
+               f"OpenMP ms ({data.get('openmp_threads')} threads)", "OpenMP / kernel",
+               "same picture")
     for c in cases:
         size = f"{c['width']}x{c['height']}"
-        if not c.get("ok"):
-            print(f"| {size} | failed: {c.get('error')} | | | | | | |")
+        if reported_failure(c, [size], 8):
             continue
         kernel = c["kernel_ms"]["median"]
         omp = median(c.get("openmp_ms"))
@@ -334,15 +349,13 @@ def pipelines(run, path, data):
     cases = data["cases"]
     device = next((c.get("device_name") for c in cases if c.get("device_name")), None)
     header("Pipelines into fakesink", path, data, device)
-    print("| pipeline | size | frames | wall ms per frame | sum of kernels ms | overhead ms | "
-          "overhead / kernels | to device MB per frame | to host MB per frame | "
-          "per element: kernel ms / in-out ms |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    table_head("pipeline", "size", "frames", "wall ms per frame", "sum of kernels ms",
+               "overhead ms", "overhead / kernels", "to device MB per frame", "to host MB per frame",
+               "per element: kernel ms / in-out ms")
     run.pipeline_cases.extend(cases)
     for c in cases:
         size = f"{c['width']}x{c['height']}"
-        if not c.get("ok"):
-            print(f"| {c['case']} | {size} | failed: {c.get('error')} | | | | | | | |")
+        if reported_failure(c, [c['case'], size], 10):
             continue
         wall = c["wall_ms"]["median"]
         kernels = c["kernel_sum_ms"]
@@ -447,8 +460,7 @@ def pipelines_launch(run, path, data):
     # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
     header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
     print(f"{data.get('frames_per_run', '?')} frames per run.\n")
-    print("| pipeline | size | fps (median of runs) | ms per frame |")
-    print("| --- | --- | --- | --- |")
+    table_head("pipeline", "size", "fps (median of runs)", "ms per frame")
     for c in data.get("cases", []):
         print(f"| {c.get('pipeline')} | {c.get('size')} | {c.get('fps_median', 0):.1f} | "
               f"{fmt_ms(c.get('ms_per_frame'))} |")
@@ -473,18 +485,17 @@ def convolve(run, path, data):
     volume = [c for c in cases if c.get("num_filters") and not c.get("forced_variant")]
     forced = [c for c in cases if c.get("num_filters") and c.get("forced_variant")]
     if volume:
-        print("| case | N | kernel ms (median) | kernel IQR ms | useful TFLOP/s | of FMA ceiling | "
-              "torch FP32 ms | FP32 / kernel | torch TF32 ms | TF32 / kernel |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        table_head("case", "N", "kernel ms (median)", "kernel IQR ms", "useful TFLOP/s",
+                   "of FMA ceiling", "torch FP32 ms", "FP32 / kernel", "torch TF32 ms",
+                   "TF32 / kernel")
     for c in volume:
         n = c["num_filters"]
-        if not c.get("ok"):
-            print(f"| {c.get('name')} | {n} | failed: {c.get('error')} | | | | | | | |")
+        if reported_failure(c, [c.get('name'), n], 10):
             continue
         kernel = c["kernel_ms"]["median"]
         rate = c["useful_flop"] / (kernel * 1e-3)
         fp32, tf32 = peers.get((n, "fp32")), peers.get((n, "tf32"))
-        iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+        iqr = iqr_ms(c["kernel_ms"], kernel)
         print(f"| {c.get('name')} | {n} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | "
               f"{rate * 1e-12:.3g} | {fmt_pct(rate / fma if fma else None)} | {fmt_ms(fp32)} | "
               f"{fmt_ratio(fp32 / kernel if fp32 else None)} | {fmt_ms(tf32)} | "
@@ -503,8 +514,7 @@ def convolve(run, path, data):
     if tuned:
         print("Kernel variants the elements chose (`opencl-variant` messages), with each "
               "candidate's median device time in ms where timed in that run:\n")
-        print("| case | variant | how | candidates (median ms) |")
-        print("| --- | --- | --- | --- |")
+        table_head("case", "variant", "how", "candidates (median ms)")
         for c in tuned:
             for v in c["variants"]:
                 times = ", ".join(f"`{t['name']}` {fmt_ms(t['median_ms'])}"
@@ -514,30 +524,27 @@ def convolve(run, path, data):
                       f"{times or '-'} |")
         print()
     if forced:
-        print("| case, variant forced | kernel ms (median) | kernel IQR ms | useful TFLOP/s | "
-              "of FMA ceiling |")
-        print("| --- | --- | --- | --- | --- |")
+        table_head("case, variant forced", "kernel ms (median)", "kernel IQR ms", "useful TFLOP/s",
+                   "of FMA ceiling")
         for c in forced:
-            if not c.get("ok"):
-                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
+            if reported_failure(c, [c.get('name')], 5):
                 continue
             kernel = c["kernel_ms"]["median"]
             rate = c["useful_flop"] / (kernel * 1e-3)
-            iqr = c["kernel_ms"].get("q3", kernel) - c["kernel_ms"].get("q1", kernel)
+            iqr = iqr_ms(c["kernel_ms"], kernel)
             print(f"| {c.get('name')} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | {rate * 1e-12:.3g} | "
                   f"{fmt_pct(rate / fma if fma else None)} |")
         print()
     video = [c for c in cases if not c.get("num_filters")]
     if video:
-        print("| case | kernel ms (median) | kernel IQR ms | frames/s (kernel) | frames/s (wall) |")
-        print("| --- | --- | --- | --- | --- |")
+        table_head("case", "kernel ms (median)", "kernel IQR ms", "frames/s (kernel)",
+                   "frames/s (wall)")
         for c in video:
-            if not c.get("ok"):
-                print(f"| {c.get('name')} | failed: {c.get('error')} | | | |")
+            if reported_failure(c, [c.get('name')], 5):
                 continue
             k = c["kernel_ms"]
             print(f"| {c.get('name')} | {fmt_ms(k['median'])} | "
-                  f"{fmt_ms(k.get('q3', 0) - k.get('q1', 0))} | {c.get('fps_kernel', 0):.1f} | "
+                  f"{fmt_ms(iqr_ms(k, 0))} | {c.get('fps_kernel', 0):.1f} | "
                   f"{c.get('fps_wall', 0):.1f} |")
         print()
 
@@ -552,8 +559,7 @@ def peer_conv3d(run, path, data):
     if data.get("error"):
         print(f"Not measured: {data['error']}.\n")
         return
-    print("| mode | N | median ms | useful TFLOP/s |")
-    print("| --- | --- | --- | --- |")
+    table_head("mode", "N", "median ms", "useful TFLOP/s")
     for c in data.get("cases", []):
         print(f"| {c['mode']} | {c['num_filters']} | {fmt_ms(c['median_ms'])} | "
               f"{c['tflops_useful']:.4g} |")
@@ -640,8 +646,7 @@ def print_run(run):
         print(f"### Run `{run.summary.get('command')}`\n")
         if machine:
             print(f"{machine_line({'machine': machine})}.\n")
-        print("| benchmark | exit status | seconds |")
-        print("| --- | --- | --- |")
+        table_head("benchmark", "exit status", "seconds")
         for name, b in run.summary.get("benchmarks", {}).items():
             print(f"| {name} | {b['exit']} | {b['seconds']} |")
         print()
@@ -659,8 +664,7 @@ def print_run(run):
             kernel_targets(run)
     if run.targets:
         print("**Targets** (issue 8), ratios from this run:\n")
-        print("| target | measured | met |")
-        print("| --- | --- | --- |")
+        table_head("target", "measured", "met")
         for text, measured, met in run.targets:
             verdict = "not measured" if met is None else "met" if met else "missed"
             print(f"| {text} | {measured} | {verdict} |")

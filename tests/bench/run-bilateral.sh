@@ -16,30 +16,16 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 command=$(bench_command run-bilateral.sh "$@")
-build="$bench_root/build-bench"
-do_build=1
-sizes="1280x720,1920x1080,3840x2160"
-peer=cpu
-peer_runs=50
-with_peers=0
-tag=""
-out=""
-passed=()
+build="$bench_root/build-bench" do_build=1 tag="" out="" passed=()
+sizes="1280x720,1920x1080,3840x2160" peer=cpu peer_runs=50 with_peers=0
 bench_parse_options "--build=build --no-build=do_build:0 --sizes=sizes --peer=peer
   --peer-runs=peer_runs --no-peer=peer:none --with-peers=with_peers:1 --tag=tag --out=out
   --=passed" "$@"
 set -- "${passed[@]}"
-build=$(bench_absolute "$build") || exit 2
+bench_prepare bench_bilateral
 
-if [ "$do_build" = 1 ]; then bench_build "$build" || exit 1; fi
-bench=$(bench_program "$build" bench_bilateral) || exit 1
-bench_use_plugin "$build"
-load_before=$(bench_load_average)
-bench_make_work
-
-"$bench" --sizes "$sizes" --json "$work/bench.json" "$@"
+bench_run_into "$work/bench.json" "$sizes" "$@"
 bench_status=$?
-[ -f "$work/bench.json" ] || { echo "bench_bilateral wrote no results" >&2; exit 1; }
 
 peer_note=""
 if [ "$peer" != none ]; then

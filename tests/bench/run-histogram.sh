@@ -18,27 +18,15 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 command=$(bench_command run-histogram.sh "$@")
-build="$bench_root/build-bench"
-do_build=1
-sizes="1280x720,1920x1080,3840x2160"
-peer_runs=50
-peer=1
-with_peers=0
-tag=""
-out=""
-passed=()
+build="$bench_root/build-bench" do_build=1 tag="" out="" passed=()
+sizes="1280x720,1920x1080,3840x2160" peer=1 peer_runs=50 with_peers=0
 bench_parse_options "--build=build --no-build=do_build:0 --sizes=sizes --peer-runs=peer_runs
   --no-peer=peer:0 --with-peers=with_peers:1 --tag=tag --out=out --=passed" "$@"
 set -- "${passed[@]}"
-build=$(bench_absolute "$build") || exit 2
 install_flag=()
 [ "$with_peers" = 1 ] && install_flag=(--install)
 
-if [ "$do_build" = 1 ]; then bench_build "$build" || exit 1; fi
-bench=$(bench_program "$build" bench_histogram) || exit 1
-bench_use_plugin "$build"
-load_before=$(bench_load_average)
-bench_make_work
+bench_prepare bench_histogram
 # cv2.calcHist and, where there is one, torch with CUDA (usually in `python3`: tried first).
 py=$(bench_python_with cv2 torch)
 
@@ -49,8 +37,7 @@ index=0
 IFS=, read -ra size_list <<< "$sizes"
 for size in "${size_list[@]}"; do
   index=$((index + 1))
-  "$bench" --sizes "$size" --json "$work/bench-$index.json" "$@" || bench_status=1
-  [ -f "$work/bench-$index.json" ] || { echo "bench_histogram wrote no results" >&2; exit 1; }
+  bench_run_into "$work/bench-$index.json" "$size" "$@" || bench_status=1
   if [ "$peer" = 1 ]; then
     "$py" "$bench_here/peer_histogram.py" --sizes "$size" --runs "$peer_runs" --threads "$(nproc)" \
       "${install_flag[@]}" --json "$work/peer-$index.json" || echo "the peers failed" >&2

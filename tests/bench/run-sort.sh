@@ -15,27 +15,15 @@
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 command=$(bench_command run-sort.sh "$@")
-build="$bench_root/build-bench"
-do_build=1
-sizes="20,21,22,23,24,25"
-peer=1
-peer_runs=20
-tag=""
-out=""
-passed=()
+build="$bench_root/build-bench" do_build=1 tag="" out="" passed=()
+sizes="20,21,22,23,24,25" peer=1 peer_runs=20
 bench_parse_options "--build=build --no-build=do_build:0 --sizes=sizes --no-peer=peer:0
   --peer-runs=peer_runs --tag=tag --out=out --=passed" "$@"
 set -- "${passed[@]}"
-build=$(bench_absolute "$build") || exit 2
+bench_prepare bench_sort
 
-if [ "$do_build" = 1 ]; then bench_build "$build" || exit 1; fi
-bench=$(bench_program "$build" bench_sort) || exit 1
-load_before=$(bench_load_average)
-bench_make_work
-
-"$bench" --sizes "$sizes" --json "$work/bench.json" "$@"
+bench_run_into "$work/bench.json" "$sizes" "$@"
 bench_status=$?
-[ -f "$work/bench.json" ] || { echo "bench_sort wrote no results" >&2; exit 1; }
 
 peer_note=""
 if [ "$peer" = 1 ]; then

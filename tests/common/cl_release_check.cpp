@@ -141,6 +141,29 @@ context_of_event (cl_event event)
 
 }  // namespace
 
+/* clRetain<Object> passes the call on and counts the reference. */
+#define RETAIN(function, type) \
+  CL_API_ENTRY cl_int CL_API_CALL function (type object) \
+  { \
+    static auto real = NEXT (function); \
+    retained (object); \
+    return real (object); \
+  }
+
+/* clRelease<Object> is checked (see releasing ()) before it is passed on. */
+#define RELEASE(function, type, kind) \
+  CL_API_ENTRY cl_int CL_API_CALL function (type object) \
+  { \
+    static auto real = NEXT (function); \
+    releasing (object, kind, #function, nullptr); \
+    return real (object); \
+  }
+
+/* Both, for objects whose release needs no context looked up. */
+#define RETAIN_AND_RELEASE(Object, type, kind) \
+  RETAIN (clRetain##Object, type) \
+  RELEASE (clRelease##Object, type, kind)
+
 extern "C" {
 
 /* Called by the checked program just before main returns: prints what is still referenced and
@@ -194,21 +217,7 @@ clCreateContextFromType (const cl_context_properties * properties, cl_device_typ
   return context;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL
-clRetainContext (cl_context context)
-{
-  static auto real = NEXT (clRetainContext);
-  retained (context);
-  return real (context);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL
-clReleaseContext (cl_context context)
-{
-  static auto real = NEXT (clReleaseContext);
-  releasing (context, CONTEXT, "clReleaseContext", nullptr);
-  return real (context);
-}
+RETAIN_AND_RELEASE (Context, cl_context, CONTEXT)
 
 CL_API_ENTRY cl_command_queue CL_API_CALL
 clCreateCommandQueue (cl_context context, cl_device_id device,
@@ -230,21 +239,7 @@ clCreateCommandQueueWithProperties (cl_context context, cl_device_id device,
   return queue;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL
-clRetainCommandQueue (cl_command_queue queue)
-{
-  static auto real = NEXT (clRetainCommandQueue);
-  retained (queue);
-  return real (queue);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL
-clReleaseCommandQueue (cl_command_queue queue)
-{
-  static auto real = NEXT (clReleaseCommandQueue);
-  releasing (queue, QUEUE, "clReleaseCommandQueue", nullptr);
-  return real (queue);
-}
+RETAIN_AND_RELEASE (CommandQueue, cl_command_queue, QUEUE)
 
 CL_API_ENTRY cl_program CL_API_CALL
 clCreateProgramWithSource (cl_context context, cl_uint count, const char **strings,
@@ -268,21 +263,7 @@ clCreateProgramWithBinary (cl_context context, cl_uint num_devices,
   return program;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL
-clRetainProgram (cl_program program)
-{
-  static auto real = NEXT (clRetainProgram);
-  retained (program);
-  return real (program);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL
-clReleaseProgram (cl_program program)
-{
-  static auto real = NEXT (clReleaseProgram);
-  releasing (program, PROGRAM, "clReleaseProgram", nullptr);
-  return real (program);
-}
+RETAIN_AND_RELEASE (Program, cl_program, PROGRAM)
 
 CL_API_ENTRY cl_kernel CL_API_CALL
 clCreateKernel (cl_program program, const char *name, cl_int * errcode_ret)
@@ -300,21 +281,7 @@ clCreateKernel (cl_program program, const char *name, cl_int * errcode_ret)
   return kernel;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL
-clRetainKernel (cl_kernel kernel)
-{
-  static auto real = NEXT (clRetainKernel);
-  retained (kernel);
-  return real (kernel);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL
-clReleaseKernel (cl_kernel kernel)
-{
-  static auto real = NEXT (clReleaseKernel);
-  releasing (kernel, KERNEL, "clReleaseKernel", nullptr);
-  return real (kernel);
-}
+RETAIN_AND_RELEASE (Kernel, cl_kernel, KERNEL)
 
 CL_API_ENTRY cl_mem CL_API_CALL
 clCreateBuffer (cl_context context, cl_mem_flags flags, size_t size, void *host_ptr,
@@ -336,13 +303,7 @@ clCreateImage (cl_context context, cl_mem_flags flags, const cl_image_format * f
   return memory;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL
-clRetainMemObject (cl_mem memory)
-{
-  static auto real = NEXT (clRetainMemObject);
-  retained (memory);
-  return real (memory);
-}
+RETAIN (clRetainMemObject, cl_mem)
 
 CL_API_ENTRY cl_int CL_API_CALL
 clReleaseMemObject (cl_mem memory)

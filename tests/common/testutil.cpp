@@ -178,6 +178,14 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   return result;
 }
 
+void
+expect_read_only (GstElement * element, const char *name)
+{
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), name);
+  fail_unless (spec != nullptr, "no property %s", name);
+  fail_unless (!(spec->flags & G_PARAM_WRITABLE), "%s is writable", name);
+}
+
 GstElement *
 parse_pipeline (const std::string & launch_line)
 {
@@ -205,6 +213,15 @@ std::string
 run_pipeline (const std::string & launch_line, int timeout_s)
 {
   return run_pipeline (parse_pipeline (launch_line), timeout_s);
+}
+
+std::string
+run_pipeline_with_max_alloc (const char *max_alloc_bytes, const std::string & launch_line)
+{
+  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", max_alloc_bytes, TRUE);
+  std::string error = run_pipeline (launch_line);
+  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
+  return error;
 }
 
 /* The device an element picks automatically: the first GPU, else the first CPU device. */
@@ -299,6 +316,18 @@ expect_negotiated_feature (GstElement * element, const char *pad_name, const cha
   fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0), feature),
       "negotiated %" GST_PTR_FORMAT ", not %s", caps, feature);
   gst_caps_unref (caps);
+}
+
+GstContext *
+application_context (GObject * shared)
+{
+  GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
+  GValue value = G_VALUE_INIT;
+  g_value_init (&value, G_OBJECT_TYPE (shared));
+  g_value_set_object (&value, shared);
+  gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
+  g_value_unset (&value);
+  return context;
 }
 
 GObject *

@@ -57,6 +57,9 @@ std::string error_text (GstMessage * error_message);
 /* Pops every error message off the bus; returns the first one's error_text, "" when none. */
 std::string first_error (GstBus * bus);
 
+/* Fails the test unless the element has the property `name` and it is read-only. */
+void expect_read_only (GstElement * element, const char *name);
+
 /* Parses a gst-launch style pipeline; fails the test when it cannot. */
 GstElement *parse_pipeline (const std::string & launch_line);
 
@@ -69,6 +72,11 @@ std::string run_pipeline (const std::string & launch_line, int timeout_s = 120);
 
 /* Same, but with an already-built pipeline (taken over). */
 std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
+
+/* run_pipeline with the device's largest allocation lowered to `max_alloc_bytes`
+ * (GST_OPENCL_MAX_ALLOC_BYTES, read when a context is created), for frames too large for it. */
+std::string run_pipeline_with_max_alloc (const char *max_alloc_bytes,
+    const std::string & launch_line);
 
 /* CL_DEVICE_VENDOR of the device an element picks automatically (the first GPU, else the first
  * CPU device), or "" without OpenCL devices. */
@@ -90,6 +98,10 @@ void expect_negotiated_feature (GstElement * element, const char *pad_name, cons
  * nullptr when it has none; fails the test when the answer is not a gst.opencl.context holding
  * the object and a device-name. */
 GObject *element_context (GstElement * element);
+
+/* A gst.opencl.context GstContext holding `shared` (such an object, not taken), as an
+ * application hands it to a pipeline with gst_element_set_context (). */
+GstContext *application_context (GObject * shared);
 
 /* Whether that device works on the host's memory (CL_DEVICE_HOST_UNIFIED_MEMORY). */
 bool device_shares_host_memory ();

@@ -1,0 +1,32 @@
+/* gst-opencl: openclmulticonvolve's caps: GRAY8 frames or uint8 volumes (other/tensors) in,
+ * float32 tensors of the N responses or video out, and the shape negotiated caps give the bank.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+namespace gst_opencl_multi_convolve {
+
+/* What the negotiated caps make of the input and output. */
+struct Shape
+{
+  bool video_in = false;
+  bool video_out = false;
+  GstVideoInfo in_video {};
+  GstVideoInfo out_video {};
+  int width = 0, height = 0, depth = 1;  /* of the input, in voxels (depth 1 for video) */
+  gsize out_bytes = 0;
+};
+
+/* Output caps for one input structure: the tensor first (the default when downstream takes
+ * anything), then video for video input with N <= 4. */
+void append_outputs (const GstStructure * in, int num_kernels, GstCaps * result);
+
+/* The shape of negotiated caps for `num_kernels` filters; throws gst_opencl::Failure
+ * (Settings) for caps the bank cannot take: a tensor that is not uint8 or has more than 3
+ * dimensions, video output that does not match the input or the number of filters, a tensor
+ * output that is not float32 N:W:H[:D]. */
+Shape shape_of (GstCaps * incaps, GstCaps * outcaps, int num_kernels);
+
+}  // namespace gst_opencl_multi_convolve

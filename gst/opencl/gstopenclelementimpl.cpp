@@ -1,0 +1,81 @@
+/* gst-opencl: an element's properties bound to the members of its Settings.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstopenclelementimpl.h"
+
+#include "gstopenclconvolution.h"
+
+#include <algorithm>
+
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_properties_debug);
+#define GST_CAT_DEFAULT gst_opencl_properties_debug
+
+namespace gst_opencl {
+
+void value_into (const GValue * value, double & member) { member = g_value_get_double (value); }
+void value_into (const GValue * value, int & member) { member = g_value_get_int (value); }
+void value_into (const GValue * value, guint & member) { member = g_value_get_uint (value); }
+void value_into (const GValue * value, guint64 & member) { member = g_value_get_uint64 (value); }
+void value_into (const GValue * value, bool & member) { member = g_value_get_boolean (value); }
+
+void
+value_into (const GValue * value, std::string & member)
+{
+  const gchar *text = g_value_get_string (value);
+  member = text ? text : "";
+}
+
+void
+value_into (const GValue * value, std::vector<float> & member)
+{
+  member = float_array_from_value (value);
+}
+
+void value_from (double member, GValue * value) { g_value_set_double (value, member); }
+void value_from (int member, GValue * value) { g_value_set_int (value, member); }
+void value_from (guint member, GValue * value) { g_value_set_uint (value, member); }
+void value_from (guint64 member, GValue * value) { g_value_set_uint64 (value, member); }
+void value_from (bool member, GValue * value) { g_value_set_boolean (value, member); }
+
+void
+value_from (const std::string & member, GValue * value)
+{
+  g_value_set_string (value, member.empty () ? nullptr : member.c_str ());
+}
+
+void
+value_from (const std::vector<float> & member, GValue * value)
+{
+  float_array_to_value (member, value);
+}
+
+GType
+enum_type (const char *name, std::initializer_list<GEnumValue> values)
+{
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard (lock);
+  GType type = g_type_from_name (name);
+  if (type)
+    return type;
+  /* g_enum_register_static keeps the table: it lives as long as the type, for good. */
+  auto *table = new GEnumValue[values.size () + 1] ();
+  std::copy (values.begin (), values.end (), table);
+  return g_enum_register_static (name, table);
+}
+
+void
+log_property_set (GObject * object, GParamSpec * pspec, const GValue * value)
+{
+  static gsize initialised = 0;
+  if (g_once_init_enter (&initialised)) {
+    GST_DEBUG_CATEGORY_INIT (gst_opencl_properties_debug, "openclproperties", 0,
+        "Properties of the OpenCL elements as they are set");
+    g_once_init_leave (&initialised, 1);
+  }
+  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_DEBUG)
+    return;
+  gchar *contents = g_strdup_value_contents (value);
+  GST_DEBUG_OBJECT (object, "%s = %s", pspec->name, contents);
+  g_free (contents);
+}
+
+}  // namespace gst_opencl

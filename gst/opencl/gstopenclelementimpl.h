@@ -1,0 +1,237 @@
+/* gst-opencl: an element's private struct as GObject sees it: its Settings bound to properties
+ * (with their flags and enum types), deleted at finalize, its run dropped at stop.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every element keeps its property values in a Settings struct behind a mutex, in a private
+ * struct (`Impl`) its instance holds as `impl`. ElementProperties installs its properties and
+ * stands for the set/get switch statements and the finalize that each element would otherwise
+ * write again: property id N is the N-th property added. stop_drops_run () stands for the stop
+ * that drops what the element built for the context it ran on; enum_type () for the g_once
+ * registration of an enum property's type. */
+#pragma once
+
+#include <gst/base/gstbasesrc.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/gst.h>
+
+#include <functional>
+#include <initializer_list>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace gst_opencl {
+
+/* A property's value into a member of Settings, and back, for the types Settings hold. A NULL
+ * string is stored as "" and read back as NULL; float arrays are GstValueArrays. */
+void value_into (const GValue * value, double & member);
+void value_into (const GValue * value, int & member);
+void value_into (const GValue * value, guint & member);
+void value_into (const GValue * value, guint64 & member);
+void value_into (const GValue * value, bool & member);
+void value_into (const GValue * value, std::string & member);
+void value_into (const GValue * value, std::vector<float> & member);
+void value_from (double member, GValue * value);
+void value_from (int member, GValue * value);
+void value_from (guint member, GValue * value);
+void value_from (guint64 member, GValue * value);
+void value_from (bool member, GValue * value);
+void value_from (const std::string & member, GValue * value);
+void value_from (const std::vector<float> & member, GValue * value);
+
+template <typename Enum, std::enable_if_t<std::is_enum_v<Enum>, int> = 0>
+void
+value_into (const GValue * value, Enum & member)
+{
+  member = (Enum) g_value_get_enum (value);
+}
+
+template <typename Enum, std::enable_if_t<std::is_enum_v<Enum>, int> = 0>
+void
+value_from (Enum member, GValue * value)
+{
+  g_value_set_enum (value, (gint) member);
+}
+
+/* The flags of the elements' read-write properties, by when a new value takes effect: at the
+ * next frame (MUTABLE_PLAYING), also driven by a GstController (CONTROLLABLE: the base classes
+ * sync controlled values per frame), or at the next caps (MUTABLE_READY: what caps set up
+ * depends on it). */
+constexpr GParamFlags PROPERTY_PLAYING = (GParamFlags) (G_PARAM_READWRITE |
+    G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+constexpr GParamFlags PROPERTY_CONTROLLABLE = (GParamFlags) (PROPERTY_PLAYING |
+    GST_PARAM_CONTROLLABLE);
+constexpr GParamFlags PROPERTY_READY = (GParamFlags) (G_PARAM_READWRITE |
+    G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+/* The GType of an element's enum property: registered as `name` with `values` (no terminator)
+ * on the first call, the registered type on later ones; thread-safe. */
+GType enum_type (const char *name, std::initializer_list<GEnumValue> values);
+
+/* The debug line of a property set from outside (name and new value). */
+void log_property_set (GObject * object, GParamSpec * pspec, const GValue * value);
+
+/* Built once in class_init: it takes over the class's set_property, get_property and finalize
+ * (which deletes `impl`, so the element's _init only creates it); each add () installs the next
+ * property. A set value is stored under the lock, logged, then its effect (if any) runs outside
+ * the lock; frames copy the settings under the lock, so it takes effect at the next frame. */
+template <typename Element>
+class ElementProperties
+{
+public:
+  using Impl = std::remove_pointer_t<decltype (Element::impl)>;
+  using Settings = decltype (Impl::settings);
+  using Setter = std::function<void (Settings &, const GValue *)>;
+  using Getter = std::function<void (const Impl &, GValue *)>;
+  using Effect = std::function<void (GObject *, const GValue *)>;
+
+  explicit ElementProperties (GObjectClass * klass)
+      : klass (klass)
+  {
+    parent_finalize () = G_OBJECT_CLASS (g_type_class_peek_parent (klass))->finalize;
+    klass->set_property = set_property;
+    klass->get_property = get_property;
+    klass->finalize = finalize;
+  }
+
+  /* A property held in a member of Settings. */
+  template <typename T>
+  ElementProperties & add (GParamSpec * spec, T Settings::*member, Effect effect = nullptr)
+  {
+    return add (spec, [member] (Settings & settings, const GValue * value) {
+          value_into (value, settings.*member);
+        }, [member] (const Impl & impl, GValue * value) {
+          value_from (impl.settings.*member, value);
+        }, std::move (effect));
+  }
+
+  /* A property held in element `index` of an array member of Settings. */
+  template <typename T, std::size_t N>
+  ElementProperties & add (GParamSpec * spec, T (Settings::*member)[N], std::size_t index)
+  {
+    return add (spec, [member, index] (Settings & settings, const GValue * value) {
+          value_into (value, (settings.*member)[index]);
+        }, [member, index] (const Impl & impl, GValue * value) {
+          value_from ((impl.settings.*member)[index], value);
+        });
+  }
+
+  /* A read-only property: what the element reports (read under the lock). */
+  ElementProperties & add_read_only (GParamSpec * spec, Getter get)
+  {
+    return add (spec, nullptr, std::move (get));
+  }
+
+  /* Any other: how it is stored and how it is read. */
+  ElementProperties & add (GParamSpec * spec, Setter set, Getter get, Effect effect = nullptr)
+  {
+    entries ().push_back (Entry { std::move (set), std::move (get), std::move (effect) });
+    g_object_class_install_property (klass, (guint) entries ().size (), spec);
+    return *this;
+  }
+
+private:
+  struct Entry
+  {
+    Setter set;
+    Getter get;
+    Effect effect;
+  };
+
+  static std::vector<Entry> & entries ()
+  {
+    static std::vector<Entry> installed;
+    return installed;
+  }
+
+  static GObjectFinalizeFunc & parent_finalize ()
+  {
+    static GObjectFinalizeFunc parent = nullptr;
+    return parent;
+  }
+
+  static Impl *impl_of (GObject * object)
+  {
+    return reinterpret_cast<Element *> (object)->impl;
+  }
+
+  static const Entry *entry (guint prop_id)
+  {
+    if (prop_id == 0 || prop_id > entries ().size ())
+      return nullptr;
+    return &entries ()[prop_id - 1];
+  }
+
+  static void set_property (GObject * object, guint prop_id, const GValue * value,
+      GParamSpec * pspec)
+  {
+    const Entry *found = entry (prop_id);
+    if (!found || !found->set) {
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+    }
+    Impl *impl = impl_of (object);
+    {
+      std::lock_guard<std::mutex> lock (impl->lock);
+      found->set (impl->settings, value);
+    }
+    log_property_set (object, pspec, value);
+    if (found->effect)
+      found->effect (object, value);
+  }
+
+  static void get_property (GObject * object, guint prop_id, GValue * value,
+      GParamSpec * pspec)
+  {
+    const Entry *found = entry (prop_id);
+    if (!found) {
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+    }
+    Impl *impl = impl_of (object);
+    std::lock_guard<std::mutex> lock (impl->lock);
+    found->get (*impl, value);
+  }
+
+  static void finalize (GObject * object)
+  {
+    delete impl_of (object);
+    parent_finalize () (object);
+  }
+
+  GObjectClass *klass;
+};
+
+/* Chains the class's stop (GstBaseTransform or GstBaseSrc) to `impl->drop_run ()` first: an
+ * Impl's kernels, buffers and ports belong to the context of this run, so they are dropped
+ * before the base lets the context go; none outlives it, and the next start (perhaps on another
+ * context) builds its own. */
+template <typename Element, typename Base>
+struct StopDroppingRun
+{
+  static inline gboolean (*parent_stop) (Base *) = nullptr;
+
+  static gboolean stop (Base * base)
+  {
+    reinterpret_cast<Element *> (base)->impl->drop_run ();
+    return parent_stop (base);
+  }
+};
+
+/* The instance type of a base class's class: GstBaseTransform of GstBaseTransformClass. */
+template <typename BaseClass> struct InstanceOf;
+template <> struct InstanceOf<GstBaseTransformClass> { using type = GstBaseTransform; };
+template <> struct InstanceOf<GstBaseSrcClass> { using type = GstBaseSrc; };
+
+template <typename Element, typename BaseClass>
+void
+stop_drops_run (BaseClass * klass)
+{
+  using Stop = StopDroppingRun<Element, typename InstanceOf<BaseClass>::type>;
+  Stop::parent_stop = static_cast<BaseClass *> (g_type_class_peek_parent (klass))->stop;
+  klass->stop = Stop::stop;
+}
+
+}  // namespace gst_opencl
