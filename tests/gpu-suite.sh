@@ -16,7 +16,7 @@ shift
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(layer hostile context exit errors no_platform memory bilateral
   histogram sort sort_layer convolution_layer convolve3d multiconvolve mandelbox reliability gl
-  gl_interop frame_path media)
+  gl_interop frame_path media kernel new_element)
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin
 export CK_DEFAULT_TIMEOUT=600 GST_DEBUG=${GST_DEBUG:-*:1}
 # Kernel variants: each family's default for the device, as in meson test (no timing, no cache).
