@@ -829,7 +829,7 @@ GST_START_TEST (test_broken_kernel_then_reuse)
           (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
       fail_unless (message && GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR, "%s: no error",
           row.name);
-      std::string text = testutil::error_text (message);
+      std::string text = testutil::message_text (message);
       gst_message_unref (message);
       fail_unless (contains (text, "failed to build") && contains (text, "not_declared"),
           "%s: %s", row.name, text.c_str ());
