@@ -177,6 +177,15 @@ struct Rig
     GstVideoInfo out = info;
     gst_harness_set_sink_caps (h, gst_video_info_to_caps (&out));
   }
+  /* caps () of a 4-byte format, and an input frame of that size filled with `pattern`. */
+  Frame caps_and_input (GstVideoFormat format, int width, int height, Pattern pattern,
+      uint32_t seed)
+  {
+    caps (format, width, height);
+    Frame in (width, height, 4);
+    testutil::fill (in, pattern, seed);
+    return in;
+  }
   Frame push (const Frame & in, GstClockTime pts = 0)
   {
     GstBuffer *buffer = testutil::to_buffer (in, GST_VIDEO_INFO_FORMAT (&info));
@@ -261,19 +270,6 @@ expect_error (const std::string & properties, const std::string & words,
       text.empty () ? "(no error)" : text.c_str ());
 }
 
-/* A warning's text and debug string. */
-std::string
-warning_text (GstMessage * message)
-{
-  GError *error = nullptr;
-  gchar *debug = nullptr;
-  gst_message_parse_warning (message, &error, &debug);
-  std::string text = std::string (error->message) + "\n" + (debug ? debug : "");
-  g_error_free (error);
-  g_free (debug);
-  return text;
-}
-
 /* Pops messages of `type` from `bus` until one satisfies `match` or `seconds` pass. */
 GstMessage *
 wait_message (GstBus * bus, GstMessageType type, int seconds,
@@ -317,9 +313,7 @@ GST_START_TEST (test_gl_memory)
   }
   gst_object_unref (probe);
   Rig rig ("gl", quoted (GAIN_OFFSET) + " parameters=\"p,gain=<0.5,1.25,0.75,0.5>,offset=0.0\"");
-  rig.caps (GST_VIDEO_FORMAT_RGBA, 40, 24);
-  Frame in (40, 24, 4);
-  testutil::fill (in, Pattern::Random, 5);
+  Frame in = rig.caps_and_input (GST_VIDEO_FORMAT_RGBA, 40, 24, Pattern::Random, 5);
   const double gain[4] = { 0.5, 1.25, 0.75, 0.5 };
   expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], gain, 0.0), 1, "GL");
 }
@@ -329,9 +323,7 @@ GST_END_TEST;
 GST_START_TEST (test_parameters_change_while_playing)
 {
   Rig rig ("system", quoted (GAIN_OFFSET) + " parameters=\"p,gain=<1,1,1,1>,offset=0.0\"");
-  rig.caps (GST_VIDEO_FORMAT_RGBA, 20, 10);
-  Frame in (20, 10, 4);
-  testutil::fill (in, Pattern::Gradient, 3);
+  Frame in = rig.caps_and_input (GST_VIDEO_FORMAT_RGBA, 20, 10, Pattern::Gradient, 3);
   expect_same (rig.push (in), in, 0, "identity");
 
   gst_util_set_object_arg (G_OBJECT (rig.k), "parameters",
@@ -374,7 +366,7 @@ GST_START_TEST (test_parameters_change_while_playing)
     return true;
   });
   fail_unless (warning != nullptr, "no warning for a mistyped field");
-  std::string text = warning_text (warning);
+  std::string text = testutil::message_text (warning);
   fail_unless (text.find ("offset") != std::string::npos, "%s", text.c_str ());
   gst_message_unref (warning);
   gst_element_set_bus (rig.h->element, nullptr);
@@ -390,9 +382,7 @@ GST_START_TEST (test_program_replaced_while_playing)
   Rig rig ("system", quoted (SHIFT) + " parameters=\"p,amount=2,bpp=4,gain=1.0,offset=5\"");
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (rig.h->element, bus);
-  rig.caps (GST_VIDEO_FORMAT_BGRx, 24, 8);
-  Frame in (24, 8, 4);
-  testutil::fill (in, Pattern::Random, 9);
+  Frame in = rig.caps_and_input (GST_VIDEO_FORMAT_BGRx, 24, 8, Pattern::Random, 9);
   expect_same (rig.push (in), shift_reference (in, 2), 0, "first program");
 
   g_object_set (rig.k, "source", "__kernel void broken (__write_only image2d_t out) "
@@ -401,7 +391,7 @@ GST_START_TEST (test_program_replaced_while_playing)
     return true;
   });
   fail_unless (warning != nullptr, "no warning for a program that does not build");
-  std::string text = warning_text (warning);
+  std::string text = testutil::message_text (warning);
   fail_unless (text.find ("failed to build") != std::string::npos, "%s", text.c_str ());
   fail_unless (text.find ("error") != std::string::npos, "no build log in: %s", text.c_str ());
   gst_message_unref (warning);
@@ -565,9 +555,7 @@ GST_END_TEST;
 GST_START_TEST (test_kernel_time_is_reported)
 {
   Rig rig ("system", quoted (SHIFT) + " parameters=\"p,amount=1\"");
-  rig.caps (GST_VIDEO_FORMAT_RGBA, 64, 32);
-  Frame in (64, 32, 4);
-  testutil::fill (in, Pattern::Random, 1);
+  Frame in = rig.caps_and_input (GST_VIDEO_FORMAT_RGBA, 64, 32, Pattern::Random, 1);
   rig.push (in);
   rig.push (in);
   guint64 ns = 0;

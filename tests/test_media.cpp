@@ -126,7 +126,7 @@ play (GstElement * pipeline, GstElement * sink, GstClockTime seek_to = GST_CLOCK
   auto take = [&run](GstMessage * message) {
     const GstMessageType type = GST_MESSAGE_TYPE (message);
     if (type == GST_MESSAGE_ERROR && run.error.empty ())
-      run.error = testutil::error_text (message);
+      run.error = testutil::message_text (message);
     if (type == GST_MESSAGE_ELEMENT)
       run.messages.emplace_back (message, [](GstMessage * m) { gst_message_unref (m); });
     else

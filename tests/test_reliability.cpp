@@ -23,6 +23,7 @@
 #include "common/testutil.h"
 
 using reliability::FrameSpec;
+using reliability::first_of;
 using reliability::Output;
 
 namespace {
@@ -212,25 +213,6 @@ set_from_double (GObject * object, GParamSpec * pspec, double value)
     fail ("%s: unexpected type", pspec->name);
   g_object_set_property (object, pspec->name, &v);
   g_value_unset (&v);
-}
-
-GstElement *
-first_of (GstElement * pipeline, const char *factory)
-{
-  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
-  GValue item = G_VALUE_INIT;
-  GstElement *found = nullptr;
-  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    auto *element = GST_ELEMENT (g_value_get_object (&item));
-    GstElementFactory *f = gst_element_get_factory (element);
-    if (f && g_str_equal (GST_OBJECT_NAME (f), factory))
-      found = GST_ELEMENT (gst_object_ref (element));
-    g_value_reset (&item);
-  }
-  g_value_unset (&item);
-  gst_iterator_free (it);
-  fail_unless (found != nullptr, "no %s", factory);
-  return found;
 }
 
 /* The row chain of all video elements: the source row, then every filter row (a videoconvert
@@ -829,7 +811,7 @@ GST_START_TEST (test_broken_kernel_then_reuse)
           (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
       fail_unless (message && GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR, "%s: no error",
           row.name);
-      std::string text = testutil::error_text (message);
+      std::string text = testutil::message_text (message);
       gst_message_unref (message);
       fail_unless (contains (text, "failed to build") && contains (text, "not_declared"),
           "%s: %s", row.name, text.c_str ());
@@ -1020,13 +1002,9 @@ run_tensors (const std::string & segment, const std::string & caps,
 {
   std::string line = "appsrc name=src format=time caps=\"" + caps + "\" ! " + segment +
       " ! appsink name=sink sync=false";
-  GError *parse_error = nullptr;
-  GstElement *pipeline = gst_parse_launch (line.c_str (), &parse_error);
-  fail_unless (pipeline != nullptr && !parse_error, "%s: %s", line.c_str (),
-      parse_error ? parse_error->message : "");
+  GstElement *pipeline = testutil::parse_pipeline (line);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstBus *bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   std::mt19937 random (5);
   for (gsize size : sizes) {
@@ -1041,19 +1019,12 @@ run_tensors (const std::string & segment, const std::string & caps,
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   std::vector<std::vector<uint8_t>> outputs;
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-          60 * GST_SECOND)) {
-    GstMapInfo map;
-    gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ);
-    outputs.emplace_back (map.data, map.data + map.size);
-    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
-    gst_sample_unref (sample);
-  }
-  *error = testutil::first_error (bus);
-  fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
-      "%s: neither EOS nor an error", line.c_str ());
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
+  reliability::pull_until_done (pipeline, sink, 60 * GST_SECOND, [&](GstSample * sample) {
+        GstMapInfo map;
+        gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ);
+        outputs.emplace_back (map.data, map.data + map.size);
+        gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+      }, error, line);
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (pipeline);

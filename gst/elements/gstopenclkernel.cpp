@@ -43,15 +43,17 @@
 
 #include <new>
 
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopencluserkernel.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_kernel_debug);
 #define GST_CAT_DEFAULT gst_opencl_kernel_debug
 
-struct GstOpenCLKernelImpl
+struct GstOpenCLKernelImpl : gst_opencl::UserKernelImpl
 {
-  gst_opencl::UserKernelHost host { false };
+  GstOpenCLKernelImpl () : UserKernelImpl (false) {}
+
   GstClockTime stream_time = GST_CLOCK_TIME_NONE;  /* of the frame being transformed */
   guint64 frames = 0;
 };
@@ -62,12 +64,6 @@ struct _GstOpenCLKernel
   GstOpenCLKernelImpl *impl;
 };
 
-enum
-{
-  PROP_0,
-  PROP_KERNEL_FIRST,  /* location, source, kernel, ...: see gstopencluserkernel.h */
-};
-
 /* Formats with an 8-bit normalised image layout (gstopencluserkernel.cpp). */
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8"
 
@@ -76,28 +72,6 @@ G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernel, gst_opencl_kernel, GST_TYPE_OPENCL_FIL
         gst_opencl::UserKernelHost::child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE (openclkernel, "openclkernel", GST_RANK_NONE,
     GST_TYPE_OPENCL_KERNEL);
-
-static gst_opencl::UserKernelHost &
-host_of (gpointer element)
-{
-  return GST_OPENCL_KERNEL (element)->impl->host;
-}
-
-static void
-gst_opencl_kernel_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  if (!host_of (object).set_property (GST_ELEMENT (object), PROP_KERNEL_FIRST, prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
-
-static void
-gst_opencl_kernel_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  if (!host_of (object).get_property (PROP_KERNEL_FIRST, prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
 
 /* The kernel is built as the element starts, so that caps negotiation knows whether it can
  * resample (it takes width and height) and a broken program fails the state change. */
@@ -114,20 +88,13 @@ gst_opencl_kernel_start (GstBaseTransform * trans)
   });
 }
 
-static gboolean
-gst_opencl_kernel_stop (GstBaseTransform * trans)
-{
-  host_of (trans).stop ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_kernel_parent_class)->stop (trans);
-}
-
 /* The base's rule; the size is free on the other side when the kernel can resample. */
 static GstCaps *
 gst_opencl_kernel_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
 {
   GstCaps *sized = caps;
-  if (host_of (trans).takes_size ()) {
+  if (GST_OPENCL_KERNEL (trans)->impl->host.takes_size ()) {
     sized = gst_caps_copy (caps);
     for (guint i = 0; i < gst_caps_get_size (sized); i++)
       gst_structure_set (gst_caps_get_structure (sized, i), "width", GST_TYPE_INT_RANGE, 1,
@@ -177,7 +144,7 @@ gst_opencl_kernel_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_in
 {
   auto *trans = GST_BASE_TRANSFORM (filter);
   return GST_OPENCL_GUARD (filter, "cannot set up the kernel", [&]() {
-    host_of (filter).prepare (GST_ELEMENT (filter),
+    GST_OPENCL_KERNEL (filter)->impl->host.prepare (GST_ELEMENT (filter),
         gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (trans)), in_info,
         out_info);
   });
@@ -202,37 +169,25 @@ gst_opencl_kernel_init (GstOpenCLKernel * self)
 }
 
 static void
-gst_opencl_kernel_finalize (GObject * object)
-{
-  delete GST_OPENCL_KERNEL (object)->impl;
-  G_OBJECT_CLASS (gst_opencl_kernel_parent_class)->finalize (object);
-}
-
-static void
 gst_opencl_kernel_class_init (GstOpenCLKernelClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_kernel_debug, "openclkernel", 0, "OpenCL user kernel");
 
-  gobject_class->set_property = gst_opencl_kernel_set_property;
-  gobject_class->get_property = gst_opencl_kernel_get_property;
-  gobject_class->finalize = gst_opencl_kernel_finalize;
-  gst_opencl::UserKernelHost::install_properties (gobject_class, PROP_KERNEL_FIRST, false);
-
-  gst_element_class_set_static_metadata (element_class, "OpenCL kernel",
-      "Filter/Effect/Video", "Runs a user's OpenCL kernel on every frame",
-      "gst-opencl developers");
-  gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
+  gst_opencl::UserKernelElement<GstOpenCLKernel>::install (G_OBJECT_CLASS (klass), false);
+  gst_opencl::stop_drops_run<GstOpenCLKernel> (trans_class);
 
   trans_class->start = gst_opencl_kernel_start;
-  trans_class->stop = gst_opencl_kernel_stop;
   trans_class->transform_caps = gst_opencl_kernel_transform_caps;
   trans_class->fixate_caps = gst_opencl_kernel_fixate_caps;
   trans_class->before_transform = gst_opencl_kernel_before_transform;
   filter_class->set_info = gst_opencl_kernel_set_info;
   filter_class->process = gst_opencl_kernel_process;
+
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL kernel",
+      "Filter/Effect/Video", "Runs a user's OpenCL kernel on every frame",
+      "gst-opencl developers");
+  gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
 }

@@ -29,6 +29,7 @@
  */
 #include "elements/gstopenclkernelsrc.h"
 
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopencluserkernel.h"
 #include "opencl/gstopenclutils.h"
 
@@ -38,11 +39,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_kernel_src_debug);
 struct _GstOpenCLKernelSrc
 {
   GstOpenCLSrc parent;
-  gst_opencl::UserKernelHost *host;
+  gst_opencl::UserKernelImpl *impl;
 };
-
-/* After the base's properties (device, ..., is-live). */
-constexpr guint PROP_KERNEL_FIRST = 100;
 
 #define FORMATS "RGBA, BGRA, RGBx, BGRx"
 
@@ -52,43 +50,12 @@ G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernelSrc, gst_opencl_kernel_src, GST_TYPE_OPE
 GST_ELEMENT_REGISTER_DEFINE (openclkernelsrc, "openclkernelsrc", GST_RANK_NONE,
     GST_TYPE_OPENCL_KERNEL_SRC);
 
-static gst_opencl::UserKernelHost &
-host_of (gpointer element)
-{
-  return *GST_OPENCL_KERNEL_SRC (element)->host;
-}
-
-static void
-gst_opencl_kernel_src_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  if (!host_of (object).set_property (GST_ELEMENT (object), PROP_KERNEL_FIRST, prop_id, value))
-    G_OBJECT_CLASS (gst_opencl_kernel_src_parent_class)->set_property (object, prop_id, value,
-        pspec);
-}
-
-static void
-gst_opencl_kernel_src_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  if (!host_of (object).get_property (PROP_KERNEL_FIRST, prop_id, value))
-    G_OBJECT_CLASS (gst_opencl_kernel_src_parent_class)->get_property (object, prop_id, value,
-        pspec);
-}
-
-static gboolean
-gst_opencl_kernel_src_stop (GstBaseSrc * base)
-{
-  host_of (base).stop ();
-  return GST_BASE_SRC_CLASS (gst_opencl_kernel_src_parent_class)->stop (base);
-}
-
 static gboolean
 gst_opencl_kernel_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info)
 {
   return GST_OPENCL_GUARD (src, "cannot set up the kernel", [&]() {
-    host_of (src).prepare (GST_ELEMENT (src), gst_opencl_src_element_device (src), nullptr,
-        info);
+    GST_OPENCL_KERNEL_SRC (src)->impl->host.prepare (GST_ELEMENT (src),
+        gst_opencl_src_element_device (src), nullptr, info);
   });
 }
 
@@ -97,47 +64,33 @@ gst_opencl_kernel_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out, Gs
     GstClockTime stream_time)
 {
   return GST_OPENCL_GUARD (src, "cannot run the kernel", [&]() {
-    host_of (src).run (GST_ELEMENT (src), gst_opencl_src_element_device (src), nullptr, *out,
-        stream_time, gst_opencl_src_frame_number (src));
+    GST_OPENCL_KERNEL_SRC (src)->impl->host.run (GST_ELEMENT (src),
+        gst_opencl_src_element_device (src), nullptr, *out, stream_time,
+        gst_opencl_src_frame_number (src));
   });
 }
 
 static void
 gst_opencl_kernel_src_init (GstOpenCLKernelSrc * self)
 {
-  self->host = new gst_opencl::UserKernelHost (true);
-  self->host->attach (G_OBJECT (self));
-}
-
-static void
-gst_opencl_kernel_src_finalize (GObject * object)
-{
-  delete GST_OPENCL_KERNEL_SRC (object)->host;
-  G_OBJECT_CLASS (gst_opencl_kernel_src_parent_class)->finalize (object);
+  self->impl = new gst_opencl::UserKernelImpl (true);
+  self->impl->host.attach (G_OBJECT (self));
 }
 
 static void
 gst_opencl_kernel_src_class_init (GstOpenCLKernelSrcClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  auto *element_class = GST_ELEMENT_CLASS (klass);
-  auto *base_class = GST_BASE_SRC_CLASS (klass);
-  auto *src_class = GST_OPENCL_SRC_CLASS (klass);
-
   GST_DEBUG_CATEGORY_INIT (gst_opencl_kernel_src_debug, "openclkernelsrc", 0,
       "OpenCL user kernel source");
+  gst_opencl::UserKernelElement<GstOpenCLKernelSrc>::install (G_OBJECT_CLASS (klass), true);
+  gst_opencl::stop_drops_run<GstOpenCLKernelSrc> (GST_BASE_SRC_CLASS (klass));
 
-  gobject_class->set_property = gst_opencl_kernel_src_set_property;
-  gobject_class->get_property = gst_opencl_kernel_src_get_property;
-  gobject_class->finalize = gst_opencl_kernel_src_finalize;
-  gst_opencl::UserKernelHost::install_properties (gobject_class, PROP_KERNEL_FIRST, true);
+  auto *src_class = GST_OPENCL_SRC_CLASS (klass);
+  src_class->set_info = gst_opencl_kernel_src_set_info;
+  src_class->render = gst_opencl_kernel_src_render;
 
-  gst_element_class_set_static_metadata (element_class, "OpenCL kernel source",
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL kernel source",
       "Source/Video", "Renders every frame with a user's OpenCL kernel",
       "gst-opencl developers");
   gst_opencl_src_class_add_pad_template (src_class, FORMATS, TRUE);
-
-  base_class->stop = gst_opencl_kernel_src_stop;
-  src_class->set_info = gst_opencl_kernel_src_set_info;
-  src_class->render = gst_opencl_kernel_src_render;
 }

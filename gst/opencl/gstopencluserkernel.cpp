@@ -14,85 +14,66 @@
 #include <cstring>
 #include <limits>
 
+#include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
 /* ---- GstOpenCLKernelParam ---- */
 
+/* Its value is a Settings member bound to the property by ElementProperties. */
+struct GstOpenCLKernelParamImpl
+{
+  struct Settings
+  {
+    double value = 0.0;
+  };
+  std::mutex lock;
+  Settings settings;  /* under lock */
+};
+
 struct _GstOpenCLKernelParam
 {
   GstObject parent;
-  gdouble value;  /* under the object lock */
-};
-
-enum
-{
-  PARAM_PROP_0,
-  PARAM_PROP_VALUE,
+  GstOpenCLKernelParamImpl *impl;
 };
 
 G_DEFINE_TYPE (GstOpenCLKernelParam, gst_opencl_kernel_param, GST_TYPE_OBJECT);
 
 static void
-gst_opencl_kernel_param_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  auto *self = GST_OPENCL_KERNEL_PARAM (object);
-  if (prop_id != PARAM_PROP_VALUE) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  self->value = g_value_get_double (value);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_opencl_kernel_param_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *self = GST_OPENCL_KERNEL_PARAM (object);
-  if (prop_id != PARAM_PROP_VALUE) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  g_value_set_double (value, self->value);
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
 gst_opencl_kernel_param_class_init (GstOpenCLKernelParamClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
-  gobject_class->set_property = gst_opencl_kernel_param_set_property;
-  gobject_class->get_property = gst_opencl_kernel_param_get_property;
   /**
    * GstOpenCLKernelParam:value:
    *
    * The parameter's value; integer arguments take it rounded to the nearest integer.
    */
-  g_object_class_install_property (gobject_class, PARAM_PROP_VALUE,
-      g_param_spec_double ("value", "Value",
+  gst_opencl::ElementProperties<GstOpenCLKernelParam> (G_OBJECT_CLASS (klass))
+      .add (g_param_spec_double ("value", "Value",
           "Value of the kernel argument of this name (integers are rounded)",
-          -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, (GParamFlags) (G_PARAM_READWRITE |
-              G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)));
+          -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, gst_opencl::PROPERTY_CONTROLLABLE),
+      &GstOpenCLKernelParamImpl::Settings::value);
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_KERNEL_PARAM, (GstPluginAPIFlags) 0);
 }
 
 static void
-gst_opencl_kernel_param_init (GstOpenCLKernelParam *)
+gst_opencl_kernel_param_init (GstOpenCLKernelParam * self)
 {
+  self->impl = new GstOpenCLKernelParamImpl ();
 }
 
 static gdouble
 param_value (GstOpenCLKernelParam * param)
 {
-  GST_OBJECT_LOCK (param);
-  gdouble value = param->value;
-  GST_OBJECT_UNLOCK (param);
-  return value;
+  std::lock_guard<std::mutex> guard (param->impl->lock);
+  return param->impl->settings.value;
+}
+
+static void
+set_param_value (GstOpenCLKernelParam * param, gdouble value)
+{
+  std::lock_guard<std::mutex> guard (param->impl->lock);
+  param->impl->settings.value = value;
 }
 
 namespace gst_opencl {
@@ -437,8 +418,7 @@ struct UserKernelHost::Frames
 void
 UserKernelHost::install_properties (GObjectClass * klass, guint first_id, bool for_source)
 {
-  const auto flags = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING);
+  const auto flags = PROPERTY_PLAYING;
   g_object_class_install_property (klass, first_id + LOCATION,
       g_param_spec_string ("location", "Location",
           "A .cl file holding the kernel (the later of location and source is used; a new one "
@@ -483,73 +463,60 @@ UserKernelHost::~UserKernelHost ()
     gst_object_unparent (GST_OBJECT (child));
 }
 
+std::string UserKernelHost::ProgramSettings::*
+UserKernelHost::program_text (guint offset)
+{
+  switch (offset) {
+    case LOCATION: return &ProgramSettings::location;
+    case SOURCE: return &ProgramSettings::source;
+    case KERNEL: return &ProgramSettings::kernel;
+    case BUILD_OPTIONS: return &ProgramSettings::build_options;
+    default: return nullptr;
+  }
+}
+
 bool
 UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_id,
     const GValue * value)
 {
   if (prop_id < first_id || prop_id >= first_id + COUNT)
     return false;
-  bool rebuild = false;
+  const guint offset = prop_id - first_id;
+  const auto text_member = program_text (offset);
   std::string invalid;
   {
     std::lock_guard<std::mutex> guard (lock_);
     auto & s = settings_;
-    const char *text = nullptr;
-    switch (prop_id - first_id) {
-      case LOCATION:
-        text = g_value_get_string (value);
-        s.location = text ? text : "";
-        s.source_wins = false;
-        rebuild = true;
-        break;
-      case SOURCE:
-        text = g_value_get_string (value);
-        s.source = text ? text : "";
-        s.source_wins = true;
-        rebuild = true;
-        break;
-      case KERNEL:
-        text = g_value_get_string (value);
-        s.kernel = text ? text : "";
-        rebuild = true;
-        break;
-      case BUILD_OPTIONS:
-        text = g_value_get_string (value);
-        s.build_options = text ? text : "";
-        rebuild = true;
-        break;
-      case PARAMETERS: {
-        const GstStructure *parameters = gst_value_get_structure (value);
-        if (s.parameters)
-          gst_structure_free (s.parameters);
-        s.parameters = parameters ? gst_structure_copy (parameters) : nullptr;
-        parameters_generation_++;
-        break;
-      }
-      case GLOBAL_SIZE:
-      case LOCAL_SIZE: {
-        const bool global = prop_id - first_id == GLOBAL_SIZE;
-        text = g_value_get_string (value);
-        if (!parse_size (text ? text : "", global, global ? s.global : s.local)) {
-          invalid = std::string ("invalid ") + (global ? "global-size" : "local-size") +
-              " \"" + (text ? text : "") + "\": expected WxH" +
-              (global ? " or scale,x=F,y=F" : "") + "; keeping \"" +
-              (global ? s.global : s.local).text + "\"";
-          break;
-        }
+    if (text_member) {
+      value_into (value, s.program.*text_member);
+      if (offset == LOCATION || offset == SOURCE)
+        s.program.source_wins = offset == SOURCE;
+      program_generation_++;
+    } else if (offset == PARAMETERS) {
+      const GstStructure *parameters = gst_value_get_structure (value);
+      if (s.parameters)
+        gst_structure_free (s.parameters);
+      s.parameters = parameters ? gst_structure_copy (parameters) : nullptr;
+      parameters_generation_++;
+    } else {
+      const bool global = offset == GLOBAL_SIZE;
+      const gchar *text = g_value_get_string (value);
+      if (parse_size (text ? text : "", global, global ? s.global : s.local)) {
         global_generation_++;
-        break;
+      } else {
+        invalid = std::string ("invalid ") + (global ? "global-size" : "local-size") +
+            " \"" + (text ? text : "") + "\": expected WxH" +
+            (global ? " or scale,x=F,y=F" : "") + "; keeping \"" +
+            (global ? s.global : s.local).text + "\"";
       }
     }
-    if (rebuild)
-      program_generation_++;
   }
   if (!invalid.empty ()) {
     /* Before the element is in a pipeline the message reaches no bus: log it too. */
     GST_WARNING_OBJECT (element, "%s", invalid.c_str ());
     GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS, ("%s", invalid.c_str ()), (nullptr));
   }
-  if (prop_id - first_id == PARAMETERS) {
+  if (offset == PARAMETERS) {
     GstStructure *copy = nullptr;
     {
       std::lock_guard<std::mutex> guard (lock_);
@@ -560,7 +527,7 @@ UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_i
     if (copy)
       gst_structure_free (copy);
   }
-  if (rebuild)
+  if (text_member)
     start_background_build (element);
   return true;
 }
@@ -570,31 +537,15 @@ UserKernelHost::get_property (guint first_id, guint prop_id, GValue * value)
 {
   if (prop_id < first_id || prop_id >= first_id + COUNT)
     return false;
+  const guint offset = prop_id - first_id;
   std::lock_guard<std::mutex> guard (lock_);
   const auto & s = settings_;
-  switch (prop_id - first_id) {
-    case LOCATION:
-      g_value_set_string (value, s.location.empty () ? nullptr : s.location.c_str ());
-      break;
-    case SOURCE:
-      g_value_set_string (value, s.source.empty () ? nullptr : s.source.c_str ());
-      break;
-    case KERNEL:
-      g_value_set_string (value, s.kernel.empty () ? nullptr : s.kernel.c_str ());
-      break;
-    case BUILD_OPTIONS:
-      g_value_set_string (value, s.build_options.empty () ? nullptr : s.build_options.c_str ());
-      break;
-    case PARAMETERS:
-      gst_value_set_structure (value, s.parameters);
-      break;
-    case GLOBAL_SIZE:
-      g_value_set_string (value, s.global.text.c_str ());
-      break;
-    case LOCAL_SIZE:
-      g_value_set_string (value, s.local.text.c_str ());
-      break;
-  }
+  if (const auto text_member = program_text (offset))
+    value_from (s.program.*text_member, value);
+  else if (offset == PARAMETERS)
+    gst_value_set_structure (value, s.parameters);
+  else
+    g_value_set_string (value, (offset == GLOBAL_SIZE ? s.global : s.local).text.c_str ());
   return true;
 }
 
@@ -617,9 +568,7 @@ UserKernelHost::update_children (GstElement * element, const GstStructure * para
         g_value_init (&d, G_TYPE_DOUBLE);
         g_value_transform (v, &d);
         number = g_value_get_double (&d);
-        GST_OBJECT_LOCK (child);
-        child->value = number;
-        GST_OBJECT_UNLOCK (child);
+        set_param_value (child, number);
         kept.push_back (child);
       } else {
         removed.push_back (child);
@@ -641,7 +590,7 @@ UserKernelHost::update_children (GstElement * element, const GstStructure * para
       g_value_transform (v, &d);
       auto *child = GST_OPENCL_KERNEL_PARAM (g_object_new (GST_TYPE_OPENCL_KERNEL_PARAM,
               "name", name, nullptr));
-      child->value = g_value_get_double (&d);
+      set_param_value (child, g_value_get_double (&d));
       /* The parent's reference is the one the element keeps. */
       gst_object_set_parent (GST_OBJECT (child), GST_OBJECT (element));
       kept.push_back (child);
@@ -721,7 +670,7 @@ UserKernelHost::children_count ()
 /* ---- building ---- */
 
 std::shared_ptr<UserKernel>
-UserKernelHost::build (ElementDevice & element_device, const Settings & settings)
+UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & settings)
 {
   Device & device = element_device.device ();
   auto result = std::make_shared<UserKernel> ();
@@ -912,16 +861,12 @@ void
 UserKernelHost::background_build (GstElement * element)
 {
   for (;;) {
-    Settings snapshot;
+    ProgramSettings snapshot;
     guint64 generation;
     ElementDevice *device;
     {
       std::lock_guard<std::mutex> guard (lock_);
-      snapshot.location = settings_.location;
-      snapshot.source = settings_.source;
-      snapshot.source_wins = settings_.source_wins;
-      snapshot.kernel = settings_.kernel;
-      snapshot.build_options = settings_.build_options;
+      snapshot = settings_.program;
       generation = program_generation_;
       device = device_;
       if (!device) {
@@ -971,16 +916,12 @@ global_range (const SizeSpec & spec, const GstVideoInfo & out)
 void
 UserKernelHost::ensure_built (ElementDevice & device)
 {
-  Settings snapshot;
+  ProgramSettings snapshot;
   guint64 generation;
   {
     std::lock_guard<std::mutex> guard (lock_);
     device_ = &device;
-    snapshot.location = settings_.location;
-    snapshot.source = settings_.source;
-    snapshot.source_wins = settings_.source_wins;
-    snapshot.kernel = settings_.kernel;
-    snapshot.build_options = settings_.build_options;
+    snapshot = settings_.program;
     generation = program_generation_;
     if (pending_ && pending_generation_ == generation) {
       current_ = pending_;

@@ -143,19 +143,28 @@ public:
   guint children_count ();
 
 private:
-  struct Settings
+  /* What the program is built from: copied whole, under the lock, for a build. */
+  struct ProgramSettings
   {
     std::string location;
     std::string source;
     bool source_wins = false;  /* the later of location and source */
     std::string kernel;
     std::string build_options;
+  };
+  struct Settings
+  {
+    ProgramSettings program;
     GstStructure *parameters = nullptr;
     SizeSpec global, local;
   };
   struct Frames;  /* images and their views (gstopencluserkernel.cpp) */
 
-  std::shared_ptr<UserKernel> build (ElementDevice & device, const Settings & settings);
+  /* The string member a property offset stands for (location, source, kernel, build-options);
+   * null for the others. */
+  static std::string ProgramSettings::*program_text (guint offset);
+
+  std::shared_ptr<UserKernel> build (ElementDevice & device, const ProgramSettings & settings);
   std::vector<ParameterValue> bind_parameters (const UserKernel & kernel,
       const GstStructure * parameters);
   void check_bindable (const UserKernel & kernel);
@@ -193,6 +202,65 @@ private:
   bool have_in_ = false;
   GstVideoInfo in_info_ {};
   std::unique_ptr<Frames> frames_;
+};
+
+/* The private struct (`impl`) of openclkernel and openclkernelsrc, or the base of one: the host,
+ * stopped when the element stops (drop_run, for stop_drops_run). */
+struct UserKernelImpl
+{
+  explicit UserKernelImpl (bool for_source) : host (for_source) {}
+  virtual ~UserKernelImpl () = default;
+
+  void drop_run () { host.stop (); }
+
+  UserKernelHost host;
+};
+
+/* The class side of openclkernel and openclkernelsrc, whose instance holds `impl`, a
+ * UserKernelImpl: install () puts the host's properties on the class (ids
+ * from 1: a class's set_property sees only its own), forwards their set and get to the host and
+ * takes over finalize, which deletes `impl`. The stop is stop_drops_run's
+ * (gstopenclelementimpl.h). */
+template <typename Element>
+class UserKernelElement
+{
+public:
+  static void install (GObjectClass * klass, bool for_source)
+  {
+    parent_finalize = G_OBJECT_CLASS (g_type_class_peek_parent (klass))->finalize;
+    klass->set_property = set_property;
+    klass->get_property = get_property;
+    klass->finalize = finalize;
+    UserKernelHost::install_properties (klass, FIRST_ID, for_source);
+  }
+
+private:
+  static constexpr guint FIRST_ID = 1;
+  static inline GObjectFinalizeFunc parent_finalize = nullptr;
+
+  static UserKernelHost & host_of (GObject * object)
+  {
+    return reinterpret_cast<Element *> (object)->impl->host;
+  }
+
+  static void set_property (GObject * object, guint prop_id, const GValue * value,
+      GParamSpec * pspec)
+  {
+    if (!host_of (object).set_property (GST_ELEMENT (object), FIRST_ID, prop_id, value))
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+
+  static void get_property (GObject * object, guint prop_id, GValue * value, GParamSpec * pspec)
+  {
+    if (!host_of (object).get_property (FIRST_ID, prop_id, value))
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+
+  static void finalize (GObject * object)
+  {
+    delete reinterpret_cast<Element *> (object)->impl;
+    parent_finalize (object);
+  }
 };
 
 }  // namespace gst_opencl

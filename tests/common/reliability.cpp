@@ -130,14 +130,11 @@ run_frames (const std::string & segment, const std::vector<FrameSpec> & frames,
 {
   std::string line = "appsrc name=src format=time ! " + segment +
       " ! appsink name=sink sync=false caps=video/x-raw";
-  GError *parse_error = nullptr;
-  GstElement *pipeline = gst_parse_launch (line.c_str (), &parse_error);
-  fail_unless (pipeline != nullptr && parse_error == nullptr, "cannot parse %s", line.c_str ());
+  GstElement *pipeline = testutil::parse_pipeline (line);
   if (context)
     gst_element_set_context (pipeline, context);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstBus *bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
 
   std::vector<Output> outputs;
@@ -155,16 +152,9 @@ run_frames (const std::string & segment, const std::vector<FrameSpec> & frames,
       break;
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-          120 * GST_SECOND)) {
-    outputs.push_back (to_output (sample));
-    gst_sample_unref (sample);
-  }
-  *error = testutil::first_error (bus);
-  fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
-      "%s: neither EOS nor an error", segment.c_str ());
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
+  pull_until_done (pipeline, sink, 120 * GST_SECOND, [&](GstSample * sample) {
+        outputs.push_back (to_output (sample));
+      }, error, segment);
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
@@ -175,28 +165,35 @@ std::vector<Output>
 pull_all (const std::string & launch_line, std::string * error, GstContext * context)
 {
   std::string line = launch_line + " ! appsink name=sink sync=false caps=video/x-raw";
-  GError *parse_error = nullptr;
-  GstElement *pipeline = gst_parse_launch (line.c_str (), &parse_error);
-  fail_unless (pipeline != nullptr && parse_error == nullptr, "cannot parse %s", line.c_str ());
+  GstElement *pipeline = testutil::parse_pipeline (line);
   if (context)
     gst_element_set_context (pipeline, context);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstBus *bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   std::vector<Output> outputs;
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-          120 * GST_SECOND)) {
-    outputs.push_back (to_output (sample));
-    gst_sample_unref (sample);
-  }
-  *error = testutil::first_error (bus);
-  fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
-      "%s: neither EOS nor an error", line.c_str ());
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
+  pull_until_done (pipeline, sink, 120 * GST_SECOND, [&](GstSample * sample) {
+        outputs.push_back (to_output (sample));
+      }, error, line);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   return outputs;
+}
+
+void
+pull_until_done (GstElement * pipeline, GstElement * sink, GstClockTime timeout,
+    const std::function<void (GstSample *)> & take, std::string * error,
+    const std::string & what)
+{
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), timeout)) {
+    take (sample);
+    gst_sample_unref (sample);
+  }
+  GstBus *bus = gst_element_get_bus (pipeline);
+  *error = testutil::first_error (bus);
+  gst_object_unref (bus);
+  fail_unless (!error->empty () || gst_app_sink_is_eos (GST_APP_SINK (sink)),
+      "%s: neither EOS nor an error", what.c_str ());
+  gst_element_set_state (pipeline, GST_STATE_NULL);
 }
 
 uint64_t
@@ -232,6 +229,25 @@ KernelOverride::~KernelOverride ()
   g_rmdir (dir.c_str ());
 }
 
+GstElement *
+first_of (GstElement * pipeline, const char *factory)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  GstElement *found = nullptr;
+  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    auto *element = GST_ELEMENT (g_value_get_object (&item));
+    GstElementFactory *f = gst_element_get_factory (element);
+    if (f && g_str_equal (GST_OBJECT_NAME (f), factory))
+      found = GST_ELEMENT (gst_object_ref (element));
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  fail_unless (found != nullptr, "no %s", factory);
+  return found;
+}
+
 GstContext *
 borrow_context (const std::string & pipeline_line, const char *factory_name, GstElement ** holder)
 {
@@ -240,28 +256,12 @@ borrow_context (const std::string & pipeline_line, const char *factory_name, Gst
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 120 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS);
-  GstElement *element = nullptr;
-  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
-  GValue item = G_VALUE_INIT;
-  while (!element && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    auto *candidate = GST_ELEMENT (g_value_get_object (&item));
-    GstElementFactory *factory = gst_element_get_factory (candidate);
-    if (factory && g_str_equal (GST_OBJECT_NAME (factory), factory_name))
-      element = GST_ELEMENT (gst_object_ref (candidate));
-    g_value_reset (&item);
-  }
-  g_value_unset (&item);
-  gst_iterator_free (it);
-  fail_unless (element != nullptr, "no %s", factory_name);
+  GstElement *element = first_of (pipeline, factory_name);
   GObject *shared = testutil::element_context (element);
   gst_object_unref (element);
   fail_unless (shared != nullptr);
-  GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
-  GValue value = G_VALUE_INIT;
-  g_value_init (&value, G_OBJECT_TYPE (shared));
-  g_value_take_object (&value, shared);
-  gst_structure_set_value (gst_context_writable_structure (context), "context", &value);
-  g_value_unset (&value);
+  GstContext *context = testutil::application_context (shared);
+  g_object_unref (shared);
   *holder = pipeline;
   return context;
 }

@@ -7,6 +7,7 @@
 #include <gst/video/video.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,18 @@ std::vector<Output> run_frames (const std::string & segment, const std::vector<F
  * frames. */
 std::vector<Output> pull_all (const std::string & launch_line, std::string * error,
     GstContext * context = nullptr);
+
+/* The end of a run through an appsink: hands `take` every sample `sink` gives (waiting up to
+ * `timeout` for each), puts the first bus error of `pipeline` in *error ("" when none), fails
+ * the test, naming `what`, when there was neither an error nor EOS, and sets the pipeline to
+ * NULL. The caller keeps its references. */
+void pull_until_done (GstElement * pipeline, GstElement * sink, GstClockTime timeout,
+    const std::function<void (GstSample *)> & take, std::string * error,
+    const std::string & what);
+
+/* The first element made by `factory` in `pipeline`, searched recursively (a new reference);
+ * fails the test when there is none. */
+GstElement *first_of (GstElement * pipeline, const char *factory);
 
 /* Resident set size of this process in bytes (/proc/self/statm). */
 uint64_t resident_bytes ();

@@ -133,11 +133,14 @@ describe (const Difference & d)
 }
 
 std::string
-error_text (GstMessage * error_message)
+message_text (GstMessage * message)
 {
   GError *error = nullptr;
   gchar *debug = nullptr;
-  gst_message_parse_error (error_message, &error, &debug);
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_WARNING)
+    gst_message_parse_warning (message, &error, &debug);
+  else
+    gst_message_parse_error (message, &error, &debug);
   std::string text = std::string (error->message) + "\n" + (debug ? debug : "");
   g_clear_error (&error);
   g_free (debug);
@@ -150,7 +153,7 @@ first_error (GstBus * bus)
   std::string text;
   while (GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
     if (text.empty ())
-      text = error_text (message);
+      text = message_text (message);
     gst_message_unref (message);
   }
   return text;
@@ -168,7 +171,7 @@ run_pipeline (GstElement * pipeline, int timeout_s)
   fail_unless (message != nullptr, "pipeline neither finished nor failed in %d s (state change "
       "returned %d)", timeout_s, change);
   if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
-    result = error_text (message);
+    result = message_text (message);
     fail_unless (!result.empty ());
   }
   gst_message_unref (message);
@@ -204,7 +207,7 @@ expect_no_error (GstElement * pipeline)
   gst_object_unref (bus);
   if (!message)
     return;
-  std::string text = error_text (message);
+  std::string text = message_text (message);
   gst_message_unref (message);
   fail ("the pipeline failed: %s", text.c_str ());
 }

@@ -51,10 +51,10 @@ struct Difference
 Difference compare (const Frame & a, const Frame & b, const std::vector<int> & channel_tolerance);
 std::string describe (const Difference & difference);
 
-/* An error message's text and debug string, as "<message>\n<debug>". */
-std::string error_text (GstMessage * error_message);
+/* An error or warning message's text and debug string, as "<message>\n<debug>". */
+std::string message_text (GstMessage * message);
 
-/* Pops every error message off the bus; returns the first one's error_text, "" when none. */
+/* Pops every error message off the bus; returns the first one's message_text, "" when none. */
 std::string first_error (GstBus * bus);
 
 /* Fails the test unless the element has the property `name` and it is read-only. */
