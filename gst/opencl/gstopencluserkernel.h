@@ -22,6 +22,7 @@
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
+#include "opencl/gstopenclkernelargs.h"
 
 G_BEGIN_DECLS
 
@@ -35,31 +36,6 @@ G_END_DECLS
 
 namespace gst_opencl {
 
-/* What the element gives an argument, found from its name, type and qualifiers. */
-enum class ArgRole
-{
-  InputImage, OutputImage, SrcBuffer, DstBuffer, SrcStride, DstStride, Width, Height, Time,
-  Frame, Parameter,
-};
-
-/* An OpenCL C scalar or vector type: kind 'i' (signed), 'u' (unsigned) or 'f' (floating). */
-struct ArgType
-{
-  char kind = 0;
-  unsigned bytes = 0;  /* of one lane */
-  unsigned lanes = 0;  /* 1, 2, 3, 4, 8 or 16 */
-  unsigned size () const { return bytes * (lanes == 3 ? 4 : lanes); }
-};
-
-struct KernelArgument
-{
-  cl_uint index = 0;
-  std::string name;
-  std::string type_name;  /* as the driver spells it: "float4", "uchar*", "image2d_t" */
-  ArgRole role = ArgRole::Parameter;
-  ArgType type;           /* scalars and vectors */
-};
-
 /* A built kernel and what its arguments are. Built once per source, never per frame. */
 struct UserKernel
 {
@@ -71,15 +47,6 @@ struct UserKernel
 
   bool has (ArgRole role) const;
   bool uses_images () const { return has (ArgRole::InputImage) || has (ArgRole::OutputImage); }
-};
-
-/* A kernel-argument value encoded for clSetKernelArg. */
-struct ParameterValue
-{
-  cl_uint index = 0;
-  std::string field;
-  ArgType type;
-  unsigned char bytes[128] = {};
 };
 
 /* A global or local size: absent (the default), a pair, or a scale of the frame's size. */
@@ -165,8 +132,6 @@ private:
   static std::string ProgramSettings::*program_text (guint offset);
 
   std::shared_ptr<UserKernel> build (ElementDevice & device, const ProgramSettings & settings);
-  std::vector<ParameterValue> bind_parameters (const UserKernel & kernel,
-      const GstStructure * parameters);
   void check_bindable (const UserKernel & kernel);
   void start_background_build (GstElement * element);
   void background_build (GstElement * element);
