@@ -26,10 +26,10 @@ gsize plane_rows (const GstVideoInfo * info, guint plane);
 /* Calls `copy (first_row, rows)` for the parts of a rectangular copy of `rows` rows of
  * `row_bytes` bytes between rows `pitch_a` and `pitch_b` bytes apart: once with every row, or,
  * in the one case a driver gets wrong, twice (all rows but the last, then the last). Mesa's
- * rusticl (25.0 to 26.1 at least; src/gallium/frontends/rusticl/core/memory.rs, sw_copy () for
- * clEnqueueRead/WriteBufferRect and Buffer::copy_rect () for clEnqueueCopyBufferRect) copies the
- * rows as one block of row_bytes * rows bytes when both pitches are equal and the number of ROWS
- * equals the pitch; it means the row width. With rows narrower than the pitch that block is
+ * rusticl (25.0.7: src/gallium/frontends/rusticl/core/memory.rs line 723, sw_copy (), behind
+ * clEnqueueReadBufferRect, clEnqueueWriteBufferRect and clEnqueueCopyBufferRect; still so in
+ * 26.1) copies the rows as one block of row_bytes * rows bytes when both pitches are equal and
+ * the number of ROWS equals the pitch; it means the row width. With rows narrower than the pitch that block is
  * wrong (a 1-byte-wide I420 chroma plane of 4 rows at stride 4, for one). Two parts never meet
  * that test and cost every driver one more command in that shape only. docs/testing.md. */
 template <typename Copy>
