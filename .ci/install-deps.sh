@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages (Debian 12; Debian 13 too), everything gst-opencl needs to
-# build, test and run its demo. Does nothing when all of it is already there.
+# build, test and run its demo. Does nothing when all of it is already there. Arguments name more
+# packages to install with them (.ci/debian13 adds mesa-opencl-icd, for rusticl).
 set -euo pipefail
 
 # The libFuzzer runtime (tests/fuzz/run.sh) must be that of Debian's default clang: 14 on
@@ -25,6 +26,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   xvfb xauth libgl1-mesa-dri
   clang "libclang-rt-$(clang_version)-dev"
+  "$@"
 )
 # The fuzz step's LeakSanitizer suppressions (tests/sanitize.supp) name functions: clang's
 # sanitizers need llvm-symbolizer to turn addresses into those names (Debian's clang does not

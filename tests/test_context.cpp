@@ -32,6 +32,19 @@ const char *chain = "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=
     "openclbilateral name=a ! openclbilateral name=b radius=2 ! "
     "openclbilateral name=c device=cpu ! fakesink";
 
+/* The device-name of `name` in the paused `pipeline`. */
+std::string
+device_name (GstElement * pipeline, const char *name)
+{
+  GstElement *element = by_name (pipeline, name);
+  gchar *text = nullptr;
+  g_object_get (element, "device-name", &text, nullptr);
+  std::string result = text ? text : "";
+  g_free (text);
+  gst_object_unref (element);
+  return result;
+}
+
 }  // namespace
 
 GST_START_TEST (test_chained_elements_share_one_context)
@@ -44,8 +57,26 @@ GST_START_TEST (test_chained_elements_share_one_context)
   GObject *context_c = testutil::element_context (c);
   fail_unless (context_a != nullptr);
   fail_unless (context_a == context_b, "neighbours run on different OpenCL contexts");
-  /* "cpu" is satisfied by the automatic choice here (PoCL is a CPU device). */
-  fail_unless (context_a == context_c);
+  /* "cpu" joins its neighbours' context when it names their device (the automatic choice or
+   * GST_OPENCL_DEVICE's), and gets one of its own otherwise (GST_OPENCL_DEVICE=rusticl with PoCL
+   * beside it, say). What it names is asked of an element alone in a pipeline. */
+  GstElement *alone = paused_pipeline ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=32,height=16 ! openclbilateral name=c device=cpu ! "
+      "fakesink");
+  const std::string cpu_device = device_name (alone, "c");
+  gst_element_set_state (alone, GST_STATE_NULL);
+  gst_object_unref (alone);
+  const std::string neighbours_device = device_name (pipeline, "a");
+  fail_if (cpu_device.empty () || neighbours_device.empty ());
+  /* Kept in a variable: the macro reads the pointer after a temporary's life. */
+  const std::string c_device = device_name (pipeline, "c");
+  fail_unless_equals_string (c_device.c_str (), cpu_device.c_str ());
+  if (cpu_device == neighbours_device)
+    fail_unless (context_a == context_c, "\"cpu\" is %s like its neighbours, yet has its own "
+        "context", cpu_device.c_str ());
+  else
+    fail_unless (context_a != context_c, "\"cpu\" is %s, its neighbours %s, yet they share "
+        "a context", cpu_device.c_str (), neighbours_device.c_str ());
   g_object_unref (context_a);
   g_object_unref (context_b);
   g_object_unref (context_c);

@@ -404,7 +404,8 @@ expected_path (GstElement * pipeline, GstElement * element)
  * the drivers should give it. */
 std::vector<std::vector<guint8>>
 run_frames (const std::string & launch, const char *probe = nullptr,
-    std::string * interop = nullptr, std::string * expected = nullptr)
+    std::string * interop = nullptr, std::string * expected = nullptr,
+    std::vector<std::string> *warnings = nullptr)
 {
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch (launch.c_str (), &error);
@@ -430,8 +431,23 @@ run_frames (const std::string & launch, const char *probe = nullptr,
     gst_sample_unref (sample);
     frames.push_back (std::move (bytes));
   }
-  GstMessage *message = gst_bus_poll (GST_ELEMENT_BUS (pipeline),
-      (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS), 0);
+  /* What the bus holds: the warnings (their texts), the first error or end of stream. */
+  GstMessage *message = nullptr;
+  while (GstMessage *next = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
+          (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_WARNING))) {
+    if (GST_MESSAGE_TYPE (next) == GST_MESSAGE_WARNING) {
+      GError *warning = nullptr;
+      gst_message_parse_warning (next, &warning, nullptr);
+      if (warnings)
+        warnings->push_back (warning->message);
+      g_clear_error (&warning);
+      gst_message_unref (next);
+    } else if (!message) {
+      message = next;
+    } else {
+      gst_message_unref (next);
+    }
+  }
   if (message) {
     std::string text;
     if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
@@ -594,6 +610,36 @@ GST_START_TEST (test_asking_for_host_copy)
 }
 GST_END_TEST;
 
+GST_START_TEST (test_asking_for_an_unavailable_path_warns)
+{
+  /* A path asked for by name: the element takes it when the drivers allow it, silently, and
+   * otherwise the best path they allow, with a WARNING on the bus naming the request. */
+  for (const char *asked : { "khr-gl-sharing", "external-memory", "host-copy" }) {
+    g_setenv ("GST_OPENCL_GL_INTEROP", asked, TRUE);
+    std::string interop, expected;
+    std::vector<std::string> warnings;
+    auto frames = run_frames (std::string (kSource) +
+        " ! glupload ! openclbilateral name=f ! gldownload ! " + kSink, "f", &interop,
+        &expected, &warnings);
+    g_unsetenv ("GST_OPENCL_GL_INTEROP");
+    fail_unless_equals_int (frames.size (), 4);
+    fail_unless_equals_string (interop.c_str (), expected.c_str ());
+    const std::string request = std::string ("GST_OPENCL_GL_INTEROP=") + asked;
+    size_t about_it = 0;
+    for (const auto & text : warnings)
+      if (contains (text, request.c_str ()))
+        about_it++;
+    g_printerr ("asked for %s: got %s, %zu warnings about it\n", asked, interop.c_str (),
+        about_it);
+    if (expected == asked)
+      fail_unless (about_it == 0, "%s is possible, yet a warning came", asked);
+    else
+      fail_unless (about_it > 0, "asked for %s, got %s without a warning on the bus", asked,
+          interop.c_str ());
+  }
+}
+GST_END_TEST;
+
 static Suite *
 gl_interop_suite (void)
 {
@@ -605,7 +651,7 @@ gl_interop_suite (void)
       test_histogram_draw_gl_matches_system, test_convolve3d_gl_matches_system,
       test_mandelbox_gl_matches_system, test_upload_from_gl_matches_system,
       test_download_to_gl_matches_system, test_system_memory_reports_none,
-      test_asking_for_host_copy);
+      test_asking_for_host_copy, test_asking_for_an_unavailable_path_warns);
   return suite;
 }
 

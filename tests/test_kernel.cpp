@@ -340,7 +340,7 @@ GST_START_TEST (test_parameters_change_while_playing)
   g_object_set (offset, "value", -0.125, nullptr);
   expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], half, -0.125), 1,
       "child value");
-  gst_child_proxy_set (GST_CHILD_PROXY (rig.k), "offset::value", 0.5);
+  gst_child_proxy_set (GST_CHILD_PROXY (rig.k), "offset::value", 0.5, nullptr);
   expect_same (rig.push (in), gain_offset_reference (in, FORMATS[0], half, 0.5), 1,
       "child proxy path");
 

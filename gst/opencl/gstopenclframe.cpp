@@ -57,10 +57,18 @@ copy_frame_from_device (cl::CommandQueue & queue, const cl::Buffer & buffer,
   for_each_plane (frame, device_info, blocking, [&](guint plane, bool wait,
           const std::array<size_t, 3> & device_origin,
           const std::array<size_t, 3> & host_origin, const std::array<size_t, 3> & region) {
-        queue.enqueueReadBufferRect (buffer, wait ? CL_TRUE : CL_FALSE, device_origin,
-            host_origin, region, device_info->stride[plane], 0,
-            GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane), 0,
-            GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+        const size_t device_pitch = device_info->stride[plane];
+        const size_t host_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+        for_each_rect_part (region[0], region[1], device_pitch, host_pitch,
+            [&](gsize first_row, gsize rows) {
+              const std::array<size_t, 3> part_device { device_origin[0], first_row, 0 };
+              const std::array<size_t, 3> part_host { host_origin[0], first_row, 0 };
+              const std::array<size_t, 3> part { region[0], rows, 1 };
+              const bool last = first_row + rows == region[1];
+              queue.enqueueReadBufferRect (buffer, wait && last ? CL_TRUE : CL_FALSE,
+                  part_device, part_host, part, device_pitch, 0, host_pitch, 0,
+                  GST_VIDEO_FRAME_PLANE_DATA (frame, plane));
+            });
         count_transfer (false, region[0] * region[1]);
       });
 }

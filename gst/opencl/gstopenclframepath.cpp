@@ -56,8 +56,16 @@ copy_on_device (cl::CommandQueue & queue, const GstOpenCLFrame & from, const Gst
       continue;
     const std::array<size_t, 3> from_origin { (size_t) from.info.offset[plane], 0, 0 };
     const std::array<size_t, 3> to_origin { (size_t) to.info.offset[plane], 0, 0 };
-    queue.enqueueCopyBufferRect (from.buffer, to.buffer, from_origin, to_origin, region,
-        (size_t) from.info.stride[plane], 0, (size_t) to.info.stride[plane], 0);
+    const size_t from_pitch = from.info.stride[plane];
+    const size_t to_pitch = to.info.stride[plane];
+    for_each_rect_part (region[0], region[1], from_pitch, to_pitch,
+        [&](gsize first_row, gsize rows) {
+          const std::array<size_t, 3> part_from { from_origin[0], first_row, 0 };
+          const std::array<size_t, 3> part_to { to_origin[0], first_row, 0 };
+          const std::array<size_t, 3> part { region[0], rows, 1 };
+          queue.enqueueCopyBufferRect (from.buffer, to.buffer, part_from, part_to, part,
+              from_pitch, 0, to_pitch, 0);
+        });
   }
 }
 
@@ -378,10 +386,17 @@ copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
         continue;
       const std::array<size_t, 3> device_origin { (size_t) target.info.offset[plane], 0, 0 };
       const std::array<size_t, 3> host_origin { 0, 0, 0 };
-      queue.enqueueWriteBufferRect (target.buffer, CL_FALSE, device_origin, host_origin, region,
-          (size_t) target.info.stride[plane], 0,
-          (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&upload.frame, plane), 0,
-          GST_VIDEO_FRAME_PLANE_DATA (&upload.frame, plane), nullptr, &upload.done);
+      const size_t device_pitch = target.info.stride[plane];
+      const size_t host_pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&upload.frame, plane);
+      for_each_rect_part (region[0], region[1], device_pitch, host_pitch,
+          [&](gsize first_row, gsize rows) {
+            const std::array<size_t, 3> part_device { device_origin[0], first_row, 0 };
+            const std::array<size_t, 3> part_host { host_origin[0], first_row, 0 };
+            const std::array<size_t, 3> part { region[0], rows, 1 };
+            queue.enqueueWriteBufferRect (target.buffer, CL_FALSE, part_device, part_host,
+                part, device_pitch, 0, host_pitch, 0,
+                GST_VIDEO_FRAME_PLANE_DATA (&upload.frame, plane), nullptr, &upload.done);
+          });
       count_transfer (true, region[0] * region[1]);
     }
   } catch (...) {

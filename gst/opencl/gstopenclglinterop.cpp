@@ -1073,9 +1073,14 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
     backend_.reset ();
     path = GlInteropPath::HostCopy;
   }
-  if (wanted != GlInteropPath::KhrGlSharing && path != wanted)
-    GST_WARNING_OBJECT (element, "GST_OPENCL_GL_INTEROP=%s is not possible here; using %s",
-        gl_interop_path_name (wanted), gl_interop_path_name (path));
+  /* A path asked for by name that cannot be had is said on the bus (unset, the best possible
+   * is taken without a word); the reasons go with it. */
+  const char *asked = g_getenv ("GST_OPENCL_GL_INTEROP");
+  if (asked && *asked && path != wanted)
+    GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
+        ("GST_OPENCL_GL_INTEROP=%s is not possible here; using %s",
+            gl_interop_path_name (wanted), gl_interop_path_name (path)),
+        ("%s", reasons.c_str ()));
   GST_INFO_OBJECT (element, "GL interop path: %s", gl_interop_path_name (path));
   path_ = path;
   return path;

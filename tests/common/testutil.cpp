@@ -227,7 +227,9 @@ run_pipeline_with_max_alloc (const char *max_alloc_bytes, const std::string & la
   return error;
 }
 
-/* The device an element picks automatically: the first GPU, else the first CPU device. */
+/* The device an element picks with an empty `device` property: the one GST_OPENCL_DEVICE names
+ * ("gpu", "cpu", "<platform name substring>[:<index>]", as gstopencldevice.cpp reads it), else
+ * the first GPU, else the first CPU device. */
 static cl_device_id
 default_device ()
 {
@@ -237,14 +239,61 @@ default_device ()
   std::vector<cl_platform_id> platforms (n_platforms);
   if (clGetPlatformIDs (n_platforms, platforms.data (), nullptr) != CL_SUCCESS)
     return nullptr;
-  for (cl_device_type type : { CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU }) {
+  auto first_of_type = [&](cl_device_type type) -> cl_device_id {
     for (cl_platform_id platform : platforms) {
       cl_device_id device = nullptr;
       if (clGetDeviceIDs (platform, type, 1, &device, nullptr) == CL_SUCCESS && device)
         return device;
     }
+    return nullptr;
+  };
+  gchar *wanted = g_strstrip (g_ascii_strdown (g_getenv ("GST_OPENCL_DEVICE") ?
+          g_getenv ("GST_OPENCL_DEVICE") : "", -1));
+  std::string text = wanted;
+  g_free (wanted);
+  if (text == "gpu")
+    return first_of_type (CL_DEVICE_TYPE_GPU);
+  if (text == "cpu")
+    return first_of_type (CL_DEVICE_TYPE_CPU);
+  if (!text.empty ()) {
+    std::string substring = text;
+    cl_uint index = 0;
+    const size_t colon = text.rfind (':');
+    if (colon != std::string::npos && colon + 1 < text.size () &&
+        text.find_first_not_of ("0123456789", colon + 1) == std::string::npos) {
+      substring = text.substr (0, colon);
+      index = (cl_uint) std::stoul (text.substr (colon + 1));
+    }
+    for (cl_platform_id platform : platforms) {
+      char name[256] = { 0 };
+      clGetPlatformInfo (platform, CL_PLATFORM_NAME, sizeof (name) - 1, name, nullptr);
+      gchar *lower = g_ascii_strdown (name, -1);
+      const bool match = std::string (lower).find (substring) != std::string::npos;
+      g_free (lower);
+      cl_uint count = 0;
+      if (!match || clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) !=
+          CL_SUCCESS || index >= count)
+        continue;
+      std::vector<cl_device_id> devices (count);
+      if (clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, count, devices.data (), nullptr) ==
+          CL_SUCCESS)
+        return devices[index];
+    }
+    return nullptr;
   }
-  return nullptr;
+  cl_device_id device = first_of_type (CL_DEVICE_TYPE_GPU);
+  return device ? device : first_of_type (CL_DEVICE_TYPE_CPU);
+}
+
+guint64
+default_device_local_mem_bytes ()
+{
+  cl_device_id device = default_device ();
+  cl_ulong bytes = 0;
+  if (!device || clGetDeviceInfo (device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof (bytes), &bytes,
+          nullptr) != CL_SUCCESS)
+    return 0;
+  return bytes;
 }
 
 std::string

@@ -78,9 +78,13 @@ std::string run_pipeline (GstElement * pipeline, int timeout_s = 120);
 std::string run_pipeline_with_max_alloc (const char *max_alloc_bytes,
     const std::string & launch_line);
 
-/* CL_DEVICE_VENDOR of the device an element picks automatically (the first GPU, else the first
- * CPU device), or "" without OpenCL devices. */
+/* CL_DEVICE_VENDOR of the device an element picks with an empty `device` property (the one
+ * GST_OPENCL_DEVICE names, else the first GPU, else the first CPU device), or "" without OpenCL
+ * devices. */
 std::string default_device_vendor ();
+
+/* CL_DEVICE_LOCAL_MEM_SIZE of that device, 0 without one. */
+guint64 default_device_local_mem_bytes ();
 
 /* The loaded plugin's counters of bytes moved to and from the device (counting needs
  * GST_OPENCL_COUNT_TRANSFERS=1 before the plugin first moves a frame); a program's own copy of
