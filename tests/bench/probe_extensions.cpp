@@ -10,24 +10,27 @@
 #include <string>
 #include <vector>
 
+/* A string property of a platform or device, through its clGet*Info. */
+template<typename Object, typename Info> static std::string
+info_text (cl_int (*get) (Object, Info, size_t, void *, size_t *), Object object, Info what)
+{
+  size_t size = 0;
+  get (object, what, 0, nullptr, &size);
+  std::string text (size, '\0');
+  get (object, what, size, text.data (), nullptr);
+  return text.c_str ();
+}
+
 static std::string
 platform_text (cl_platform_id platform, cl_platform_info what)
 {
-  size_t size = 0;
-  clGetPlatformInfo (platform, what, 0, nullptr, &size);
-  std::string text (size, '\0');
-  clGetPlatformInfo (platform, what, size, text.data (), nullptr);
-  return text.c_str ();
+  return info_text (clGetPlatformInfo, platform, what);
 }
 
 static std::string
 device_text (cl_device_id device, cl_device_info what)
 {
-  size_t size = 0;
-  clGetDeviceInfo (device, what, 0, nullptr, &size);
-  std::string text (size, '\0');
-  clGetDeviceInfo (device, what, size, text.data (), nullptr);
-  return text.c_str ();
+  return info_text (clGetDeviceInfo, device, what);
 }
 
 int
