@@ -51,24 +51,13 @@
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_transfer_debug);
 #define GST_CAT_DEFAULT gst_opencl_transfer_debug
 
+using gst_opencl::device_of;
+using gst_opencl::port_of;
+
 /* Every format an element of the plugin reads or writes. */
 #define TRANSFER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, I420, NV12 }"
 
-struct GstOpenCLTransferPrivate
-{
-  gst_opencl::FramePort in_port;
-  gst_opencl::FramePort out_port;
-};
-
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLTransfer, gst_opencl_transfer,
-    GST_TYPE_OPENCL_BASE_TRANSFORM);
-
-static GstOpenCLTransferPrivate *
-get_priv (GstOpenCLTransfer * self)
-{
-  return static_cast<GstOpenCLTransferPrivate *> (
-      gst_opencl_transfer_get_instance_private (self));
-}
+G_DEFINE_ABSTRACT_TYPE (GstOpenCLTransfer, gst_opencl_transfer, GST_TYPE_OPENCL_BASE_TRANSFORM);
 
 static gboolean
 to_device (GstOpenCLTransfer * self)
@@ -76,32 +65,9 @@ to_device (GstOpenCLTransfer * self)
   return GST_OPENCL_TRANSFER_GET_CLASS (self)->to_device;
 }
 
-static gst_opencl::ElementDevice &
-element_device (GstOpenCLTransfer * self)
-{
-  return gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (self));
-}
-
 static void
-gst_opencl_transfer_init (GstOpenCLTransfer * self)
+gst_opencl_transfer_init (GstOpenCLTransfer *)
 {
-  new (gst_opencl_transfer_get_instance_private (self)) GstOpenCLTransferPrivate ();
-}
-
-static void
-gst_opencl_transfer_finalize (GObject * object)
-{
-  get_priv (GST_OPENCL_TRANSFER (object))->~GstOpenCLTransferPrivate ();
-  G_OBJECT_CLASS (gst_opencl_transfer_parent_class)->finalize (object);
-}
-
-static gboolean
-gst_opencl_transfer_stop (GstBaseTransform * trans)
-{
-  auto *priv = get_priv (GST_OPENCL_TRANSFER (trans));
-  priv->in_port.reset ();
-  priv->out_port.reset ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_transfer_parent_class)->stop (trans);
 }
 
 /* The caps with every structure's memory feature replaced: OpenCL memory or system memory. */
@@ -168,26 +134,10 @@ gst_opencl_transfer_transform_caps (GstBaseTransform * trans, GstPadDirection di
 static gboolean
 gst_opencl_transfer_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
-  auto *self = GST_OPENCL_TRANSFER (trans);
-  auto *priv = get_priv (self);
-  GstVideoInfo in_info, out_info;
-  if (!gst_video_info_from_caps (&in_info, incaps) ||
-      !gst_video_info_from_caps (&out_info, outcaps)) {
-    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("invalid caps"),
-        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
-    return FALSE;
-  }
-  /* A frame the device cannot hold is refused here, with its size, not later by a pool. */
-  if (!GST_OPENCL_GUARD (trans, "cannot configure the transfer", [&]() {
-        gst_opencl::check_frame_fits (element_device (self).device (), &in_info);
-      }))
-    return FALSE;
   gst_base_transform_set_passthrough (trans, gst_caps_is_equal (incaps, outcaps));
-  priv->in_port.configure (&in_info, gst_opencl::GlBridge::caps_are_gl (incaps));
-  priv->out_port.configure (&out_info, gst_opencl::GlBridge::caps_are_gl (outcaps));
-  return gst_opencl::configure_ports (GST_ELEMENT (trans), element_device (self),
-      gst_opencl_base_transform_gl (GST_OPENCL_BASE_TRANSFORM (trans)), &priv->in_port,
-      &priv->out_port);
+  GstVideoInfo in_info, out_info;
+  return gst_opencl_base_transform_configure_ports (GST_OPENCL_BASE_TRANSFORM (trans), incaps,
+      outcaps, &in_info, &out_info);
 }
 
 /* Upload: the frame is copied into the output's OpenCL memory, on the device from GL or OpenCL
@@ -195,13 +145,12 @@ gst_opencl_transfer_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCap
 static void
 upload (GstOpenCLTransfer * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  auto *priv = get_priv (self);
-  auto & device = element_device (self);
+  auto & device = device_of (self);
   gst_opencl::DeviceFrameView view;
   if (!gst_opencl::buffer_device_frame (outbuf, device.context (), true, &view))
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed,
         "an output buffer under OpenCL-memory caps is not OpenCL memory of this element");
-  gst_opencl::copy_frame_in (device, priv->in_port, inbuf,
+  gst_opencl::copy_frame_in (device, port_of (self, GST_PAD_SINK), inbuf,
       GstOpenCLFrame { view.buffer, view.info });
   gst_opencl::opencl_memory_written (gst_buffer_peek_memory (outbuf, 0));
 }
@@ -212,14 +161,14 @@ upload (GstOpenCLTransfer * self, GstBuffer * inbuf, GstBuffer * outbuf)
 static void
 download (GstOpenCLTransfer * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  auto *priv = get_priv (self);
-  auto & device = element_device (self);
+  auto & device = device_of (self);
   gst_opencl::DeviceFrameView view;
   if (gst_opencl::buffer_device_frame (inbuf, device.context (), false, &view))
-    gst_opencl::copy_frame_out (device, priv->out_port, GstOpenCLFrame { view.buffer,
-            view.info }, outbuf);
+    gst_opencl::copy_frame_out (device, port_of (self, GST_PAD_SRC),
+        GstOpenCLFrame { view.buffer, view.info }, outbuf);
   else
-    gst_opencl::copy_frame_on_host (priv->in_port, inbuf, priv->out_port, outbuf);
+    gst_opencl::copy_frame_on_host (port_of (self, GST_PAD_SINK), inbuf,
+        port_of (self, GST_PAD_SRC), outbuf);
 }
 
 static GstFlowReturn
@@ -239,17 +188,14 @@ gst_opencl_transfer_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstB
 static void
 gst_opencl_transfer_class_init (GstOpenCLTransferClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_transfer_debug, "opencltransfer", 0,
       "OpenCL upload and download");
 
-  gobject_class->finalize = gst_opencl_transfer_finalize;
   /* The copy is the element's job: system memory stays system memory. */
   GST_OPENCL_BASE_TRANSFORM_CLASS (klass)->host_frames_on_device = FALSE;
   trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->stop = gst_opencl_transfer_stop;
   /* GstBaseTransform's fixation: an upload or download offered OpenCL memory downstream does
    * not prefer it (that would make it pass frames through). */
   gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));

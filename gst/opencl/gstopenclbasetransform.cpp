@@ -4,6 +4,8 @@
 
 #include <new>
 
+#include "opencl/gstopenclframepath.h"
+#include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
@@ -20,6 +22,8 @@ struct GstOpenCLBaseTransformPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
+  gst_opencl::FramePort in_port;    /* frames in (in-place elements use only this one) */
+  gst_opencl::FramePort out_port;   /* frames out */
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLBaseTransform, gst_opencl_base_transform,
@@ -101,6 +105,8 @@ static gboolean
 gst_opencl_base_transform_stop (GstBaseTransform * trans)
 {
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
+  priv->in_port.reset ();
+  priv->out_port.reset ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
@@ -283,4 +289,39 @@ gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass)
   auto *plain = GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM));
   trans_class->transform_caps = plain->transform_caps;
   trans_class->fixate_caps = plain->fixate_caps;
+}
+
+gst_opencl::FramePort &
+gst_opencl_base_transform_port (GstOpenCLBaseTransform * self, GstPadDirection side)
+{
+  auto *priv = get_priv (self);
+  return side == GST_PAD_SINK ? priv->in_port : priv->out_port;
+}
+
+gboolean
+gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self, GstCaps * incaps,
+    GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info, bool *context_changed)
+{
+  auto *trans = GST_BASE_TRANSFORM (self);
+  auto *priv = get_priv (self);
+  if (!gst_video_info_from_caps (in_info, incaps) ||
+      !gst_video_info_from_caps (out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("invalid caps"),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  /* A frame the device cannot hold is refused here, with its size, not later by a pool. */
+  if (!GST_OPENCL_GUARD (self, "cannot configure the element", [&]() {
+        if (!priv->device.started ())
+          throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
+        gst_opencl::check_frame_fits (priv->device.device (), in_info);
+        gst_opencl::check_frame_fits (priv->device.device (), out_info);
+      }))
+    return FALSE;
+  const bool in_place = gst_base_transform_is_in_place (trans);
+  priv->in_port.configure (in_info, gst_opencl::GlBridge::caps_are_gl (incaps));
+  priv->out_port.configure (out_info, gst_opencl::GlBridge::caps_are_gl (outcaps));
+  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps);
+  return gst_opencl::configure_ports (GST_ELEMENT (self), priv->device, priv->gl,
+      &priv->in_port, in_place ? &priv->in_port : &priv->out_port, context_changed);
 }

@@ -15,6 +15,7 @@
 #include <gst/video/video.h>
 
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclgl.h"
 
 G_BEGIN_DECLS
@@ -47,3 +48,34 @@ gst_opencl::ElementDevice & gst_opencl_base_transform_device (GstOpenCLBaseTrans
 
 /* The element's GL display and context. */
 gst_opencl::GlBridge & gst_opencl_base_transform_gl (GstOpenCLBaseTransform * self);
+
+/* The element's frame ports: GST_PAD_SINK for frames in, GST_PAD_SRC for frames out (in-place
+ * elements use only the sink one). Configured by gst_opencl_base_transform_configure_ports (),
+ * reset at stop. */
+gst_opencl::FramePort & gst_opencl_base_transform_port (GstOpenCLBaseTransform * self,
+    GstPadDirection side);
+
+/* For set_caps of video elements: reads both caps into `in_info` and `out_info` (an element
+ * error when they are not video caps), refuses frames the device cannot hold, and configures the
+ * ports and their GL interop. When khr-gl-sharing replaced the element's context,
+ * *context_changed is set (the caller drops its own buffers). FALSE after an element error. */
+gboolean gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self,
+    GstCaps * incaps, GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info,
+    bool *context_changed = nullptr);
+
+namespace gst_opencl {
+
+/* The same two, for an element of any class derived from GstOpenCLBaseTransform. */
+template<typename Element> ElementDevice &
+device_of (Element * element)
+{
+  return gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (element));
+}
+
+template<typename Element> FramePort &
+port_of (Element * element, GstPadDirection side)
+{
+  return gst_opencl_base_transform_port (GST_OPENCL_BASE_TRANSFORM (element), side);
+}
+
+}  // namespace gst_opencl

@@ -13,7 +13,6 @@
  * goes on untouched (passthrough, no copy). */
 #include "opencl/gstopenclfilter.h"
 
-#include <new>
 
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopencllimits.h"
@@ -22,79 +21,25 @@
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
-struct GstOpenCLFilterPrivate
-{
-  gst_opencl::FramePort in_port;   /* in place: both ways */
-  gst_opencl::FramePort out_port;
-};
+using gst_opencl::device_of;
+using gst_opencl::port_of;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLFilter, gst_opencl_filter,
-    GST_TYPE_OPENCL_BASE_TRANSFORM);
-
-static GstOpenCLFilterPrivate *
-get_priv (GstOpenCLFilter * filter)
-{
-  return static_cast<GstOpenCLFilterPrivate *> (gst_opencl_filter_get_instance_private (filter));
-}
-
-static gst_opencl::ElementDevice &
-element_device (GstOpenCLFilter * filter)
-{
-  return gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (filter));
-}
+G_DEFINE_ABSTRACT_TYPE (GstOpenCLFilter, gst_opencl_filter, GST_TYPE_OPENCL_BASE_TRANSFORM);
 
 static void
-gst_opencl_filter_init (GstOpenCLFilter * filter)
+gst_opencl_filter_init (GstOpenCLFilter *)
 {
-  new (gst_opencl_filter_get_instance_private (filter)) GstOpenCLFilterPrivate ();
-}
-
-static void
-gst_opencl_filter_finalize (GObject * object)
-{
-  get_priv (GST_OPENCL_FILTER (object))->~GstOpenCLFilterPrivate ();
-  G_OBJECT_CLASS (gst_opencl_filter_parent_class)->finalize (object);
-}
-
-static gboolean
-gst_opencl_filter_stop (GstBaseTransform * trans)
-{
-  auto *priv = get_priv (GST_OPENCL_FILTER (trans));
-  priv->in_port.reset ();
-  priv->out_port.reset ();
-  return GST_BASE_TRANSFORM_CLASS (gst_opencl_filter_parent_class)->stop (trans);
 }
 
 static gboolean
 gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
   auto *filter = GST_OPENCL_FILTER (trans);
-  auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
-  auto & device = element_device (filter);
-
   GstVideoInfo in_info, out_info;
-  if (!gst_video_info_from_caps (&in_info, incaps) ||
-      !gst_video_info_from_caps (&out_info, outcaps)) {
-    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("invalid caps"),
-        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  if (!gst_opencl_base_transform_configure_ports (GST_OPENCL_BASE_TRANSFORM (trans), incaps,
+          outcaps, &in_info, &out_info))
     return FALSE;
-  }
-  const bool in_place = gst_base_transform_is_in_place (trans);
-  priv->in_port.configure (&in_info, gst_opencl::GlBridge::caps_are_gl (incaps));
-  priv->out_port.configure (&out_info, gst_opencl::GlBridge::caps_are_gl (outcaps));
-  if (!GST_OPENCL_GUARD (trans, "cannot configure the filter", [&]() {
-        if (!device.started ())
-          throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
-        gst_opencl::check_frame_fits (device.device (), &in_info);
-        gst_opencl::check_frame_fits (device.device (), &out_info);
-      }))
-    return FALSE;
-  if (!gst_opencl::configure_ports (GST_ELEMENT (trans), device,
-          gst_opencl_base_transform_gl (GST_OPENCL_BASE_TRANSFORM (trans)), &priv->in_port,
-          in_place ? &priv->in_port : &priv->out_port))
-    return FALSE;
-  GST_DEBUG_OBJECT (trans, "in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps);
   return klass->set_info ? klass->set_info (filter, &in_info, &out_info) : TRUE;
 }
 
@@ -114,15 +59,15 @@ static GstFlowReturn
 gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   auto *filter = GST_OPENCL_FILTER (trans);
-  auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
-  auto & device = element_device (filter);
+  auto & device = device_of (filter);
+  auto & in_port = port_of (filter, GST_PAD_SINK);
 
   gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame processing failed", [&]() {
     try {
-      gst_opencl::FrameTrip in (device, priv->in_port, inbuf, gst_opencl::FrameAccess::Read);
-      gst_opencl::FrameTrip out (device, priv->out_port, outbuf,
+      gst_opencl::FrameTrip in (device, in_port, inbuf, gst_opencl::FrameAccess::Read);
+      gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), outbuf,
           gst_opencl::FrameAccess::Write);
       processed = klass->process (filter, &in.frame (), &out.frame ());
       if (!processed) {
@@ -132,7 +77,7 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
       in.finish (false);
       const bool waited = out.finish (true);
       if (waited)
-        priv->in_port.release_uploaded (false);
+        in_port.release_uploaded (false);
       device.end_frame (waited);
     } catch (...) {
       device.discard_frame ();
@@ -149,9 +94,9 @@ static GstFlowReturn
 gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   auto *filter = GST_OPENCL_FILTER (trans);
-  auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_FILTER_GET_CLASS (filter);
-  auto & device = element_device (filter);
+  auto & device = device_of (filter);
+  auto & in_port = port_of (filter, GST_PAD_SINK);
   if (!klass->process_ip) {
     GST_ELEMENT_ERROR (trans, CORE, NOT_IMPLEMENTED, ("no in-place processing"),
         ("%s has no process_ip", G_OBJECT_TYPE_NAME (trans)));
@@ -164,7 +109,7 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame analysis failed", [&]() {
     try {
-      gst_opencl::FrameTrip frame (device, priv->in_port, buffer, writable ?
+      gst_opencl::FrameTrip frame (device, in_port, buffer, writable ?
           gst_opencl::FrameAccess::ReadWrite : gst_opencl::FrameAccess::Read);
       gboolean written = FALSE;
       processed = klass->process_ip (filter, &frame.frame (), writable, &written);
@@ -175,7 +120,7 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       if (!frame.finish (written && writable))
         device.device ().queue.finish ();
       /* The upload is complete: the frame goes on without a reference of ours. */
-      priv->in_port.release_uploaded (false);
+      in_port.release_uploaded (false);
       device.finish_frame ();
     } catch (...) {
       device.discard_frame ();
@@ -188,11 +133,8 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 static void
 gst_opencl_filter_class_init (GstOpenCLFilterClass * klass)
 {
-  auto *gobject_class = G_OBJECT_CLASS (klass);
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->finalize = gst_opencl_filter_finalize;
-  trans_class->stop = gst_opencl_filter_stop;
   trans_class->set_caps = gst_opencl_filter_set_caps;
   trans_class->transform = gst_opencl_filter_transform;
   /* Used only by elements that call gst_opencl_filter_set_analysis (). */
@@ -220,12 +162,12 @@ gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames
 gst_opencl::Device &
 gst_opencl_filter_device (GstOpenCLFilter * filter)
 {
-  return element_device (filter).device ();
+  return device_of (filter).device ();
 }
 
 void
 gst_opencl_filter_launch (GstOpenCLFilter * filter, const cl::Kernel & kernel,
     const cl::NDRange & global, const cl::NDRange & local)
 {
-  element_device (filter).launch (kernel, global, local);
+  device_of (filter).launch (kernel, global, local);
 }

@@ -19,6 +19,9 @@
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
+using gst_opencl::device_of;
+using gst_opencl::port_of;
+
 namespace {
 
 /* What output n copies from input n. */
@@ -36,9 +39,6 @@ struct FrameStamp
 
 struct GstOpenCLTemporalFilterPrivate
 {
-  gst_opencl::FramePort in_port;    /* frames into the window */
-  gst_opencl::FramePort out_port;   /* outputs */
-
   /* State derived from caps. */
   bool configured = false;
   GstVideoInfo info {};
@@ -63,12 +63,6 @@ get_priv (GstOpenCLTemporalFilter * filter)
       gst_opencl_temporal_filter_get_instance_private (filter));
 }
 
-static gst_opencl::ElementDevice &
-element_device (GstOpenCLTemporalFilter * filter)
-{
-  return gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (filter));
-}
-
 static void
 gst_opencl_temporal_filter_init (GstOpenCLTemporalFilter * filter)
 {
@@ -82,13 +76,13 @@ reset_window (GstOpenCLTemporalFilter * filter)
 {
   auto *priv = get_priv (filter);
   try {
-    priv->in_port.release_uploaded (true);
+    port_of (filter, GST_PAD_SINK).release_uploaded (true);
   } catch (const std::exception & e) {
     GST_WARNING_OBJECT (filter, "waiting for uploads: %s", e.what ());
   }
   priv->received = 0;
   priv->next_output = 0;
-  element_device (filter).discard_frame ();
+  device_of (filter).discard_frame ();
 }
 
 static void
@@ -109,8 +103,6 @@ gst_opencl_temporal_filter_stop (GstBaseTransform * trans)
   priv->configured = false;
   gst_clear_caps (&priv->caps);
   priv->ring = GstOpenCLFrameRing {};
-  priv->in_port.reset ();
-  priv->out_port.reset ();
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_temporal_filter_parent_class)->stop (trans);
 }
 
@@ -122,27 +114,21 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   auto *priv = get_priv (filter);
   auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
 
+  reset_window (filter);
+  priv->configured = false;
   GstVideoInfo info, out_info;
-  if (!gst_video_info_from_caps (&info, incaps) ||
-      !gst_video_info_from_caps (&out_info, outcaps) ||
-      !gst_video_info_is_equal (&info, &out_info) || GST_VIDEO_INFO_N_PLANES (&info) != 1) {
+  bool context_changed = false;
+  if (!gst_opencl_base_transform_configure_ports (GST_OPENCL_BASE_TRANSFORM (trans), incaps,
+          outcaps, &info, &out_info, &context_changed))
+    return FALSE;
+  if (!gst_video_info_is_equal (&info, &out_info) || GST_VIDEO_INFO_N_PLANES (&info) != 1) {
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("invalid caps"),
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  reset_window (filter);
-  priv->configured = false;
   gst_caps_replace (&priv->caps, incaps);
   priv->info = info;
-
-  auto & element = element_device (filter);
-  priv->in_port.configure (&info, gst_opencl::GlBridge::caps_are_gl (incaps));
-  priv->out_port.configure (&out_info, gst_opencl::GlBridge::caps_are_gl (outcaps));
-  bool context_changed = false;
-  if (!gst_opencl::configure_ports (GST_ELEMENT (trans), element,
-          gst_opencl_base_transform_gl (GST_OPENCL_BASE_TRANSFORM (trans)), &priv->in_port,
-          &priv->out_port, &context_changed))
-    return FALSE;
+  auto & element = device_of (filter);
   if (context_changed)
     priv->ring.buffer = cl::Buffer ();
 
@@ -197,7 +183,8 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
   GstOpenCLFrame target { priv->ring.buffer, priv->ring.info };
   target.info.offset[0] = (gsize) slot * priv->ring.slot_bytes;
   if (!GST_OPENCL_GUARD (filter, "cannot copy the frame into the window", [&]() {
-        gst_opencl::copy_frame_in (element_device (filter), priv->in_port, input, target);
+        gst_opencl::copy_frame_in (device_of (filter), port_of (filter, GST_PAD_SINK), input,
+            target);
       }))
     return GST_FLOW_ERROR;
 
@@ -276,12 +263,12 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
     slots[l] = slot_of (priv, (gint64) priv->next_output - (gint64) priv->radius + l);
 
   GstBuffer *buffer = new_output_buffer (filter);
-  auto & device = element_device (filter);
+  auto & device = device_of (filter);
   auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
   gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (filter, "frame processing failed", [&]() {
     try {
-      gst_opencl::FrameTrip out (device, priv->out_port, buffer,
+      gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), buffer,
           gst_opencl::FrameAccess::Write);
       processed = klass->process (filter, &priv->ring, slots, &out.frame ());
       if (!processed) {
@@ -437,5 +424,5 @@ gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass
 gst_opencl::ElementDevice &
 gst_opencl_temporal_filter_element_device (GstOpenCLTemporalFilter * filter)
 {
-  return element_device (filter);
+  return device_of (filter);
 }
