@@ -10,13 +10,16 @@
 #   they skip. The pipeline scripts need gst-launch-1.0's plugins and are not run.
 #   GPU_SUITE_JOBS=N runs N test programs at once (default 1);
 #   GPU_SUITE_LOGS=DIR keeps each program's whole output as DIR/NAME.log.
+#   The H.264 clips of the CUDA test are taken from BUILD_DIR/clips (tests/bench/pack-gpu.sh puts
+#   them there) unless GST_OPENCL_TEST_CLIPS names another folder.
 set -uo pipefail
 build=$(cd "${1:?usage: gpu-suite.sh BUILD_DIR [test ...]}" && pwd)
 shift
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(layer hostile context exit errors no_platform memory bilateral
   histogram sort sort_layer convolution_layer convolve3d multiconvolve mandelbox reliability gl
-  gl_interop frame_path media kernel new_element)
+  gl_interop frame_path media kernel new_element cuda)
+export GST_OPENCL_TEST_CLIPS=${GST_OPENCL_TEST_CLIPS:-$build/clips}
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin
 export CK_DEFAULT_TIMEOUT=600 GST_DEBUG=${GST_DEBUG:-*:1}
 # Kernel variants: each family's default for the device, as in meson test (no timing, no cache).

@@ -43,6 +43,7 @@
 
 #include <gst/video/video.h>
 
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
@@ -70,15 +71,13 @@ gst_opencl_transfer_init (GstOpenCLTransfer *)
 {
 }
 
-/* The caps with every structure's memory feature replaced: OpenCL memory or system memory. */
+/* The caps with every structure's memory feature replaced by `feature`. */
 static GstCaps *
-with_memory_feature (GstCaps * caps, bool opencl)
+with_memory_feature (GstCaps * caps, const char *feature)
 {
   GstCaps *result = gst_caps_copy (caps);
-  for (guint i = 0; i < gst_caps_get_size (result); i++) {
-    gst_caps_set_features (result, i, gst_caps_features_new (opencl ?
-            GST_CAPS_FEATURE_MEMORY_OPENCL : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, nullptr));
-  }
+  for (guint i = 0; i < gst_caps_get_size (result); i++)
+    gst_caps_set_features (result, i, gst_caps_features_new (feature, nullptr));
   return result;
 }
 
@@ -117,11 +116,16 @@ gst_opencl_transfer_transform_caps (GstBaseTransform * trans, GstPadDirection di
   const bool towards_device_side = (direction == GST_PAD_SINK) == uploads;
   GstCaps *result;
   if (towards_device_side) {
-    result = with_memory_feature (caps, true);
+    result = with_memory_feature (caps, GST_CAPS_FEATURE_MEMORY_OPENCL);
   } else {
-    result = with_memory_feature (caps, false);
+    result = with_memory_feature (caps, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY);
     result = gst_caps_merge (result, in_gl_memory (caps));
-    result = gst_caps_merge (result, with_memory_feature (caps, true));
+    /* CUDA memory where the device reaches it (nvh264dec, cudaupload, cudadownload). */
+    if (gst_opencl_base_transform_cuda_negotiable (GST_OPENCL_BASE_TRANSFORM (trans)))
+      result = gst_caps_merge (result, with_memory_feature (caps,
+              GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
+    result = gst_caps_merge (result, with_memory_feature (caps,
+            GST_CAPS_FEATURE_MEMORY_OPENCL));
   }
   if (filter) {
     GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -215,6 +219,8 @@ add_transfer_templates (GstElementClass * element_class, bool to_device)
   GstCaps *opencl = gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), "
       "format=(string)" TRANSFER_FORMATS);
   GstCaps *host_side = gst_caps_merge (gst_caps_ref (system), in_gl_memory (system));
+  host_side = gst_caps_merge (host_side, with_memory_feature (system,
+          GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
   GstCaps *sink = gst_caps_merge (gst_caps_ref (to_device ? host_side : opencl),
       gst_caps_ref (to_device ? opencl : host_side));
   GstCaps *src = gst_caps_merge (gst_caps_ref (to_device ? opencl : host_side),

@@ -22,6 +22,7 @@ struct GstOpenCLBaseTransformPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
+  gst_opencl::CudaBridge cuda;
   gst_opencl::FramePort in_port;    /* frames in (in-place elements use only this one) */
   gst_opencl::FramePort out_port;   /* frames out */
 };
@@ -76,6 +77,7 @@ gst_opencl_base_transform_set_context (GstElement * element, GstContext * contex
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (element));
   priv->device.set_context (element, context);
   priv->gl.set_context (element, context);
+  priv->cuda.set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_base_transform_parent_class)->set_context (element, context);
 }
 
@@ -86,7 +88,8 @@ gst_opencl_base_transform_query (GstBaseTransform * trans, GstPadDirection direc
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       (priv->device.handle_context_query (GST_ELEMENT (trans), query) ||
-          priv->gl.handle_context_query (GST_ELEMENT (trans), query)))
+          priv->gl.handle_context_query (GST_ELEMENT (trans), query) ||
+          priv->cuda.handle_context_query (GST_ELEMENT (trans), query)))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->query (trans,
       direction, query);
@@ -108,6 +111,7 @@ gst_opencl_base_transform_stop (GstBaseTransform * trans)
   priv->in_port.reset ();
   priv->out_port.reset ();
   priv->gl.reset ();
+  priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (trans));
   return TRUE;
 }
@@ -118,7 +122,7 @@ caps_take_host_frames (GstOpenCLBaseTransform * self, GstCaps * caps, GstVideoIn
 {
   auto *klass = GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self);
   if (!klass->host_frames_on_device || !gst_opencl::host_frames_enabled () || !caps ||
-      gst_opencl::caps_are_opencl_memory (caps) ||
+      gst_opencl::caps_are_opencl_memory (caps) || gst_opencl::caps_are_cuda (caps) ||
       gst_opencl::GlBridge::caps_are_gl (caps) || !get_priv (self)->device.started ())
     return false;
   return gst_video_info_from_caps (info, caps) && info->size > 0;
@@ -176,9 +180,13 @@ gst_opencl_base_transform_decide_allocation (GstBaseTransform * trans, GstQuery 
   if (caps && gst_opencl::GlBridge::caps_are_gl (caps) &&
       !priv->gl.decide_allocation (GST_ELEMENT (trans), query))
     return FALSE;
+  const bool cuda = caps && gst_opencl::caps_are_cuda (caps);
+  if (cuda && !priv->cuda.decide_allocation (GST_ELEMENT (trans), query,
+          gst_opencl_base_transform_cuda_device (self)))
+    return FALSE;
   GstVideoInfo info;
   bool failed = false;
-  if (caps && !gst_opencl::GlBridge::caps_are_gl (caps) && priv->device.started ())
+  if (caps && !cuda && !gst_opencl::GlBridge::caps_are_gl (caps) && priv->device.started ())
     gst_opencl::decide_frame_pool (GST_ELEMENT (trans), query, priv->device.context (),
         caps_take_host_frames (self, caps, &info), &failed);
   if (failed)
@@ -203,10 +211,11 @@ gst_opencl_base_transform_before_transform (GstBaseTransform * trans, GstBuffer 
  * OpenCL memory first, so a chain of the plugin's elements keeps its frames on the device while
  * other elements downstream still get system memory. GL memory stays GL memory. */
 static GstCaps *
-gst_opencl_base_transform_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps * caps,
-    GstCaps * filter)
+gst_opencl_base_transform_transform_caps (GstBaseTransform * trans, GstPadDirection,
+    GstCaps * caps, GstCaps * filter)
 {
-  return gst_opencl::transform_caps_any_memory (caps, filter);
+  return gst_opencl::transform_caps_any_memory (caps, filter,
+      gst_opencl_base_transform_cuda_negotiable (GST_OPENCL_BASE_TRANSFORM (trans)));
 }
 
 /* Of the output caps downstream accepts, OpenCL memory is taken when it is there: the next
@@ -319,9 +328,32 @@ gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self, GstCap
       }))
     return FALSE;
   const bool in_place = gst_base_transform_is_in_place (trans);
-  priv->in_port.configure (in_info, gst_opencl::GlBridge::caps_are_gl (incaps));
-  priv->out_port.configure (out_info, gst_opencl::GlBridge::caps_are_gl (outcaps));
+  priv->in_port.configure (in_info, gst_opencl::frame_memory_of (incaps));
+  priv->out_port.configure (out_info, gst_opencl::frame_memory_of (outcaps));
+  if ((priv->in_port.cuda () || priv->out_port.cuda ()) &&
+      gst_opencl_base_transform_cuda_device (self) < 0) {
+    std::string why;
+    gst_opencl::cuda_device_of (priv->device.device (), &why);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("frames in CUDA memory cannot reach %s",
+            priv->device.device ().name.c_str ()), ("%s", why.c_str ()));
+    return FALSE;
+  }
   GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps);
   return gst_opencl::configure_ports (GST_ELEMENT (self), priv->device, priv->gl,
       &priv->in_port, in_place ? &priv->in_port : &priv->out_port, context_changed);
+}
+
+int
+gst_opencl_base_transform_cuda_device (GstOpenCLBaseTransform * self)
+{
+  auto & device = get_priv (self)->device;
+  if (!device.started ())
+    return -1;
+  return gst_opencl::cuda_device_of (device.device (), nullptr);
+}
+
+bool
+gst_opencl_base_transform_cuda_negotiable (GstOpenCLBaseTransform * self)
+{
+  return !get_priv (self)->device.started () || gst_opencl_base_transform_cuda_device (self) >= 0;
 }

@@ -63,6 +63,15 @@ gboolean gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * sel
     GstCaps * incaps, GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info,
     bool *context_changed = nullptr);
 
+/* The CUDA device that is the element's OpenCL device (frames in CUDA memory reach it), or -1
+ * (not started, or no such device: gst_opencl::cuda_device_of () says why). */
+int gst_opencl_base_transform_cuda_device (GstOpenCLBaseTransform * self);
+
+/* For transform_caps: whether CUDA-memory caps may be offered. Before the element starts (links
+ * made in NULL state) they may, as the pad templates say; once started, only where
+ * gst_opencl_base_transform_cuda_device () finds the device. */
+bool gst_opencl_base_transform_cuda_negotiable (GstOpenCLBaseTransform * self);
+
 namespace gst_opencl {
 
 /* The same two, for an element of any class derived from GstOpenCLBaseTransform. */

@@ -65,6 +65,26 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
           "How frames in GL memory reach the kernels (chosen at negotiation, best possible)",
           GST_TYPE_OPENCL_GL_INTEROP, 0,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  /**
+   * GstOpenCLElement:memory:
+   *
+   * The memory of the frames the element takes and gives, as negotiated: "system", "opencl",
+   * "gl" or "cuda", as "<in> -> <out>" for filters ("cuda -> opencl"), one word for analysis
+   * elements and sources; NULL before negotiation. Frames in CUDA memory (nvh264dec,
+   * cudaupload) are copied on the device; docs/memory.md says how each memory travels.
+   */
+  g_object_class_install_property (klass, first_id + MEMORY,
+      g_param_spec_string ("memory", "Memory",
+          "The memory of the frames taken and given, as negotiated: system, opencl, gl or "
+          "cuda (\"<in> -> <out>\")", nullptr,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+}
+
+void
+ElementDevice::set_memory (const std::string & memory)
+{
+  std::lock_guard<std::mutex> lock (settings_lock_);
+  memory_ = memory;
 }
 
 bool
@@ -100,6 +120,9 @@ ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id
     g_value_set_uint64 (value, kernel_time_ns_.load ());
   } else if (prop_id == first_id + GL_INTEROP) {
     g_value_set_enum (value, gl_interop_.load ());
+  } else if (prop_id == first_id + MEMORY) {
+    std::lock_guard<std::mutex> lock (settings_lock_);
+    g_value_set_string (value, memory_.empty () ? nullptr : memory_.c_str ());
   } else {
     return false;
   }
@@ -140,6 +163,7 @@ ElementDevice::start (GstElement * element)
 {
   kernel_time_ns_ = 0;
   gl_interop_ = 0;
+  set_memory ("");
   discard_frame ();
   gst_opencl_ensure_element_context (element, device_string (), &context_);
   element_ = element;

@@ -24,15 +24,15 @@ class ElementDevice
 public:
   /* Property ids of the three properties, consecutive from `first_id`. */
   enum PropertyOffset : guint
-  { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, COUNT = 4 };
+  { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, MEMORY = 4, COUNT = 5 };
 
   ElementDevice () = default;
   ElementDevice (const ElementDevice &) = delete;
   ElementDevice & operator= (const ElementDevice &) = delete;
   ~ElementDevice ();
 
-  /* Installs `device`, `device-name`, `kernel-time` and `gl-interop` with ids first_id ..
-   * first_id + 3. */
+  /* Installs `device`, `device-name`, `kernel-time`, `gl-interop` and `memory` with ids
+   * first_id .. first_id + COUNT - 1. */
   static void install_properties (GObjectClass * klass, guint first_id);
 
   /* Return true when `prop_id` was one of the three (then the value was handled). */
@@ -73,6 +73,8 @@ public:
 
   /* What `gl-interop` reports (a GlInteropPath): set by the base classes at negotiation. */
   void set_gl_interop (int path) { gl_interop_ = path; }
+  /* What `memory` reports: the memory of the frames in and out ("cuda -> opencl"). */
+  void set_memory (const std::string & memory);
 
   /* Replaces the element's context by a new one on the same device created with
    * `gl_properties` (cl_khr_gl_sharing), and tells the pipeline (have-context). Throws. */
@@ -93,6 +95,7 @@ private:
   GstElement *element_ = nullptr;  /* the owner, between start () and stop () */
   std::atomic<guint64> kernel_time_ns_ { 0 };
   std::atomic<int> gl_interop_ { 0 };
+  std::string memory_;  /* under settings_lock_ */
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
   std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
   std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */

@@ -49,10 +49,13 @@ gst_opencl_filter_transform_caps (GstBaseTransform * trans, GstPadDirection, Gst
     GstCaps * filter)
 {
   /* In place (analysis), frames leave as they came: the same caps, memory included. */
-  if (gst_base_transform_is_in_place (trans))
-    return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) :
+  const bool cuda = gst_opencl_base_transform_cuda_negotiable (GST_OPENCL_BASE_TRANSFORM (trans));
+  if (gst_base_transform_is_in_place (trans)) {
+    GstCaps *same = filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) :
         gst_caps_ref (caps);
-  return gst_opencl::transform_caps_any_memory (caps, filter);
+    return cuda ? same : gst_opencl::without_cuda_memory (same);
+  }
+  return gst_opencl::transform_caps_any_memory (caps, filter, cuda);
 }
 
 static GstFlowReturn

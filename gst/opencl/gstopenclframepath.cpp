@@ -118,6 +118,34 @@ size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
   return text;
 }
 
+FrameMemory
+frame_memory_of (const GstCaps * caps)
+{
+  if (GlBridge::caps_are_gl (caps))
+    return FrameMemory::Gl;
+  if (caps_are_cuda (caps))
+    return FrameMemory::Cuda;
+  if (caps_are_opencl_memory (caps))
+    return FrameMemory::OpenCL;
+  return FrameMemory::System;
+}
+
+const char *
+frame_memory_name (FrameMemory memory)
+{
+  switch (memory) {
+    case FrameMemory::OpenCL:
+      return "opencl";
+    case FrameMemory::Gl:
+      return "gl";
+    case FrameMemory::Cuda:
+      return "cuda";
+    case FrameMemory::System:
+      break;
+  }
+  return "system";
+}
+
 /* FramePort */
 
 /* Frames arrive no faster than the device takes them in the long run; a bound keeps a stalled
@@ -135,11 +163,15 @@ FramePort::~FramePort ()
 }
 
 void
-FramePort::configure (const GstVideoInfo * info, bool gl)
+FramePort::configure (const GstVideoInfo * info, FrameMemory memory)
 {
   info_ = *info;
-  gl_ = gl;
+  memory_ = memory;
   interop_.reset ();
+  if (memory == FrameMemory::Cuda)
+    cuda_frames_.configure (info);
+  else
+    cuda_frames_.reset ();
 }
 
 void
@@ -148,7 +180,7 @@ FramePort::reset ()
   release_uploaded (true);
   interop_.reset ();
   drop_device_buffers ();
-  gl_ = false;
+  memory_ = FrameMemory::System;
 }
 
 void
@@ -157,6 +189,7 @@ FramePort::drop_device_buffers ()
   release_uploaded (true);
   staging_ = GstOpenCLFrame ();
   staging_bytes_ = 0;
+  cuda_frames_.reset ();
 }
 
 void
@@ -240,6 +273,12 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
   }
   if (context_changed)
     *context_changed = changed;
+  std::string memory;
+  if (in)
+    memory = frame_memory_name (in->memory ());
+  if (out && out != in)
+    memory += (in ? " -> " : "") + std::string (frame_memory_name (out->memory ()));
+  device.set_memory (memory);
   return true;
 }
 
@@ -260,6 +299,11 @@ FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buff
   if (port.gl () && (reads ? port.interop ().to_device (buffer, &frame_) :
           port.interop ().device_frame (buffer, &frame_))) {
     route_ = FrameRoute::Gl;
+    return;
+  }
+  if (port.cuda () && (reads ? port.cuda_frames ().to_device (device, buffer, &frame_) :
+          port.cuda_frames ().device_frame (device, buffer, &frame_))) {
+    route_ = FrameRoute::Cuda;
     return;
   }
   route_ = FrameRoute::Host;
@@ -303,6 +347,13 @@ FrameTrip::finish (bool written)
         return true;
       }
       port_.interop ().end_frame ();
+      return false;
+    case FrameRoute::Cuda:
+      if (written) {
+        port_.cuda_frames ().to_cuda (device_, buffer_);  /* waits, as a download does */
+        return true;
+      }
+      port_.cuda_frames ().end_frame (device_);
       return false;
     case FrameRoute::Host:
       break;
@@ -350,8 +401,10 @@ FrameTrip::~FrameTrip ()
   try {
     if (route_ == FrameRoute::Gl && !finished_)
       port_.interop ().end_frame ();
+    if (route_ == FrameRoute::Cuda && !finished_)
+      port_.cuda_frames ().end_frame (device_);
   } catch (...) {
-    GST_WARNING ("cannot end the GL frame");
+    GST_WARNING ("cannot end the GL or CUDA frame");
   }
   if (mapped_)
     gst_video_frame_unmap (&host_);
@@ -373,6 +426,11 @@ copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
   if (port.gl () && port.interop ().to_device (buffer, &texture)) {
     copy_on_device (queue, texture, target);
     port.interop ().end_frame ();
+    return;
+  }
+  if (port.cuda () && port.cuda_frames ().to_device (device, buffer, &texture)) {
+    copy_on_device (queue, texture, target);
+    port.cuda_frames ().end_frame (device);
     return;
   }
   port.release_uploaded (false);
@@ -454,6 +512,11 @@ copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFrame &
   if (port.gl () && port.interop ().device_frame (buffer, &texture)) {
     copy_on_device (device.device ().queue, source, texture);
     port.interop ().to_texture (buffer);
+    return;
+  }
+  if (port.cuda () && port.cuda_frames ().device_frame (device, buffer, &texture)) {
+    copy_on_device (device.device ().queue, source, texture);
+    port.cuda_frames ().to_cuda (device, buffer);
     return;
   }
   GstVideoFrame frame;

@@ -9,6 +9,8 @@
  *              the memory itself uploads a newer host copy or makes host maps wait (see
  *              gstopenclmemory.h), so nothing here waits;
  *   gl         the buffer is GL memory and the element's GL interop reaches it on the device;
+ *   cuda       the buffer is CUDA memory: copied by CUDA, on the device, into (or out of) memory
+ *              OpenCL imports (gstopenclcuda.h);
  *   host       any other memory: mapped, and copied into (or out of) a staging buffer of the
  *              port with one transfer per plane at the frame's own strides.
  *
@@ -23,13 +25,20 @@
 #include <string>
 #include <vector>
 
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclglinterop.h"
 
 namespace gst_opencl {
 
-enum class FrameRoute { Resident, Gl, Host };
+enum class FrameRoute { Resident, Gl, Cuda, Host };
+
+/* The memory a pad's caps negotiated. */
+enum class FrameMemory { System, OpenCL, Gl, Cuda };
+
+FrameMemory frame_memory_of (const GstCaps * caps);
+const char *frame_memory_name (FrameMemory memory);
 
 enum class FrameAccess { Read, Write, ReadWrite };
 
@@ -44,16 +53,23 @@ public:
   FramePort & operator= (const FramePort &) = delete;
   ~FramePort ();
 
-  /* The negotiated frames of this pad (`gl`: GL memory caps). Keeps the staging buffer. */
-  void configure (const GstVideoInfo * info, bool gl);
+  /* The negotiated frames of this pad and their memory. Keeps the staging buffer. */
+  void configure (const GstVideoInfo * info, FrameMemory memory);
+  void configure (const GstVideoInfo * info, bool gl)
+  {
+    configure (info, gl ? FrameMemory::Gl : FrameMemory::System);
+  }
   /* Waits for the uploads in flight, lets their frames go, drops device buffers. */
   void reset ();
   /* After the element's context changed: buffers of the old one are dropped. */
   void drop_device_buffers ();
 
   const GstVideoInfo & info () const { return info_; }
-  bool gl () const { return gl_; }
+  bool gl () const { return memory_ == FrameMemory::Gl; }
+  bool cuda () const { return memory_ == FrameMemory::Cuda; }
+  FrameMemory memory () const { return memory_; }
   GlInterop & interop () { return interop_; }
+  CudaFrames & cuda_frames () { return cuda_frames_; }
 
   /* Lets go of the host frames whose upload has completed; with `wait`, waits for all first. */
   void release_uploaded (bool wait);
@@ -79,8 +95,9 @@ private:
   const GstOpenCLFrame & staging (ElementDevice & device, gsize bytes, cl_mem_flags flags);
 
   GstVideoInfo info_ {};
-  bool gl_ = false;
+  FrameMemory memory_ = FrameMemory::System;
   GlInterop interop_;
+  CudaFrames cuda_frames_;
   GstOpenCLFrame staging_;
   gsize staging_bytes_ = 0;
   cl_mem_flags staging_flags_ = 0;
@@ -89,8 +106,8 @@ private:
 };
 
 /* For set_caps, once the ports are configured: sets up the GL interop of the ports whose caps
- * are GL memory (`in` and `out` may be null, or the same port for elements working in place)
- * and the `gl-interop` property. When khr-gl-sharing replaced the element's context, the ports'
+ * are GL memory (`in` and `out` may be null, or the same port for elements working in place),
+ * the `gl-interop` property and the `memory` property. When khr-gl-sharing replaced the element's context, the ports'
  * device buffers are dropped and *context_changed set (the caller drops its own). Returns false
  * after posting an element error. */
 bool configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge,

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclmemory.h"
@@ -219,169 +220,6 @@ constexpr GLenum kDeviceUuid = 0x9597;
 constexpr GLenum kSyncGpuCommandsComplete = 0x9117;
 constexpr GLenum kSyncFlushCommandsBit = 0x00000001;
 
-/* cl_khr_external_memory values, spelled out so the 1.2 headers do not hide them. */
-constexpr cl_ulong kClExternalMemoryOpaqueFd = 0x2060;
-constexpr cl_ulong kClMemDeviceHandleList = 0x2051;
-constexpr cl_ulong kClMemDeviceHandleListEnd = 0;
-constexpr cl_uint kClDeviceUuid = 0x106A;
-
-std::string
-cl_device_uuid (const cl::Device & device)
-{
-  unsigned char uuid[16];
-  if (clGetDeviceInfo (device (), kClDeviceUuid, sizeof uuid, uuid, nullptr) != CL_SUCCESS)
-    return "";
-  return hex_bytes (uuid, sizeof uuid);
-}
-
-/* ---- The CUDA driver as an exporter of opaque file descriptors (dlopen'ed: nothing of CUDA
- * is needed to build or to run elsewhere). Only the few calls below, with their documented
- * ABI. */
-struct CudaAllocationProp
-{
-  int type;                    /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
-  int requested_handle_types;  /* CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1 */
-  int location_type;           /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
-  int location_id;
-  void *win32_metadata;
-  unsigned char compression_type;
-  unsigned char rdma_capable;
-  unsigned short usage;
-  unsigned char reserved[4];
-};
-
-class CudaExporter
-{
-public:
-  /* Made once and never destroyed, on purpose: a function-local static would be destroyed at
-   * exit, after main, when the CUDA and OpenCL drivers may have torn down their own state. It
-   * holds no CUDA object (allocations are released by their backends), only entry points. */
-  static CudaExporter & get ()
-  {
-    static CudaExporter *exporter = new CudaExporter ();
-    return *exporter;
-  }
-
-  /* The CUDA device whose UUID is `uuid` (hex), or -1 with `error` set. */
-  int device_for_uuid (const std::string & uuid, std::string * found_uuid, std::string * error)
-  {
-    if (!error_.empty ()) {
-      *error = error_;
-      return -1;
-    }
-    int count = 0;
-    if (device_get_count_ (&count) != 0 || count <= 0) {
-      *error = "the CUDA driver sees no device";
-      return -1;
-    }
-    for (int ordinal = 0; ordinal < count; ordinal++) {
-      int device = 0;
-      unsigned char bytes[16];
-      if (device_get_ (&device, ordinal) != 0 || device_get_uuid_ (bytes, device) != 0)
-        continue;
-      std::string text = hex_bytes (bytes, sizeof bytes);
-      if (ordinal == 0 || text == uuid)
-        *found_uuid = text;
-      if (text == uuid)
-        return device;
-    }
-    *error = "no CUDA device has the OpenCL device's UUID";
-    return -1;
-  }
-
-  /* Allocates `bytes` (rounded up) on `device`; returns the allocation and an fd exporting it
-   * (the caller closes it). */
-  bool allocate (int device, size_t & bytes, unsigned long long *handle, int *fd,
-      std::string * error)
-  {
-    void *context = nullptr;
-    if (primary_retain_ (&context, device) != 0 || push_ (context) != 0) {
-      *error = "cannot make the CUDA device current";
-      return false;
-    }
-    CudaAllocationProp prop {};
-    prop.type = 1;
-    prop.requested_handle_types = 1;
-    prop.location_type = 1;
-    prop.location_id = device;
-    size_t granularity = 0;
-    bool ok = granularity_ (&granularity, &prop, 0) == 0 && granularity > 0;
-    if (ok) {
-      bytes = (bytes + granularity - 1) / granularity * granularity;
-      ok = create_ (handle, bytes, &prop, 0) == 0;
-      if (ok && export_ (fd, *handle, 1, 0) != 0) {
-        release_ (*handle);
-        ok = false;
-      }
-    }
-    void *popped = nullptr;
-    pop_ (&popped);
-    primary_release_ (device);
-    if (!ok)
-      *error = "the CUDA driver cannot allocate exportable memory";
-    return ok;
-  }
-
-  void release (unsigned long long handle)
-  {
-    if (release_)
-      release_ (handle);
-  }
-
-private:
-  using Result = int;
-  Result (*init_) (unsigned) = nullptr;
-  Result (*device_get_count_) (int *) = nullptr;
-  Result (*device_get_) (int *, int) = nullptr;
-  Result (*device_get_uuid_) (unsigned char *, int) = nullptr;
-  Result (*primary_retain_) (void **, int) = nullptr;
-  Result (*primary_release_) (int) = nullptr;
-  Result (*push_) (void *) = nullptr;
-  Result (*pop_) (void **) = nullptr;
-  Result (*granularity_) (size_t *, const CudaAllocationProp *, int) = nullptr;
-  Result (*create_) (unsigned long long *, size_t, const CudaAllocationProp *,
-      unsigned long long) = nullptr;
-  Result (*export_) (int *, unsigned long long, int, unsigned long long) = nullptr;
-  Result (*release_) (unsigned long long) = nullptr;
-  std::string error_;
-
-  CudaExporter ()
-  {
-    void *library = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      error_ = "no CUDA driver (libcuda.so.1) to export memory";
-      return;
-    }
-    bool all = true;
-    auto find = [&](auto & pointer, const char *name) {
-      pointer = reinterpret_cast<std::remove_reference_t<decltype (pointer)>> (
-          dlsym (library, name));
-      all = all && pointer;
-    };
-    find (init_, "cuInit");
-    find (device_get_count_, "cuDeviceGetCount");
-    find (device_get_, "cuDeviceGet");
-    find (device_get_uuid_, "cuDeviceGetUuid");
-    find (primary_retain_, "cuDevicePrimaryCtxRetain");
-    find (primary_release_, "cuDevicePrimaryCtxRelease_v2");
-    find (push_, "cuCtxPushCurrent_v2");
-    find (pop_, "cuCtxPopCurrent_v2");
-    find (granularity_, "cuMemGetAllocationGranularity");
-    find (create_, "cuMemCreate");
-    find (export_, "cuMemExportToShareableHandle");
-    find (release_, "cuMemRelease");
-    if (!all) {
-      error_ = "the CUDA driver lacks the virtual memory calls (cuMemCreate)";
-      release_ = nullptr;
-      return;
-    }
-    if (init_ (0) != 0)
-      error_ = "the CUDA driver does not initialise (cuInit)";
-  }
-};
-
-using CreateBufferWithProperties = cl_mem (CL_API_CALL *) (cl_context, const cl_ulong *,
-    cl_mem_flags, size_t, void *, cl_int *);
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);
 using GetGlContextInfo = cl_int (CL_API_CALL *) (const cl_context_properties *, cl_uint,
@@ -482,32 +320,21 @@ public:
       info_ (info)
   {
     bytes_ = (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4;
-    size_t allocated = bytes_;
     std::string error;
-    int fd = -1;
-    if (!CudaExporter::get ().allocate (cuda_device, allocated, &cuda_handle_, &fd, &error))
+    if (!cuda_allocate_exportable (cuda_device, bytes_, &allocation_, &error))
       throw Failure (Failure::Kind::Failed, error);
-    have_cuda_ = true;
+    const size_t allocated = allocation_.bytes;
+    const int fd = allocation_.fd;
+    allocation_.fd = -1;
     cl_fd_ = dup (fd);
     int gl_fd = dup (fd);
     close (fd);
-
-    auto create = reinterpret_cast<CreateBufferWithProperties> (
-        dlsym (RTLD_DEFAULT, "clCreateBufferWithProperties"));
-    if (!create)
-      throw Failure (Failure::Kind::Failed, "the OpenCL loader lacks clCreateBufferWithProperties");
-    const cl_ulong properties[] = { kClExternalMemoryOpaqueFd, (cl_ulong) cl_fd_,
-      kClMemDeviceHandleList, (cl_ulong) (uintptr_t) device.device (), kClMemDeviceHandleListEnd,
-      0 };
-    cl_int status = CL_SUCCESS;
-    cl_mem memory = create (device.context (), properties, CL_MEM_READ_WRITE, allocated, nullptr,
-        &status);
-    if (!memory || status != CL_SUCCESS) {
+    try {
+      buffer_ = import_external_memory (device, cl_fd_, allocated);
+    } catch (...) {
       close (gl_fd);
-      throw Failure (Failure::Kind::Failed, "OpenCL cannot import the exported memory (error " +
-          std::to_string (status) + ")");
+      throw;
     }
-    buffer_ = cl::Buffer (memory);
     acquire_ = platform_function<EnqueueExternalMemObjects> (device.device,
         "clEnqueueAcquireExternalMemObjectsKHR");
     release_ = platform_function<EnqueueExternalMemObjects> (device.device,
@@ -580,8 +407,7 @@ public:
     buffer_ = cl::Buffer ();
     if (cl_fd_ >= 0)
       close (cl_fd_);
-    if (have_cuda_)
-      CudaExporter::get ().release (cuda_handle_);
+    cuda_release (allocation_);
     gst_object_unref (gl_);
   }
 
@@ -698,8 +524,7 @@ private:
   GstGLContext *gl_;
   GstVideoInfo info_;
   size_t bytes_ = 0;
-  bool have_cuda_ = false;
-  unsigned long long cuda_handle_ = 0;
+  CudaAllocation allocation_;
   int cl_fd_ = -1;
   cl::Buffer buffer_;
   EnqueueExternalMemObjects acquire_ = nullptr;
@@ -1044,7 +869,7 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
       }
     }
     if (probe.cl_external_memory_fd && probe.gl_memory_object_fd && !probe.cl_uuid.empty ()) {
-      cuda_device = CudaExporter::get ().device_for_uuid (probe.cl_uuid, &probe.exporter_uuid,
+      cuda_device = cuda_device_for_uuid (probe.cl_uuid, &probe.exporter_uuid,
           &probe.exporter_error);
       probe.exporter = cuda_device >= 0;
     }

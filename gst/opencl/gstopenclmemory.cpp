@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclmemory.h"
 
+#include "opencl/gstopenclcuda.h"
+
 #include <memory>
 #include <mutex>
 #include <new>
@@ -326,7 +328,7 @@ opencl_memory_written (GstMemory * memory)
 
 
 GstCaps *
-transform_caps_any_memory (GstCaps * caps, GstCaps * filter)
+transform_caps_any_memory (GstCaps * caps, GstCaps * filter, bool cuda)
 {
   GstCaps *result = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
@@ -340,7 +342,9 @@ transform_caps_any_memory (GstCaps * caps, GstCaps * filter)
       continue;
     }
     for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
-            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+            GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+      if (!cuda && g_str_equal (memory, GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA))
+        continue;
       result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
           gst_caps_features_new (memory, nullptr));
     }
@@ -350,6 +354,23 @@ transform_caps_any_memory (GstCaps * caps, GstCaps * filter)
     gst_caps_unref (result);
     result = filtered;
   }
+  return result;
+}
+
+GstCaps *
+without_cuda_memory (GstCaps * caps)
+{
+  GstCaps *result = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    if (features && !gst_caps_features_is_any (features) &&
+        gst_caps_features_contains (features, GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA))
+      continue;
+    result = gst_caps_merge_structure_full (result,
+        gst_structure_copy (gst_caps_get_structure (caps, i)),
+        features ? gst_caps_features_copy (features) : nullptr);
+  }
+  gst_caps_unref (caps);
   return result;
 }
 
@@ -379,6 +400,12 @@ void
 add_video_pad_templates (GstElementClass * element_class, const gchar * formats, bool gl_rgba)
 {
   GstCaps *caps = video_caps_any_memory (formats, nullptr, gl_rgba);
+  /* Frames in CUDA memory too (NVIDIA's decoders and CUDA elements); negotiated only where the
+   * device reaches CUDA memory (transform_caps_any_memory). */
+  GstCaps *cuda = gst_caps_from_string (("video/x-raw(" GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "), "
+          "format=(string){ " + std::string (formats) + " }, width=(int)[1, max], "
+          "height=(int)[1, max], framerate=(fraction)[0/1, max]").c_str ());
+  caps = gst_caps_merge (caps, cuda);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,

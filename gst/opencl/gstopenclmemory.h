@@ -78,10 +78,14 @@ cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
  * view) are enqueued: the device copy is the newest; a host map downloads it (after them). */
 void opencl_memory_written (GstMemory * memory);
 
-/* The caps rule of elements whose frames keep format and size: each structure in system or
- * OpenCL memory may come out in either (OpenCL memory first), GL memory stays GL memory. The
- * result is intersected with `filter` when given. For GstBaseTransform::transform_caps. */
-GstCaps *transform_caps_any_memory (GstCaps * caps, GstCaps * filter);
+/* The caps rule of elements whose frames keep format and size: each structure in system,
+ * OpenCL or CUDA memory may come out in any of them (OpenCL memory first; CUDA memory only with
+ * `cuda`: the device reaches it), GL memory stays GL memory. The result is intersected with
+ * `filter` when given. For GstBaseTransform::transform_caps. */
+GstCaps *transform_caps_any_memory (GstCaps * caps, GstCaps * filter, bool cuda = false);
+
+/* The caps without their CUDA-memory structures (takes `caps`). */
+GstCaps *without_cuda_memory (GstCaps * caps);
 
 /* Video caps of `formats` (a caps list such as "RGBA, BGRA") of any size and rate, plus
  * `extra_fields` when given, in OpenCL memory, then system memory, then (RGBA only) GL memory

@@ -182,7 +182,7 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
     GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("invalid caps"), ("%" GST_PTR_FORMAT, caps));
     return FALSE;
   }
-  priv->out_port.configure (&info, gst_opencl::GlBridge::caps_are_gl (caps));
+  priv->out_port.configure (&info, gst_opencl::frame_memory_of (caps));
   if (!gst_opencl::configure_ports (GST_ELEMENT (base), priv->device, priv->gl, nullptr,
           &priv->out_port))
     return FALSE;

@@ -26,6 +26,8 @@ for library in "$build"/tests/*.so; do
 done
 strip --strip-unneeded "$out/gst/libgstopencl.so" "$out"/tests/bench/bench_* \
   "$out"/tests/test_* "$out"/tests/*.so 2>/dev/null || true
+# The H.264 clips of the CUDA test and the decoder benchmark, where this machine can encode.
+bash "$(dirname "$0")/../media/make-h264-clips.sh" "$out/clips" || echo "no clips: the CUDA test's decoder case and the decoder benchmark will skip"
 gomp=$(ldconfig -p | awk '/libgomp.so.1 / {print $NF; exit}')
 if [ -n "$gomp" ]; then cp "$gomp" "$out/"; fi
 du -sh "$out"

@@ -1,0 +1,795 @@
+/* gst-opencl: frames in CUDA memory on the OpenCL device (see gstopenclcuda.h).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclcuda.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <CL/cl_ext.h>
+
+#include <map>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclglinterop.h"
+#include "opencl/gstopenclmemory.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+namespace gst_opencl {
+
+namespace {
+
+/* GStreamer's CUDA map flag (gst/cuda/gstcudamemory.h, the same since 1.22): a map of CUDA
+ * memory with it gives the device pointer. */
+constexpr int kGstMapCuda = GST_MAP_FLAG_LAST << 1;
+constexpr const char *kCudaMemoryType = "gst.cuda.memory";
+
+/* The public head of GstCudaMemory (1.22 to 1.26): the layout of a buffer without a video
+ * meta. */
+struct CudaMemoryHead
+{
+  GstMemory mem;
+  GstObject *context;
+  GstVideoInfo info;
+};
+
+using CUdeviceptr = unsigned long long;
+using CUcontext = void *;
+
+/* CUDA_MEMCPY2D of the driver API (cuda.h, v2 entry points). */
+struct CudaCopy2D
+{
+  size_t src_x_bytes, src_y;
+  int src_memory_type;          /* CU_MEMORYTYPE_DEVICE = 2 */
+  const void *src_host;
+  CUdeviceptr src_device;
+  void *src_array;
+  size_t src_pitch;
+  size_t dst_x_bytes, dst_y;
+  int dst_memory_type;
+  void *dst_host;
+  CUdeviceptr dst_device;
+  void *dst_array;
+  size_t dst_pitch;
+  size_t width_bytes, height;
+};
+
+struct CudaAllocationProp
+{
+  int type;                    /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
+  int requested_handle_types;  /* CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1 */
+  int location_type;           /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+  int location_id;
+  void *win32_metadata;
+  unsigned char compression_type;
+  unsigned char rdma_capable;
+  unsigned short usage;
+  unsigned char reserved[4];
+};
+
+struct CudaAccessDesc
+{
+  int location_type;           /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+  int location_id;
+  int flags;                   /* CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3 */
+};
+
+template<typename T> bool
+find_symbol (void *library, T & pointer, const char *name)
+{
+  pointer = reinterpret_cast<T> (dlsym (library, name));
+  return pointer != nullptr;
+}
+
+/* The CUDA driver, loaded once and never unloaded or destroyed (a static destructor would run
+ * after the drivers tore down their own state). It holds entry points only. */
+class CudaDriver
+{
+public:
+  static CudaDriver & get ()
+  {
+    static CudaDriver *driver = new CudaDriver ();
+    return *driver;
+  }
+
+  const std::string & error () const { return error_; }
+
+  using Result = int;
+  Result (*device_get_count) (int *) = nullptr;
+  Result (*device_get) (int *, int) = nullptr;
+  Result (*device_get_uuid) (unsigned char *, int) = nullptr;
+  Result (*primary_retain) (CUcontext *, int) = nullptr;
+  Result (*primary_release) (int) = nullptr;
+  Result (*push) (CUcontext) = nullptr;
+  Result (*pop) (CUcontext *) = nullptr;
+  Result (*granularity) (size_t *, const CudaAllocationProp *, int) = nullptr;
+  Result (*create) (unsigned long long *, size_t, const CudaAllocationProp *,
+      unsigned long long) = nullptr;
+  Result (*export_handle) (int *, unsigned long long, int, unsigned long long) = nullptr;
+  Result (*release) (unsigned long long) = nullptr;
+  Result (*address_reserve) (CUdeviceptr *, size_t, size_t, CUdeviceptr,
+      unsigned long long) = nullptr;
+  Result (*address_free) (CUdeviceptr, size_t) = nullptr;
+  Result (*map) (CUdeviceptr, size_t, size_t, unsigned long long, unsigned long long) = nullptr;
+  Result (*unmap) (CUdeviceptr, size_t) = nullptr;
+  Result (*set_access) (CUdeviceptr, size_t, const CudaAccessDesc *, size_t) = nullptr;
+  Result (*pointer_attribute) (void *, int, CUdeviceptr) = nullptr;
+  Result (*copy_2d_async) (const CudaCopy2D *, void *) = nullptr;
+  Result (*stream_synchronize) (void *) = nullptr;
+
+private:
+  std::string error_;
+
+  CudaDriver ()
+  {
+    void *library = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      error_ = "no CUDA driver (libcuda.so.1)";
+      return;
+    }
+    Result (*init) (unsigned) = nullptr;
+    const bool all = find_symbol (library, init, "cuInit") &&
+        find_symbol (library, device_get_count, "cuDeviceGetCount") &&
+        find_symbol (library, device_get, "cuDeviceGet") &&
+        find_symbol (library, device_get_uuid, "cuDeviceGetUuid") &&
+        find_symbol (library, primary_retain, "cuDevicePrimaryCtxRetain") &&
+        find_symbol (library, primary_release, "cuDevicePrimaryCtxRelease_v2") &&
+        find_symbol (library, push, "cuCtxPushCurrent_v2") &&
+        find_symbol (library, pop, "cuCtxPopCurrent_v2") &&
+        find_symbol (library, granularity, "cuMemGetAllocationGranularity") &&
+        find_symbol (library, create, "cuMemCreate") &&
+        find_symbol (library, export_handle, "cuMemExportToShareableHandle") &&
+        find_symbol (library, release, "cuMemRelease") &&
+        find_symbol (library, address_reserve, "cuMemAddressReserve") &&
+        find_symbol (library, address_free, "cuMemAddressFree") &&
+        find_symbol (library, map, "cuMemMap") &&
+        find_symbol (library, unmap, "cuMemUnmap") &&
+        find_symbol (library, set_access, "cuMemSetAccess") &&
+        find_symbol (library, pointer_attribute, "cuPointerGetAttribute") &&
+        find_symbol (library, copy_2d_async, "cuMemcpy2DAsync_v2") &&
+        find_symbol (library, stream_synchronize, "cuStreamSynchronize");
+    if (!all) {
+      error_ = "the CUDA driver lacks the virtual memory calls (cuMemCreate, cuMemMap)";
+      release = nullptr;
+      return;
+    }
+    if (init (0) != 0)
+      error_ = "the CUDA driver does not initialise (cuInit)";
+  }
+};
+
+/* A CUDA device's primary context, current for the scope. */
+class PrimaryContext
+{
+public:
+  explicit PrimaryContext (int device) : device_ (device)
+  {
+    auto & cuda = CudaDriver::get ();
+    CUcontext context = nullptr;
+    if (cuda.primary_retain (&context, device) != 0)
+      return;
+    retained_ = true;
+    pushed_ = cuda.push (context) == 0;
+  }
+  ~PrimaryContext ()
+  {
+    auto & cuda = CudaDriver::get ();
+    CUcontext popped = nullptr;
+    if (pushed_)
+      cuda.pop (&popped);
+    if (retained_)
+      cuda.primary_release (device_);
+  }
+  bool current () const { return pushed_; }
+
+private:
+  int device_;
+  bool retained_ = false;
+  bool pushed_ = false;
+};
+
+/* GStreamer's CUDA library, for its context and buffer pool; loaded once. */
+struct GstCudaLibrary
+{
+  gboolean (*load_library) () = nullptr;
+  gboolean (*ensure_element_context) (GstElement *, gint, GstObject **) = nullptr;
+  gboolean (*handle_set_context) (GstElement *, GstContext *, gint, GstObject **) = nullptr;
+  gboolean (*handle_context_query) (GstElement *, GstQuery *, GstObject *) = nullptr;
+  GstBufferPool *(*buffer_pool_new) (GstObject *) = nullptr;
+  bool usable = false;
+
+  static const GstCudaLibrary & get ()
+  {
+    static GstCudaLibrary *library = new GstCudaLibrary ();
+    return *library;
+  }
+
+private:
+  GstCudaLibrary ()
+  {
+    void *library = dlopen ("libgstcuda-1.0.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      return;
+    usable = find_symbol (library, load_library, "gst_cuda_load_library") &&
+        find_symbol (library, ensure_element_context, "gst_cuda_ensure_element_context") &&
+        find_symbol (library, handle_set_context, "gst_cuda_handle_set_context") &&
+        find_symbol (library, handle_context_query, "gst_cuda_handle_context_query") &&
+        find_symbol (library, buffer_pool_new, "gst_cuda_buffer_pool_new") &&
+        load_library ();
+  }
+};
+
+constexpr cl_ulong kClExternalMemoryOpaqueFd = 0x2060;
+constexpr cl_ulong kClMemDeviceHandleList = 0x2051;
+constexpr cl_ulong kClMemDeviceHandleListEnd = 0;
+constexpr cl_uint kClDeviceUuid = 0x106A;
+
+using CreateBufferWithProperties = cl_mem (CL_API_CALL *) (cl_context, const cl_ulong *,
+    cl_mem_flags, size_t, void *, cl_int *);
+using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
+    const cl_mem *, cl_uint, const cl_event *, cl_event *);
+
+EnqueueExternalMemObjects
+external_memory_call (const cl::Device & device, const char *name)
+{
+  cl_platform_id platform = device.getInfo<CL_DEVICE_PLATFORM> ();
+  return reinterpret_cast<EnqueueExternalMemObjects> (
+      clGetExtensionFunctionAddressForPlatform (platform, name));
+}
+
+/* Copies the planes of a frame between two device layouts of it, on the CUDA context current,
+ * and waits for the copy. */
+void
+copy_planes (const GstVideoInfo * info, CUdeviceptr from, const gsize * from_offsets,
+    const gint * from_strides, CUdeviceptr to, const gsize * to_offsets, const gint * to_strides)
+{
+  auto & cuda = CudaDriver::get ();
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
+    CudaCopy2D copy {};
+    copy.src_memory_type = 2;
+    copy.src_device = from + from_offsets[plane];
+    copy.src_pitch = (size_t) from_strides[plane];
+    copy.dst_memory_type = 2;
+    copy.dst_device = to + to_offsets[plane];
+    copy.dst_pitch = (size_t) to_strides[plane];
+    copy.width_bytes = plane_row_bytes (info, plane);
+    copy.height = plane_rows (info, plane);
+    if (copy.width_bytes > copy.src_pitch || copy.width_bytes > copy.dst_pitch)
+      throw Failure (Failure::Kind::Failed, "a CUDA frame's rows are shorter than its pixels");
+    if (copy.width_bytes == 0 || copy.height == 0)
+      continue;
+    const int status = cuda.copy_2d_async (&copy, nullptr);
+    if (status != 0)
+      throw Failure (Failure::Kind::Failed, "the CUDA copy of a frame failed (CUresult " +
+          std::to_string (status) + ")");
+  }
+  const int status = cuda.stream_synchronize (nullptr);
+  if (status != 0)
+    throw Failure (Failure::Kind::Failed, "the CUDA copy of a frame failed (CUresult " +
+        std::to_string (status) + ")");
+}
+
+/* The CUDA memory of a buffer mapped for the device, with its planes' layout, and the context
+ * that owns it current; undone on scope exit. */
+class CudaMap
+{
+public:
+  CudaMap (GstBuffer * buffer, const GstVideoInfo * info, bool write)
+  {
+    memory_ = sole_memory (buffer);
+    if (!memory_ || !is_cuda_memory (memory_))
+      throw Failure (Failure::Kind::Failed, "a buffer under CUDA-memory caps is not one CUDA "
+          "memory");
+    const GstMapFlags flags = (GstMapFlags) ((write ? GST_MAP_WRITE : GST_MAP_READ) |
+        kGstMapCuda);
+    if (!gst_memory_map (memory_, &map_, flags))
+      throw Failure (Failure::Kind::Failed, "cannot map the CUDA memory of a frame");
+    mapped_ = true;
+    pointer = (CUdeviceptr) (uintptr_t) map_.data;
+    if (GstVideoMeta * meta = gst_buffer_get_video_meta (buffer)) {
+      for (guint plane = 0; plane < meta->n_planes && plane < GST_VIDEO_MAX_PLANES; plane++) {
+        offsets[plane] = meta->offset[plane];
+        strides[plane] = meta->stride[plane];
+      }
+    } else {
+      const GstVideoInfo & own = reinterpret_cast<CudaMemoryHead *> (memory_)->info;
+      for (guint plane = 0; plane < GST_VIDEO_MAX_PLANES; plane++) {
+        offsets[plane] = own.offset[plane];
+        strides[plane] = own.stride[plane];
+      }
+    }
+    if (GST_VIDEO_INFO_WIDTH (info) <= 0)
+      throw Failure (Failure::Kind::Failed, "no frame layout for the CUDA memory");
+    auto & cuda = CudaDriver::get ();
+    CUcontext owner = nullptr;
+    if (cuda.pointer_attribute (&owner, 1 /* CU_POINTER_ATTRIBUTE_CONTEXT */, pointer) == 0 &&
+        owner && cuda.push (owner) == 0)
+      pushed_ = true;
+    else
+      throw Failure (Failure::Kind::Failed, "the CUDA memory of a frame has no context");
+  }
+  ~CudaMap ()
+  {
+    CUcontext popped = nullptr;
+    if (pushed_)
+      CudaDriver::get ().pop (&popped);
+    if (mapped_)
+      gst_memory_unmap (memory_, &map_);
+  }
+  CudaMap (const CudaMap &) = delete;
+  CudaMap & operator= (const CudaMap &) = delete;
+
+  CUdeviceptr pointer = 0;
+  gsize offsets[GST_VIDEO_MAX_PLANES] {};
+  gint strides[GST_VIDEO_MAX_PLANES] {};
+
+private:
+  GstMemory *memory_ = nullptr;
+  GstMapInfo map_ {};
+  bool mapped_ = false;
+  bool pushed_ = false;
+};
+
+/* Memory CUDA allocated and exported, imported by OpenCL and mapped into CUDA's address space. */
+struct SharedBuffer
+{
+  CudaAllocation allocation;
+  int cuda_device = -1;
+  CUdeviceptr address = 0;
+  bool mapped = false;
+  int cl_fd = -1;
+  cl::Buffer buffer;
+  cl::Event done;       /* the end of the last frame's kernels on it */
+
+  SharedBuffer (const Device & device, int cuda, size_t bytes) : cuda_device (cuda)
+  {
+    std::string error;
+    if (!cuda_allocate_exportable (cuda, bytes, &allocation, &error))
+      throw Failure (Failure::Kind::Failed, error);
+    cl_fd = allocation.fd;
+    allocation.fd = -1;
+    auto & driver = CudaDriver::get ();
+    PrimaryContext current (cuda);
+    const CudaAccessDesc access { 1, cuda, 3 };
+    if (!current.current () ||
+        driver.address_reserve (&address, allocation.bytes, 0, 0, 0) != 0) {
+      address = 0;
+      throw Failure (Failure::Kind::Failed, "CUDA cannot reserve an address range");
+    }
+    if (driver.map (address, allocation.bytes, 0, allocation.handle, 0) != 0)
+      throw Failure (Failure::Kind::Failed, "CUDA cannot map its exported memory");
+    mapped = true;
+    if (driver.set_access (address, allocation.bytes, &access, 1) != 0)
+      throw Failure (Failure::Kind::Failed, "CUDA cannot make its exported memory accessible");
+    buffer = import_external_memory (device, cl_fd, allocation.bytes);
+  }
+
+  ~SharedBuffer ()
+  {
+    try {
+      if (done ())
+        done.wait ();
+    } catch (...) {
+    }
+    buffer = cl::Buffer ();
+    auto & driver = CudaDriver::get ();
+    if (mapped)
+      driver.unmap (address, allocation.bytes);
+    if (address)
+      driver.address_free (address, allocation.bytes);
+    if (cl_fd >= 0)
+      close (cl_fd);
+    cuda_release (allocation);
+  }
+
+  SharedBuffer (const SharedBuffer &) = delete;
+  SharedBuffer & operator= (const SharedBuffer &) = delete;
+};
+
+}  // namespace
+
+/* ---- what the rest of the layer uses ---------------------------------------------------- */
+
+bool
+caps_are_cuda (const GstCaps * caps)
+{
+  for (guint i = 0; caps && i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    if (features && !gst_caps_features_is_any (features) &&
+        gst_caps_features_contains (features, GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA))
+      return true;
+  }
+  return false;
+}
+
+bool
+is_cuda_memory (GstMemory * memory)
+{
+  return memory && gst_memory_is_type (memory, kCudaMemoryType);
+}
+
+std::string
+cl_device_uuid (const cl::Device & device)
+{
+  unsigned char uuid[16];
+  if (clGetDeviceInfo (device (), kClDeviceUuid, sizeof uuid, uuid, nullptr) != CL_SUCCESS)
+    return "";
+  return hex_bytes (uuid, sizeof uuid);
+}
+
+cl::Buffer
+import_external_memory (const Device & device, int fd, size_t bytes)
+{
+  auto create = reinterpret_cast<CreateBufferWithProperties> (
+      dlsym (RTLD_DEFAULT, "clCreateBufferWithProperties"));
+  if (!create)
+    throw Failure (Failure::Kind::Failed, "the OpenCL loader lacks clCreateBufferWithProperties");
+  const cl_ulong properties[] = { kClExternalMemoryOpaqueFd, (cl_ulong) fd,
+    kClMemDeviceHandleList, (cl_ulong) (uintptr_t) device.device (), kClMemDeviceHandleListEnd,
+    0 };
+  cl_int status = CL_SUCCESS;
+  cl_mem memory = create (device.context (), properties, CL_MEM_READ_WRITE, bytes, nullptr,
+      &status);
+  if (!memory || status != CL_SUCCESS)
+    throw Failure (Failure::Kind::Failed, "OpenCL cannot import the exported memory (error " +
+        std::to_string (status) + ")");
+  return cl::Buffer (memory);
+}
+
+int
+cuda_device_for_uuid (const std::string & uuid, std::string * found_uuid, std::string * error)
+{
+  auto & cuda = CudaDriver::get ();
+  if (!cuda.error ().empty ()) {
+    *error = cuda.error ();
+    return -1;
+  }
+  int count = 0;
+  if (cuda.device_get_count (&count) != 0 || count <= 0) {
+    *error = "the CUDA driver sees no device";
+    return -1;
+  }
+  for (int ordinal = 0; ordinal < count; ordinal++) {
+    int device = 0;
+    unsigned char bytes[16];
+    if (cuda.device_get (&device, ordinal) != 0 || cuda.device_get_uuid (bytes, device) != 0)
+      continue;
+    std::string text = hex_bytes (bytes, sizeof bytes);
+    if (ordinal == 0 || text == uuid)
+      *found_uuid = text;
+    if (text == uuid)
+      return device;
+  }
+  *error = "no CUDA device has the OpenCL device's UUID";
+  return -1;
+}
+
+bool
+cuda_allocate_exportable (int cuda_device, size_t bytes, CudaAllocation * allocation,
+    std::string * error)
+{
+  auto & cuda = CudaDriver::get ();
+  if (!cuda.error ().empty ()) {
+    *error = cuda.error ();
+    return false;
+  }
+  PrimaryContext current (cuda_device);
+  if (!current.current ()) {
+    *error = "cannot make the CUDA device current";
+    return false;
+  }
+  CudaAllocationProp prop {};
+  prop.type = 1;
+  prop.requested_handle_types = 1;
+  prop.location_type = 1;
+  prop.location_id = cuda_device;
+  size_t granularity = 0;
+  bool ok = cuda.granularity (&granularity, &prop, 0) == 0 && granularity > 0;
+  if (ok) {
+    allocation->bytes = (bytes + granularity - 1) / granularity * granularity;
+    ok = cuda.create (&allocation->handle, allocation->bytes, &prop, 0) == 0;
+    if (ok && cuda.export_handle (&allocation->fd, allocation->handle, 1, 0) != 0) {
+      cuda.release (allocation->handle);
+      ok = false;
+    }
+  }
+  if (!ok) {
+    *error = "the CUDA driver cannot allocate exportable memory";
+    allocation->handle = 0;
+  }
+  return ok;
+}
+
+void
+cuda_release (const CudaAllocation & allocation)
+{
+  auto & cuda = CudaDriver::get ();
+  if (allocation.handle && cuda.release)
+    cuda.release (allocation.handle);
+}
+
+int
+cuda_device_of (const Device & device, std::string * why)
+{
+  static std::mutex lock;
+  static auto *answers = new std::map<cl_device_id, std::pair<int, std::string>> ();
+  std::lock_guard<std::mutex> hold (lock);
+  auto known = answers->find (device.device ());
+  if (known == answers->end ()) {
+    std::string reason, found;
+    int ordinal = -1;
+    const std::string extensions = device.device.getInfo<CL_DEVICE_EXTENSIONS> ();
+    if (extensions.find ("cl_khr_external_memory_opaque_fd") == std::string::npos)
+      reason = "the OpenCL device cannot import external memory "
+          "(no cl_khr_external_memory_opaque_fd)";
+    else if (!GstCudaLibrary::get ().usable)
+      reason = "GStreamer's CUDA library (libgstcuda-1.0.so.0) cannot be loaded";
+    else
+      ordinal = cuda_device_for_uuid (cl_device_uuid (device.device), &found, &reason);
+    known = answers->emplace (device.device (), std::make_pair (ordinal, reason)).first;
+    if (ordinal < 0)
+      GST_INFO ("no CUDA memory for %s: %s", device.name.c_str (), reason.c_str ());
+  }
+  if (why)
+    *why = known->second.second;
+  return known->second.first;
+}
+
+/* ---- CudaBridge -------------------------------------------------------------------------- */
+
+void
+CudaBridge::set_context (GstElement * element, GstContext * context)
+{
+  auto & library = GstCudaLibrary::get ();
+  if (library.usable)
+    library.handle_set_context (element, context, -1, &context_);
+}
+
+bool
+CudaBridge::handle_context_query (GstElement * element, GstQuery * query)
+{
+  auto & library = GstCudaLibrary::get ();
+  return library.usable && context_ &&
+      library.handle_context_query (element, query, context_);
+}
+
+bool
+CudaBridge::ensure_context (GstElement * element, int cuda_device)
+{
+  auto & library = GstCudaLibrary::get ();
+  if (!library.usable)
+    return false;
+  if (context_) {
+    guint id = 0;
+    g_object_get (context_, "cuda-device-id", &id, nullptr);
+    if ((int) id == cuda_device)
+      return true;
+    gst_clear_object (&context_);
+  }
+  return library.ensure_element_context (element, cuda_device, &context_) && context_;
+}
+
+bool
+CudaBridge::decide_allocation (GstElement * element, GstQuery * query, int cuda_device)
+{
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video caps in the allocation query"),
+        (nullptr));
+    return false;
+  }
+  guint size = info.size, min_buffers = 2, max_buffers = 0;
+  GstBufferPool *pool = nullptr;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min_buffers, &max_buffers);
+  if (pool) {
+    /* Downstream's pool serves if its buffers are CUDA memory (a CUDA element's pool). */
+    GstBuffer *probe = nullptr;
+    bool cuda = false;
+    if (gst_buffer_pool_set_active (pool, TRUE) &&
+        gst_buffer_pool_acquire_buffer (pool, &probe, nullptr) == GST_FLOW_OK) {
+      cuda = is_cuda_memory (sole_memory (probe));
+      gst_buffer_unref (probe);
+    }
+    gst_buffer_pool_set_active (pool, FALSE);
+    if (cuda) {
+      gst_object_unref (pool);
+      return true;
+    }
+    gst_clear_object (&pool);
+  }
+  if (!ensure_context (element, cuda_device)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("no CUDA context for CUDA-memory output"),
+        ("CUDA device %d", cuda_device));
+    return false;
+  }
+  pool = GstCudaLibrary::get ().buffer_pool_new (context_);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, MAX (size, (guint) info.size),
+      MAX (min_buffers, 2u), max_buffers);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("cannot configure a CUDA buffer pool"),
+        ("caps %" GST_PTR_FORMAT, caps));
+    return false;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, MAX (min_buffers, 2u),
+        max_buffers);
+  else
+    gst_query_add_allocation_pool (query, pool, info.size, MAX (min_buffers, 2u), max_buffers);
+  gst_object_unref (pool);
+  return true;
+}
+
+void
+CudaBridge::reset ()
+{
+  gst_clear_object (&context_);
+}
+
+/* ---- CudaFrames -------------------------------------------------------------------------- */
+
+/* A port's shared buffers, used in turn. */
+class CudaSlots
+{
+public:
+  static constexpr size_t kSlots = 3;
+
+  GstVideoInfo info {};
+  std::vector<std::unique_ptr<SharedBuffer>> slots;
+  cl_context context = nullptr;
+  size_t next = 0;
+  SharedBuffer *current = nullptr;
+  bool acquired = false;
+  EnqueueExternalMemObjects acquire_call = nullptr;
+  EnqueueExternalMemObjects release_call = nullptr;
+
+  /* The next buffer, made for the negotiated frames on first use; waits only for the kernels
+   * of the frame that used it kSlots frames ago. */
+  SharedBuffer & take (ElementDevice & element)
+  {
+    auto & device = element.device ();
+    if (context != device.context () || slots.empty ()) {
+      slots.clear ();
+      std::string why;
+      const int cuda = cuda_device_of (device, &why);
+      if (cuda < 0)
+        throw Failure (Failure::Kind::Failed, "no CUDA memory on " + device.name + ": " + why);
+      for (size_t i = 0; i < kSlots; i++)
+        slots.push_back (std::make_unique<SharedBuffer> (device, cuda, MAX (info.size,
+                    (gsize) 1)));
+      context = device.context ();
+      acquire_call = external_memory_call (device.device,
+          "clEnqueueAcquireExternalMemObjectsKHR");
+      release_call = external_memory_call (device.device,
+          "clEnqueueReleaseExternalMemObjectsKHR");
+      next = 0;
+      GST_INFO ("CUDA frames: %zu shared buffers of %" G_GSIZE_FORMAT " bytes on %s",
+          kSlots, info.size, device.name.c_str ());
+    }
+    SharedBuffer & slot = *slots[next];
+    next = (next + 1) % slots.size ();
+    if (slot.done ()) {
+      slot.done.wait ();
+      slot.done = cl::Event ();
+    }
+    return slot;
+  }
+
+  void acquire (ElementDevice & element, SharedBuffer & slot, GstOpenCLFrame * frame)
+  {
+    if (acquire_call) {
+      cl_mem memory = slot.buffer ();
+      const cl_int status = acquire_call (element.device ().queue (), 1, &memory, 0, nullptr,
+          nullptr);
+      if (status != CL_SUCCESS)
+        throw cl::Error (status, "clEnqueueAcquireExternalMemObjectsKHR");
+    }
+    current = &slot;
+    acquired = true;
+    frame->buffer = slot.buffer;
+    frame->info = info;
+  }
+
+  void release (ElementDevice & element)
+  {
+    if (!acquired || !current)
+      return;
+    acquired = false;
+    auto & queue = element.device ().queue;
+    if (release_call) {
+      cl_mem memory = current->buffer ();
+      cl_event event = nullptr;
+      const cl_int status = release_call (queue (), 1, &memory, 0, nullptr, &event);
+      if (status != CL_SUCCESS)
+        throw cl::Error (status, "clEnqueueReleaseExternalMemObjectsKHR");
+      current->done = cl::Event (event);
+    } else {
+      cl::Event marker;
+      queue.enqueueMarkerWithWaitList (nullptr, &marker);
+      current->done = marker;
+    }
+  }
+};
+
+CudaFrames::CudaFrames () : slots_ (std::make_unique<CudaSlots> ())
+{
+}
+
+CudaFrames::~CudaFrames () = default;
+
+void
+CudaFrames::configure (const GstVideoInfo * info)
+{
+  if (!gst_video_info_is_equal (info, &slots_->info))
+    slots_->slots.clear ();
+  slots_->info = *info;
+  slots_->current = nullptr;
+  slots_->acquired = false;
+}
+
+void
+CudaFrames::reset ()
+{
+  slots_->slots.clear ();
+  slots_->current = nullptr;
+  slots_->acquired = false;
+  slots_->context = nullptr;
+}
+
+bool
+CudaFrames::to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame)
+{
+  if (!is_cuda_memory (sole_memory (buffer)))
+    return false;
+  SharedBuffer & slot = slots_->take (device);
+  {
+    CudaMap source (buffer, &slots_->info, false);
+    copy_planes (&slots_->info, source.pointer, source.offsets, source.strides, slot.address,
+        slots_->info.offset, slots_->info.stride);
+  }
+  slots_->acquire (device, slot, frame);
+  return true;
+}
+
+bool
+CudaFrames::device_frame (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame)
+{
+  if (!is_cuda_memory (sole_memory (buffer)))
+    return false;
+  slots_->acquire (device, slots_->take (device), frame);
+  return true;
+}
+
+void
+CudaFrames::to_cuda (ElementDevice & device, GstBuffer * buffer)
+{
+  SharedBuffer *slot = slots_->current;
+  if (!slot)
+    throw Failure (Failure::Kind::Failed, "no device frame to copy into CUDA memory");
+  slots_->release (device);
+  /* CUDA reads what the kernels wrote: the host waits for them, as a download does. */
+  if (slot->done ())
+    slot->done.wait ();
+  else
+    device.device ().queue.finish ();
+  CudaMap target (buffer, &slots_->info, true);
+  copy_planes (&slots_->info, slot->address, slots_->info.offset, slots_->info.stride,
+      target.pointer, target.offsets, target.strides);
+}
+
+void
+CudaFrames::end_frame (ElementDevice & device)
+{
+  slots_->release (device);
+}
+
+}  // namespace gst_opencl

@@ -1,0 +1,117 @@
+/* gst-opencl: frames in CUDA memory (memory:CUDAMemory, as nvh264dec, cudaupload and
+ * cudaconvert produce them) on the OpenCL device, copied on the device only.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Nothing of CUDA is needed to build: the CUDA driver (libcuda.so.1) and GStreamer's CUDA
+ * library (libgstcuda-1.0.so.0, for its context and buffer pool) are loaded when first needed,
+ * and CUDA memory is recognised by its GstMemory type name and mapped with GStreamer's CUDA map
+ * flag, whose value is part of that library's ABI.
+ *
+ * The path: the CUDA driver allocates device memory that it exports as a file descriptor;
+ * OpenCL imports it (cl_khr_external_memory_opaque_fd) and CUDA maps it into its address space.
+ * A frame in CUDA memory is copied by the CUDA driver into such memory (one 2D copy per plane,
+ * device to device) and the kernels read it there; a result is copied the other way once the
+ * kernels are done. Each port keeps a few such buffers in turn, so the copy of a frame never
+ * waits for the kernels of the frame before it. */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <memory>
+#include <string>
+
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframe.h"
+
+#define GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "memory:CUDAMemory"
+
+namespace gst_opencl {
+
+/* Whether any structure of `caps` is in CUDA memory. */
+bool caps_are_cuda (const GstCaps * caps);
+
+/* Whether the memory is GStreamer's CUDA memory. */
+bool is_cuda_memory (GstMemory * memory);
+
+/* The ordinal of the CUDA device that is `device` (same UUID), or -1 with `why` said: no CUDA
+ * driver, no such device, no exportable memory, no OpenCL import of it, or no GStreamer CUDA
+ * library. Answered once per device and remembered. */
+int cuda_device_of (const Device & device, std::string * why);
+
+/* The CUDA driver's exportable allocations, also used by the GL interop's external-memory path. */
+struct CudaAllocation
+{
+  unsigned long long handle = 0;
+  size_t bytes = 0;
+  int fd = -1;   /* exported; the caller owns it */
+};
+/* The CUDA ordinal whose UUID (hex) is `uuid`; -1 with `error` set. `found_uuid` gets the
+ * matching UUID, or the first device's when none matches. */
+int cuda_device_for_uuid (const std::string & uuid, std::string * found_uuid,
+    std::string * error);
+bool cuda_allocate_exportable (int cuda_device, size_t bytes, CudaAllocation * allocation,
+    std::string * error);
+void cuda_release (const CudaAllocation & allocation);
+
+/* The OpenCL device's UUID (cl_khr_device_uuid) in hex; empty when it has none. */
+std::string cl_device_uuid (const cl::Device & device);
+
+/* Imports memory exported as an opaque fd (cl_khr_external_memory_opaque_fd); the caller keeps
+ * the fd open while the buffer lives. Throws Failure. */
+cl::Buffer import_external_memory (const Device & device, int fd, size_t bytes);
+
+/* An element's CUDA side: GStreamer's CUDA context (shared with the pipeline's CUDA elements
+ * through the gst.cuda.context GstContext) and pools of CUDA memory for output. */
+class CudaBridge
+{
+public:
+  CudaBridge () = default;
+  CudaBridge (const CudaBridge &) = delete;
+  CudaBridge & operator= (const CudaBridge &) = delete;
+  ~CudaBridge () { reset (); }
+
+  void set_context (GstElement * element, GstContext * context);
+  bool handle_context_query (GstElement * element, GstQuery * query);
+  /* Makes sure a CUDA context of `cuda_device` exists (the pipeline's, else a new one). */
+  bool ensure_context (GstElement * element, int cuda_device);
+  /* Puts a pool of CUDA memory for the query's caps into an allocation query that has no pool
+   * (or one whose buffers are not CUDA memory). False with an element error posted. */
+  bool decide_allocation (GstElement * element, GstQuery * query, int cuda_device);
+  void reset ();
+
+private:
+  GstObject *context_ = nullptr;   /* a GstCudaContext */
+};
+
+class CudaSlots;
+
+/* One port's frames in CUDA memory: the interface the frame path uses, shaped like the GL
+ * interop's (to_device, device_frame, to_cuda, end_frame). */
+class CudaFrames
+{
+public:
+  CudaFrames ();
+  ~CudaFrames ();
+  CudaFrames (const CudaFrames &) = delete;
+  CudaFrames & operator= (const CudaFrames &) = delete;
+
+  /* The negotiated frames; drops the buffers of another layout. */
+  void configure (const GstVideoInfo * info);
+  void reset ();
+
+  /* Copies the frame of `buffer` (CUDA memory) into a shared buffer, which `frame` describes;
+   * false when the buffer is not CUDA memory. */
+  bool to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame);
+  /* A shared buffer for the kernels to write the frame of `buffer` into. */
+  bool device_frame (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame);
+  /* The kernels of this frame are enqueued and wrote the shared buffer: waits for them and
+   * copies it into `buffer`'s CUDA memory. */
+  void to_cuda (ElementDevice & device, GstBuffer * buffer);
+  /* The kernels of this frame only read the shared buffer: it is free again once they end. */
+  void end_frame (ElementDevice & device);
+
+private:
+  std::unique_ptr<CudaSlots> slots_;
+};
+
+}  // namespace gst_opencl

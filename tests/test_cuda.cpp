@@ -1,0 +1,300 @@
+/* gst-opencl tests: frames in CUDA memory (memory:CUDAMemory).
+ *
+ * Everywhere: the pad templates offer CUDA memory, the `memory` property says what each pad
+ * negotiated, and a device that does not reach CUDA memory refuses it at negotiation (an error
+ * on the bus, not a crash). On an NVIDIA device with GStreamer's CUDA elements (the GPU machine,
+ * tests/gpu-suite.sh), the CUDA path itself: frames from cudaupload and nvh264dec through
+ * openclupload/opencldownload, a filter and an analysis element equal the frames of the
+ * system-memory path bit for bit, and decoded frames equal a software decoder's (MD5 of every
+ * frame, made with tests/media/make-h264-clips.sh into GST_OPENCL_TEST_CLIPS). */
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gst/app/gstappsink.h>
+#include <gst/check/gstcheck.h>
+
+#include "common/reliability.h"
+#include "common/suite.h"
+#include "common/testutil.h"
+
+namespace {
+
+bool
+has_element (const char *name)
+{
+  GstElementFactory *factory = gst_element_factory_find (name);
+  if (factory)
+    gst_object_unref (factory);
+  return factory != nullptr;
+}
+
+/* The CUDA path is expected where the default device is NVIDIA's and GStreamer's CUDA elements
+ * exist; everywhere else CUDA memory must be refused. Decided from facts, not from trying. */
+bool
+expect_cuda ()
+{
+  static const bool expected = testutil::default_device_vendor ().find ("NVIDIA") !=
+      std::string::npos && has_element ("cudaupload") && has_element ("cudadownload");
+  return expected;
+}
+
+std::string
+source (const char *format, int width, int height, int frames)
+{
+  return "videotestsrc pattern=ball num-buffers=" + std::to_string (frames) +
+      " ! video/x-raw,format=" + format + ",width=" + std::to_string (width) + ",height=" +
+      std::to_string (height) + ",framerate=30/1";
+}
+
+std::vector<reliability::Output>
+frames_of (const std::string & line)
+{
+  std::string error;
+  auto frames = reliability::pull_all (line, &error);
+  fail_unless (error.empty (), "%s: %s", line.c_str (), error.c_str ());
+  fail_unless (!frames.empty (), "%s: no frames", line.c_str ());
+  return frames;
+}
+
+void
+expect_same_frames (const std::string & reference_line, const std::string & line)
+{
+  auto expected = frames_of (reference_line);
+  auto got = frames_of (line);
+  fail_unless_equals_int (got.size (), expected.size ());
+  for (size_t i = 0; i < got.size (); i++)
+    fail_unless (got[i].pixels == expected[i].pixels, "frame %zu of %s differs from %s", i,
+        line.c_str (), reference_line.c_str ());
+}
+
+/* Runs the pipeline to EOS and returns the `memory` property of the element named "subject"
+ * (read before the pipeline stops), and every opencl-histogram message as text. */
+std::string
+run_and_read_memory (const std::string & line, std::vector<std::string> * histograms = nullptr)
+{
+  GstElement *pipeline = testutil::parse_pipeline (line);
+  GstElement *subject = gst_bin_get_by_name (GST_BIN (pipeline), "subject");
+  fail_unless (subject != nullptr);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  std::string error;
+  for (;;) {
+    GstMessage *message = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT));
+    fail_unless (message != nullptr, "%s: timed out", line.c_str ());
+    const GstMessageType type = GST_MESSAGE_TYPE (message);
+    if (type == GST_MESSAGE_ELEMENT && histograms &&
+        gst_message_has_name (message, "opencl-histogram")) {
+      gchar *text = gst_structure_to_string (gst_message_get_structure (message));
+      histograms->push_back (text);
+      g_free (text);
+    }
+    if (type == GST_MESSAGE_ERROR)
+      error = testutil::message_text (message);
+    gst_message_unref (message);
+    if (type != GST_MESSAGE_ELEMENT)
+      break;
+  }
+  gst_object_unref (bus);
+  fail_unless (error.empty (), "%s: %s", line.c_str (), error.c_str ());
+  gchar *memory = nullptr;
+  g_object_get (subject, "memory", &memory, nullptr);
+  std::string text = memory ? memory : "";
+  g_free (memory);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (subject);
+  gst_object_unref (pipeline);
+  return text;
+}
+
+void
+expect_memory (const std::string & line, const char *expected,
+    std::vector<std::string> * histograms = nullptr)
+{
+  const std::string memory = run_and_read_memory (line, histograms);
+  fail_unless (memory == expected, "%s: memory is \"%s\", not \"%s\"", line.c_str (),
+      memory.c_str (), expected);
+}
+
+bool
+template_has_cuda (const char *factory_name, const char *pad)
+{
+  GstElementFactory *factory = gst_element_factory_find (factory_name);
+  fail_unless (factory != nullptr, "no %s", factory_name);
+  GstCaps *caps = nullptr;
+  for (const GList *l = gst_element_factory_get_static_pad_templates (factory); l; l = l->next) {
+    auto *templ = static_cast<GstStaticPadTemplate *> (l->data);
+    if (g_str_equal (templ->name_template, pad))
+      caps = gst_static_pad_template_get_caps (templ);
+  }
+  gst_object_unref (factory);
+  fail_unless (caps != nullptr);
+  bool found = false;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    found = found || (features && gst_caps_features_contains (features, "memory:CUDAMemory"));
+  }
+  gst_caps_unref (caps);
+  return found;
+}
+
+std::string
+clip_path (const char *file)
+{
+  const char *dir = g_getenv ("GST_OPENCL_TEST_CLIPS");
+  return dir ? std::string (dir) + "/" + file : std::string ();
+}
+
+std::vector<std::string>
+md5_of_frames (const std::vector<reliability::Output> & frames)
+{
+  std::vector<std::string> sums;
+  for (const auto & frame : frames) {
+    gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_MD5, frame.pixels.data (),
+        frame.pixels.size ());
+    sums.push_back (sum);
+    g_free (sum);
+  }
+  return sums;
+}
+
+}  // namespace
+
+GST_START_TEST (test_templates_offer_cuda_memory)
+{
+  for (const char *name : { "openclbilateral", "openclhistogram", "openclconvolve3d" }) {
+    fail_unless (template_has_cuda (name, "sink"), "%s sink", name);
+    fail_unless (template_has_cuda (name, "src"), "%s src", name);
+  }
+  fail_unless (template_has_cuda ("openclupload", "sink"));
+  fail_unless (template_has_cuda ("opencldownload", "src"));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_memory_property)
+{
+  const std::string src = source ("RGBA", 64, 48, 3);
+  expect_memory (src + " ! openclbilateral name=subject ! video/x-raw ! fakesink",
+      "system -> system");
+  expect_memory (src + " ! openclbilateral name=subject ! video/x-raw(memory:OpenCLMemory) ! "
+      "fakesink", "system -> opencl");
+  expect_memory (src + " ! openclhistogram name=subject ! fakesink", "system");
+  expect_memory (src + " ! openclupload ! opencldownload name=subject ! fakesink",
+      "opencl -> system");
+  GstElement *element = gst_element_factory_make ("openclbilateral", nullptr);
+  testutil::expect_read_only (element, "memory");
+  gst_object_unref (element);
+}
+GST_END_TEST;
+
+/* Without CUDA on the device, CUDA memory is refused at negotiation with an error; with it, the
+ * same pipelines run and say so. */
+GST_START_TEST (test_cuda_memory_negotiation)
+{
+  const std::string src = source ("RGBA", 64, 48, 3);
+  const std::string lines[] = {
+    src + " ! openclbilateral name=subject ! video/x-raw(memory:CUDAMemory) ! fakesink",
+    src + " ! openclupload ! opencldownload name=subject ! video/x-raw(memory:CUDAMemory) ! "
+        "fakesink",
+  };
+  const char *memories[] = { "system -> cuda", "opencl -> cuda" };
+  for (size_t i = 0; i < G_N_ELEMENTS (lines); i++) {
+    if (expect_cuda ()) {
+      expect_memory (lines[i], memories[i]);
+    } else {
+      const std::string error = testutil::run_pipeline (lines[i]);
+      fail_unless (error.find ("not-negotiated") != std::string::npos ||
+          error.find ("negotiat") != std::string::npos, "%s: %s", lines[i].c_str (),
+          error.c_str ());
+    }
+  }
+}
+GST_END_TEST;
+
+/* Frames from cudaupload through every route, against the system-memory path. */
+GST_START_TEST (test_cuda_frames_match_system_memory)
+{
+  if (!expect_cuda ()) {
+    GST_INFO ("no CUDA path on this device: test_cuda_memory_negotiation covers the refusal");
+    return;
+  }
+  for (auto size : { std::pair<int, int> { 97, 61 }, std::pair<int, int> { 640, 360 } }) {
+    const auto [w, h] = size;
+    const std::string rgba = source ("RGBA", w, h, 4);
+    const std::string nv12 = source ("NV12", w, h, 4);
+    /* Transfers, both ways, RGBA and NV12. */
+    for (const std::string & src : { rgba, nv12 }) {
+      expect_same_frames (src, src + " ! cudaupload ! openclupload ! opencldownload");
+      expect_same_frames (src, src + " ! openclupload ! opencldownload ! "
+          "video/x-raw(memory:CUDAMemory) ! cudadownload");
+    }
+    /* A filter: CUDA in, OpenCL or CUDA out. */
+    const std::string reference = rgba + " ! openclbilateral";
+    expect_same_frames (reference, rgba + " ! cudaupload ! openclbilateral ! opencldownload");
+    expect_same_frames (reference, rgba + " ! cudaupload ! openclbilateral ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload");
+    expect_memory (rgba + " ! cudaupload ! "
+            "openclbilateral name=subject ! video/x-raw(memory:CUDAMemory) ! fakesink", "cuda -> cuda");
+    /* Analysis in place, counting and drawing. */
+    for (const char *settings : { "", " draw=true" }) {
+      std::vector<std::string> expected, got;
+      run_and_read_memory (nv12 + " ! openclhistogram name=subject" + settings + " ! fakesink",
+          &expected);
+      expect_memory (nv12 + " ! cudaupload ! openclhistogram name=subject" + settings +
+          " ! fakesink", "cuda", &got);
+      fail_unless_equals_int (got.size (), expected.size ());
+      for (size_t i = 0; i < got.size (); i++)
+        fail_unless_equals_string (got[i].c_str (), expected[i].c_str ());
+    }
+    expect_same_frames (rgba + " ! openclhistogram draw=true", rgba + " ! cudaupload ! "
+        "openclhistogram draw=true ! cudadownload");
+  }
+}
+GST_END_TEST;
+
+/* nvh264dec's frames: the same as a software decoder's, through the CUDA path unchanged, and
+ * analysed as the system-memory path analyses them. */
+GST_START_TEST (test_decoded_frames)
+{
+  const std::string clip = clip_path ("clip-360p.h264");
+  if (!expect_cuda () || !has_element ("nvh264dec") || clip.empty () ||
+      !g_file_test (clip.c_str (), G_FILE_TEST_EXISTS)) {
+    GST_INFO ("no NVDEC, or no clips (GST_OPENCL_TEST_CLIPS): skipped");
+    return;
+  }
+  std::vector<std::string> expected_md5;
+  std::ifstream sums (clip_path ("clip-360p.md5"));
+  for (std::string line; std::getline (sums, line);)
+    expected_md5.push_back (line);
+  fail_unless (!expected_md5.empty ());
+  const std::string decode = "filesrc location=" + clip + " ! h264parse ! nvh264dec";
+  const auto host = md5_of_frames (frames_of (decode + " ! video/x-raw,format=NV12"));
+  fail_unless (host == expected_md5, "nvh264dec's frames differ from the software decoder's");
+  const auto through = md5_of_frames (frames_of (decode + " ! openclupload ! opencldownload"));
+  fail_unless (through == expected_md5, "frames through the CUDA path differ");
+  expect_memory (decode + " ! openclupload name=subject ! fakesink", "cuda -> opencl");
+  std::vector<std::string> on_cuda, on_host;
+  expect_memory (decode + " ! openclhistogram name=subject ! fakesink", "cuda", &on_cuda);
+  run_and_read_memory (decode + " ! video/x-raw ! openclhistogram name=subject ! fakesink",
+      &on_host);
+  fail_unless_equals_int (on_cuda.size (), expected_md5.size ());
+  fail_unless (on_cuda == on_host, "histograms of CUDA frames differ from the host path's");
+  /* A filter after NVIDIA's own conversion to RGBA, where this GStreamer has cudaconvert. */
+  if (has_element ("cudaconvert")) {
+    const std::string rgba = decode + " ! cudaconvert ! video/x-raw(memory:CUDAMemory),"
+        "format=RGBA";
+    expect_same_frames (rgba + " ! cudadownload ! openclbilateral",
+        rgba + " ! openclbilateral ! opencldownload");
+  }
+}
+GST_END_TEST;
+
+static Suite *
+cuda_suite ()
+{
+  return TESTUTIL_SUITE ("cuda", 600, test_templates_offer_cuda_memory, test_memory_property,
+      test_cuda_memory_negotiation, test_cuda_frames_match_system_memory, test_decoded_frames);
+}
+
+GST_CHECK_MAIN (cuda);
