@@ -269,35 +269,57 @@ void
 ElementDevice::finish_frame ()
 {
   {
+    /* The host waited for this frame: every earlier one is done too (one in-order queue). */
     std::lock_guard<std::mutex> lock (deferred_lock_);
-    deferred_events_.clear ();
+    for (auto & frame : deferred_)
+      frame.clear ();
+    deferred_head_ = deferred_count_ = 0;
   }
   sum_kernel_time (kernel_events_);
 }
 
-/* The in-order queue completes a frame's kernels in order: the last one done means all are. */
+/* The in-order queue completes a frame's kernels in order: the last one done means all are, and
+ * an older frame is done before a newer one. */
+bool
+ElementDevice::oldest_deferred_done (bool wait)
+{
+  auto & oldest = deferred_[deferred_head_];
+  if (!oldest.empty ()) {
+    if (wait)
+      oldest.back ().wait ();
+    else if (oldest.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () != CL_COMPLETE)
+      return false;
+    sum_kernel_time (oldest);
+  }
+  deferred_head_ = (deferred_head_ + 1) % deferred_.size ();
+  deferred_count_--;
+  return true;
+}
+
 void
 ElementDevice::harvest_deferred ()
 {
   std::lock_guard<std::mutex> lock (deferred_lock_);
-  if (!deferred_events_.empty () &&
-      deferred_events_.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () == CL_COMPLETE)
-    sum_kernel_time (deferred_events_);
+  while (deferred_count_ > 0 && oldest_deferred_done (false)) {
+  }
 }
 
 void
 ElementDevice::defer_frame ()
 {
   std::lock_guard<std::mutex> lock (deferred_lock_);
-  /* At most two frames of this element in flight: waiting for the one before this keeps a
-   * pipeline whose sink never maps (fakesink) from queueing work without bound, and costs
+  /* Frames done by now give their kernel times; only when kMaxFramesInFlight frames of this
+   * element are still on the queue does the host wait, for the oldest. That bound keeps a
+   * pipeline whose sink never maps (fakesink) from queueing work without limit, and costs
    * nothing while the device keeps up. */
-  if (!deferred_events_.empty ()) {
-    deferred_events_.back ().wait ();
-    sum_kernel_time (deferred_events_);
+  while (deferred_count_ > 0 && oldest_deferred_done (false)) {
   }
-  deferred_events_.swap (kernel_events_);
-  kernel_events_.clear ();
+  if (deferred_count_ == deferred_.size ())
+    oldest_deferred_done (true);
+  auto & slot = deferred_[(deferred_head_ + deferred_count_) % deferred_.size ()];
+  slot.clear ();
+  slot.swap (kernel_events_);  /* both keep their capacity: nothing allocated per frame */
+  deferred_count_++;
 }
 
 void
@@ -305,7 +327,9 @@ ElementDevice::discard_frame ()
 {
   kernel_events_.clear ();
   std::lock_guard<std::mutex> lock (deferred_lock_);
-  deferred_events_.clear ();
+  for (auto & frame : deferred_)
+    frame.clear ();
+  deferred_head_ = deferred_count_ = 0;
 }
 
 }  // namespace gst_opencl

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <array>
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
@@ -61,8 +62,8 @@ public:
    * once the frame's work is known to be complete (it reads profiling info). */
   void finish_frame ();
   /* For a frame whose results stay on the device, so nothing waits for it: its events are read
-   * at the next frame (kernel-time then lags by one frame). The next frame first waits for this
-   * one, so at most two frames of an element are in flight on the queue. */
+   * once it is done, at a later frame (kernel-time then lags by a few frames). The host waits
+   * only when kMaxFramesInFlight frames of the element are on the queue, for the oldest. */
   void defer_frame ();
   /* The frame's kernels are enqueued: finish_frame () when the host `waited` for them (a
    * download), else defer_frame (). */
@@ -98,7 +99,13 @@ private:
   std::string memory_;  /* under settings_lock_ */
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
   std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
-  std::vector<cl::Event> deferred_events_;  /* a deferred frame's, until they complete */
+  /* Deferred frames' events, oldest at deferred_head_, until they complete. */
+  static constexpr size_t kMaxFramesInFlight = 4;
+  std::array<std::vector<cl::Event>, kMaxFramesInFlight> deferred_;
+  size_t deferred_head_ = 0;
+  size_t deferred_count_ = 0;
+
+  bool oldest_deferred_done (bool wait);
 
   void sum_kernel_time (std::vector<cl::Event> & events);
   void harvest_deferred ();
