@@ -234,8 +234,8 @@ GST_START_TEST (test_cuda_frames_match_system_memory)
     expect_same_frames (reference, rgba + " ! cudaupload ! openclbilateral ! opencldownload");
     expect_same_frames (reference, rgba + " ! cudaupload ! openclbilateral ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload");
-    expect_memory (rgba + " ! cudaupload ! "
-            "openclbilateral name=subject ! video/x-raw(memory:CUDAMemory) ! fakesink", "cuda -> cuda");
+    expect_memory (rgba + " ! cudaupload ! openclbilateral name=subject ! "
+        "video/x-raw(memory:CUDAMemory) ! fakesink", "cuda -> cuda");
     /* Analysis in place, counting and drawing. */
     for (const char *settings : { "", " draw=true" }) {
       std::vector<std::string> expected, got;

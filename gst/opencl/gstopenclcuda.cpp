@@ -248,6 +248,7 @@ copy_planes (const GstVideoInfo * info, CUdeviceptr from, const gsize * from_off
     const gint * from_strides, CUdeviceptr to, const gsize * to_offsets, const gint * to_strides)
 {
   auto & cuda = CudaDriver::get ();
+  GST_LOG ("copying %u planes 0x%llx -> 0x%llx", GST_VIDEO_INFO_N_PLANES (info), from, to);
   for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
     CudaCopy2D copy {};
     copy.src_memory_type = 2;
@@ -286,6 +287,7 @@ public:
           "memory");
     const GstMapFlags flags = (GstMapFlags) ((write ? GST_MAP_WRITE : GST_MAP_READ) |
         kGstMapCuda);
+    GST_LOG ("mapping CUDA memory %p for %s", memory_, write ? "writing" : "reading");
     if (!gst_memory_map (memory_, &map_, flags))
       throw Failure (Failure::Kind::Failed, "cannot map the CUDA memory of a frame");
     mapped_ = true;
@@ -348,6 +350,7 @@ struct SharedBuffer
   SharedBuffer (const Device & device, int cuda, size_t bytes) : cuda_device (cuda)
   {
     std::string error;
+    GST_DEBUG ("shared buffer of %zu bytes on CUDA device %d", bytes, cuda);
     if (!cuda_allocate_exportable (cuda, bytes, &allocation, &error))
       throw Failure (Failure::Kind::Failed, error);
     cl_fd = allocation.fd;
@@ -365,7 +368,9 @@ struct SharedBuffer
     mapped = true;
     if (driver.set_access (address, allocation.bytes, &access, 1) != 0)
       throw Failure (Failure::Kind::Failed, "CUDA cannot make its exported memory accessible");
+    GST_DEBUG ("mapped at 0x%llx; importing fd %d into OpenCL", address, cl_fd);
     buffer = import_external_memory (device, cl_fd, allocation.bytes);
+    GST_DEBUG ("imported");
   }
 
   ~SharedBuffer ()
@@ -604,17 +609,29 @@ CudaBridge::decide_allocation (GstElement * element, GstQuery * query, int cuda_
     }
     gst_clear_object (&pool);
   }
+  GST_DEBUG_OBJECT (element, "a CUDA buffer pool for CUDA device %d", cuda_device);
   if (!ensure_context (element, cuda_device)) {
     GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("no CUDA context for CUDA-memory output"),
         ("CUDA device %d", cuda_device));
     return false;
   }
+  GST_DEBUG_OBJECT (element, "CUDA context %" GST_PTR_FORMAT, context_);
   pool = GstCudaLibrary::get ().buffer_pool_new (context_);
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, MAX (size, (guint) info.size),
       MAX (min_buffers, 2u), max_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
+  /* The CUDA pool changes the size to its pitched frames' and says so by refusing the first
+   * configuration: the changed one is taken when it still holds the caps' frames. */
+  bool configured = gst_buffer_pool_set_config (pool, config);
+  if (!configured) {
+    config = gst_buffer_pool_get_config (pool);
+    configured = gst_buffer_pool_config_validate_params (config, caps, info.size,
+        MAX (min_buffers, 2u), max_buffers) && gst_buffer_pool_set_config (pool, config);
+    if (!configured && config)
+      gst_structure_free (config);
+  }
+  if (!configured) {
     gst_object_unref (pool);
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("cannot configure a CUDA buffer pool"),
         ("caps %" GST_PTR_FORMAT, caps));
@@ -729,7 +746,7 @@ CudaFrames::~CudaFrames () = default;
 void
 CudaFrames::configure (const GstVideoInfo * info)
 {
-  if (!gst_video_info_is_equal (info, &slots_->info))
+  if (!slots_->info.finfo || !gst_video_info_is_equal (info, &slots_->info))
     slots_->slots.clear ();
   slots_->info = *info;
   slots_->current = nullptr;

@@ -399,13 +399,12 @@ video_caps_any_memory (const gchar * formats, const gchar * extra_fields, bool g
 void
 add_video_pad_templates (GstElementClass * element_class, const gchar * formats, bool gl_rgba)
 {
-  GstCaps *caps = video_caps_any_memory (formats, nullptr, gl_rgba);
-  /* Frames in CUDA memory too (NVIDIA's decoders and CUDA elements); negotiated only where the
-   * device reaches CUDA memory (transform_caps_any_memory). */
-  GstCaps *cuda = gst_caps_from_string (("video/x-raw(" GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "), "
+  /* Frames in CUDA memory first (NVIDIA's decoders and CUDA elements then keep them on the
+   * device); offered only where the device reaches CUDA memory (transform_caps_any_memory). */
+  GstCaps *caps = gst_caps_from_string (("video/x-raw(" GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "), "
           "format=(string){ " + std::string (formats) + " }, width=(int)[1, max], "
           "height=(int)[1, max], framerate=(fraction)[0/1, max]").c_str ());
-  caps = gst_caps_merge (caps, cuda);
+  caps = gst_caps_merge (caps, video_caps_any_memory (formats, nullptr, gl_rgba));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,

@@ -18,6 +18,10 @@
  *               RGBA ! openclkernel (a trivial copy through __global buffers) ! fakesink: the
  *               programmable elements' own cost over their kernels, frames resident on the device
  *   kernel-image-resident  the same with both kernels reading and writing image2d_t frames
+ *   decode      filesrc (GST_OPENCL_BENCH_CLIP, an H.264 clip) ! h264parse ! nvh264dec ! CUDA
+ *               memory ! fakesink: NVIDIA's decoder alone, the ceiling of the next two
+ *   decode-histogram  the same into openclhistogram, frames in CUDA memory
+ *   decode-histogram-host  the same through system memory (nvh264dec downloads each frame)
  *   gl          gltestsrc ! GL memory RGBA ! openclbilateral radius=4 ! gldownload ! fakesink: GL
  *               textures in and out of the filter by the best interop path the drivers allow
  *               (reported as the element's `gl-interop`)
@@ -183,6 +187,18 @@ describe_case (const std::string & name, int width, int height, int buffers,
         device_caps + " ! openclkernel name=kernel source=\"" + copy + "\" ! " + device_caps +
         " ! fakesink name=sink sync=false";
   }
+  if (name == "decode" || name == "decode-histogram" || name == "decode-histogram-host") {
+    const char *clip = g_getenv ("GST_OPENCL_BENCH_CLIP");
+    if (!clip)
+      return "";
+    const std::string decode = std::string ("filesrc location=") + clip +
+        " ! h264parse ! nvh264dec";
+    if (name == "decode")
+      return decode + " ! video/x-raw(memory:CUDAMemory) ! fakesink name=sink sync=false";
+    *measured = { "histogram" };
+    return decode + (name == "decode-histogram" ? " ! video/x-raw(memory:CUDAMemory)" :
+        " ! video/x-raw") + " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
+  }
   const std::string host_source = "videotestsrc pattern=solid-color num-buffers=" + n + " ! " +
       host_caps;
   if (name == "filter-host") {
@@ -226,7 +242,8 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   std::vector<std::string> measured;
   result.description = describe_case (name, width, height, warmup + frames, &measured);
   if (result.description.empty ()) {
-    result.error = "unknown case";
+    result.error = name.rfind ("decode", 0) == 0 ? "no clip (GST_OPENCL_BENCH_CLIP)" :
+        "unknown case";
     return result;
   }
   GstElement *pipeline = bench::parse_pipeline (result.description, &result.error);
@@ -409,7 +426,8 @@ parse_options (int argc, char **argv)
   options.warmup_minimum = 0;
   bench::OptionTable table = bench::frame_option_table (options);
   table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
-      "kernel-resident, kernel-image-resident, "
+      "kernel-resident, kernel-image-resident, decode, decode-histogram, "
+      "decode-histogram-host (these three: GST_OPENCL_BENCH_CLIP), "
       "histogram-host, filter-pool, gl, gl-host (default resident,round-trip,filter-host)");
   table.parse (argc, argv);
   return options;

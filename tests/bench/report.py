@@ -456,6 +456,26 @@ def kernel_targets(run):
                           f"({fmt_pct((wall - kernel) / kernel)} over)", wall <= 1.05 * kernel))
 
 
+def decode_targets(run):
+    """NVIDIA's decoder into openclhistogram through CUDA memory (bench_pipeline's decode cases,
+    GST_OPENCL_BENCH_CLIP): frames per second from the mean interval at the sink (a decoder
+    delivers in bursts), against the decoder alone in the same run."""
+    def fps(case):
+        samples = case.get("wall_samples") or []
+        return 1000 * len(samples) / sum(samples) if samples and sum(samples) > 0 else None
+    alone = run.pipeline_case("decode", "1920x1080")
+    text = ("filesrc ! h264parse ! nvh264dec ! openclhistogram ! fakesink, 1080p: at least 90% "
+            "of the frame rate of nvh264dec ! fakesink alone")
+    through = run.pipeline_case("decode-histogram", "1920x1080")
+    if not alone or not through or not fps(alone) or not fps(through):
+        run.target(text, "no decode and decode-histogram cases that ran", None)
+        return
+    host = run.pipeline_case("decode-histogram-host", "1920x1080")
+    host_text = f"; through system memory {fps(host):.0f} fps" if host and fps(host) else ""
+    run.target(text, f"{fps(through):.0f} fps vs {fps(alone):.0f} fps "
+               f"({fps(through) / fps(alone):.0%}){host_text}", fps(through) >= 0.9 * fps(alone))
+
+
 def pipelines_launch(run, path, data):
     # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
     header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
@@ -662,6 +682,7 @@ def print_run(run):
         if is_gpu(next((c.get("device_name") for c in run.pipeline_cases
                         if c.get("device_name")), None)):
             kernel_targets(run)
+            decode_targets(run)
     if run.targets:
         print("**Targets** (issue 8), ratios from this run:\n")
         table_head("target", "measured", "met")

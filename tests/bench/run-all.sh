@@ -165,6 +165,13 @@ if wanted pipelines; then
     run pipelines 200 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
       --cases resident,round-trip,filter-host,histogram-host,filter-pool,gl,gl-host,kernel-resident,kernel-image-resident \
       --frames 60 --warmup 5 --json "$out/pipelines.json"
+    # NVIDIA's decoder into openclhistogram through CUDA memory, against the decoder alone
+    # (the clip comes from tests/bench/pack-gpu.sh).
+    if [ -f "$build/clips/clip-1080p.h264" ]; then
+      GST_OPENCL_BENCH_CLIP=$build/clips/clip-1080p.h264 run decode 120 "$bin/bench_pipeline" \
+        --device gpu --sizes 1920x1080 --cases decode,decode-histogram,decode-histogram-host \
+        --frames 250 --warmup 20 --json "$out/decode.json"
+    fi
     # The same chains as gst-launch-1.0 runs them, frames per second from PLAYING to EOS.
     if [ -f "$bench_here/run-pipelines.sh" ]; then
       run pipelines-launch 150 bash "$bench_here/run-pipelines.sh" --build "$build" --device gpu \
