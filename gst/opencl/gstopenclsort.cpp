@@ -295,66 +295,41 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
         global_group_size_;
     launch (kernel, cl::NDRange (rounded), cl::NDRange (global_group_size_));
   };
+  /* sort_pad and sort_unpad take the same arguments: rows of `length` keys to rows of `padded`
+   * words and back, one work-item per word written. */
+  auto launch_padding = [&](cl::Kernel & kernel, const cl::Buffer & from, const cl::Buffer & to,
+      size_t work_items) {
+    set_args (kernel, from, to, (cl_uint) rows, (cl_uint) length, padded_log2, key_type,
+        descending);
+    launch_flat (kernel, work_items);
+  };
 
   schedule (rows, length, [&](const Pass & pass) {
         switch (pass.kind) {
           case Pass::Kind::Chunks:
-            chunks_.setArg (0, src);
-            chunks_.setArg (1, words);
-            chunks_.setArg (2, dst);
-            chunks_.setArg (3, cl::Local (chunk * sizeof (cl_uint)));
-            chunks_.setArg (4, (cl_uint) rows);
-            chunks_.setArg (5, (cl_uint) length);
-            chunks_.setArg (6, padded_log2);
-            chunks_.setArg (7, (cl_uint) chunk);
-            chunks_.setArg (8, key_type);
-            chunks_.setArg (9, descending);
-            chunks_.setArg (10, (cl_int) pass.store_keys);
+            set_args (chunks_, src, words, dst, cl::Local (chunk * sizeof (cl_uint)),
+                (cl_uint) rows, (cl_uint) length, padded_log2, (cl_uint) chunk, key_type,
+                descending, (cl_int) pass.store_keys);
             launch (chunks_, local_global, local_range);
             break;
           case Pass::Kind::Global:{
             cl::Kernel & kernel = global_[pass.steps - 1];
             const size_t work_items = total_words >> pass.steps;
-            kernel.setArg (0, words);
-            kernel.setArg (1, (cl_uint) work_items);
-            kernel.setArg (2, (cl_uint) pass.k);
-            kernel.setArg (3, (cl_uint) pass.stride);
-            kernel.setArg (4, (cl_uint) padded);
+            set_args (kernel, words, (cl_uint) work_items, (cl_uint) pass.k, (cl_uint) pass.stride,
+                (cl_uint) padded);
             launch_flat (kernel, work_items);
             break;
           }
           case Pass::Kind::Pad:
-            pad_.setArg (0, src);
-            pad_.setArg (1, words);
-            pad_.setArg (2, (cl_uint) rows);
-            pad_.setArg (3, (cl_uint) length);
-            pad_.setArg (4, padded_log2);
-            pad_.setArg (5, key_type);
-            pad_.setArg (6, descending);
-            launch_flat (pad_, total_words);
+            launch_padding (pad_, src, words, total_words);
             break;
           case Pass::Kind::Unpad:
-            unpad_.setArg (0, words);
-            unpad_.setArg (1, dst);
-            unpad_.setArg (2, (cl_uint) rows);
-            unpad_.setArg (3, (cl_uint) length);
-            unpad_.setArg (4, padded_log2);
-            unpad_.setArg (5, key_type);
-            unpad_.setArg (6, descending);
-            launch_flat (unpad_, rows * length);
+            launch_padding (unpad_, words, dst, rows * length);
             break;
           case Pass::Kind::Merge:
-            merge_.setArg (0, words);
-            merge_.setArg (1, dst);
-            merge_.setArg (2, cl::Local (chunk * sizeof (cl_uint)));
-            merge_.setArg (3, (cl_uint) rows);
-            merge_.setArg (4, (cl_uint) length);
-            merge_.setArg (5, padded_log2);
-            merge_.setArg (6, (cl_uint) chunk);
-            merge_.setArg (7, (cl_uint) pass.k);
-            merge_.setArg (8, key_type);
-            merge_.setArg (9, descending);
-            merge_.setArg (10, (cl_int) pass.store_keys);
+            set_args (merge_, words, dst, cl::Local (chunk * sizeof (cl_uint)), (cl_uint) rows,
+                (cl_uint) length, padded_log2, (cl_uint) chunk, (cl_uint) pass.k, key_type,
+                descending, (cl_int) pass.store_keys);
             launch (merge_, local_global, local_range);
             break;
         }
