@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclnametable.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -49,10 +50,8 @@ constexpr MemoryName MEMORY_NAMES[] = {
 const char *
 memory_name (FilterMemory memory)
 {
-  for (const auto & entry : MEMORY_NAMES)
-    if (entry.memory == memory)
-      return entry.name;
-  return "?";
+  const MemoryName *entry = entry_with (MEMORY_NAMES, &MemoryName::memory, memory);
+  return entry ? entry->name : "?";
 }
 
 /* Filters one work-item computes for `spec` (the kernel's FILTER_BLOCK). */
@@ -266,14 +265,11 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
   size_t field = 0;
   bool has_memory = false;
   if (field < fields.size ()) {
-    for (const auto & entry : MEMORY_NAMES) {
-      if (fields[field] == entry.name) {
-        variant.filter_memory = entry.memory;
-        has_memory = true;
-      }
-    }
-    if (has_memory)
+    if (const MemoryName *entry = entry_named (MEMORY_NAMES, fields[field].c_str ())) {
+      variant.filter_memory = entry->memory;
+      has_memory = true;
       field++;
+    }
   }
   if (field < fields.size () && fields[field] == "tile") {
     variant.tile = true;
