@@ -362,8 +362,7 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
 static void
 gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 {
-  self->impl = new GstOpenCLMultiConvolveImpl (gst_opencl_base_transform_device (
-          GST_OPENCL_BASE_TRANSFORM (self)));
+  self->impl = new GstOpenCLMultiConvolveImpl (GST_OPENCL_BASE_TRANSFORM (self));
 }
 
 static void

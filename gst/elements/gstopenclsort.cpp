@@ -309,8 +309,7 @@ gst_opencl_sort_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffe
 static void
 gst_opencl_sort_init (GstOpenCLSort * self)
 {
-  self->impl = new GstOpenCLSortImpl (gst_opencl_base_transform_device (
-          GST_OPENCL_BASE_TRANSFORM (self)));
+  self->impl = new GstOpenCLSortImpl (GST_OPENCL_BASE_TRANSFORM (self));
 }
 
 static void

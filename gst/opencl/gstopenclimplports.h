@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "opencl/gstopenclbasetransform.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframepath.h"
 
@@ -11,8 +12,8 @@ namespace gst_opencl {
 
 struct ImplPorts
 {
-  explicit ImplPorts (ElementDevice & element_device)
-      : device (element_device) {}
+  explicit ImplPorts (GstOpenCLBaseTransform * base)
+      : device (gst_opencl_base_transform_device (base)) {}
 
   ElementDevice & device;  /* the base class's */
   FramePort in_port;
