@@ -79,6 +79,26 @@ count_index (uint row, uint digit, uint blocks_per_row, uint block)
   return (row * RADIX_DIGITS + digit) * blocks_per_row + block;
 }
 
+/* The keys a serial work-item owns: block `block` of row `row`, keys [start, end) of the row. */
+typedef struct
+{
+  uint row;
+  uint block;
+  uint start;
+  uint end;
+} SerialBlock;
+
+inline SerialBlock
+serial_block (uint task, uint blocks_per_row, uint tile, uint length)
+{
+  SerialBlock owned;
+  owned.row = task / blocks_per_row;
+  owned.block = task - owned.row * blocks_per_row;
+  owned.start = owned.block * tile;
+  owned.end = min (owned.start + tile, length);
+  return owned;
+}
+
 /* Exclusive prefix sum of `value` over the work-group (Hillis-Steele in local memory, one entry
  * per work-item); *total receives the sum of all. Every work-item calls it; it ends with a
  * barrier, so `scratch` may be used again at once. */
@@ -153,23 +173,18 @@ radix_count_serial (__global const uint * keys, __global uint * counts, uint row
   const uint task = get_global_id (0);
   if (task >= rows * blocks_per_row)
     return;
-  const uint row = task / blocks_per_row;
-  const uint block = task - row * blocks_per_row;
-  const uint start = block * tile;
-  const uint end = min (start + tile, length);
-  __global const uint *row_keys = keys + row * length;
-  uint histogram[RADIX_DIGITS];
-  for (uint d = 0; d < RADIX_DIGITS; d++)
-    histogram[d] = 0;
+  const SerialBlock owned = serial_block (task, blocks_per_row, tile, length);
+  __global const uint *row_keys = keys + owned.row * length;
+  uint histogram[RADIX_DIGITS] = { 0 };
   if (map_keys) {
-    for (uint i = start; i < end; i++)
+    for (uint i = owned.start; i < owned.end; i++)
       histogram[digit_of (to_word (row_keys[i], key_type, descending), shift)]++;
   } else {
-    for (uint i = start; i < end; i++)
+    for (uint i = owned.start; i < owned.end; i++)
       histogram[digit_of (row_keys[i], shift)]++;
   }
   for (uint d = 0; d < RADIX_DIGITS; d++)
-    counts[count_index (row, d, blocks_per_row, block)] = histogram[d];
+    counts[count_index (owned.row, d, blocks_per_row, owned.block)] = histogram[d];
 }
 
 /* 2a. sums[g] = the sum of counts[g * span .. (g + 1) * span - 1] (clipped to `total`). */
@@ -342,26 +357,23 @@ radix_scatter_serial (__global const uint * src, __global uint * dst,
   const uint task = get_global_id (0);
   if (task >= rows * blocks_per_row)
     return;
-  const uint row = task / blocks_per_row;
-  const uint block = task - row * blocks_per_row;
-  const uint start = block * tile;
-  const uint end = min (start + tile, length);
-  __global const uint *row_keys = src + row * length;
+  const SerialBlock owned = serial_block (task, blocks_per_row, tile, length);
+  __global const uint *row_keys = src + owned.row * length;
   uint next[RADIX_DIGITS];
   for (uint d = 0; d < RADIX_DIGITS; d++)
-    next[d] = offsets[count_index (row, d, blocks_per_row, block)];
+    next[d] = offsets[count_index (owned.row, d, blocks_per_row, owned.block)];
   if (map_keys) {
-    for (uint i = start; i < end; i++) {
+    for (uint i = owned.start; i < owned.end; i++) {
       const uint word = to_word (row_keys[i], key_type, descending);
       dst[next[digit_of (word, shift)]++] = word;
     }
   } else if (unmap_keys) {
-    for (uint i = start; i < end; i++) {
+    for (uint i = owned.start; i < owned.end; i++) {
       const uint word = row_keys[i];
       dst[next[digit_of (word, shift)]++] = from_word (word, key_type, descending);
     }
   } else {
-    for (uint i = start; i < end; i++) {
+    for (uint i = owned.start; i < owned.end; i++) {
       const uint word = row_keys[i];
       dst[next[digit_of (word, shift)]++] = word;
     }

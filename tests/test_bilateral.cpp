@@ -100,8 +100,8 @@ check_one (GstVideoFormat format, int width, int height, int stride, Pattern pat
   GstVideoInfo info;
   GstHarness *h = new_harness (format, width, height, &info);
   apply (h, s);
-  Frame input (width, height, GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0), stride);
-  testutil::fill (input, pattern, seed);
+  Frame input = testutil::filled (Frame (width, height, GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0),
+          stride), pattern, seed);
   std::string label = std::string (gst_video_format_to_string (format)) + " " +
       std::to_string (width) + "x" + std::to_string (height) + " stride " +
       std::to_string (input.stride) + " " + testutil::pattern_name (pattern) + " mode " +
@@ -262,8 +262,7 @@ GST_START_TEST (test_unknown_variant_is_an_error)
   g_setenv ("GST_OPENCL_VARIANT_BILATERAL", "no-such-variant", TRUE);
   GstVideoInfo info;
   GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 16, 8, &info);
-  Frame input (16, 8, 4, 0);
-  testutil::fill (input, Pattern::Random, 5);
+  Frame input = testutil::filled (Frame (16, 8, 4, 0), Pattern::Random, 5);
   GstFlowReturn ret = gst_harness_push (h, testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA));
   g_unsetenv ("GST_OPENCL_VARIANT_BILATERAL");
   fail_unless (ret == GST_FLOW_ERROR, "pushing with an unknown variant gave %s",
@@ -305,8 +304,7 @@ GST_START_TEST (test_property_changes_between_frames)
 {
   GstVideoInfo info;
   GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 40, 24, &info);
-  Frame input (40, 24, 4);
-  testutil::fill (input, Pattern::Edges, 300);
+  Frame input = testutil::filled (Frame (40, 24, 4), Pattern::Edges, 300);
 
   Settings steps[5];
   steps[1].sigma_range = 60.0;
@@ -343,8 +341,7 @@ GST_START_TEST (test_controlled_property_follows_stream_time)
   gst_object_add_control_binding (GST_OBJECT (h->element),
       gst_direct_control_binding_new_absolute (GST_OBJECT (h->element), "sigma-range", source));
 
-  Frame input (24, 16, 4);
-  testutil::fill (input, Pattern::Edges, 77);
+  Frame input = testutil::filled (Frame (24, 16, 4), Pattern::Edges, 77);
   struct
   {
     GstClockTime pts;
@@ -408,8 +405,7 @@ GST_START_TEST (test_kernel_time_and_device_name)
   g_object_get (h->element, "kernel-time", &kernel_time, nullptr);
   fail_unless_equals_uint64 (kernel_time, 0);
 
-  Frame input (64, 32, 4);
-  testutil::fill (input, Pattern::Random, 400);
+  Frame input = testutil::filled (Frame (64, 32, 4), Pattern::Random, 400);
   push_and_check (h, &info, input, Settings (), "kernel time frame");
   gchar *name = nullptr;
   g_object_get (h->element, "kernel-time", &kernel_time, "device-name", &name, nullptr);
@@ -427,15 +423,13 @@ GST_START_TEST (test_caps_change_mid_stream)
 {
   GstVideoInfo info;
   GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 30, 20, &info);
-  Frame first (30, 20, 4);
-  testutil::fill (first, Pattern::Random, 500);
+  Frame first = testutil::filled (Frame (30, 20, 4), Pattern::Random, 500);
   push_and_check (h, &info, first, Settings (), "before caps change");
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 45, 33);
   GstCaps *caps = gst_video_info_to_caps (&info);
   gst_harness_set_src_caps (h, caps);
-  Frame second (45, 33, 1);
-  testutil::fill (second, Pattern::Edges, 501);
+  Frame second = testutil::filled (Frame (45, 33, 1), Pattern::Edges, 501);
   push_and_check (h, &info, second, Settings (), "after caps change");
   gst_harness_teardown (h);
 }

@@ -182,8 +182,7 @@ struct Rig
       uint32_t seed)
   {
     caps (format, width, height);
-    Frame in (width, height, 4);
-    testutil::fill (in, pattern, seed);
+    Frame in = testutil::filled (Frame (width, height, 4), pattern, seed);
     return in;
   }
   Frame push (const Frame & in, GstClockTime pts = 0)
@@ -440,8 +439,7 @@ GST_START_TEST (test_resampling_kernel)
   g_object_set (src, "caps", caps, nullptr);
   gst_caps_unref (caps);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  Frame in (40, 12, 4);
-  testutil::fill (in, Pattern::Random, 21);
+  Frame in = testutil::filled (Frame (40, 12, 4), Pattern::Random, 21);
   GstBuffer *buffer = testutil::to_buffer (in, GST_VIDEO_FORMAT_RGBA);
   GST_BUFFER_PTS (buffer) = 0;
   fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);

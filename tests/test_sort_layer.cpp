@@ -114,6 +114,21 @@ show (T value)
   return text;
 }
 
+/* No rows, or rows of no keys: no launch, and the buffer is left alone. */
+template <typename T>
+void
+expect_nothing_sorted (DeviceSort & sort)
+{
+  const std::vector<T> untouched { 3, 1, 2 };
+  for (auto shape : { std::pair<size_t, size_t> { 0, 3 }, { 3, 0 } }) {
+    fail_unless_equals_int (sort.launch_count (shape.first, shape.second), 0);
+    size_t launches = 99;
+    auto result = device_sort (sort, untouched, shape.first, shape.second, true, &launches);
+    fail_unless_equals_int (launches, 0);
+    fail_unless (result == untouched);
+  }
+}
+
 /* Bitwise equality with the reference; fails with the first difference. */
 template <typename T>
 void
@@ -137,6 +152,29 @@ expect_sorted (DeviceSort & sort, const std::vector<T> & values, size_t rows, si
   }
 }
 
+using Kind = gst_opencl::Failure::Kind;
+
+/* Whether `attempt` throws a Failure of `kind` whose message contains `part`. */
+template <typename Attempt>
+bool
+fails_with (Kind kind, Attempt attempt, const char *part = "")
+{
+  try {
+    attempt ();
+  } catch (const gst_opencl::Failure & e) {
+    return e.kind == kind && std::string (e.what ()).find (part) != std::string::npos;
+  }
+  return false;
+}
+
+/* Builds the radix sort of a sort with `tuning` (where its shape is checked). */
+void
+radix_of (gst_opencl::Device & device, const SortTuning & tuning)
+{
+  DeviceSort sort (device, SortKey::Int32, SortOrder::Ascending, tuning);
+  sort.radix ();
+}
+
 template <typename T>
 std::vector<T>
 random_values (size_t count, uint32_t seed)
@@ -155,9 +193,22 @@ random_values (size_t count, uint32_t seed)
   return values;
 }
 
-/* Lengths at and around every power of two from 1 to 2^16 that the schedule changes at. */
+/* `lengths` in order, each once, none above `max_length`. */
 std::vector<size_t>
-interesting_lengths (size_t chunk)
+lengths_up_to (std::vector<size_t> lengths, size_t max_length)
+{
+  std::sort (lengths.begin (), lengths.end ());
+  lengths.erase (std::unique (lengths.begin (), lengths.end ()), lengths.end ());
+  lengths.erase (std::remove_if (lengths.begin (), lengths.end (), [max_length](size_t length) {
+        return length > max_length;
+      }), lengths.end ());
+  return lengths;
+}
+
+/* Lengths at and around every power of two from 1 to 2^16 that the schedule changes at, up to
+ * `max_length`. */
+std::vector<size_t>
+interesting_lengths (size_t chunk, size_t max_length)
 {
   std::vector<size_t> lengths { 0, 1, 2, 3, 5, 7, 1000 };
   for (size_t power = 4; power <= 65536; power *= 2) {
@@ -169,9 +220,7 @@ interesting_lengths (size_t chunk)
     lengths.push_back (power);
     lengths.push_back (power + 1);
   }
-  std::sort (lengths.begin (), lengths.end ());
-  lengths.erase (std::unique (lengths.begin (), lengths.end ()), lengths.end ());
-  return lengths;
+  return lengths_up_to (lengths, max_length);
 }
 
 /* Local stages in a given shape, or global passes of up to `steps` strides. */
@@ -223,19 +272,32 @@ const SortTuning RADIX_OTHER_DIGITS[] = { radix ("serial", 8), radix ("256x16", 
 const SortTuning RADIX_SMALL[] = { radix ("serial", 4, 5), radix ("serial", 8, 5),
   radix ("2x1", 8), radix ("4x2", 4), radix ("32x4", 8), radix ("32x4", 4) };
 
+/* One random row of each length `lengths_of (sort)` gives, sorted both ways. With `radix`, every
+ * length must take the radix sort, and rows of odd length are sorted out of place. */
+template <typename T, typename LengthsOf>
+void
+check_each_length (const SortTuning & tuning, LengthsOf lengths_of, uint32_t first_seed,
+    bool radix)
+{
+  for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+    DeviceSort sort (shared_device (), key_of<T> (), order, tuning);
+    uint32_t seed = first_seed;
+    for (size_t length : lengths_of (sort)) {
+      if (radix)
+        fail_unless (sort.strategy_for (1, length) == SortStrategy::Radix);
+      expect_sorted (sort, random_values<T> (length, seed++), 1, length, "random",
+          !radix || length % 2 == 0);
+    }
+  }
+}
+
 template <typename T>
 void
 check_lengths (const SortTuning & tuning, size_t max_length)
 {
-  for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort sort (shared_device (), key_of<T> (), order, tuning);
-    uint32_t seed = 1;
-    for (size_t length : interesting_lengths (sort.chunk_words ())) {
-      if (length > max_length)
-        continue;
-      expect_sorted (sort, random_values<T> (length, seed++), 1, length, "random");
-    }
-  }
+  check_each_length<T> (tuning, [max_length](DeviceSort & sort) {
+        return interesting_lengths (sort.chunk_words (), max_length);
+      }, 1, false);
 }
 
 template <typename T>
@@ -278,27 +340,16 @@ radix_lengths (size_t tile, size_t max_length)
       lengths.push_back (length);
   lengths.push_back (65537);
   lengths.push_back (100003);
-  std::sort (lengths.begin (), lengths.end ());
-  lengths.erase (std::unique (lengths.begin (), lengths.end ()), lengths.end ());
-  lengths.erase (std::remove_if (lengths.begin (), lengths.end (), [max_length](size_t length) {
-        return length > max_length;
-      }), lengths.end ());
-  return lengths;
+  return lengths_up_to (lengths, max_length);
 }
 
 template <typename T>
 void
 check_radix_lengths (const SortTuning & tuning, size_t max_length)
 {
-  for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-    DeviceSort sort (shared_device (), key_of<T> (), order, tuning);
-    uint32_t seed = 100;
-    for (size_t length : radix_lengths (sort.radix ().tile_keys (1, 1), max_length)) {
-      fail_unless (sort.strategy_for (1, length) == SortStrategy::Radix);
-      expect_sorted (sort, random_values<T> (length, seed++), 1, length, "random",
-          length % 2 == 0);
-    }
-  }
+  check_each_length<T> (tuning, [max_length](DeviceSort & sort) {
+        return radix_lengths (sort.radix ().tile_keys (1, 1), max_length);
+      }, 100, true);
 }
 
 }  // namespace
@@ -510,16 +561,7 @@ GST_START_TEST (test_empty_and_shapes)
   fail_unless (chunk >= 2 && (chunk & (chunk - 1)) == 0, "chunk %zu", chunk);
 
   /* Nothing to sort: no launch, the buffer is left alone. */
-  fail_unless_equals_int (sort.launch_count (0, 5), 0);
-  fail_unless_equals_int (sort.launch_count (5, 0), 0);
-  std::vector<int32_t> untouched { 3, 1, 2 };
-  size_t launches = 99;
-  auto result = device_sort (sort, untouched, 0, 3, true, &launches);
-  fail_unless_equals_int (launches, 0);
-  fail_unless (result == untouched);
-  result = device_sort (sort, untouched, 3, 0, true, &launches);
-  fail_unless_equals_int (launches, 0);
-  fail_unless (result == untouched);
+  expect_nothing_sorted<int32_t> (sort);
 
   /* Rows that fit a chunk: one launch. Longer: 1 + per stage (global passes + 1 merge). */
   fail_unless_equals_int (sort.launch_count (1, 1), 1);
@@ -536,21 +578,12 @@ GST_START_TEST (test_empty_and_shapes)
 
   /* Too many words once padded: refused before anything is allocated or enqueued. */
   cl::Buffer small (shared_device ().context, CL_MEM_READ_WRITE, 64);
-  bool thrown = false;
-  try {
-    sort.enqueue (small, small, 3, (size_t (1) << 30) + 1);
-  } catch (const gst_opencl::Failure & e) {
-    thrown = e.kind == gst_opencl::Failure::Kind::TooLarge;
-  }
-  fail_unless (thrown, "2^31 x 3 words accepted");
+  fail_unless (fails_with (Kind::TooLarge, [&] {
+            sort.enqueue (small, small, 3, (size_t (1) << 30) + 1);
+          }), "2^31 x 3 words accepted");
   /* Buffers smaller than the keys. */
-  thrown = false;
-  try {
-    sort.enqueue (small, small, 1, 17);
-  } catch (const gst_opencl::Failure & e) {
-    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
-  }
-  fail_unless (thrown, "a 64-byte buffer accepted for 17 keys");
+  fail_unless (fails_with (Kind::Settings, [&] { sort.enqueue (small, small, 1, 17); }),
+      "a 64-byte buffer accepted for 17 keys");
 }
 GST_END_TEST;
 
@@ -731,12 +764,7 @@ GST_START_TEST (test_strategy_choice)
   fail_unless_equals_int (always.launch_count (1, 1), 8 * 5);  /* 8 passes of 4-bit digits */
   DeviceSort bytes (device, SortKey::UInt32, SortOrder::Ascending, RADIX_GPU);
   fail_unless_equals_int (bytes.launch_count (3, 1), 4 * 5);
-  fail_unless_equals_int (always.launch_count (5, 0), 0);
-  std::vector<uint32_t> untouched { 3, 1, 2 };
-  size_t launches = 99;
-  auto result = device_sort (always, untouched, 0, 3, true, &launches);
-  fail_unless_equals_int (launches, 0);
-  fail_unless (result == untouched);
+  expect_nothing_sorted<uint32_t> (always);
 
   /* GST_OPENCL_VARIANT_SORT, read when the sort is built; a SortTuning strategy wins over it. */
   const std::string variable = gst_opencl::variant_environment_name ("sort");
@@ -753,14 +781,9 @@ GST_START_TEST (test_strategy_choice)
   fail_unless (env_bitonic.strategy () == bitonic);
   expect_sorted (env_bitonic, random_values<int32_t> (2 * 5000, 9), 2, 5000, "random");
   g_setenv (variable.c_str (), "quick", TRUE);
-  bool thrown = false;
-  try {
-    DeviceSort wrong (device, SortKey::Int32, SortOrder::Descending);
-  } catch (const gst_opencl::Failure & e) {
-    thrown = e.kind == gst_opencl::Failure::Kind::Settings &&
-        std::string (e.what ()).find ("bitonic, radix") != std::string::npos;
-  }
-  fail_unless (thrown, "GST_OPENCL_VARIANT_SORT=quick accepted");
+  fail_unless (fails_with (Kind::Settings, [&] {
+            DeviceSort wrong (device, SortKey::Int32, SortOrder::Descending);
+          }, "bitonic, radix"), "GST_OPENCL_VARIANT_SORT=quick accepted");
   g_unsetenv (variable.c_str ());
 }
 GST_END_TEST;
@@ -786,13 +809,10 @@ GST_START_TEST (test_radix_shapes)
   fail_unless (automatic.radix ().shape ().name () == (cpu ? "serial" : "256x16"));
   fail_unless_equals_int (automatic.radix ().digit_bits (), cpu ? 4 : 8);
   for (unsigned bits : { 1, 6, 16 }) {
-    bool refused = false;
-    try {
-      DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, radix ("serial", bits));
-    } catch (const gst_opencl::Failure & e) {
-      refused = e.kind == gst_opencl::Failure::Kind::Settings;
-    }
-    fail_unless (refused, "%u-bit digits accepted", bits);
+    fail_unless (fails_with (Kind::Settings, [&] {
+              DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending,
+                  radix ("serial", bits));
+            }), "%u-bit digits accepted", bits);
   }
   const std::string variable = gst_opencl::variant_environment_name ("sort-radix");
   fail_unless (variable == "GST_OPENCL_VARIANT_SORT_RADIX");
@@ -802,14 +822,8 @@ GST_START_TEST (test_radix_shapes)
   fail_unless_equals_int (forced.radix ().tile_keys (1, 1000), 128);
   expect_sorted (forced, random_values<int32_t> (1000, 4), 1, 1000, "random");
   g_setenv (variable.c_str (), "33x4", TRUE);
-  bool thrown = false;
-  try {
-    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, radix ("", 0));
-    wrong.radix ();
-  } catch (const gst_opencl::Failure & e) {
-    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
-  }
-  fail_unless (thrown, "GST_OPENCL_VARIANT_SORT_RADIX=33x4 accepted");
+  fail_unless (fails_with (Kind::Settings, [&] { radix_of (device, radix ("", 0)); }),
+      "GST_OPENCL_VARIANT_SORT_RADIX=33x4 accepted");
   g_unsetenv (variable.c_str ());
 
   /* Serial blocks: several per compute unit, at least 4096 keys; one per row in big batches. */
@@ -822,21 +836,12 @@ GST_START_TEST (test_radix_shapes)
   fail_unless_equals_int (radix_sort.tile_keys (1000, 20000), 20000);
 
   /* Shapes the device cannot run: too many work-items, more local memory than it has. */
-  thrown = false;
-  try {
-    gst_opencl::RadixSort wrong (device, RadixShape { device.max_work_group_size * 2, 1 });
-  } catch (const gst_opencl::Failure & e) {
-    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
-  }
-  fail_unless (thrown, "%zu work-items accepted", device.max_work_group_size * 2);
-  thrown = false;
-  try {
-    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, radix ("x", 0));
-    wrong.radix ();
-  } catch (const gst_opencl::Failure & e) {
-    thrown = e.kind == gst_opencl::Failure::Kind::Settings;
-  }
-  fail_unless (thrown, "radix shape \"x\" accepted");
+  fail_unless (fails_with (Kind::Settings, [&] {
+            gst_opencl::RadixSort wrong (device,
+                RadixShape { device.max_work_group_size * 2, 1 });
+          }), "%zu work-items accepted", device.max_work_group_size * 2);
+  fail_unless (fails_with (Kind::Settings, [&] { radix_of (device, radix ("x", 0)); }),
+      "radix shape \"x\" accepted");
 }
 GST_END_TEST;
 
@@ -849,14 +854,9 @@ GST_START_TEST (test_radix_too_large)
   DeviceSort sort (*small, SortKey::Int32, SortOrder::Ascending, RADIX_CPU);
   cl::Buffer keys (small->context, CL_MEM_READ_WRITE, 200000);
   for (auto shape : { std::pair<size_t, size_t> { 1, 20000 }, { 5000, 1 } }) {
-    bool thrown = false;
-    try {
-      sort.enqueue (keys, keys, shape.first, shape.second);
-    } catch (const gst_opencl::Failure & e) {
-      thrown = e.kind == gst_opencl::Failure::Kind::TooLarge;
-    }
-    fail_unless (thrown, "%zu x %zu keys accepted with 64 KiB allocations", shape.first,
-        shape.second);
+    fail_unless (fails_with (Kind::TooLarge, [&] {
+              sort.enqueue (keys, keys, shape.first, shape.second);
+            }), "%zu x %zu keys accepted with 64 KiB allocations", shape.first, shape.second);
   }
   small->queue.finish ();
 }

@@ -397,12 +397,10 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
    * fastest, then y, then t with t = 0 the oldest frame. Any other length is an error when the
    * stream starts.
    */
-  properties.add (gst_param_spec_array ("kernel", "Kernel",
+  properties.add (gst_opencl::float_array_spec ("kernel", "Kernel",
       "Taps of the custom preset: width x height x depth floats, x fastest, then y, then "
       "t (t = 0 the oldest frame)",
-      g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
-          gst_opencl::PROPERTY_READY), &Settings::kernel);
+      gst_opencl::PROPERTY_READY), &Settings::kernel);
   /**
    * GstOpenCLConvolve3D:normalize:
    *

@@ -47,6 +47,7 @@
 
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclframepath.h"
+#include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclelementimpl.h"
@@ -146,22 +147,17 @@ load_filters (const Settings & s)
 
 }  // namespace
 
-struct GstOpenCLMultiConvolveImpl
+struct GstOpenCLMultiConvolveImpl : gst_opencl::ImplPorts
 {
-  explicit GstOpenCLMultiConvolveImpl (gst_opencl::ElementDevice & element_device)
-      : device (element_device) {}
+  using ImplPorts::ImplPorts;
 
-  gst_opencl::ElementDevice & device;  /* the base class's */
-  gst_opencl::FramePort in_port;
-  gst_opencl::FramePort out_port;
   std::mutex lock;
   Settings settings;
   State state;
 
   void drop_run ()
   {
-    in_port.reset ();
-    out_port.reset ();
+    drop_ports ();
     state = State ();
   }
 };
@@ -366,8 +362,7 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
 static void
 gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 {
-  self->impl = new GstOpenCLMultiConvolveImpl (gst_opencl_base_transform_device (
-          GST_OPENCL_BASE_TRANSFORM (self)));
+  self->impl = new GstOpenCLMultiConvolveImpl (GST_OPENCL_BASE_TRANSFORM (self));
 }
 
 static void
@@ -411,11 +406,9 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
    *
    * The filters: num-kernels x kernel-size^dims floats, filter index fastest, then x, y, z.
    */
-  properties.add (gst_param_spec_array ("kernels", "Kernels",
+  properties.add (gst_opencl::float_array_spec ("kernels", "Kernels",
       "The filters: N x k^dims floats, filter index fastest, then x, y, z",
-      g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
-          gst_opencl::PROPERTY_READY), &Settings::kernels);
+      gst_opencl::PROPERTY_READY), &Settings::kernels);
   /**
    * GstOpenCLMultiConvolve:kernels-file:
    *

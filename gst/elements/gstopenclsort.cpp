@@ -41,6 +41,7 @@
 #include <string>
 
 #include "opencl/gstopenclframepath.h"
+#include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclsort.h"
 #include "opencl/gstopencltensor.h"
@@ -88,14 +89,10 @@ struct State
 
 }  // namespace
 
-struct GstOpenCLSortImpl
+struct GstOpenCLSortImpl : gst_opencl::ImplPorts
 {
-  explicit GstOpenCLSortImpl (gst_opencl::ElementDevice & element_device)
-      : device (element_device) {}
+  using ImplPorts::ImplPorts;
 
-  gst_opencl::ElementDevice & device;  /* the base class's */
-  gst_opencl::FramePort in_port;
-  gst_opencl::FramePort out_port;
   std::mutex lock;  /* guards settings */
   Settings settings;
   State state;      /* streaming thread only */
@@ -103,8 +100,7 @@ struct GstOpenCLSortImpl
   void drop_run ()
   {
     /* The sort refers to the device: drop it (and every buffer) before the context goes. */
-    in_port.reset ();
-    out_port.reset ();
+    drop_ports ();
     state = State ();
   }
 };
@@ -313,8 +309,7 @@ gst_opencl_sort_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffe
 static void
 gst_opencl_sort_init (GstOpenCLSort * self)
 {
-  self->impl = new GstOpenCLSortImpl (gst_opencl_base_transform_device (
-          GST_OPENCL_BASE_TRANSFORM (self)));
+  self->impl = new GstOpenCLSortImpl (GST_OPENCL_BASE_TRANSFORM (self));
 }
 
 static void

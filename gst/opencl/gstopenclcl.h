@@ -29,4 +29,14 @@ platform_id (const cl::Device & device)
   return platform;
 }
 
+/* Sets the arguments of `kernel` from 0 on to `args`, in order; each takes the type it is given
+ * (cast sizes to cl_uint and the like where the kernel says so). Throws cl::Error. */
+template <typename... Args>
+void
+set_args (cl::Kernel & kernel, const Args &... args)
+{
+  cl_uint index = 0;
+  (kernel.setArg (index++, args), ...);
+}
+
 }  // namespace gst_opencl

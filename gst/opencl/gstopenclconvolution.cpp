@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclnametable.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -18,19 +19,6 @@ namespace gst_opencl {
 
 namespace {
 
-/* Accumulators (floats) one work-item may hold in the GPU candidates: beyond this the register
- * file of a work-group of 128 spills or admits too few groups to hide latency. */
-constexpr int GPU_ACCUMULATORS = 128;
-/* The CPU candidates: the two largest unrolls whose accumulators stay within what a vectorized
- * work-group keeps in registers (measured with PoCL: 32 filters run best at unroll 4 and twice
- * as slow at 8); never more than MAX_ACCUMULATORS. */
-constexpr int CPU_ACCUMULATORS = 128;
-constexpr int MAX_ACCUMULATORS = 256;
-/* Rows and planes timed per candidate on CPU devices: there the cost per output does not depend
- * on the extent, so a slab keeps tuning short. GPUs time the whole problem: a slab would not
- * fill them, and would favour the variants with the most work-items. */
-constexpr size_t TUNING_ROWS = 64;
-constexpr size_t TUNING_PLANES = 4;
 /* Local memory left to the driver and the kernel's own use. */
 constexpr cl_ulong LOCAL_MARGIN_BYTES = 1024;
 
@@ -49,10 +37,8 @@ constexpr MemoryName MEMORY_NAMES[] = {
 const char *
 memory_name (FilterMemory memory)
 {
-  for (const auto & entry : MEMORY_NAMES)
-    if (entry.memory == memory)
-      return entry.name;
-  return "?";
+  const MemoryName *entry = entry_with (MEMORY_NAMES, &MemoryName::memory, memory);
+  return entry ? entry->name : "?";
 }
 
 /* Filters one work-item computes for `spec` (the kernel's FILTER_BLOCK). */
@@ -266,14 +252,11 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
   size_t field = 0;
   bool has_memory = false;
   if (field < fields.size ()) {
-    for (const auto & entry : MEMORY_NAMES) {
-      if (fields[field] == entry.name) {
-        variant.filter_memory = entry.memory;
-        has_memory = true;
-      }
-    }
-    if (has_memory)
+    if (const MemoryName *entry = entry_named (MEMORY_NAMES, fields[field].c_str ())) {
+      variant.filter_memory = entry->memory;
+      has_memory = true;
       field++;
+    }
   }
   if (field < fields.size () && fields[field] == "tile") {
     variant.tile = true;
@@ -360,6 +343,14 @@ Convolution::resolve (const ConvolutionVariant & requested, bool memory_given,
 std::vector<ConvolutionVariant>
 Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits & limits)
 {
+  /* Accumulators (floats) one work-item may hold in the GPU candidates: beyond this the register
+   * file of a work-group of 128 spills or admits too few groups to hide latency. */
+  constexpr int GPU_ACCUMULATORS = 128;
+  /* The CPU candidates: the two largest unrolls whose accumulators stay within what a
+   * vectorized work-group keeps in registers (measured with PoCL: 32 filters run best at unroll
+   * 4 and twice as slow at 8); never more than MAX_ACCUMULATORS. */
+  constexpr int CPU_ACCUMULATORS = 128;
+  constexpr int MAX_ACCUMULATORS = 256;
   /* Accumulator floats per output, per filter block. */
   const int per_output = spec.num_filters * spec.channels;
   std::vector<CandidateShape> shapes;
@@ -510,6 +501,11 @@ Convolution::choose_variant (ElementDevice & element, const ConvolutionArgs & ar
   /* Each candidate is timed on the real data (a slab of it on CPUs); its kernel is built on
    * the warm-up launch and kept for the timed ones. This is the only place a Convolution waits
    * for the device. */
+  /* Rows and planes timed per candidate on CPU devices: there the cost per output does not
+   * depend on the extent, so a slab keeps tuning short. GPUs time the whole problem: a slab would
+   * not fill them, and would favour the variants with the most work-items. */
+  constexpr size_t TUNING_ROWS = 64;
+  constexpr size_t TUNING_PLANES = 4;
   const bool slab = !(device.type & CL_DEVICE_TYPE_GPU);
   const size_t rows = slab ? std::min<size_t> (args.height, TUNING_ROWS) : args.height;
   const size_t planes = slab ? std::min<size_t> (args.depth, TUNING_PLANES) : args.depth;

@@ -48,6 +48,14 @@ value_from (const std::vector<float> & member, GValue * value)
   float_array_to_value (member, value);
 }
 
+GParamSpec *
+float_array_spec (const char *name, const char *nick, const char *blurb, GParamFlags flags)
+{
+  return gst_param_spec_array (name, nick, blurb,
+      g_param_spec_float ("tap", "Tap", "One tap", -G_MAXFLOAT, G_MAXFLOAT, 0.0f,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)), flags);
+}
+
 GType
 enum_type (const char *name, std::initializer_list<GEnumValue> values)
 {

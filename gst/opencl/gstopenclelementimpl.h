@@ -66,6 +66,11 @@ constexpr GParamFlags PROPERTY_CONTROLLABLE = (GParamFlags) (PROPERTY_PLAYING |
 constexpr GParamFlags PROPERTY_READY = (GParamFlags) (G_PARAM_READWRITE |
     G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
+/* The spec of a property held in a std::vector<float> (a GstValueArray of floats of any value):
+ * filter taps. */
+GParamSpec *float_array_spec (const char *name, const char *nick, const char *blurb,
+    GParamFlags flags);
+
 /* The GType of an element's enum property: registered as `name` with `values` (no terminator)
  * on the first call, the registered type on later ones; thread-safe. */
 GType enum_type (const char *name, std::initializer_list<GEnumValue> values);

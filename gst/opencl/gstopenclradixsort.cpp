@@ -191,47 +191,35 @@ RadixSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows,
     const cl_int map_keys = pass == 0;
     const cl_int unmap_keys = pass == passes - 1;
 
-    cl_uint arg = 0;
-    count_.setArg (arg++, in);
-    count_.setArg (arg++, counts_);
-    if (serial)
-      count_.setArg (arg++, (cl_uint) rows);
-    count_.setArg (arg++, (cl_uint) length);
-    count_.setArg (arg++, (cl_uint) blocks_per_row);
-    if (serial)
-      count_.setArg (arg++, (cl_uint) tile);
-    count_.setArg (arg++, shift);
-    count_.setArg (arg++, map_keys);
+    /* count and scatter share the blocks' shape and the pass after their buffers; only the
+     * serial kernels take rows and the tile. */
+    auto set_block_args = [&](cl::Kernel & kernel, cl_uint arg) {
+      if (serial)
+        kernel.setArg (arg++, (cl_uint) rows);
+      kernel.setArg (arg++, (cl_uint) length);
+      kernel.setArg (arg++, (cl_uint) blocks_per_row);
+      if (serial)
+        kernel.setArg (arg++, (cl_uint) tile);
+      kernel.setArg (arg++, shift);
+      kernel.setArg (arg++, map_keys);
+      return arg;
+    };
+
+    set_args (count_, in, counts_);
+    cl_uint arg = set_block_args (count_, 2);
     count_.setArg (arg++, key_type);
     count_.setArg (arg++, descending);
     launch (count_, block_global, block_local);
 
-    scan_reduce_.setArg (0, counts_);
-    scan_reduce_.setArg (1, sums_);
-    scan_reduce_.setArg (2, (cl_uint) count_words);
-    scan_reduce_.setArg (3, (cl_uint) scan_span_);
+    set_args (scan_reduce_, counts_, sums_, (cl_uint) count_words, (cl_uint) scan_span_);
     launch (scan_reduce_, scan_global, scan_local);
-    scan_top_.setArg (0, sums_);
-    scan_top_.setArg (1, (cl_uint) scan_groups);
+    set_args (scan_top_, sums_, (cl_uint) scan_groups);
     launch (scan_top_, scan_local, scan_local);
-    scan_down_.setArg (0, counts_);
-    scan_down_.setArg (1, sums_);
-    scan_down_.setArg (2, (cl_uint) count_words);
-    scan_down_.setArg (3, (cl_uint) scan_span_);
+    set_args (scan_down_, counts_, sums_, (cl_uint) count_words, (cl_uint) scan_span_);
     launch (scan_down_, scan_global, scan_local);
 
-    arg = 0;
-    scatter_.setArg (arg++, in);
-    scatter_.setArg (arg++, out);
-    scatter_.setArg (arg++, counts_);
-    if (serial)
-      scatter_.setArg (arg++, (cl_uint) rows);
-    scatter_.setArg (arg++, (cl_uint) length);
-    scatter_.setArg (arg++, (cl_uint) blocks_per_row);
-    if (serial)
-      scatter_.setArg (arg++, (cl_uint) tile);
-    scatter_.setArg (arg++, shift);
-    scatter_.setArg (arg++, map_keys);
+    set_args (scatter_, in, out, counts_);
+    arg = set_block_args (scatter_, 3);
     scatter_.setArg (arg++, unmap_keys);
     scatter_.setArg (arg++, key_type);
     scatter_.setArg (arg++, descending);

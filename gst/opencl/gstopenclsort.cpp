@@ -27,13 +27,6 @@ namespace gst_opencl {
 
 namespace {
 
-/* Local stages: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per step)
- * each. */
-constexpr size_t TARGET_GROUP_SIZE = 512;
-constexpr size_t WORDS_PER_ITEM = 8;
-constexpr size_t GLOBAL_GROUP_SIZE = 256;
-constexpr unsigned MAX_GLOBAL_STEPS = 4;
-
 size_t
 floor_power_of_two (size_t value)
 {
@@ -128,6 +121,8 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   merge_ = device.kernel ("sort", "sort_merge", "");
   pad_ = device.kernel ("sort", "sort_pad", "");
   unpad_ = device.kernel ("sort", "sort_unpad", "");
+  /* Global passes of 1 to 4 strides (one kernel each). */
+  constexpr unsigned MAX_GLOBAL_STEPS = 4;
   const char *global_names[] = { "sort_global_2", "sort_global_4", "sort_global_8",
     "sort_global_16" };
   for (unsigned i = 0; i < MAX_GLOBAL_STEPS; i++)
@@ -138,10 +133,14 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   /* On PoCL the one-stride pass (two loads, one compare-exchange) vectorises across work-items
    * best; more strides per pass measured slower there (docs/openclsort.md). GPUs save memory
    * traffic with four. */
-  max_global_steps_ = cpu ? 1 : MAX_GLOBAL_STEPS;
+  bitonic_.max_global_steps = cpu ? 1 : MAX_GLOBAL_STEPS;
   if (tuning.max_global_steps)
-    max_global_steps_ = std::clamp (tuning.max_global_steps, 1u, MAX_GLOBAL_STEPS);
+    bitonic_.max_global_steps = std::clamp (tuning.max_global_steps, 1u, MAX_GLOBAL_STEPS);
 
+  /* Local stages: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per
+   * step) each. */
+  constexpr size_t TARGET_GROUP_SIZE = 512;
+  constexpr size_t WORDS_PER_ITEM = 8;
   size_t group = std::min ({ TARGET_GROUP_SIZE, device.max_work_group_size,
       kernel_group_limit (chunks_, device.device), kernel_group_limit (merge_, device.device) });
   group = floor_power_of_two (std::max<size_t> (group, 1));
@@ -152,21 +151,24 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
       floor_power_of_two ((size_t) device.local_mem_bytes / (2 * sizeof (cl_uint))));
   if (tuning.max_chunk_words)
     chunk = std::min (chunk, floor_power_of_two (tuning.max_chunk_words));
-  chunk_words_ = std::max<size_t> (chunk, 2);
-  group_size_ = std::min (group, chunk_words_ / 2);
+  bitonic_.chunk_words = std::max<size_t> (chunk, 2);
+  bitonic_.group_size = std::min (group, bitonic_.chunk_words / 2);
 
+  /* Global passes, pad and unpad: 256 work-items per group. */
+  constexpr size_t GLOBAL_GROUP_SIZE = 256;
   size_t global_group = std::min (GLOBAL_GROUP_SIZE, device.max_work_group_size);
   for (const auto & kernel : global_)
     global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
   for (const auto & kernel : { pad_, unpad_ })
     global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
-  global_group_size_ = std::max<size_t> (global_group, 1);
+  bitonic_.global_group_size = std::max<size_t> (global_group, 1);
   if (strategy_ == SortStrategy::LocalStages)
     GST_DEBUG ("sort on %s: local stages, %zu words per work-group of %zu, global passes of up "
-        "to %u strides", device.name.c_str (), chunk_words_, group_size_, max_global_steps_);
+        "to %u strides", device.name.c_str (), bitonic_.chunk_words, bitonic_.group_size,
+        bitonic_.max_global_steps);
   else
     GST_DEBUG ("sort on %s: global passes of up to %u strides", device.name.c_str (),
-        max_global_steps_);
+        bitonic_.max_global_steps);
 }
 
 DeviceSort::~DeviceSort () = default;
@@ -203,7 +205,7 @@ DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
   auto global_passes = [&](size_t k, size_t stride, size_t last) {
     while (stride >= last) {
       unsigned remaining = log2_exact (stride / last) + 1;
-      unsigned steps = std::min (remaining, max_global_steps_);
+      unsigned steps = std::min (remaining, bitonic_.max_global_steps);
       visit ({ Pass::Kind::Global, k, stride, steps, false });
       stride >>= steps;
     }
@@ -217,7 +219,7 @@ DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
     return;
   }
 
-  const size_t chunk = chunk_words_;
+  const size_t chunk = bitonic_.chunk_words;
   if (padded <= chunk) {
     visit ({ Pass::Kind::Chunks, padded, 0, 0, true });
     return;
@@ -270,7 +272,7 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
     return;
   }
 
-  const size_t chunk = chunk_words_;
+  const size_t chunk = bitonic_.chunk_words;
   const bool needs_scratch = strategy_ == SortStrategy::GlobalPasses || padded > chunk;
   if (needs_scratch && scratch_words_ < total_words) {
     if (total_words * sizeof (cl_uint) > device_.max_alloc_bytes)
@@ -287,74 +289,48 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
   const cl_int key_type = (cl_int) key_;
   const cl_int descending = order_ == SortOrder::Descending;
   const size_t groups = (total_words + chunk - 1) / chunk;
-  const cl::NDRange local_range (group_size_);
-  const cl::NDRange local_global (groups * group_size_);
+  const cl::NDRange local_range (bitonic_.group_size);
+  const cl::NDRange local_global (groups * bitonic_.group_size);
   const cl::Buffer & words = needs_scratch ? scratch_ : dst;
   auto launch_flat = [&](cl::Kernel & kernel, size_t work_items) {
-    size_t rounded = (work_items + global_group_size_ - 1) / global_group_size_ *
-        global_group_size_;
-    launch (kernel, cl::NDRange (rounded), cl::NDRange (global_group_size_));
+    const size_t group = bitonic_.global_group_size;
+    launch (kernel, cl::NDRange ((work_items + group - 1) / group * group), cl::NDRange (group));
+  };
+  /* sort_pad and sort_unpad take the same arguments: rows of `length` keys to rows of `padded`
+   * words and back, one work-item per word written. */
+  auto launch_padding = [&](cl::Kernel & kernel, const cl::Buffer & from, const cl::Buffer & to,
+      size_t work_items) {
+    set_args (kernel, from, to, (cl_uint) rows, (cl_uint) length, padded_log2, key_type,
+        descending);
+    launch_flat (kernel, work_items);
   };
 
   schedule (rows, length, [&](const Pass & pass) {
         switch (pass.kind) {
           case Pass::Kind::Chunks:
-            chunks_.setArg (0, src);
-            chunks_.setArg (1, words);
-            chunks_.setArg (2, dst);
-            chunks_.setArg (3, cl::Local (chunk * sizeof (cl_uint)));
-            chunks_.setArg (4, (cl_uint) rows);
-            chunks_.setArg (5, (cl_uint) length);
-            chunks_.setArg (6, padded_log2);
-            chunks_.setArg (7, (cl_uint) chunk);
-            chunks_.setArg (8, key_type);
-            chunks_.setArg (9, descending);
-            chunks_.setArg (10, (cl_int) pass.store_keys);
+            set_args (chunks_, src, words, dst, cl::Local (chunk * sizeof (cl_uint)),
+                (cl_uint) rows, (cl_uint) length, padded_log2, (cl_uint) chunk, key_type,
+                descending, (cl_int) pass.store_keys);
             launch (chunks_, local_global, local_range);
             break;
           case Pass::Kind::Global:{
             cl::Kernel & kernel = global_[pass.steps - 1];
             const size_t work_items = total_words >> pass.steps;
-            kernel.setArg (0, words);
-            kernel.setArg (1, (cl_uint) work_items);
-            kernel.setArg (2, (cl_uint) pass.k);
-            kernel.setArg (3, (cl_uint) pass.stride);
-            kernel.setArg (4, (cl_uint) padded);
+            set_args (kernel, words, (cl_uint) work_items, (cl_uint) pass.k, (cl_uint) pass.stride,
+                (cl_uint) padded);
             launch_flat (kernel, work_items);
             break;
           }
           case Pass::Kind::Pad:
-            pad_.setArg (0, src);
-            pad_.setArg (1, words);
-            pad_.setArg (2, (cl_uint) rows);
-            pad_.setArg (3, (cl_uint) length);
-            pad_.setArg (4, padded_log2);
-            pad_.setArg (5, key_type);
-            pad_.setArg (6, descending);
-            launch_flat (pad_, total_words);
+            launch_padding (pad_, src, words, total_words);
             break;
           case Pass::Kind::Unpad:
-            unpad_.setArg (0, words);
-            unpad_.setArg (1, dst);
-            unpad_.setArg (2, (cl_uint) rows);
-            unpad_.setArg (3, (cl_uint) length);
-            unpad_.setArg (4, padded_log2);
-            unpad_.setArg (5, key_type);
-            unpad_.setArg (6, descending);
-            launch_flat (unpad_, rows * length);
+            launch_padding (unpad_, words, dst, rows * length);
             break;
           case Pass::Kind::Merge:
-            merge_.setArg (0, words);
-            merge_.setArg (1, dst);
-            merge_.setArg (2, cl::Local (chunk * sizeof (cl_uint)));
-            merge_.setArg (3, (cl_uint) rows);
-            merge_.setArg (4, (cl_uint) length);
-            merge_.setArg (5, padded_log2);
-            merge_.setArg (6, (cl_uint) chunk);
-            merge_.setArg (7, (cl_uint) pass.k);
-            merge_.setArg (8, key_type);
-            merge_.setArg (9, descending);
-            merge_.setArg (10, (cl_int) pass.store_keys);
+            set_args (merge_, words, dst, cl::Local (chunk * sizeof (cl_uint)), (cl_uint) rows,
+                (cl_uint) length, padded_log2, (cl_uint) chunk, (cl_uint) pass.k, key_type,
+                descending, (cl_int) pass.store_keys);
             launch (merge_, local_global, local_range);
             break;
         }

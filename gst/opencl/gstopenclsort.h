@@ -56,6 +56,18 @@ enum class SortOrder { Ascending = 0, Descending = 1 };
  *   Radix         the LSD radix sort for every row. */
 enum class SortStrategy { Automatic, LocalStages, GlobalPasses, Bitonic, Radix };
 
+/* The bitonic network's shape on one device, from its limits and SortTuning. */
+struct BitonicShape
+{
+  /* Strides per global pass, 1 to 4. */
+  unsigned max_global_steps = 4;
+  /* LocalStages: work-items per group, and the words the group sorts in local memory. */
+  size_t group_size = 0;
+  size_t chunk_words = 0;
+  /* Work-items per group of the global passes, pad and unpad. */
+  size_t global_group_size = 0;
+};
+
 /* Overrides of the device's choices, for tests and experiments; 0 (or empty) keeps the
  * choice. */
 struct SortTuning
@@ -142,8 +154,8 @@ public:
   /* The radix sort, built on first use (its shape: radix ().shape ()). Throws as enqueue (). */
   RadixSort & radix ();
   /* Words a work-group sorts in local memory, and its work-items (LocalStages). */
-  size_t chunk_words () const { return chunk_words_; }
-  size_t group_size () const { return group_size_; }
+  size_t chunk_words () const { return bitonic_.chunk_words; }
+  size_t group_size () const { return bitonic_.group_size; }
   /* Kernel launches enqueue () makes for that shape. */
   size_t launch_count (size_t rows, size_t length) const;
 
@@ -184,10 +196,7 @@ private:
   unsigned radix_digit_bits_ = 8;
   std::unique_ptr<RadixSort> radix_;
   SortStrategy strategy_ = SortStrategy::LocalStages;
-  unsigned max_global_steps_ = 4;
-  size_t group_size_ = 0;
-  size_t chunk_words_ = 0;
-  size_t global_group_size_ = 0;
+  BitonicShape bitonic_;
   cl::Kernel chunks_;
   cl::Kernel merge_;
   cl::Kernel global_[4];  /* 1, 2, 3, 4 steps per pass */

@@ -126,13 +126,20 @@ gst_opencl_src_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (gst_opencl_src_parent_class)->set_context (element, context);
 }
 
+/* Start and stop both leave the source unnegotiated: caps come again with the next run. */
+static void
+forget_negotiation (GstBaseSrc * base, GstOpenCLSrcPrivate * priv)
+{
+  GST_OBJECT_LOCK (base);
+  priv->negotiated = false;
+  GST_OBJECT_UNLOCK (base);
+}
+
 static gboolean
 gst_opencl_src_start (GstBaseSrc * base)
 {
   auto *priv = get_priv (GST_OPENCL_SRC (base));
-  GST_OBJECT_LOCK (base);
-  priv->negotiated = false;
-  GST_OBJECT_UNLOCK (base);
+  forget_negotiation (base, priv);
   priv->frames = priv->accum_frames = 0;
   priv->accum_time = 0;
   return GST_OPENCL_GUARD (base, "cannot open the OpenCL device", [&]() {
@@ -144,9 +151,7 @@ static gboolean
 gst_opencl_src_stop (GstBaseSrc * base)
 {
   auto *priv = get_priv (GST_OPENCL_SRC (base));
-  GST_OBJECT_LOCK (base);
-  priv->negotiated = false;
-  GST_OBJECT_UNLOCK (base);
+  forget_negotiation (base, priv);
   priv->out_port.reset ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (base));

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "opencl/gstopenclnametable.h"
+
 namespace gst_opencl {
 
 namespace {
@@ -48,10 +50,8 @@ parse_dimensions (const char *text)
 gsize
 TensorInfo::element_bytes () const
 {
-  for (const auto & entry : TYPE_NAMES)
-    if (entry.type == type)
-      return entry.bytes;
-  return 0;
+  const TypeName *entry = entry_with (TYPE_NAMES, &TypeName::type, type);
+  return entry ? entry->bytes : 0;
 }
 
 gsize
@@ -78,18 +78,15 @@ TensorInfo::operator== (const TensorInfo & other) const
 const char *
 tensor_type_name (TensorType type)
 {
-  for (const auto & entry : TYPE_NAMES)
-    if (entry.type == type)
-      return entry.name;
-  return "unknown";
+  const TypeName *entry = entry_with (TYPE_NAMES, &TypeName::type, type);
+  return entry ? entry->name : "unknown";
 }
 
 std::optional<TensorType>
 tensor_type_from_name (const char *name)
 {
-  for (const auto & entry : TYPE_NAMES)
-    if (name && std::strcmp (name, entry.name) == 0)
-      return entry.type;
+  if (const TypeName *entry = entry_named (TYPE_NAMES, name))
+    return entry->type;
   return std::nullopt;
 }
 

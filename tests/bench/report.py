@@ -66,6 +66,16 @@ def reported_failure(case, cells, width):
     return True
 
 
+def named_case_table(columns, cases, cells_of):
+    """A table of a row per case: its name, then `cells_of(case)` (or its failure); then a blank
+    line."""
+    table_head(*columns)
+    for c in cases:
+        if not reported_failure(c, [c.get('name')], len(columns)):
+            print("| " + " | ".join([str(c.get('name'))] + cells_of(c)) + " |")
+    print()
+
+
 def iqr_ms(stats, default):
     """The interquartile range of a case's milliseconds (`default` for a missing quartile)."""
     return stats.get("q3", default) - stats.get("q1", default)
@@ -543,30 +553,24 @@ def convolve(run, path, data):
                 print(f"| {c.get('name')} | `{v.get('variant')}` | {v.get('source')} | "
                       f"{times or '-'} |")
         print()
+    def forced_cells(c):
+        kernel = c["kernel_ms"]["median"]
+        rate = c["useful_flop"] / (kernel * 1e-3)
+        return [fmt_ms(kernel), fmt_ms(iqr_ms(c["kernel_ms"], kernel)), f"{rate * 1e-12:.3g}",
+                fmt_pct(rate / fma if fma else None)]
+
+    def video_cells(c):
+        k = c["kernel_ms"]
+        return [fmt_ms(k['median']), fmt_ms(iqr_ms(k, 0)), f"{c.get('fps_kernel', 0):.1f}",
+                f"{c.get('fps_wall', 0):.1f}"]
+
     if forced:
-        table_head("case, variant forced", "kernel ms (median)", "kernel IQR ms", "useful TFLOP/s",
-                   "of FMA ceiling")
-        for c in forced:
-            if reported_failure(c, [c.get('name')], 5):
-                continue
-            kernel = c["kernel_ms"]["median"]
-            rate = c["useful_flop"] / (kernel * 1e-3)
-            iqr = iqr_ms(c["kernel_ms"], kernel)
-            print(f"| {c.get('name')} | {fmt_ms(kernel)} | {fmt_ms(iqr)} | {rate * 1e-12:.3g} | "
-                  f"{fmt_pct(rate / fma if fma else None)} |")
-        print()
+        named_case_table(["case, variant forced", "kernel ms (median)", "kernel IQR ms",
+                          "useful TFLOP/s", "of FMA ceiling"], forced, forced_cells)
     video = [c for c in cases if not c.get("num_filters")]
     if video:
-        table_head("case", "kernel ms (median)", "kernel IQR ms", "frames/s (kernel)",
-                   "frames/s (wall)")
-        for c in video:
-            if reported_failure(c, [c.get('name')], 5):
-                continue
-            k = c["kernel_ms"]
-            print(f"| {c.get('name')} | {fmt_ms(k['median'])} | "
-                  f"{fmt_ms(iqr_ms(k, 0))} | {c.get('fps_kernel', 0):.1f} | "
-                  f"{c.get('fps_wall', 0):.1f} |")
-        print()
+        named_case_table(["case", "kernel ms (median)", "kernel IQR ms", "frames/s (kernel)",
+                          "frames/s (wall)"], video, video_cells)
 
 
 def peer_conv3d(run, path, data):

@@ -30,6 +30,27 @@ Frame::Frame (int w, int h, int bpp, int row_stride)
 }
 
 void
+set_float_array (gpointer object, const char *name, const std::vector<double> & values)
+{
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init (&array, values.size ());
+  for (double v : values) {
+    GValue element_value = G_VALUE_INIT;
+    g_value_init (&element_value, G_TYPE_FLOAT);
+    g_value_set_float (&element_value, (float) v);
+    gst_value_array_append_and_take_value (&array, &element_value);
+  }
+  g_object_set_property (G_OBJECT (object), name, &array);
+  g_value_unset (&array);
+}
+
+bool
+contains (const std::string & text, const std::string & part)
+{
+  return text.find (part) != std::string::npos;
+}
+
+void
 fill (Frame & frame, Pattern pattern, uint32_t seed)
 {
   std::mt19937 random (seed);
@@ -67,6 +88,13 @@ fill (Frame & frame, Pattern pattern, uint32_t seed)
       }
     }
   }
+}
+
+Frame
+filled (Frame frame, Pattern pattern, uint32_t seed)
+{
+  fill (frame, pattern, seed);
+  return frame;
 }
 
 GstBuffer *

@@ -11,6 +11,21 @@
 
 namespace testutil {
 
+/* Whether `text` contains `part`. */
+bool contains (const std::string & text, const std::string & part);
+
+/* Fail at the caller's line unless the error text `error` (of run_pipeline () and the like)
+ * contains `part`; or unless it is empty (the pipeline ran). Each evaluates `error` once. */
+#define TESTUTIL_EXPECT_ERROR(error, part) do { \
+    const std::string testutil_error = (error); \
+    fail_unless (testutil::contains (testutil_error, part), "no \"%s\" in the error: %s", \
+        std::string (part).c_str (), testutil_error.c_str ()); \
+  } while (0)
+#define TESTUTIL_EXPECT_NO_ERROR(error) do { \
+    const std::string testutil_error = (error); \
+    fail_unless (testutil_error.empty (), "unexpected error: %s", testutil_error.c_str ()); \
+  } while (0)
+
 enum class Pattern { Random, Edges, Flat, Gradient };
 const char *pattern_name (Pattern pattern);
 
@@ -32,6 +47,12 @@ struct Frame
  * Edges: dark/bright halves and a bright square, with light noise; Flat: one colour with light
  * noise; Gradient: ramps along x and y per channel. */
 void fill (Frame & frame, Pattern pattern, uint32_t seed);
+
+/* `frame` after fill (): Frame input = filled (Frame (w, h, 4), Pattern::Edges, seed). */
+Frame filled (Frame frame, Pattern pattern, uint32_t seed);
+
+/* Sets the float-array property `name` of `object` (filter taps) to `values`, each as a float. */
+void set_float_array (gpointer object, const char *name, const std::vector<double> & values);
 
 /* A GstBuffer holding a copy of the frame, with a GstVideoMeta carrying its stride. */
 GstBuffer *to_buffer (const Frame & frame, GstVideoFormat format);

@@ -1,0 +1,31 @@
+/* gst-opencl: the part of an element's Impl that moves its own frames: elements on
+ * GstOpenCLBaseTransform whose input and output differ in shape (openclsort, openclmulticonvolve)
+ * hold the base class's device and a frame port each way.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "opencl/gstopenclbasetransform.h"
+#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclframepath.h"
+
+namespace gst_opencl {
+
+struct ImplPorts
+{
+  explicit ImplPorts (GstOpenCLBaseTransform * base)
+      : device (gst_opencl_base_transform_device (base)) {}
+
+  ElementDevice & device;  /* the base class's */
+  FramePort in_port;
+  FramePort out_port;
+
+  /* The ports' staging buffers and GL interop belong to this run's context: the Impl's
+   * drop_run () lets them go with the rest. */
+  void drop_ports ()
+  {
+    in_port.reset ();
+    out_port.reset ();
+  }
+};
+
+}  // namespace gst_opencl
