@@ -28,6 +28,20 @@ packages=(
   clang "libclang-rt-$(clang_version)-dev"
   "$@"
 )
+# Debian 13 only: GStreamer 1.26's analytics library (gstreamer-analytics-1.0, GstTensorMeta),
+# which openclhistogram and openclmulticonvolve attach their results with. Debian ships its
+# pkg-config file in the plugins-bad development package (which pulls in OpenCV's); Debian 12's
+# 1.22 has no such library, and the plugin builds without it.
+release_packages() {
+  local id=""
+  [ -r /etc/os-release ] && id=$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")
+  case "$id" in
+    debian:13) echo libgstreamer-plugins-bad1.0-dev ;;
+  esac
+}
+# shellcheck disable=SC2207
+packages+=($(release_packages))
+
 # The fuzz step's LeakSanitizer suppressions (tests/sanitize.supp) name functions: clang's
 # sanitizers need llvm-symbolizer to turn addresses into those names (Debian's clang does not
 # pull it in). gcc's, in tests/sanitize.sh, symbolize by themselves.
