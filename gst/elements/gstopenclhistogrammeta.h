@@ -10,15 +10,15 @@
 namespace gst_opencl_histogram {
 
 /* Whether this build attaches tensor metas: built against gstreamer-analytics-1.0 >= 1.26. On
- * older GStreamer (1.22: no analytics library; 1.24: a GstTensor without dimension order or
- * gst_buffer_add_tensor_meta ()) nothing is attached. */
+ * older GStreamer (1.22: no analytics library; 1.24: one without GstTensorMeta, then private to
+ * the onnx plugin) nothing is attached. */
 #ifdef HAVE_GST_ANALYTICS
 constexpr bool TENSOR_META_AVAILABLE = true;
 #else
 constexpr bool TENSOR_META_AVAILABLE = false;
 #endif
 
-/* The tensor's id: g_quark_from_static_string () of this, for gst_tensor_meta_get_index_from_id (). */
+/* The tensor's id, as a quark: what gst_tensor_meta_get_index_from_id () looks for. */
 constexpr const char *TENSOR_META_ID = "opencl-histogram";
 
 /* Attaches one frame's counts to `buffer` (which must be writable) as a GstTensorMeta holding
