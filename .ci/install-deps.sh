@@ -4,12 +4,18 @@
 # packages to install with them (.ci/debian13 adds mesa-opencl-icd, for rusticl).
 set -euo pipefail
 
+# The release as <ID>:<VERSION_ID> of /etc/os-release ("debian:12"), empty when unknown.
+release_id() {
+  if [ -r /etc/os-release ]; then
+    (. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")
+  fi
+}
+
 # The libFuzzer runtime (tests/fuzz/run.sh) must be that of Debian's default clang: 14 on
 # Debian 12, 19 on Debian 13; on another release, whatever `clang` depends on there.
 clang_version() {
-  local id="" version=""
-  [ -r /etc/os-release ] && id=$(. /etc/os-release && echo "${ID:-}:${VERSION_ID:-}")
-  case "$id" in
+  local version=""
+  case "$(release_id)" in
     debian:12) version=14 ;;
     debian:13) version=19 ;;
     *) version=$(apt-cache depends clang 2>/dev/null |
@@ -28,6 +34,18 @@ packages=(
   clang "libclang-rt-$(clang_version)-dev"
   "$@"
 )
+# Debian 13 only: GStreamer 1.26's analytics library (gstreamer-analytics-1.0, GstTensorMeta),
+# which openclhistogram attaches each frame's counts with. Debian ships its pkg-config file in
+# the plugins-bad development package (which pulls in OpenCV's); Debian 12's 1.22 has no such
+# library, and the plugin builds without it.
+release_packages() {
+  case "$(release_id)" in
+    debian:13) echo libgstreamer-plugins-bad1.0-dev ;;
+  esac
+}
+# shellcheck disable=SC2207
+packages+=($(release_packages))
+
 # The fuzz step's LeakSanitizer suppressions (tests/sanitize.supp) name functions: clang's
 # sanitizers need llvm-symbolizer to turn addresses into those names (Debian's clang does not
 # pull it in). gcc's, in tests/sanitize.sh, symbolize by themselves.

@@ -3,6 +3,9 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 #include <algorithm>
 #include <random>
@@ -15,6 +18,14 @@
 #include "reference/histogram_reference.h"
 
 using checks::check_histogram_message;
+
+/* Whether this build attaches GstTensorMeta (gstreamer-analytics-1.0 >= 1.26 found by meson). */
+#ifdef HAVE_GST_ANALYTICS
+constexpr bool HAVE_ANALYTICS = true;
+#else
+constexpr bool HAVE_ANALYTICS = false;
+#endif
+
 using checks::uint64_field;
 using reference::HistogramFormat;
 
@@ -440,6 +451,8 @@ GST_START_TEST (test_passthrough_without_copy)
 {
   for (const auto & format : { all_formats[0], all_formats[6] }) {
     Harness harness (format.video, 33, 20);
+    /* A tensor meta needs a buffer of its own (test_tensor_meta_on_a_shared_frame). */
+    g_object_set (harness.h->element, "tensor-meta", FALSE, nullptr);
     TestFrame frame (format, 33, 20, 8);
     frame.fill (Content::Random, 8000);
     GstBuffer *in = frame.to_buffer ();
@@ -795,6 +808,173 @@ GST_START_TEST (test_consecutive_frames)
 }
 GST_END_TEST;
 
+/* The frame's tensor meta against the reference counts where the build attaches one (GStreamer
+ * analytics 1.26): a uint32 tensor of dims [channels, bins], row-major, id opencl-histogram.
+ * Built without it, the frame leaves with no meta but its video meta. */
+static void
+check_tensor_meta (GstBuffer * out, const FormatCase & format, int bins,
+    const std::vector<uint64_t> & counts, const std::string & label)
+{
+#ifdef HAVE_GST_ANALYTICS
+  GstTensorMeta *meta = gst_buffer_get_tensor_meta (out);
+  fail_unless (meta != nullptr, "%s: no tensor meta", label.c_str ());
+  const gint index = gst_tensor_meta_get_index_from_id (meta,
+      g_quark_from_static_string ("opencl-histogram"));
+  fail_unless (index >= 0, "%s: no opencl-histogram tensor", label.c_str ());
+  const GstTensor *tensor = gst_tensor_meta_get (meta, index);
+  const size_t channels = reference::histogram_channels (format.reference).size ();
+  fail_unless_equals_int (tensor->data_type, GST_TENSOR_DATA_TYPE_UINT32);
+  fail_unless_equals_int (tensor->dims_order, GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+  fail_unless_equals_int (tensor->layout, GST_TENSOR_LAYOUT_CONTIGUOUS);
+  fail_unless_equals_int (tensor->num_dims, 2);
+  fail_unless (tensor->dims[0] == channels && tensor->dims[1] == (gsize) bins,
+      "%s: dims [%zu, %zu], not [%zu, %d]", label.c_str (), tensor->dims[0], tensor->dims[1],
+      channels, bins);
+  fail_unless_equals_int (counts.size (), channels * bins);
+  std::vector<uint32_t> values (counts.size ());
+  fail_unless_equals_int (gst_buffer_get_size (tensor->data), values.size () * sizeof (uint32_t));
+  gst_buffer_extract (tensor->data, 0, values.data (), values.size () * sizeof (uint32_t));
+  for (size_t i = 0; i < values.size (); i++)
+    fail_unless (values[i] == counts[i], "%s: channel %zu bin %zu holds %u, the reference %"
+        G_GUINT64_FORMAT, label.c_str (), i / bins, i % bins, values[i], counts[i]);
+#else
+  (void) format;
+  (void) bins;
+  (void) counts;
+  gpointer state = nullptr;
+  while (GstMeta *meta = gst_buffer_iterate_meta (out, &state))
+    fail_unless (meta->info->api == GST_VIDEO_META_API_TYPE, "%s: a %s on the frame",
+        label.c_str (), g_type_name (meta->info->api));
+#endif
+}
+
+/* Every format, content and a few bin counts: the meta on each frame holds that frame's counts,
+ * the same as its message. The property is on by default exactly when the build has analytics
+ * 1.26. */
+GST_START_TEST (test_tensor_meta_matches_reference)
+{
+  uint32_t seed = 40000;
+  for (const auto & format : all_formats) {
+    Harness harness (format.video, 37, 21);
+    gboolean tensor_meta = !HAVE_ANALYTICS;
+    g_object_get (harness.h->element, "tensor-meta", &tensor_meta, nullptr);
+    fail_unless (tensor_meta == HAVE_ANALYTICS, "tensor-meta defaults to %d", tensor_meta);
+    for (Content content : { Content::Random, Content::OneColour, Content::Gradient }) {
+      for (int bins : { 256, 16, 2 }) {
+        TestFrame frame (format, 37, 21, 5);
+        frame.fill (content, seed++);
+        const std::string label = describe (frame, content, bins) + " tensor meta";
+        const auto counts = reference::histogram (frame.view (), bins);
+        g_object_set (harness.h->element, "bins", (guint) bins, nullptr);
+        GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+        fail_unless (out != nullptr, "%s: no output", label.c_str ());
+        check_tensor_meta (out, format, bins, counts, label);
+        gst_buffer_unref (out);
+        GstMessage *message = harness.pop_histogram ();
+        check_histogram_message (message, format.reference, bins, 1, counts, label);
+        gst_message_unref (message);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* A frame someone else holds too (a tee) is not writable: with analytics it leaves as a new
+ * buffer around the same memory, the meta on it and none on the input; without, it leaves as
+ * it came. Drawing (frames written) carries the counts of the undrawn frame. */
+GST_START_TEST (test_tensor_meta_on_a_shared_frame)
+{
+  const FormatCase format = all_formats[6];
+  for (gboolean draw : std::vector<gboolean> { FALSE, TRUE }) {
+    Harness harness (format.video, 40, 30);
+    g_object_set (harness.h->element, "bins", 64u, "draw", draw, nullptr);
+    TestFrame frame (format, 40, 30);
+    frame.fill (Content::Random, 41000 + draw);
+    const std::string label = describe (frame, Content::Random, 64) + (draw ? " drawn" : "") +
+        " shared";
+    const auto counts = reference::histogram (frame.view (), 64);
+    GstBuffer *in = frame.to_buffer ();
+    GstBuffer *out = gst_harness_push_and_pull (harness.h, gst_buffer_ref (in));
+    fail_unless (out != nullptr);
+    check_tensor_meta (out, format, 64, counts, label);
+    if (!draw) {
+      fail_unless ((out == in) == !HAVE_ANALYTICS, "%s: %s buffer", label.c_str (),
+          out == in ? "the same" : "a new");
+      fail_unless (gst_buffer_peek_memory (out, 0) == gst_buffer_peek_memory (in, 0),
+          "%s: the frame's memory was copied", label.c_str ());
+    }
+    if (out != in) {
+      gpointer state = nullptr;
+      while (GstMeta *meta = gst_buffer_iterate_meta (in, &state))
+        fail_unless (meta->info->api == GST_VIDEO_META_API_TYPE, "%s: a %s on the input",
+            label.c_str (), g_type_name (meta->info->api));
+    }
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_message_unref (harness.pop_histogram ());
+  }
+}
+GST_END_TEST;
+
+/* tensor-meta=false attaches nothing; asking for it on a build without analytics warns and
+ * reads back false. */
+GST_START_TEST (test_tensor_meta_off)
+{
+  const FormatCase format = all_formats[0];
+  Harness harness (format.video, 16, 8);
+  g_object_set (harness.h->element, "tensor-meta", FALSE, nullptr);
+  TestFrame frame (format, 16, 8);
+  frame.fill (Content::Random, 42000);
+  GstBuffer *out = gst_harness_push_and_pull (harness.h, frame.to_buffer ());
+  gpointer state = nullptr;
+  while (GstMeta *meta = gst_buffer_iterate_meta (out, &state))
+    fail_unless (meta->info->api == GST_VIDEO_META_API_TYPE, "tensor-meta=false: a %s",
+        g_type_name (meta->info->api));
+  gst_buffer_unref (out);
+  gst_message_unref (harness.pop_histogram ());
+
+  g_object_set (harness.h->element, "tensor-meta", TRUE, nullptr);
+  gboolean tensor_meta = !HAVE_ANALYTICS;
+  g_object_get (harness.h->element, "tensor-meta", &tensor_meta, nullptr);
+  fail_unless (tensor_meta == HAVE_ANALYTICS);
+  bool warned = false;
+  while (GstMessage *message = gst_bus_pop (harness.bus)) {
+    warned |= GST_MESSAGE_TYPE (message) == GST_MESSAGE_WARNING;
+    gst_message_unref (message);
+  }
+  fail_unless (warned == !HAVE_ANALYTICS, "tensor-meta=true %s", warned ? "warned" :
+      "did not warn");
+}
+GST_END_TEST;
+
+#ifdef HAVE_GST_ANALYTICS
+/* Tensors from upstream stay; a second openclhistogram replaces the first one's histogram. */
+GST_START_TEST (test_tensor_meta_keeps_upstream_tensors)
+{
+  const FormatCase format = all_formats[4];
+  Harness harness (format.video, 24, 16, "openclhistogram bins=8 ! openclhistogram bins=32");
+  TestFrame frame (format, 24, 16);
+  frame.fill (Content::Gradient, 43000);
+  GstBuffer *in = frame.to_buffer ();
+  GstBuffer *upstream_data = gst_buffer_new_allocate (nullptr, 3 * sizeof (float), nullptr);
+  gsize dims[1] = { 3 };
+  GstTensor **tensors = g_new (GstTensor *, 1);
+  tensors[0] = gst_tensor_new_simple (g_quark_from_static_string ("upstream"),
+      GST_TENSOR_DATA_TYPE_FLOAT32, upstream_data, GST_TENSOR_DIM_ORDER_ROW_MAJOR, 1, dims);
+  gst_tensor_meta_set (gst_buffer_add_tensor_meta (in), 1, tensors);
+  GstBuffer *out = gst_harness_push_and_pull (harness.h, in);
+  GstTensorMeta *meta = gst_buffer_get_tensor_meta (out);
+  fail_unless (meta != nullptr);
+  fail_unless_equals_int (meta->num_tensors, 2);
+  fail_unless (gst_tensor_meta_get_index_from_id (meta,
+          g_quark_from_static_string ("upstream")) >= 0);
+  check_tensor_meta (out, format, 32, reference::histogram (frame.view (), 32),
+      "the second of two histograms");
+  gst_buffer_unref (out);
+}
+GST_END_TEST;
+#endif
+
 static Suite *
 histogram_suite (void)
 {
@@ -808,6 +988,13 @@ histogram_suite (void)
       test_variants_listed, test_work_groups_draw, test_packed_counters_stay_exact,
       test_consecutive_frames);
   tcase_add_loop_test (tc, test_variant, 0, n_variants);
+  TCase *meta = TESTUTIL_ADD_CASE (s, "tensor-meta", 300, test_tensor_meta_matches_reference,
+      test_tensor_meta_on_a_shared_frame, test_tensor_meta_off);
+#ifdef HAVE_GST_ANALYTICS
+  tcase_add_test (meta, test_tensor_meta_keeps_upstream_tensors);
+#else
+  (void) meta;
+#endif
   return s;
 }
 

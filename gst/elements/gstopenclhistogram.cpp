@@ -22,6 +22,10 @@
  * guint64 counts named after the channel. The counts of a channel add up to the number of its
  * samples in the summed frames.
  *
+ * Built against GStreamer 1.26's analytics library (gstreamer-analytics-1.0), each frame also
+ * leaves with its own counts as a GstTensorMeta (`tensor-meta`): one uint32 tensor of dims
+ * [channels, bins], row-major, id `opencl-histogram`. Built against 1.22 or 1.24, it does not.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 -m videotestsrc num-buffers=3 ! video/x-raw,format=RGBA ! \
@@ -38,6 +42,7 @@
 
 #include "elements/gstopenclhistogramcount.h"
 #include "elements/gstopenclhistogrammessage.h"
+#include "elements/gstopenclhistogrammeta.h"
 #include "opencl/gstopenclelementimpl.h"
 #include "opencl/gstopenclutils.h"
 
@@ -53,6 +58,7 @@ constexpr guint DEFAULT_BINS = 256;
 constexpr bool DEFAULT_POST_MESSAGES = true;
 constexpr guint64 DEFAULT_INTERVAL_NS = 0;
 constexpr bool DEFAULT_DRAW = false;
+constexpr bool DEFAULT_TENSOR_META = TENSOR_META_AVAILABLE;
 
 struct Settings
 {
@@ -60,6 +66,7 @@ struct Settings
   bool post_messages = DEFAULT_POST_MESSAGES;
   guint64 interval_ns = DEFAULT_INTERVAL_NS;
   bool draw = DEFAULT_DRAW;
+  bool tensor_meta = DEFAULT_TENSOR_META;
 };
 
 }  // namespace
@@ -188,8 +195,29 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstFlowReturn ret =
       GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->transform_ip (trans, buffer);
-  if (ret == GST_FLOW_OK)
-    accumulate (GST_OPENCL_HISTOGRAM (trans), buffer);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  auto *self = GST_OPENCL_HISTOGRAM (trans);
+  const State & state = self->impl->state;
+  /* prepare_output_buffer made the buffer writable for this. */
+  if (settings_snapshot (self->impl).tensor_meta && gst_buffer_is_writable (buffer))
+    attach_tensor_meta (buffer, state.channels, state.frame_bins, state.counts_host);
+  accumulate (self, buffer);
+  return ret;
+}
+
+/* Passthrough hands on the input buffer, which is not writable when something else holds it
+ * too (a tee): a tensor meta then goes on a new buffer around the same memory (no pixels are
+ * copied). */
+static GstFlowReturn
+gst_opencl_histogram_prepare_output_buffer (GstBaseTransform * trans, GstBuffer * input,
+    GstBuffer ** output)
+{
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->
+      prepare_output_buffer (trans, input, output);
+  if (ret == GST_FLOW_OK && *output == input && !gst_buffer_is_writable (input) &&
+      settings_snapshot (GST_OPENCL_HISTOGRAM (trans)->impl).tensor_meta)
+    *output = gst_buffer_copy (input);
   return ret;
 }
 
@@ -243,6 +271,21 @@ warn_rounded_bins (GObject * object, const GValue * value)
   if (bins != requested)
     GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
         ("bins must be a power of two from 2 to 256: %u rounded down to %u", requested, bins),
+        (nullptr));
+}
+
+static void
+store_tensor_meta (Settings & settings, const GValue * value)
+{
+  settings.tensor_meta = TENSOR_META_AVAILABLE && g_value_get_boolean (value);
+}
+
+static void
+warn_no_tensor_meta (GObject * object, const GValue * value)
+{
+  if (!TENSOR_META_AVAILABLE && g_value_get_boolean (value))
+    GST_ELEMENT_WARNING (object, LIBRARY, SETTINGS,
+        ("tensor-meta needs a plugin built against gstreamer-analytics-1.0 1.26 or later"),
         (nullptr));
 }
 
@@ -302,6 +345,20 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
         gst_opencl_filter_set_analysis (GST_OPENCL_FILTER (object), g_value_get_boolean (value));
       });
   /**
+   * GstOpenCLHistogram:tensor-meta:
+   *
+   * Attach each frame's counts to it as a GstTensorMeta (GStreamer analytics): one uint32 tensor
+   * of dims [channels, bins], row-major, id `opencl-histogram`. On by default when the plugin
+   * was built against gstreamer-analytics-1.0 1.26 or later; without it (GStreamer 1.22, 1.24)
+   * off, and setting it warns and attaches nothing.
+   */
+  properties.add (g_param_spec_boolean ("tensor-meta", "Tensor meta",
+      "Attach each frame's counts as a GstTensorMeta (needs GStreamer analytics 1.26)",
+      DEFAULT_TENSOR_META, gst_opencl::PROPERTY_PLAYING), store_tensor_meta,
+      [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
+        g_value_set_boolean (value, impl.settings.tensor_meta);
+      }, warn_no_tensor_meta);
+  /**
    * GstOpenCLHistogram:variant:
    *
    * The kernel variant counting the frames, once the first frame chose it (NULL before and
@@ -323,6 +380,7 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
   gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
 
   trans_class->transform_ip = gst_opencl_histogram_transform_ip;
+  trans_class->prepare_output_buffer = gst_opencl_histogram_prepare_output_buffer;
   trans_class->sink_event = gst_opencl_histogram_sink_event;
   gst_opencl::stop_drops_run<GstOpenCLHistogram> (GST_BASE_TRANSFORM_CLASS (klass));
   filter_class->set_info = gst_opencl_histogram_set_info;
