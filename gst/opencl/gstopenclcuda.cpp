@@ -582,13 +582,9 @@ bool
 CudaBridge::decide_allocation (GstElement * element, GstQuery * query, int cuda_device)
 {
   GstCaps *caps = nullptr;
-  gst_query_parse_allocation (query, &caps, nullptr);
   GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps)) {
-    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video caps in the allocation query"),
-        (nullptr));
+  if (!allocation_video_info (element, query, &caps, &info))
     return false;
-  }
   guint size = info.size, min_buffers = 2, max_buffers = 0;
   GstBufferPool *pool = nullptr;
   if (gst_query_get_n_allocation_pools (query) > 0)
@@ -637,11 +633,7 @@ CudaBridge::decide_allocation (GstElement * element, GstQuery * query, int cuda_
         ("caps %" GST_PTR_FORMAT, caps));
     return false;
   }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, MAX (min_buffers, 2u),
-        max_buffers);
-  else
-    gst_query_add_allocation_pool (query, pool, info.size, MAX (min_buffers, 2u), max_buffers);
+  put_allocation_pool (query, pool, info.size, MAX (min_buffers, 2u), max_buffers);
   gst_object_unref (pool);
   return true;
 }

@@ -1,6 +1,7 @@
 /* gst-opencl: the GL side of an element: display and context sharing, GL buffer pools.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclmemory.h"
 
 #include <gst/video/video.h>
 
@@ -120,10 +121,7 @@ GlBridge::decide_allocation (GstElement * element, GstQuery * query)
         (nullptr));
     return false;
   }
-  if (have_pool)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_opencl::put_allocation_pool (query, pool, size, min, max);
   gst_object_unref (pool);
   return true;
 #else

@@ -246,11 +246,12 @@ on_gl_thread (GstGLContext * context, F && work)
       }, &call);
 }
 
-/* A texture the backend can use from its GL context: 2D RGBA8 of the negotiated size, in a
- * context that shares objects with it. */
-bool
-gl_texture_usable (GstMemory * memory, const GstVideoInfo & info, GstGLContext * gl)
+/* The buffer's texture when the backend can use it from its GL context (2D RGBA8 of the
+ * negotiated size, in a context that shares objects with it), else null. */
+GstMemory *
+usable_texture (GstBuffer * buffer, const GstVideoInfo & info, GstGLContext * gl)
 {
+  GstMemory *memory = sole_memory (buffer);
   const char *why = nullptr;
   if (!memory || !gst_is_gl_memory (memory)) {
     why = "not a GL memory";
@@ -270,7 +271,7 @@ gl_texture_usable (GstMemory * memory, const GstVideoInfo & info, GstGLContext *
   }
   if (why)
     GST_DEBUG ("GL buffer through the host: %s", why);
-  return why == nullptr;
+  return why ? nullptr : memory;
 }
 
 /* A GL memory mapped for GL use (its texture id), unmapped on scope exit. */
@@ -413,8 +414,8 @@ public:
 
   bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = sole_memory (buffer);
-    if (!gl_texture_usable (memory, info_, gl_))
+    GstMemory *memory = usable_texture (buffer, info_, gl_);
+    if (!memory)
       return false;
     /* The kernels of the previous frame may still read the shared memory. */
     wait_previous ();
@@ -453,8 +454,8 @@ public:
 
   bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = sole_memory (buffer);
-    if (!gl_texture_usable (memory, info_, gl_))
+    GstMemory *memory = usable_texture (buffer, info_, gl_);
+    if (!memory)
       return false;
     wait_previous ();
     acquire ();
@@ -610,8 +611,8 @@ public:
 
   bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = sole_memory (buffer);
-    if (!gl_texture_usable (memory, info_, gl_))
+    GstMemory *memory = usable_texture (buffer, info_, gl_);
+    if (!memory)
       return false;
     TextureMap texture (memory, GST_MAP_READ);
     if (!texture.mapped)
@@ -634,8 +635,8 @@ public:
 
   bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = sole_memory (buffer);
-    if (!gl_texture_usable (memory, info_, gl_))
+    GstMemory *memory = usable_texture (buffer, info_, gl_);
+    if (!memory)
       return false;
     tight_frame (info_, staging_, frame);
     return true;

@@ -432,16 +432,35 @@ prefer_opencl_memory (GstCaps * othercaps)
 }
 
 bool
+allocation_video_info (GstElement * element, GstQuery * query, GstCaps ** caps,
+    GstVideoInfo * info)
+{
+  *caps = nullptr;
+  gst_query_parse_allocation (query, caps, nullptr);
+  if (*caps && gst_video_info_from_caps (info, *caps))
+    return true;
+  GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video caps in the allocation query"),
+      (nullptr));
+  return false;
+}
+
+void
+put_allocation_pool (GstQuery * query, GstBufferPool * pool, guint size, guint min_buffers,
+    guint max_buffers)
+{
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min_buffers, max_buffers);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min_buffers, max_buffers);
+}
+
+bool
 decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context)
 {
   GstCaps *caps = nullptr;
-  gst_query_parse_allocation (query, &caps, nullptr);
   GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps)) {
-    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video caps in the allocation query"),
-        (nullptr));
+  if (!allocation_video_info (element, query, &caps, &info))
     return false;
-  }
   guint min_buffers = 2, max_buffers = 0;
   GstBufferPool *pool = nullptr;
   if (gst_query_get_n_allocation_pools (query) > 0) {
@@ -462,11 +481,7 @@ decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * c
         ("caps %" GST_PTR_FORMAT, caps));
     return false;
   }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, (guint) info.size, min_buffers,
-        max_buffers);
-  else
-    gst_query_add_allocation_pool (query, pool, (guint) info.size, min_buffers, max_buffers);
+  put_allocation_pool (query, pool, (guint) info.size, min_buffers, max_buffers);
   gst_object_unref (pool);
   return true;
 }

@@ -103,6 +103,14 @@ void add_video_pad_templates (GstElementClass * element_class, const gchar * for
  * For GstBaseTransform::fixate_caps when direction is GST_PAD_SINK. */
 GstCaps *prefer_opencl_memory (GstCaps * othercaps);
 
+/* The video caps of an allocation query (an element error when it has none). */
+bool allocation_video_info (GstElement * element, GstQuery * query, GstCaps ** caps,
+    GstVideoInfo * info);
+
+/* Puts `pool` first in an allocation query: replaces its first pool, or adds it. */
+void put_allocation_pool (GstQuery * query, GstBufferPool * pool, guint size, guint min_buffers,
+    guint max_buffers);
+
 /* For decide_allocation with caps in OpenCL memory: puts a configured pool of `context` in the
  * query, in place of any pool that is not one of ours. Returns false after posting an element
  * error. */

@@ -265,10 +265,7 @@ decide_system_allocation (GstBaseSrc * base, GstQuery * query, GstCaps * caps)
       return FALSE;
     }
   }
-  if (have_pool)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_opencl::put_allocation_pool (query, pool, size, min, max);
   gst_object_unref (pool);
   gst_clear_object (&allocator);
   return TRUE;

@@ -24,6 +24,10 @@ done
 for library in "$build"/tests/*.so; do
   if [ -f "$library" ]; then cp "$library" "$out/tests/"; fi
 done
+# cl_call_times.so: preloaded to time the host side of OpenCL calls (tests/bench/README.md).
+for library in "$build"/tests/bench/*.so; do
+  if [ -f "$library" ]; then cp "$library" "$out/tests/bench/"; fi
+done
 strip --strip-unneeded "$out/gst/libgstopencl.so" "$out"/tests/bench/bench_* \
   "$out"/tests/test_* "$out"/tests/*.so 2>/dev/null || true
 # The H.264 clips of the CUDA test and the decoder benchmark, where this machine can encode.
