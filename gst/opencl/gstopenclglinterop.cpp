@@ -165,11 +165,23 @@ class GlInteropBackend
 {
 public:
   virtual ~GlInteropBackend () = default;
-  virtual bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) = 0;
-  virtual bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) = 0;
+#ifdef HAVE_GL
+  /* The negotiated frames and the GL context the backend works in. */
+  virtual const GstVideoInfo & info () const = 0;
+  virtual GstGLContext *gl () const = 0;
+#endif
+  /* `texture`: the buffer's memory, a texture usable_texture () accepted. */
+  virtual bool to_device (GstBuffer * buffer, GstMemory * texture, GstOpenCLFrame * frame) = 0;
+  virtual void device_frame (GstOpenCLFrame * frame) = 0;
   virtual bool to_texture (GstBuffer * buffer) = 0;
   virtual void end_frame () = 0;
 };
+
+#ifdef HAVE_GL
+namespace {
+GstMemory *usable_texture (GstBuffer * buffer, const GstVideoInfo & info, GstGLContext * gl);
+}
+#endif
 
 GlInterop::GlInterop () = default;
 GlInterop::~GlInterop () = default;
@@ -184,13 +196,30 @@ GlInterop::reset ()
 bool
 GlInterop::to_device (GstBuffer * buffer, GstOpenCLFrame * frame)
 {
-  return backend_ && backend_->to_device (buffer, frame);
+#ifdef HAVE_GL
+  GstMemory *texture = backend_ ? usable_texture (buffer, backend_->info (), backend_->gl ()) :
+      nullptr;
+  return texture && backend_->to_device (buffer, texture, frame);
+#else
+  (void) buffer;
+  (void) frame;
+  return false;
+#endif
 }
 
 bool
 GlInterop::device_frame (GstBuffer * buffer, GstOpenCLFrame * frame)
 {
-  return backend_ && backend_->device_frame (buffer, frame);
+#ifdef HAVE_GL
+  if (!backend_ || !usable_texture (buffer, backend_->info (), backend_->gl ()))
+    return false;
+  backend_->device_frame (frame);
+  return true;
+#else
+  (void) buffer;
+  (void) frame;
+  return false;
+#endif
 }
 
 bool
@@ -412,11 +441,11 @@ public:
     gst_object_unref (gl_);
   }
 
-  bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  const GstVideoInfo & info () const override { return info_; }
+  GstGLContext *gl () const override { return gl_; }
+
+  bool to_device (GstBuffer * buffer, GstMemory * memory, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = usable_texture (buffer, info_, gl_);
-    if (!memory)
-      return false;
     /* The kernels of the previous frame may still read the shared memory. */
     wait_previous ();
     TextureMap texture (memory, GST_MAP_READ);
@@ -452,15 +481,11 @@ public:
     return true;
   }
 
-  bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  void device_frame (GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = usable_texture (buffer, info_, gl_);
-    if (!memory)
-      return false;
     wait_previous ();
     acquire ();
     tight_frame (info_, buffer_, frame);
-    return true;
   }
 
   bool to_texture (GstBuffer * buffer) override
@@ -609,11 +634,11 @@ public:
     gst_object_unref (gl_);
   }
 
-  bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  const GstVideoInfo & info () const override { return info_; }
+  GstGLContext *gl () const override { return gl_; }
+
+  bool to_device (GstBuffer * buffer, GstMemory * memory, GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = usable_texture (buffer, info_, gl_);
-    if (!memory)
-      return false;
     TextureMap texture (memory, GST_MAP_READ);
     if (!texture.mapped)
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture");
@@ -633,13 +658,9 @@ public:
     return true;
   }
 
-  bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame) override
+  void device_frame (GstOpenCLFrame * frame) override
   {
-    GstMemory *memory = usable_texture (buffer, info_, gl_);
-    if (!memory)
-      return false;
     tight_frame (info_, staging_, frame);
-    return true;
   }
 
   bool to_texture (GstBuffer * buffer) override
