@@ -9,6 +9,7 @@
 #include <CL/cl_gl.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
 
 #include "opencl/gstopenclcontext.h"
@@ -99,52 +100,52 @@ choose_gl_interop (const GlInteropProbe & probe, std::string * reasons,
   auto refuse = [&](const char *path, const std::string & reason) {
     why += std::string (path) + " not used: " + reason + "\n";
   };
+  /* Whether `path` may be taken: asked for, and every condition met; else the first reason it
+   * may not is recorded. */
+  auto possible = [&](GlInteropPath path,
+      std::initializer_list<std::pair<bool, std::string>> conditions) {
+    const char *name = gl_interop_path_name (path);
+    if (wanted < path) {
+      refuse (name, std::string ("GST_OPENCL_GL_INTEROP asks for ") +
+          gl_interop_path_name (wanted));
+      return false;
+    }
+    for (const auto & [met, reason] : conditions) {
+      if (!met) {
+        refuse (name, reason);
+        return false;
+      }
+    }
+    return true;
+  };
 
+  GlInteropPath chosen = GlInteropPath::HostCopy;
   if (!probe.format_rgba) {
     refuse ("khr-gl-sharing and external-memory", "the frames are not single-plane RGBA");
-  } else {
-    if (wanted < GlInteropPath::KhrGlSharing)
-      refuse ("khr-gl-sharing", std::string ("GST_OPENCL_GL_INTEROP asks for ") +
-          gl_interop_path_name (wanted));
-    else if (!probe.cl_gl_sharing)
-      refuse ("khr-gl-sharing", "the OpenCL device lacks cl_khr_gl_sharing");
-    else if (!probe.gl_platform_egl_or_glx)
-      refuse ("khr-gl-sharing", "the GL context is neither EGL nor GLX");
-    else if (!probe.cl_context_is_gl_bound && !probe.cl_can_bind_context)
-      refuse ("khr-gl-sharing", "no OpenCL context can be created against the GL context");
-    else {
-      if (reasons)
-        *reasons = why;
-      return GlInteropPath::KhrGlSharing;
-    }
-
-    if (wanted < GlInteropPath::ExternalMemory)
-      refuse ("external-memory", std::string ("GST_OPENCL_GL_INTEROP asks for ") +
-          gl_interop_path_name (wanted));
-    else if (!probe.cl_external_memory_fd)
-      refuse ("external-memory", "the OpenCL device lacks cl_khr_external_memory_opaque_fd");
-    else if (!probe.gl_memory_object_fd)
-      refuse ("external-memory", "the GL context lacks GL_EXT_memory_object_fd");
-    else if (!probe.gl_pixel_buffers)
-      refuse ("external-memory", "the GL context has no pixel buffer objects");
-    else if (!probe.exporter)
-      refuse ("external-memory", "no exporter of device memory: " +
-          (probe.exporter_error.empty () ? std::string ("none found") : probe.exporter_error));
-    else if (probe.cl_uuid.empty ())
-      refuse ("external-memory", "the OpenCL device does not tell its UUID (cl_khr_device_uuid)");
-    else if (probe.exporter_uuid != probe.cl_uuid)
-      refuse ("external-memory", "the exporter's device is not the OpenCL device");
-    else if (!probe.gl_uuid.empty () && probe.gl_uuid != probe.cl_uuid)
-      refuse ("external-memory", "the GL device is not the OpenCL device");
-    else {
-      if (reasons)
-        *reasons = why;
-      return GlInteropPath::ExternalMemory;
-    }
+  } else if (possible (GlInteropPath::KhrGlSharing, {
+        { probe.cl_gl_sharing, "the OpenCL device lacks cl_khr_gl_sharing" },
+        { probe.gl_platform_egl_or_glx, "the GL context is neither EGL nor GLX" },
+        { probe.cl_context_is_gl_bound || probe.cl_can_bind_context,
+              "no OpenCL context can be created against the GL context" } })) {
+    chosen = GlInteropPath::KhrGlSharing;
+  } else if (possible (GlInteropPath::ExternalMemory, {
+        { probe.cl_external_memory_fd,
+              "the OpenCL device lacks cl_khr_external_memory_opaque_fd" },
+        { probe.gl_memory_object_fd, "the GL context lacks GL_EXT_memory_object_fd" },
+        { probe.gl_pixel_buffers, "the GL context has no pixel buffer objects" },
+        { probe.exporter, "no exporter of device memory: " + (probe.exporter_error.empty () ?
+                  std::string ("none found") : probe.exporter_error) },
+        { !probe.cl_uuid.empty (),
+              "the OpenCL device does not tell its UUID (cl_khr_device_uuid)" },
+        { probe.exporter_uuid == probe.cl_uuid,
+              "the exporter's device is not the OpenCL device" },
+        { probe.gl_uuid.empty () || probe.gl_uuid == probe.cl_uuid,
+              "the GL device is not the OpenCL device" } })) {
+    chosen = GlInteropPath::ExternalMemory;
   }
   if (reasons)
     *reasons = why;
-  return GlInteropPath::HostCopy;
+  return chosen;
 }
 
 GlInteropPath
@@ -183,6 +184,19 @@ GstMemory *usable_texture (GstBuffer * buffer, const GstVideoInfo & info, GstGLC
 }
 #endif
 
+/* The buffer's texture when the backend can work on it, else null (then through the host). */
+static GstMemory *
+backend_texture (GlInteropBackend * backend, GstBuffer * buffer)
+{
+#ifdef HAVE_GL
+  return backend ? usable_texture (buffer, backend->info (), backend->gl ()) : nullptr;
+#else
+  (void) backend;
+  (void) buffer;
+  return nullptr;
+#endif
+}
+
 GlInterop::GlInterop () = default;
 GlInterop::~GlInterop () = default;
 
@@ -196,30 +210,17 @@ GlInterop::reset ()
 bool
 GlInterop::to_device (GstBuffer * buffer, GstOpenCLFrame * frame)
 {
-#ifdef HAVE_GL
-  GstMemory *texture = backend_ ? usable_texture (buffer, backend_->info (), backend_->gl ()) :
-      nullptr;
+  GstMemory *texture = backend_texture (backend_.get (), buffer);
   return texture && backend_->to_device (buffer, texture, frame);
-#else
-  (void) buffer;
-  (void) frame;
-  return false;
-#endif
 }
 
 bool
 GlInterop::device_frame (GstBuffer * buffer, GstOpenCLFrame * frame)
 {
-#ifdef HAVE_GL
-  if (!backend_ || !usable_texture (buffer, backend_->info (), backend_->gl ()))
+  if (!backend_texture (backend_.get (), buffer))
     return false;
   backend_->device_frame (frame);
   return true;
-#else
-  (void) buffer;
-  (void) frame;
-  return false;
-#endif
 }
 
 bool
