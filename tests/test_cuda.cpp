@@ -39,6 +39,9 @@ expect_cuda ()
   return expected;
 }
 
+/* cudaupload passes system memory through when downstream takes it: the caps ask for CUDA. */
+const std::string to_cuda = " ! cudaupload ! video/x-raw(memory:CUDAMemory)";
+
 std::string
 source (const char *format, int width, int height, int frames)
 {
@@ -225,30 +228,30 @@ GST_START_TEST (test_cuda_frames_match_system_memory)
     const std::string nv12 = source ("NV12", w, h, 4);
     /* Transfers, both ways, RGBA and NV12. */
     for (const std::string & src : { rgba, nv12 }) {
-      expect_same_frames (src, src + " ! cudaupload ! openclupload ! opencldownload");
+      expect_same_frames (src, src + to_cuda + " ! openclupload ! opencldownload");
       expect_same_frames (src, src + " ! openclupload ! opencldownload ! "
           "video/x-raw(memory:CUDAMemory) ! cudadownload");
     }
     /* A filter: CUDA in, OpenCL or CUDA out. */
     const std::string reference = rgba + " ! openclbilateral";
-    expect_same_frames (reference, rgba + " ! cudaupload ! openclbilateral ! opencldownload");
-    expect_same_frames (reference, rgba + " ! cudaupload ! openclbilateral ! "
+    expect_same_frames (reference, rgba + to_cuda + " ! openclbilateral ! opencldownload");
+    expect_same_frames (reference, rgba + to_cuda + " ! openclbilateral ! "
         "video/x-raw(memory:CUDAMemory) ! cudadownload");
-    expect_memory (rgba + " ! cudaupload ! openclbilateral name=subject ! "
+    expect_memory (rgba + to_cuda + " ! openclbilateral name=subject ! "
         "video/x-raw(memory:CUDAMemory) ! fakesink", "cuda -> cuda");
     /* Analysis in place, counting and drawing. */
     for (const char *settings : { "", " draw=true" }) {
       std::vector<std::string> expected, got;
       run_and_read_memory (nv12 + " ! openclhistogram name=subject" + settings + " ! fakesink",
           &expected);
-      expect_memory (nv12 + " ! cudaupload ! openclhistogram name=subject" + settings +
+      expect_memory (nv12 + to_cuda + " ! openclhistogram name=subject" + settings +
           " ! fakesink", "cuda", &got);
       fail_unless_equals_int (got.size (), expected.size ());
       for (size_t i = 0; i < got.size (); i++)
         fail_unless_equals_string (got[i].c_str (), expected[i].c_str ());
     }
-    expect_same_frames (rgba + " ! openclhistogram draw=true", rgba + " ! cudaupload ! "
-        "openclhistogram draw=true ! cudadownload");
+    expect_same_frames (rgba + " ! openclhistogram draw=true", rgba + to_cuda +
+        " ! openclhistogram draw=true ! cudadownload");
   }
 }
 GST_END_TEST;

@@ -196,6 +196,7 @@ private:
 struct GstCudaLibrary
 {
   gboolean (*load_library) () = nullptr;
+  void (*memory_init_once) () = nullptr;
   gboolean (*ensure_element_context) (GstElement *, gint, GstObject **) = nullptr;
   gboolean (*handle_set_context) (GstElement *, GstContext *, gint, GstObject **) = nullptr;
   gboolean (*handle_context_query) (GstElement *, GstQuery *, GstObject *) = nullptr;
@@ -219,7 +220,12 @@ private:
         find_symbol (library, handle_set_context, "gst_cuda_handle_set_context") &&
         find_symbol (library, handle_context_query, "gst_cuda_handle_context_query") &&
         find_symbol (library, buffer_pool_new, "gst_cuda_buffer_pool_new") &&
+        find_symbol (library, memory_init_once, "gst_cuda_memory_init_once") &&
         load_library ();
+    /* The CUDA allocator exists once this ran (NVIDIA's plugin runs it when it loads; the
+     * pools made here may come first). */
+    if (usable)
+      memory_init_once ();
   }
 };
 
@@ -622,9 +628,10 @@ CudaBridge::decide_allocation (GstElement * element, GstQuery * query, int cuda_
   bool configured = gst_buffer_pool_set_config (pool, config);
   if (!configured) {
     config = gst_buffer_pool_get_config (pool);
-    configured = gst_buffer_pool_config_validate_params (config, caps, info.size,
-        MAX (min_buffers, 2u), max_buffers) && gst_buffer_pool_set_config (pool, config);
-    if (!configured && config)
+    if (gst_buffer_pool_config_validate_params (config, caps, info.size, MAX (min_buffers, 2u),
+            max_buffers))
+      configured = gst_buffer_pool_set_config (pool, config);  /* takes the config */
+    else
       gst_structure_free (config);
   }
   if (!configured) {
