@@ -48,7 +48,7 @@ run_one() {
 results=$(mktemp)
 running=0
 for name in "${tests[@]}"; do
-  run_one "$name" >>"$results" &
+  run_one "$name" | tee -a "$results" &
   running=$((running + 1))
   if [ "$running" -ge "$jobs" ]; then
     wait -n
@@ -56,7 +56,7 @@ for name in "${tests[@]}"; do
   fi
 done
 wait
-cat "$results"
+echo "--"
 passed=$(grep -c '^ok' "$results")
 failed=$(grep -c '^FAIL' "$results")
 skipped=$(grep -c '^SKIP' "$results")
