@@ -141,3 +141,238 @@ mandelbox (__global uchar * out, int stride_bytes, int width, int height,
   }
   vstore4 (pixel, 0, out + (size_t) y * stride_bytes + (size_t) x * 4);
 }
+
+#ifdef LANES
+/* The CPU variant (built with -D LANES=8 or 16): one work-item renders LANES neighbouring
+ * pixels of a row, each lane of a float vector one pixel, so the march runs LANES rays at a
+ * time on the vector unit. A CPU device runs a work-group's work-items one after another and
+ * cannot vectorise across them through the march's data-dependent loops; here the vectors are
+ * explicit. Every lane does what the scalar kernel above does for its pixel, operation for
+ * operation (a lane that has finished keeps its values: each update is committed through a
+ * mask), and the loops stop when no lane needs them any more. Vector lengths are written out
+ * (x x + y y + z z) where the scalar kernel calls dot, length and normalize. */
+#define VECTOR_OF(type, n) type##n
+#define VECTOR(type, n) VECTOR_OF (type, n)
+#define floatv VECTOR (float, LANES)
+#define intv VECTOR (int, LANES)
+#define uintv VECTOR (uint, LANES)
+#define convert_floatv VECTOR (convert_float, LANES)
+#define convert_uintv VECTOR (convert_uint, LANES)
+#define vstorev VECTOR (vstore, LANES)
+
+/* The LANES pixels of a work-item: a tile TILE_WIDTH wide (a row of LANES by default). */
+#ifndef TILE_WIDTH
+#define TILE_WIDTH LANES
+#endif
+#define TILE_HEIGHT (LANES / TILE_WIDTH)
+
+#if LANES == 8
+#define LANE_INDEX ((intv) (0, 1, 2, 3, 4, 5, 6, 7))
+#elif LANES == 16
+#define LANE_INDEX ((intv) (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#else
+#error "LANES must be 8 or 16"
+#endif
+
+/* Whether any lane of a mask is set. PoCL's any () tests the lanes one by one (about 40
+ * instructions for 16 lanes, as many as a round of the estimator); halving the vector with ORs
+ * takes a few. */
+inline bool
+any_lane (intv mask)
+{
+#if LANES == 16
+  int8 half8 = mask.lo | mask.hi;
+#else
+  int8 half8 = mask;
+#endif
+  int4 half4 = half8.lo | half8.hi;
+  int2 half2 = half4.lo | half4.hi;
+  return (half2.x | half2.y) < 0;
+}
+
+/* Points or directions of LANES pixels, one coordinate per vector. */
+typedef struct
+{
+  floatv x, y, z;
+} Lanes3;
+
+/* |z| > BAILOUT_RADIUS, tested on |z|^2 without the square root: with a correctly rounded
+ * sqrt, sqrt (r2) > 1024 exactly when r2 > 0x1.000002p+20 (1024^2 + 1/8 rounds down to 1024). */
+#define BAILOUT_RADIUS2 0x1.000002p+20f
+
+/* estimate_distance () for the lanes in `wanted` (-1 lanes; the others come back as garbage).
+ * The estimate |z| / |factor| is taken once, after the loop, from the values of each lane's last
+ * round: the same numbers as taking it every round, without a square root and a division per
+ * round. */
+void
+estimate_lanes (Lanes3 c, float scale, int iterations, intv wanted, floatv * distance,
+    Lanes3 * colour)
+{
+  Lanes3 z = c;
+  floatv factor = (floatv) scale;
+  floatv modulus2 = (floatv) 0.0f;
+  Lanes3 col = { (floatv) 0.0f, (floatv) 0.0f, (floatv) 0.0f };
+  /* Lanes still iterating: wanted and not escaped. */
+  intv live = wanted;
+  for (int n = 0; n < iterations && any_lane (live); n++) {
+    /* Box fold (a comparison gives -1 per true lane, hence the subtractions). */
+    intv folds = -(fabs (z.x) > 1.0f) - (fabs (z.y) > 1.0f) - (fabs (z.z) > 1.0f);
+    Lanes3 w;
+    w.x = clamp (z.x, -1.0f, 1.0f) * 2.0f - z.x;
+    w.y = clamp (z.y, -1.0f, 1.0f) * 2.0f - z.y;
+    w.z = clamp (z.z, -1.0f, 1.0f) * 2.0f - z.z;
+    floatv red = col.x + convert_floatv (folds) * 0.1f;
+
+    /* Sphere fold: z and factor scaled by 4, by 1 / r2 or (an exact no-op) by 1. */
+    floatv r2 = w.x * w.x + w.y * w.y + w.z * w.z;
+    intv inner = r2 < MIN_RADIUS2;
+    intv folded = r2 < FIXED_RADIUS2;
+    floatv k = select (select ((floatv) 1.0f, FIXED_RADIUS2 / r2, folded),
+        (floatv) (FIXED_RADIUS2 / MIN_RADIUS2), inner);
+    w.x *= k;
+    w.y *= k;
+    w.z *= k;
+    floatv f = factor * k;
+    floatv green = select (col.y, col.y + 0.1f, folded);
+
+    w.x = w.x * scale + c.x;
+    w.y = w.y * scale + c.y;
+    w.z = w.z * scale + c.z;
+    f *= scale;
+    floatv m2 = w.x * w.x + w.y * w.y + w.z * w.z;
+
+    z.x = select (z.x, w.x, live);
+    z.y = select (z.y, w.y, live);
+    z.z = select (z.z, w.z, live);
+    factor = select (factor, f, live);
+    col.x = select (col.x, red, live);
+    col.y = select (col.y, green, live);
+    modulus2 = select (modulus2, m2, live);
+    live &= ~(m2 > BAILOUT_RADIUS2);
+  }
+  /* Lanes that never escaped are inside (a lane still live after an early exit cannot be). */
+  *distance = select (sqrt (modulus2) / fabs (factor), (floatv) 0.0f, live);
+  colour->x = clamp (col.x, 0.0f, 1.0f);
+  colour->y = clamp (col.y, 0.0f, 1.0f);
+  colour->z = clamp (col.z, 0.0f, 1.0f);
+}
+
+floatv
+distance_lanes (Lanes3 p, float scale, int iterations, intv wanted)
+{
+  floatv distance;
+  Lanes3 colour;
+  estimate_lanes (p, scale, iterations, wanted, &distance, &colour);
+  return distance;
+}
+
+/* surface_normal () for the lanes in `wanted`. */
+Lanes3
+normal_lanes (Lanes3 p, floatv offset, float scale, int iterations, intv wanted)
+{
+  floatv g[3];
+  for (int axis = 0; axis < 3; axis++) {
+    Lanes3 plus = p, minus = p;
+    if (axis == 0) {
+      plus.x = p.x + offset;
+      minus.x = p.x - offset;
+    } else if (axis == 1) {
+      plus.y = p.y + offset;
+      minus.y = p.y - offset;
+    } else {
+      plus.z = p.z + offset;
+      minus.z = p.z - offset;
+    }
+    g[axis] = (distance_lanes (plus, scale, iterations, wanted) -
+        distance_lanes (minus, scale, iterations, wanted)) / (2.0f * offset);
+  }
+  Lanes3 n;
+  floatv norm = sqrt (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  n.x = g[0] / norm;
+  n.y = g[1] / norm;
+  n.z = g[2] / norm;
+  return n;
+}
+
+__kernel void
+mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
+    float4 eye, float4 forward, float4 right, float4 up, float4 light,
+    float scale, int iterations, int steps, float max_ray_length, int order, int opaque)
+{
+  const int x0 = get_global_id (0) * TILE_WIDTH;
+  const int y0 = get_global_id (1) * TILE_HEIGHT;
+  if (x0 >= width || y0 >= height)
+    return;
+
+  const intv x = x0 + LANE_INDEX % TILE_WIDTH;
+  const intv y = y0 + LANE_INDEX / TILE_WIDTH;
+  const intv inside = x < width & y < height;
+  const floatv u = convert_floatv (2 * x - width) / (float) height;
+  const floatv v = convert_floatv (height - 2 - 2 * y) / (float) height;
+  Lanes3 direction;
+  direction.x = forward.x + u * right.x + v * up.x;
+  direction.y = forward.y + u * right.y + v * up.y;
+  direction.z = forward.z + u * right.z + v * up.z;
+  const floatv direction_length = sqrt (direction.x * direction.x +
+      direction.y * direction.y + direction.z * direction.z);
+  direction.x /= direction_length;
+  direction.y /= direction_length;
+  direction.z /= direction_length;
+
+  Lanes3 position = { (floatv) eye.x, (floatv) eye.y, (floatv) eye.z };
+  floatv ray_length = (floatv) 0.0f;
+  floatv epsilon = (floatv) MIN_EPSILON;
+  intv marching = inside;
+  intv hit = (intv) 0;
+  Lanes3 colour = { (floatv) 0.0f, (floatv) 0.0f, (floatv) 0.0f };
+  for (int step = 0; step < steps && any_lane (marching); step++) {
+    floatv distance;
+    Lanes3 step_colour;
+    estimate_lanes (position, scale, iterations, marching, &distance, &step_colour);
+    colour.x = select (colour.x, step_colour.x, marching);
+    colour.y = select (colour.y, step_colour.y, marching);
+    colour.z = select (colour.z, step_colour.z, marching);
+    position.x = select (position.x, position.x + direction.x * distance, marching);
+    position.y = select (position.y, position.y + direction.y * distance, marching);
+    position.z = select (position.z, position.z + direction.z * distance, marching);
+    ray_length = select (ray_length, ray_length + distance, marching);
+    const intv missed = ray_length > max_ray_length;
+    const intv reached = ~missed & (distance < epsilon);
+    hit |= marching & reached;
+    marching &= ~missed & ~reached;
+    epsilon = select (epsilon, fmax (MIN_EPSILON, EPSILON_PER_UNIT * ray_length), marching);
+  }
+
+  const Lanes3 normal = normal_lanes (position, epsilon / 2.0f, scale, iterations, hit);
+  Lanes3 to_light;
+  to_light.x = light.x - position.x;
+  to_light.y = light.y - position.y;
+  to_light.z = light.z - position.z;
+  const floatv light_length = sqrt (to_light.x * to_light.x + to_light.y * to_light.y +
+      to_light.z * to_light.z);
+  to_light.x /= light_length;
+  to_light.y /= light_length;
+  to_light.z /= light_length;
+  const floatv lambert = normal.x * to_light.x + normal.y * to_light.y + normal.z * to_light.z;
+  const intv lit = lambert > 0.0f;
+  /* The conversion truncates, as the scalar kernel's does. */
+  const uintv red = convert_uintv (clamp (select ((floatv) 0.0f, colour.x * lambert, lit) +
+          AMBIENT, 0.0f, 1.0f) * 255.0f);
+  const uintv green = convert_uintv (clamp (select ((floatv) 0.0f, colour.y * lambert, lit) +
+          AMBIENT, 0.0f, 1.0f) * 255.0f);
+  const uintv blue = convert_uintv (clamp (select ((floatv) 0.0f, colour.z * lambert, lit) +
+          AMBIENT, 0.0f, 1.0f) * 255.0f);
+  const uintv first = order == ORDER_BGR ? blue : red;
+  const uintv third = order == ORDER_BGR ? red : blue;
+  /* Little-endian RGBA (or BGRA) words; a miss is transparent (opaque) black. */
+  const uintv shaded = first | green << 8 | third << 16 | (uintv) 0xff000000u;
+  const uintv pixels = select ((uintv) (opaque ? 0xff000000u : 0u), shaded, hit);
+
+  /* A row of the tile at a time; lanes outside the frame are not stored. */
+  for (int row = 0; row < TILE_HEIGHT && y0 + row < height; row++) {
+    __global uint *line = (__global uint *) (out + (size_t) (y0 + row) * stride_bytes);
+    for (int column = 0; column < TILE_WIDTH && x0 + column < width; column++)
+      line[x0 + column] = pixels[row * TILE_WIDTH + column];
+  }
+}
+#endif
