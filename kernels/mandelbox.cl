@@ -143,14 +143,18 @@ mandelbox (__global uchar * out, int stride_bytes, int width, int height,
 }
 
 #ifdef LANES
-/* The CPU variant (built with -D LANES=8 or 16): one work-item renders LANES neighbouring
- * pixels of a row, each lane of a float vector one pixel, so the march runs LANES rays at a
- * time on the vector unit. A CPU device runs a work-group's work-items one after another and
- * cannot vectorise across them through the march's data-dependent loops; here the vectors are
- * explicit. Every lane does what the scalar kernel above does for its pixel, operation for
- * operation (a lane that has finished keeps its values: each update is committed through a
- * mask), and the loops stop when no lane needs them any more. Vector lengths are written out
- * (x x + y y + z z) where the scalar kernel calls dot, length and normalize. */
+/* The CPU variants (built with -D LANES=8 or 16, -D TILE_WIDTH, -D CHAINS): one work-item renders
+ * a tile of CHAINS x LANES pixels, each lane of a float vector one pixel, so the march runs LANES
+ * rays at a time on the vector unit. A CPU device runs a work-group's work-items one after
+ * another and cannot vectorise across them through the march's data-dependent loops; here the
+ * vectors are explicit. CHAINS vectors are marched side by side: one round of the estimator is
+ * a chain of dependent operations (fold, square, divide, multiply-add) whose latency, not the
+ * vector unit's throughput, bounds one vector; independent vectors fill the gaps.
+ *
+ * Every lane does what the scalar kernel above does for its pixel, operation for operation (a
+ * lane that has finished keeps its values: each update is committed through a mask), and the
+ * loops stop when no lane needs them any more. Vector lengths are written out (x x + y y + z z)
+ * where the scalar kernel calls dot, length and normalize. */
 #define VECTOR_OF(type, n) type##n
 #define VECTOR(type, n) VECTOR_OF (type, n)
 #define floatv VECTOR (float, LANES)
@@ -158,13 +162,17 @@ mandelbox (__global uchar * out, int stride_bytes, int width, int height,
 #define uintv VECTOR (uint, LANES)
 #define convert_floatv VECTOR (convert_float, LANES)
 #define convert_uintv VECTOR (convert_uint, LANES)
-#define vstorev VECTOR (vstore, LANES)
 
-/* The LANES pixels of a work-item: a tile TILE_WIDTH wide (a row of LANES by default). */
+/* The pixels of one vector: TILE_WIDTH x (LANES / TILE_WIDTH); a work-item's tile stacks CHAINS
+ * of them. */
 #ifndef TILE_WIDTH
 #define TILE_WIDTH LANES
 #endif
-#define TILE_HEIGHT (LANES / TILE_WIDTH)
+#ifndef CHAINS
+#define CHAINS 1
+#endif
+#define VECTOR_HEIGHT (LANES / TILE_WIDTH)
+#define TILE_HEIGHT (CHAINS * VECTOR_HEIGHT)
 
 #if LANES == 8
 #define LANE_INDEX ((intv) (0, 1, 2, 3, 4, 5, 6, 7))
@@ -200,98 +208,170 @@ typedef struct
  * sqrt, sqrt (r2) > 1024 exactly when r2 > 0x1.000002p+20 (1024^2 + 1/8 rounds down to 1024). */
 #define BAILOUT_RADIUS2 0x1.000002p+20f
 
-/* estimate_distance () for the lanes in `wanted` (-1 lanes; the others come back as garbage).
- * The estimate |z| / |factor| is taken once, after the loop, from the values of each lane's last
- * round: the same numbers as taking it every round, without a square root and a division per
- * round. */
+/* The estimator's state for one vector of points. */
+typedef struct
+{
+  Lanes3 c, z;
+  floatv factor, modulus2, red, green;
+  intv live;    /* lanes still iterating: asked for and not escaped */
+} Estimator;
+
+inline Estimator
+estimator_start (Lanes3 c, float scale, intv wanted)
+{
+  Estimator e;
+  e.c = c;
+  e.z = c;
+  e.factor = (floatv) scale;
+  e.modulus2 = (floatv) 0.0f;
+  e.red = (floatv) 0.0f;
+  e.green = (floatv) 0.0f;
+  e.live = wanted;
+  return e;
+}
+
+/* One round of estimate_distance () for the live lanes. The estimate |z| / |factor| is taken
+ * once, in estimator_distance, from each lane's last round: the same numbers as taking it every
+ * round, without a square root and a division per round. */
+inline void
+estimator_round (Estimator * e, float scale)
+{
+  /* Box fold (a comparison gives -1 per true lane, hence the subtractions). */
+  const intv folds = -(fabs (e->z.x) > 1.0f) - (fabs (e->z.y) > 1.0f) - (fabs (e->z.z) > 1.0f);
+  Lanes3 w;
+  w.x = clamp (e->z.x, -1.0f, 1.0f) * 2.0f - e->z.x;
+  w.y = clamp (e->z.y, -1.0f, 1.0f) * 2.0f - e->z.y;
+  w.z = clamp (e->z.z, -1.0f, 1.0f) * 2.0f - e->z.z;
+  const floatv red = e->red + convert_floatv (folds) * 0.1f;
+
+  /* Sphere fold: z and factor scaled by 4, by 1 / r2 or (an exact no-op) by 1. */
+  const floatv r2 = w.x * w.x + w.y * w.y + w.z * w.z;
+  const intv inner = r2 < MIN_RADIUS2;
+  const intv folded = r2 < FIXED_RADIUS2;
+  const floatv k = select (select ((floatv) 1.0f, FIXED_RADIUS2 / r2, folded),
+      (floatv) (FIXED_RADIUS2 / MIN_RADIUS2), inner);
+  w.x *= k;
+  w.y *= k;
+  w.z *= k;
+  floatv f = e->factor * k;
+  const floatv green = select (e->green, e->green + 0.1f, folded);
+
+  w.x = w.x * scale + e->c.x;
+  w.y = w.y * scale + e->c.y;
+  w.z = w.z * scale + e->c.z;
+  f *= scale;
+  const floatv m2 = w.x * w.x + w.y * w.y + w.z * w.z;
+
+  const intv live = e->live;
+  e->z.x = select (e->z.x, w.x, live);
+  e->z.y = select (e->z.y, w.y, live);
+  e->z.z = select (e->z.z, w.z, live);
+  e->factor = select (e->factor, f, live);
+  e->red = select (e->red, red, live);
+  e->green = select (e->green, green, live);
+  e->modulus2 = select (e->modulus2, m2, live);
+  e->live = live & ~(m2 > BAILOUT_RADIUS2);
+}
+
+/* The estimate after the rounds; lanes still live ran all of them without escaping: inside. */
+inline floatv
+estimator_distance (const Estimator * e)
+{
+  return select (sqrt (e->modulus2) / fabs (e->factor), (floatv) 0.0f, e->live);
+}
+
+/* estimate_distance () for CHAINS vectors of points, the lanes in `wanted` (-1 lanes; the others
+ * come back as garbage); `colour` may be null. */
 void
-estimate_lanes (Lanes3 c, float scale, int iterations, intv wanted, floatv * distance,
-    Lanes3 * colour)
+estimate_chains (const Lanes3 * c, float scale, int iterations, const intv * wanted,
+    floatv * distance, Lanes3 * colour)
 {
-  Lanes3 z = c;
-  floatv factor = (floatv) scale;
-  floatv modulus2 = (floatv) 0.0f;
-  Lanes3 col = { (floatv) 0.0f, (floatv) 0.0f, (floatv) 0.0f };
-  /* Lanes still iterating: wanted and not escaped. */
-  intv live = wanted;
-  for (int n = 0; n < iterations && any_lane (live); n++) {
-    /* Box fold (a comparison gives -1 per true lane, hence the subtractions). */
-    intv folds = -(fabs (z.x) > 1.0f) - (fabs (z.y) > 1.0f) - (fabs (z.z) > 1.0f);
-    Lanes3 w;
-    w.x = clamp (z.x, -1.0f, 1.0f) * 2.0f - z.x;
-    w.y = clamp (z.y, -1.0f, 1.0f) * 2.0f - z.y;
-    w.z = clamp (z.z, -1.0f, 1.0f) * 2.0f - z.z;
-    floatv red = col.x + convert_floatv (folds) * 0.1f;
-
-    /* Sphere fold: z and factor scaled by 4, by 1 / r2 or (an exact no-op) by 1. */
-    floatv r2 = w.x * w.x + w.y * w.y + w.z * w.z;
-    intv inner = r2 < MIN_RADIUS2;
-    intv folded = r2 < FIXED_RADIUS2;
-    floatv k = select (select ((floatv) 1.0f, FIXED_RADIUS2 / r2, folded),
-        (floatv) (FIXED_RADIUS2 / MIN_RADIUS2), inner);
-    w.x *= k;
-    w.y *= k;
-    w.z *= k;
-    floatv f = factor * k;
-    floatv green = select (col.y, col.y + 0.1f, folded);
-
-    w.x = w.x * scale + c.x;
-    w.y = w.y * scale + c.y;
-    w.z = w.z * scale + c.z;
-    f *= scale;
-    floatv m2 = w.x * w.x + w.y * w.y + w.z * w.z;
-
-    z.x = select (z.x, w.x, live);
-    z.y = select (z.y, w.y, live);
-    z.z = select (z.z, w.z, live);
-    factor = select (factor, f, live);
-    col.x = select (col.x, red, live);
-    col.y = select (col.y, green, live);
-    modulus2 = select (modulus2, m2, live);
-    live &= ~(m2 > BAILOUT_RADIUS2);
+  Estimator e[CHAINS];
+  intv busy = (intv) 0;
+  for (int h = 0; h < CHAINS; h++) {
+    e[h] = estimator_start (c[h], scale, wanted[h]);
+    busy |= wanted[h];
   }
-  /* Lanes that never escaped are inside (a lane still live after an early exit cannot be). */
-  *distance = select (sqrt (modulus2) / fabs (factor), (floatv) 0.0f, live);
-  colour->x = clamp (col.x, 0.0f, 1.0f);
-  colour->y = clamp (col.y, 0.0f, 1.0f);
-  colour->z = clamp (col.z, 0.0f, 1.0f);
-}
-
-floatv
-distance_lanes (Lanes3 p, float scale, int iterations, intv wanted)
-{
-  floatv distance;
-  Lanes3 colour;
-  estimate_lanes (p, scale, iterations, wanted, &distance, &colour);
-  return distance;
-}
-
-/* surface_normal () for the lanes in `wanted`. */
-Lanes3
-normal_lanes (Lanes3 p, floatv offset, float scale, int iterations, intv wanted)
-{
-  floatv g[3];
-  for (int axis = 0; axis < 3; axis++) {
-    Lanes3 plus = p, minus = p;
-    if (axis == 0) {
-      plus.x = p.x + offset;
-      minus.x = p.x - offset;
-    } else if (axis == 1) {
-      plus.y = p.y + offset;
-      minus.y = p.y - offset;
-    } else {
-      plus.z = p.z + offset;
-      minus.z = p.z - offset;
+  for (int n = 0; n < iterations && any_lane (busy); n++) {
+    busy = (intv) 0;
+    for (int h = 0; h < CHAINS; h++) {
+      estimator_round (&e[h], scale);
+      busy |= e[h].live;
     }
-    g[axis] = (distance_lanes (plus, scale, iterations, wanted) -
-        distance_lanes (minus, scale, iterations, wanted)) / (2.0f * offset);
   }
-  Lanes3 n;
-  floatv norm = sqrt (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-  n.x = g[0] / norm;
-  n.y = g[1] / norm;
-  n.z = g[2] / norm;
-  return n;
+  for (int h = 0; h < CHAINS; h++) {
+    distance[h] = estimator_distance (&e[h]);
+    if (colour) {
+      colour[h].x = clamp (e[h].red, 0.0f, 1.0f);
+      colour[h].y = clamp (e[h].green, 0.0f, 1.0f);
+      colour[h].z = (floatv) 0.0f;
+    }
+  }
+}
+
+/* surface_normal () for the lanes in `wanted`: the gradient's component along `axis`. */
+void
+gradient_chains (const Lanes3 * p, const floatv * offset, int axis, float scale, int iterations,
+    const intv * wanted, floatv * gradient)
+{
+  Lanes3 plus[CHAINS], minus[CHAINS];
+  floatv distance_plus[CHAINS], distance_minus[CHAINS];
+  for (int h = 0; h < CHAINS; h++) {
+    plus[h] = p[h];
+    minus[h] = p[h];
+    if (axis == 0) {
+      plus[h].x = p[h].x + offset[h];
+      minus[h].x = p[h].x - offset[h];
+    } else if (axis == 1) {
+      plus[h].y = p[h].y + offset[h];
+      minus[h].y = p[h].y - offset[h];
+    } else {
+      plus[h].z = p[h].z + offset[h];
+      minus[h].z = p[h].z - offset[h];
+    }
+  }
+  estimate_chains (plus, scale, iterations, wanted, distance_plus, 0);
+  estimate_chains (minus, scale, iterations, wanted, distance_minus, 0);
+  for (int h = 0; h < CHAINS; h++)
+    gradient[h] = (distance_plus[h] - distance_minus[h]) / (2.0f * offset[h]);
+}
+
+/* normalize () of LANES vectors. */
+inline Lanes3
+normalized (Lanes3 a)
+{
+  const floatv norm = sqrt (a.x * a.x + a.y * a.y + a.z * a.z);
+  a.x /= norm;
+  a.y /= norm;
+  a.z /= norm;
+  return a;
+}
+
+/* The pixel words of one vector (little-endian RGBA or BGRA; a miss is transparent or opaque
+ * black), shaded as the scalar kernel shades a pixel. */
+inline uintv
+shade_lanes (Lanes3 position, Lanes3 gradient, Lanes3 colour, intv hit, float4 light,
+    int order, int opaque)
+{
+  const Lanes3 normal = normalized (gradient);
+  Lanes3 to_light;
+  to_light.x = light.x - position.x;
+  to_light.y = light.y - position.y;
+  to_light.z = light.z - position.z;
+  to_light = normalized (to_light);
+  const floatv lambert = normal.x * to_light.x + normal.y * to_light.y + normal.z * to_light.z;
+  const intv lit = lambert > 0.0f;
+  /* The conversion truncates, as the scalar kernel's does. */
+  const uintv red = convert_uintv (clamp (select ((floatv) 0.0f, colour.x * lambert, lit) +
+          AMBIENT, 0.0f, 1.0f) * 255.0f);
+  const uintv green = convert_uintv (clamp (select ((floatv) 0.0f, colour.y * lambert, lit) +
+          AMBIENT, 0.0f, 1.0f) * 255.0f);
+  const uintv blue = convert_uintv (clamp (select ((floatv) 0.0f, colour.z * lambert, lit) +
+          AMBIENT, 0.0f, 1.0f) * 255.0f);
+  const uintv first = order == ORDER_BGR ? blue : red;
+  const uintv third = order == ORDER_BGR ? red : blue;
+  const uintv shaded = first | green << 8 | third << 16 | (uintv) 0xff000000u;
+  return select ((uintv) (opaque ? 0xff000000u : 0u), shaded, hit);
 }
 
 __kernel void
@@ -304,75 +384,76 @@ mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
   if (x0 >= width || y0 >= height)
     return;
 
-  const intv x = x0 + LANE_INDEX % TILE_WIDTH;
-  const intv y = y0 + LANE_INDEX / TILE_WIDTH;
-  const intv inside = x < width & y < height;
-  const floatv u = convert_floatv (2 * x - width) / (float) height;
-  const floatv v = convert_floatv (height - 2 - 2 * y) / (float) height;
-  Lanes3 direction;
-  direction.x = forward.x + u * right.x + v * up.x;
-  direction.y = forward.y + u * right.y + v * up.y;
-  direction.z = forward.z + u * right.z + v * up.z;
-  const floatv direction_length = sqrt (direction.x * direction.x +
-      direction.y * direction.y + direction.z * direction.z);
-  direction.x /= direction_length;
-  direction.y /= direction_length;
-  direction.z /= direction_length;
-
-  Lanes3 position = { (floatv) eye.x, (floatv) eye.y, (floatv) eye.z };
-  floatv ray_length = (floatv) 0.0f;
-  floatv epsilon = (floatv) MIN_EPSILON;
-  intv marching = inside;
-  intv hit = (intv) 0;
-  Lanes3 colour = { (floatv) 0.0f, (floatv) 0.0f, (floatv) 0.0f };
-  for (int step = 0; step < steps && any_lane (marching); step++) {
-    floatv distance;
-    Lanes3 step_colour;
-    estimate_lanes (position, scale, iterations, marching, &distance, &step_colour);
-    colour.x = select (colour.x, step_colour.x, marching);
-    colour.y = select (colour.y, step_colour.y, marching);
-    colour.z = select (colour.z, step_colour.z, marching);
-    position.x = select (position.x, position.x + direction.x * distance, marching);
-    position.y = select (position.y, position.y + direction.y * distance, marching);
-    position.z = select (position.z, position.z + direction.z * distance, marching);
-    ray_length = select (ray_length, ray_length + distance, marching);
-    const intv missed = ray_length > max_ray_length;
-    const intv reached = ~missed & (distance < epsilon);
-    hit |= marching & reached;
-    marching &= ~missed & ~reached;
-    epsilon = select (epsilon, fmax (MIN_EPSILON, EPSILON_PER_UNIT * ray_length), marching);
+  Lanes3 direction[CHAINS], position[CHAINS], colour[CHAINS];
+  floatv ray_length[CHAINS], epsilon[CHAINS];
+  intv marching[CHAINS], hit[CHAINS];
+  intv busy = (intv) 0;
+  for (int h = 0; h < CHAINS; h++) {
+    const intv x = x0 + LANE_INDEX % TILE_WIDTH;
+    const intv y = y0 + h * VECTOR_HEIGHT + LANE_INDEX / TILE_WIDTH;
+    const floatv u = convert_floatv (2 * x - width) / (float) height;
+    const floatv v = convert_floatv (height - 2 - 2 * y) / (float) height;
+    Lanes3 d;
+    d.x = forward.x + u * right.x + v * up.x;
+    d.y = forward.y + u * right.y + v * up.y;
+    d.z = forward.z + u * right.z + v * up.z;
+    direction[h] = normalized (d);
+    position[h].x = (floatv) eye.x;
+    position[h].y = (floatv) eye.y;
+    position[h].z = (floatv) eye.z;
+    colour[h].x = colour[h].y = colour[h].z = (floatv) 0.0f;
+    ray_length[h] = (floatv) 0.0f;
+    epsilon[h] = (floatv) MIN_EPSILON;
+    marching[h] = x < width & y < height;
+    hit[h] = (intv) 0;
+    busy |= marching[h];
   }
 
-  const Lanes3 normal = normal_lanes (position, epsilon / 2.0f, scale, iterations, hit);
-  Lanes3 to_light;
-  to_light.x = light.x - position.x;
-  to_light.y = light.y - position.y;
-  to_light.z = light.z - position.z;
-  const floatv light_length = sqrt (to_light.x * to_light.x + to_light.y * to_light.y +
-      to_light.z * to_light.z);
-  to_light.x /= light_length;
-  to_light.y /= light_length;
-  to_light.z /= light_length;
-  const floatv lambert = normal.x * to_light.x + normal.y * to_light.y + normal.z * to_light.z;
-  const intv lit = lambert > 0.0f;
-  /* The conversion truncates, as the scalar kernel's does. */
-  const uintv red = convert_uintv (clamp (select ((floatv) 0.0f, colour.x * lambert, lit) +
-          AMBIENT, 0.0f, 1.0f) * 255.0f);
-  const uintv green = convert_uintv (clamp (select ((floatv) 0.0f, colour.y * lambert, lit) +
-          AMBIENT, 0.0f, 1.0f) * 255.0f);
-  const uintv blue = convert_uintv (clamp (select ((floatv) 0.0f, colour.z * lambert, lit) +
-          AMBIENT, 0.0f, 1.0f) * 255.0f);
-  const uintv first = order == ORDER_BGR ? blue : red;
-  const uintv third = order == ORDER_BGR ? red : blue;
-  /* Little-endian RGBA (or BGRA) words; a miss is transparent (opaque) black. */
-  const uintv shaded = first | green << 8 | third << 16 | (uintv) 0xff000000u;
-  const uintv pixels = select ((uintv) (opaque ? 0xff000000u : 0u), shaded, hit);
+  for (int step = 0; step < steps && any_lane (busy); step++) {
+    floatv distance[CHAINS];
+    Lanes3 step_colour[CHAINS];
+    estimate_chains (position, scale, iterations, marching, distance, step_colour);
+    busy = (intv) 0;
+    for (int h = 0; h < CHAINS; h++) {
+      const intv m = marching[h];
+      colour[h].x = select (colour[h].x, step_colour[h].x, m);
+      colour[h].y = select (colour[h].y, step_colour[h].y, m);
+      colour[h].z = select (colour[h].z, step_colour[h].z, m);
+      position[h].x = select (position[h].x, position[h].x + direction[h].x * distance[h], m);
+      position[h].y = select (position[h].y, position[h].y + direction[h].y * distance[h], m);
+      position[h].z = select (position[h].z, position[h].z + direction[h].z * distance[h], m);
+      ray_length[h] = select (ray_length[h], ray_length[h] + distance[h], m);
+      const intv missed = ray_length[h] > max_ray_length;
+      const intv reached = ~missed & (distance[h] < epsilon[h]);
+      hit[h] |= m & reached;
+      marching[h] = m & ~missed & ~reached;
+      epsilon[h] = select (epsilon[h], fmax (MIN_EPSILON, EPSILON_PER_UNIT * ray_length[h]),
+          marching[h]);
+      busy |= marching[h];
+    }
+  }
 
-  /* A row of the tile at a time; lanes outside the frame are not stored. */
-  for (int row = 0; row < TILE_HEIGHT && y0 + row < height; row++) {
-    __global uint *line = (__global uint *) (out + (size_t) (y0 + row) * stride_bytes);
-    for (int column = 0; column < TILE_WIDTH && x0 + column < width; column++)
-      line[x0 + column] = pixels[row * TILE_WIDTH + column];
+  /* The normal at the hits: central differences, offset epsilon / 2 along each axis. */
+  floatv offset[CHAINS], gx[CHAINS], gy[CHAINS], gz[CHAINS];
+  for (int h = 0; h < CHAINS; h++)
+    offset[h] = epsilon[h] / 2.0f;
+  gradient_chains (position, offset, 0, scale, iterations, hit, gx);
+  gradient_chains (position, offset, 1, scale, iterations, hit, gy);
+  gradient_chains (position, offset, 2, scale, iterations, hit, gz);
+
+  for (int h = 0; h < CHAINS; h++) {
+    const Lanes3 gradient = { gx[h], gy[h], gz[h] };
+    const uintv pixels = shade_lanes (position[h], gradient, colour[h], hit[h], light, order,
+        opaque);
+    /* A row of the vector's pixels at a time; lanes outside the frame are not stored. */
+    for (int row = 0; row < VECTOR_HEIGHT; row++) {
+      const int y = y0 + h * VECTOR_HEIGHT + row;
+      if (y >= height)
+        break;
+      __global uint *line = (__global uint *) (out + (size_t) y * stride_bytes);
+      for (int column = 0; column < TILE_WIDTH && x0 + column < width; column++)
+        line[x0 + column] = pixels[row * TILE_WIDTH + column];
+    }
   }
 }
 #endif

@@ -638,7 +638,8 @@ GST_END_TEST;
  * kernels run on any device, and so does the GPU's scalar one. Each test runs in its own
  * process, so the variable stays with it. */
 static const char *const all_variants[] = {
-  "scalar", "lanes-4x4", "lanes-8x2", "lanes-16x1", "lanes-4x2", "lanes-8x1",
+  "scalar", "lanes-4x4x3", "lanes-4x4x2", "lanes-4x4x1", "lanes-8x2x2", "lanes-16x1x2",
+  "lanes-4x2x2",
 };
 
 /* Frame sizes that are multiples of every tile, and sizes that leave partial tiles at the right

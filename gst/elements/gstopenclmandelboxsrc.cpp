@@ -27,6 +27,7 @@
  */
 #include "elements/gstopenclmandelboxsrc.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -87,16 +88,18 @@ struct Settings
 };
 
 /* The kernel variants (family "mandelbox"; GST_OPENCL_VARIANT_MANDELBOX=<name> forces one on any
- * device). `scalar` is one work-item per pixel, for GPUs; `lanes16` and `lanes8` march 16 or 8
- * neighbouring pixels of a row per work-item in vector lanes, for CPU devices, which cannot
- * vectorise the scalar kernel's data-dependent loops across work-items themselves. */
+ * device). `scalar` is one work-item per pixel, for GPUs. The `lanes-WxHxC` kernels, for CPU
+ * devices, which cannot vectorise the scalar kernel's data-dependent loops across work-items
+ * themselves, march W x H pixels per float vector (16 or 8 lanes) and C such vectors side by
+ * side per work-item (a tile of W x HC pixels). */
 struct Variant
 {
   const char *name;
-  int tile_width, tile_height;    /* pixels per work-item; 1 x 1: the scalar kernel */
+  int tile_width, vector_height, chains;    /* 1, 1, 0: the scalar kernel */
 };
-constexpr Variant VARIANTS[] = { { "scalar", 1, 1 }, { "lanes-4x4", 4, 4 },
-  { "lanes-8x2", 8, 2 }, { "lanes-16x1", 16, 1 }, { "lanes-4x2", 4, 2 }, { "lanes-8x1", 8, 1 } };
+constexpr Variant VARIANTS[] = { { "scalar", 1, 1, 0 }, { "lanes-4x4x3", 4, 4, 3 },
+  { "lanes-4x4x2", 4, 4, 2 }, { "lanes-4x4x1", 4, 4, 1 }, { "lanes-8x2x2", 8, 2, 2 },
+  { "lanes-16x1x2", 16, 1, 2 }, { "lanes-4x2x2", 4, 2, 2 } };
 constexpr size_t CPU_DEFAULT = 1;
 
 struct State
@@ -193,11 +196,12 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info
       const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
       const Variant & variant = VARIANTS[forced >= 0 ? (size_t) forced : cpu ? CPU_DEFAULT : 0];
       state.tile_width = variant.tile_width;
-      state.tile_height = variant.tile_height;
-      const int lanes = variant.tile_width * variant.tile_height;
-      state.kernel = lanes == 1 ? device.kernel ("mandelbox", "mandelbox", "") :
-          device.kernel ("mandelbox", "mandelbox_lanes", "-D LANES=" + std::to_string (lanes) +
-              " -D TILE_WIDTH=" + std::to_string (variant.tile_width));
+      state.tile_height = variant.vector_height * std::max (variant.chains, 1);
+      state.kernel = variant.chains == 0 ? device.kernel ("mandelbox", "mandelbox", "") :
+          device.kernel ("mandelbox", "mandelbox_lanes", "-D LANES=" +
+              std::to_string (variant.tile_width * variant.vector_height) + " -D TILE_WIDTH=" +
+              std::to_string (variant.tile_width) + " -D CHAINS=" +
+              std::to_string (variant.chains));
       GST_INFO_OBJECT (src, "variant %s", variant.name);
     }
     /* Neighbouring rays take similar paths: square tiles keep a group's work even. A work-item
