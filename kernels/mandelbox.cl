@@ -233,7 +233,7 @@ estimator_start (Lanes3 c, float scale, intv wanted)
 /* One round of estimate_distance () for the live lanes. The estimate |z| / |factor| is taken
  * once, in estimator_distance, from each lane's last round: the same numbers as taking it every
  * round, without a square root and a division per round. */
-inline void
+inline __attribute__ ((always_inline)) void
 estimator_round (Estimator * e, float scale)
 {
   /* Box fold (a comparison gives -1 per true lane, hence the subtractions). */
@@ -282,23 +282,26 @@ estimator_distance (const Estimator * e)
 
 /* estimate_distance () for CHAINS vectors of points, the lanes in `wanted` (-1 lanes; the others
  * come back as garbage); `colour` may be null. */
-void
+inline __attribute__ ((always_inline)) void
 estimate_chains (const Lanes3 * c, float scale, int iterations, const intv * wanted,
     floatv * distance, Lanes3 * colour)
 {
   Estimator e[CHAINS];
   intv busy = (intv) 0;
+#pragma unroll
   for (int h = 0; h < CHAINS; h++) {
     e[h] = estimator_start (c[h], scale, wanted[h]);
     busy |= wanted[h];
   }
   for (int n = 0; n < iterations && any_lane (busy); n++) {
     busy = (intv) 0;
+#pragma unroll
     for (int h = 0; h < CHAINS; h++) {
       estimator_round (&e[h], scale);
       busy |= e[h].live;
     }
   }
+#pragma unroll
   for (int h = 0; h < CHAINS; h++) {
     distance[h] = estimator_distance (&e[h]);
     if (colour) {
@@ -316,6 +319,7 @@ gradient_chains (const Lanes3 * p, const floatv * offset, int axis, float scale,
 {
   Lanes3 plus[CHAINS], minus[CHAINS];
   floatv distance_plus[CHAINS], distance_minus[CHAINS];
+#pragma unroll
   for (int h = 0; h < CHAINS; h++) {
     plus[h] = p[h];
     minus[h] = p[h];
@@ -332,6 +336,7 @@ gradient_chains (const Lanes3 * p, const floatv * offset, int axis, float scale,
   }
   estimate_chains (plus, scale, iterations, wanted, distance_plus, 0);
   estimate_chains (minus, scale, iterations, wanted, distance_minus, 0);
+#pragma unroll
   for (int h = 0; h < CHAINS; h++)
     gradient[h] = (distance_plus[h] - distance_minus[h]) / (2.0f * offset[h]);
 }
@@ -388,6 +393,7 @@ mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
   floatv ray_length[CHAINS], epsilon[CHAINS];
   intv marching[CHAINS], hit[CHAINS];
   intv busy = (intv) 0;
+#pragma unroll
   for (int h = 0; h < CHAINS; h++) {
     const intv x = x0 + LANE_INDEX % TILE_WIDTH;
     const intv y = y0 + h * VECTOR_HEIGHT + LANE_INDEX / TILE_WIDTH;
@@ -414,6 +420,7 @@ mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
     Lanes3 step_colour[CHAINS];
     estimate_chains (position, scale, iterations, marching, distance, step_colour);
     busy = (intv) 0;
+#pragma unroll
     for (int h = 0; h < CHAINS; h++) {
       const intv m = marching[h];
       colour[h].x = select (colour[h].x, step_colour[h].x, m);
@@ -435,12 +442,14 @@ mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
 
   /* The normal at the hits: central differences, offset epsilon / 2 along each axis. */
   floatv offset[CHAINS], gx[CHAINS], gy[CHAINS], gz[CHAINS];
+#pragma unroll
   for (int h = 0; h < CHAINS; h++)
     offset[h] = epsilon[h] / 2.0f;
   gradient_chains (position, offset, 0, scale, iterations, hit, gx);
   gradient_chains (position, offset, 1, scale, iterations, hit, gy);
   gradient_chains (position, offset, 2, scale, iterations, hit, gz);
 
+#pragma unroll
   for (int h = 0; h < CHAINS; h++) {
     const Lanes3 gradient = { gx[h], gy[h], gz[h] };
     const uintv pixels = shade_lanes (position[h], gradient, colour[h], hit[h], light, order,
