@@ -14,6 +14,10 @@
  * (mandelbox_openmp.cpp, -O3 -fopenmp) on --threads threads, the article's comparison, and checks
  * that both made the same picture (pixels within 2 in every channel).
  *
+ * --variants runs the element once per kernel variant named (GST_OPENCL_VARIANT_MANDELBOX set
+ * for its run; "default" is the element's own choice for the device), all at each size beside
+ * one OpenMP run.
+ *
  * The camera does not move (animate=false, the article's view) so that every frame, and the
  * OpenMP frame, costs the same; --animate turns it on for the element.
  *
@@ -51,11 +55,13 @@ struct Options : bench::FrameOptions
   int threads = 0;          /* 0: the OpenMP default */
   bool openmp = true;
   bool animate = false;
+  std::vector<std::string> variants { "default" };
 };
 
 struct CaseResult : bench::FrameCase
 {
   FrameSize size;
+  std::string variant = "default";
   std::vector<double> openmp_ms;
   Stats openmp;
   double agreement = -1.0;  /* fraction of pixels within 2; -1 when not compared */
@@ -120,7 +126,10 @@ parse_options (int argc, char **argv)
       "most the size's frames (default 5)")
       .flag ("--no-openmp", &options.openmp, false, "only the element")
       .flag ("--animate", &options.animate, true, "turn the camera (the element only; costs "
-      "vary per frame)");
+      "vary per frame)")
+      .list ("--variants V,...", &options.variants, "kernel variants, each run in turn: "
+      "\"default\" (the element's choice) or names of GST_OPENCL_VARIANT_MANDELBOX (default: "
+      "default)");
   table.parse (argc, argv);
   return options;
 }
@@ -176,13 +185,14 @@ agreement (const std::vector<uint8_t> & a, const std::vector<uint8_t> & b)
   return (double) within / (double) (a.size () / 4);
 }
 
+/* Times the OpenMP renderer into `result` and leaves its picture in `frame`. */
 void
 run_openmp (const Options & options, CaseResult & result, int threads,
-    const std::vector<uint8_t> & element_frame)
+    std::vector<uint8_t> & frame)
 {
   const reference::MandelboxView view;  /* the element's defaults with animate=false */
   const int runs = std::min (options.openmp_runs, result.frames_requested);
-  std::vector<uint8_t> frame ((size_t) result.size.width * result.size.height * 4);
+  frame.assign ((size_t) result.size.width * result.size.height * 4, 0);
   /* The untimed first render takes the page faults and thread start-up, as the element's
    * warm-up does. */
   /* time_calls renders once more, untimed, first. */
@@ -193,8 +203,6 @@ run_openmp (const Options & options, CaseResult & result, int threads,
       });
   result.openmp_cpu_ms_per_frame = (process_cpu_ms () - cpu_start_ms) / (runs + 1);
   result.openmp = bench::summarize (result.openmp_ms);
-  if (!options.animate)
-    result.agreement = agreement (element_frame, frame);
 }
 
 double
@@ -219,7 +227,8 @@ results_json (const Options & options, const std::vector<CaseResult> & results, 
     const auto & r = results[i];
     text += std::string (i ? ",\n" : "\n") + "    {\n";
     text += "      \"width\": " + std::to_string (r.size.width) + ", \"height\": " +
-        std::to_string (r.size.height) + ",\n";
+        std::to_string (r.size.height) + ", \"variant\": " + bench::json_string (r.variant) +
+        ",\n";
     text += bench::json_frame_figures (r);
     text += "      \"kernel_fps\": " + json_number (per_second (r.kernel.median)) +
         ", \"pipeline_fps\": " + json_number (per_second (r.wall.median)) + ",\n";
@@ -239,23 +248,24 @@ results_json (const Options & options, const std::vector<CaseResult> & results, 
 void
 print_table (const std::vector<CaseResult> & results)
 {
-  std::printf ("\n%-10s %6s %10s %8s %10s %8s %11s %8s %8s %7s %9s %9s\n", "size", "frames",
+  std::printf ("\n%-13s %-10s %6s %10s %8s %10s %8s %11s %8s %8s %7s %9s %9s\n", "variant", "size", "frames",
       "kernel ms", "fps", "pipe ms", "fps", "OpenMP ms", "fps", "OpenMP/", "same", "CPU ms",
       "OpenMP");
-  std::printf ("%-10s %6s %10s %8s %10s %8s %11s %8s %8s %7s %9s %9s\n", "", "", "(median)", "",
+  std::printf ("%-13s %-10s %6s %10s %8s %10s %8s %11s %8s %8s %7s %9s %9s\n", "", "", "",
+      "(median)", "",
       "(median)", "", "(median)", "", "kernel", "pixels", "/frame", "CPU ms");
   for (const auto & r : results) {
     char size[32];
     std::snprintf (size, sizeof size, "%dx%d", r.size.width, r.size.height);
     if (r.kernel_ms.empty ()) {
-      std::printf ("%-10s failed: %s\n", size, r.error.c_str ());
+      std::printf ("%-13s %-10s failed: %s\n", r.variant.c_str (), size, r.error.c_str ());
       continue;
     }
     char same[16] = "-";
     if (r.agreement >= 0)
       std::snprintf (same, sizeof same, "%.2f%%", 100.0 * r.agreement);
-    std::printf ("%-10s %6zu %10.2f %8.3f %10.2f %8.3f %11.2f %8.3f %8.2f %7s %9.1f %9.1f%s\n",
-        size, r.kernel_ms.size (), r.kernel.median, per_second (r.kernel.median), r.wall.median,
+    std::printf ("%-13s %-10s %6zu %10.2f %8.3f %10.2f %8.3f %11.2f %8.3f %8.2f %7s %9.1f %9.1f%s\n",
+        r.variant.c_str (), size, r.kernel_ms.size (), r.kernel.median, per_second (r.kernel.median), r.wall.median,
         per_second (r.wall.median), r.openmp.median, per_second (r.openmp.median),
         r.kernel.median > 0 && r.openmp.median > 0 ? r.openmp.median / r.kernel.median : 0.0,
         same, r.cpu_ms_per_frame, r.openmp_cpu_ms_per_frame,
@@ -277,25 +287,47 @@ main (int argc, char **argv)
 
   std::vector<CaseResult> results;
   for (const auto & size : options.sizes) {
-    CaseResult result;
-    result.size = size;
-    std::printf ("%dx%d: element ... ", size.width, size.height);
-    std::fflush (stdout);
-    std::vector<uint8_t> last_frame;
-    run_element (options, result, last_frame);
-    if (result.error.empty ())
-      std::printf ("kernel median %.2f ms on %s", result.kernel.median,
-          result.device_name.c_str ());
-    else
-      std::printf ("FAILED: %s", result.error.c_str ());
-    if (options.openmp && result.error.empty ()) {
-      std::printf ("; OpenMP (%d threads) ... ", threads);
+    bool openmp_done = false;
+    CaseResult openmp;
+    std::vector<uint8_t> openmp_frame;
+    for (const auto & variant : options.variants) {
+      CaseResult result;
+      result.size = size;
+      result.variant = variant;
+      if (variant == "default")
+        g_unsetenv ("GST_OPENCL_VARIANT_MANDELBOX");
+      else
+        g_setenv ("GST_OPENCL_VARIANT_MANDELBOX", variant.c_str (), TRUE);
+      std::printf ("%dx%d, %s: element ... ", size.width, size.height, variant.c_str ());
       std::fflush (stdout);
-      run_openmp (options, result, threads, last_frame);
-      std::printf ("median %.2f ms", result.openmp.median);
+      std::vector<uint8_t> last_frame;
+      run_element (options, result, last_frame);
+      g_unsetenv ("GST_OPENCL_VARIANT_MANDELBOX");
+      if (result.error.empty ())
+        std::printf ("kernel median %.2f ms on %s", result.kernel.median,
+            result.device_name.c_str ());
+      else
+        std::printf ("FAILED: %s", result.error.c_str ());
+      if (options.openmp && result.error.empty ()) {
+        /* One OpenMP run per size; every variant's picture is compared with it. */
+        if (!openmp_done) {
+          std::printf ("; OpenMP (%d threads) ... ", threads);
+          std::fflush (stdout);
+          openmp.frames_requested = result.frames_requested;
+          openmp.size = size;
+          run_openmp (options, openmp, threads, openmp_frame);
+          openmp_done = true;
+          std::printf ("median %.2f ms", openmp.openmp.median);
+        }
+        result.openmp_ms = openmp.openmp_ms;
+        result.openmp = openmp.openmp;
+        result.openmp_cpu_ms_per_frame = openmp.openmp_cpu_ms_per_frame;
+        if (!options.animate)
+          result.agreement = agreement (last_frame, openmp_frame);
+      }
+      std::printf ("\n");
+      results.push_back (std::move (result));
     }
-    std::printf ("\n");
-    results.push_back (std::move (result));
   }
 
   const std::string device_name = bench::device_of (results);
