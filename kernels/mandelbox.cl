@@ -236,13 +236,19 @@ estimator_start (Lanes3 c, float scale, intv wanted)
 inline __attribute__ ((always_inline)) void
 estimator_round (Estimator * e, float scale)
 {
-  /* Box fold (a comparison gives -1 per true lane, hence the subtractions). */
-  const intv folds = -(fabs (e->z.x) > 1.0f) - (fabs (e->z.y) > 1.0f) - (fabs (e->z.z) > 1.0f);
+  /* Box fold. A coordinate folds (|z| > 1) exactly when clamping changes it; the count of
+   * folds is summed as floats 0 and 1, the same number as the scalar kernel's converted int. */
   Lanes3 w;
-  w.x = clamp (e->z.x, -1.0f, 1.0f) * 2.0f - e->z.x;
-  w.y = clamp (e->z.y, -1.0f, 1.0f) * 2.0f - e->z.y;
-  w.z = clamp (e->z.z, -1.0f, 1.0f) * 2.0f - e->z.z;
-  const floatv red = e->red + convert_floatv (folds) * 0.1f;
+  w.x = clamp (e->z.x, -1.0f, 1.0f);
+  w.y = clamp (e->z.y, -1.0f, 1.0f);
+  w.z = clamp (e->z.z, -1.0f, 1.0f);
+  const floatv folds = select ((floatv) 0.0f, (floatv) 1.0f, w.x != e->z.x) +
+      select ((floatv) 0.0f, (floatv) 1.0f, w.y != e->z.y) +
+      select ((floatv) 0.0f, (floatv) 1.0f, w.z != e->z.z);
+  w.x = w.x * 2.0f - e->z.x;
+  w.y = w.y * 2.0f - e->z.y;
+  w.z = w.z * 2.0f - e->z.z;
+  const floatv red = e->red + folds * 0.1f;
 
   /* Sphere fold: z and factor scaled by 4, by 1 / r2 or (an exact no-op) by 1. */
   const floatv r2 = w.x * w.x + w.y * w.y + w.z * w.z;
@@ -262,10 +268,10 @@ estimator_round (Estimator * e, float scale)
   f *= scale;
   const floatv m2 = w.x * w.x + w.y * w.y + w.z * w.z;
 
+  /* What the estimate needs is kept per lane from its last live round; z itself goes on
+   * changing in lanes that have finished, where nothing reads it any more. */
   const intv live = e->live;
-  e->z.x = select (e->z.x, w.x, live);
-  e->z.y = select (e->z.y, w.y, live);
-  e->z.z = select (e->z.z, w.z, live);
+  e->z = w;
   e->factor = select (e->factor, f, live);
   e->red = select (e->red, red, live);
   e->green = select (e->green, green, live);
@@ -345,10 +351,10 @@ gradient_chains (const Lanes3 * p, const floatv * offset, int axis, float scale,
 inline Lanes3
 normalized (Lanes3 a)
 {
-  const floatv norm = sqrt (a.x * a.x + a.y * a.y + a.z * a.z);
-  a.x /= norm;
-  a.y /= norm;
-  a.z /= norm;
+  const floatv scale = rsqrt (a.x * a.x + a.y * a.y + a.z * a.z);
+  a.x *= scale;
+  a.y *= scale;
+  a.z *= scale;
   return a;
 }
 

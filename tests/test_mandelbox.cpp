@@ -60,6 +60,7 @@ struct Agreement
 {
   size_t pixels = 0;
   size_t within = 0;         /* pixels whose every channel is within the tolerance */
+  size_t identical = 0;      /* pixels whose every channel is equal */
   size_t hits = 0;           /* reference pixels the ray hit (alpha 255) */
   int first_x = -1, first_y = -1;
 
@@ -79,6 +80,7 @@ agreement (const Frame & actual, const Frame & expected, bool alpha_is_hit = tru
       bool ok = true;
       for (int c = 0; c < 4; c++)
         ok = ok && std::abs ((int) p[c] - (int) q[c]) <= CHANNEL_TOLERANCE;
+      a.identical += std::memcmp (p, q, 4) == 0;
       a.pixels++;
       a.within += ok;
       if (!ok && a.first_x < 0) {
@@ -683,8 +685,8 @@ GST_START_TEST (test_variant)
     gst_harness_teardown (h);
     g_unsetenv ("GST_OPENCL_VARIANT_MANDELBOX");
     Agreement same = agreement (actual, scalar, false);
-    GST_INFO ("%s: %zu of %zu pixels within %d of the scalar kernel's", label.c_str (),
-        same.within, same.pixels, CHANNEL_TOLERANCE);
+    GST_INFO ("%s: %zu of %zu pixels within %d of the scalar kernel's, %zu identical",
+        label.c_str (), same.within, same.pixels, CHANNEL_TOLERANCE, same.identical);
     fail_unless (same.fraction () >= MIN_AGREEMENT, "%s: only %.2f%% of pixels within %d of the "
         "scalar kernel's; first outlier at x=%d y=%d", label.c_str (), 100.0 * same.fraction (),
         CHANNEL_TOLERANCE, same.first_x, same.first_y);
