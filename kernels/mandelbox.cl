@@ -152,9 +152,10 @@ mandelbox (__global uchar * out, int stride_bytes, int width, int height,
  * vector unit's throughput, bounds one vector; independent vectors fill the gaps.
  *
  * Every lane does what the scalar kernel above does for its pixel, operation for operation (a
- * lane that has finished keeps its values: each update is committed through a mask), and the
- * loops stop when no lane needs them any more. Vector lengths are written out (x x + y y + z z)
- * where the scalar kernel calls dot, length and normalize. */
+ * lane that has finished keeps what it needs: each update is committed through a mask), and the
+ * loops stop when no lane needs them any more. Where the scalar kernel calls dot, length and
+ * normalize, this one writes them out (x x + y y + z z, sqrt, x rsqrt (x.x)): the pictures agree
+ * to within 2 per channel, and at 128x128 in all but 2 of 16384 pixels exactly. */
 #define VECTOR_OF(type, n) type##n
 #define VECTOR(type, n) VECTOR_OF (type, n)
 #define floatv VECTOR (float, LANES)
