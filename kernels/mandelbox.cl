@@ -441,8 +441,8 @@ mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
       const intv reached = ~missed & (distance[h] < epsilon[h]);
       hit[h] |= m & reached;
       marching[h] = m & ~missed & ~reached;
-      epsilon[h] = select (epsilon[h], fmax (MIN_EPSILON, EPSILON_PER_UNIT * ray_length[h]),
-          marching[h]);
+      epsilon[h] = select (epsilon[h],
+          fmax ((floatv) MIN_EPSILON, EPSILON_PER_UNIT * ray_length[h]), marching[h]);
       busy |= marching[h];
     }
   }
@@ -461,14 +461,17 @@ mandelbox_lanes (__global uchar * out, int stride_bytes, int width, int height,
     const Lanes3 gradient = { gx[h], gy[h], gz[h] };
     const uintv pixels = shade_lanes (position[h], gradient, colour[h], hit[h], light, order,
         opaque);
-    /* A row of the vector's pixels at a time; lanes outside the frame are not stored. */
+    /* A row of the vector's pixels at a time; lanes outside the frame are not stored. The lanes
+     * go through a private array: OpenCL C has no vector subscript by a variable. */
+    uint words[LANES];
+    VECTOR (vstore, LANES) (pixels, 0, words);
     for (int row = 0; row < VECTOR_HEIGHT; row++) {
       const int y = y0 + h * VECTOR_HEIGHT + row;
       if (y >= height)
         break;
       __global uint *line = (__global uint *) (out + (size_t) y * stride_bytes);
       for (int column = 0; column < TILE_WIDTH && x0 + column < width; column++)
-        line[x0 + column] = pixels[row * TILE_WIDTH + column];
+        line[x0 + column] = words[row * TILE_WIDTH + column];
     }
   }
 }
