@@ -24,8 +24,10 @@ clang_version() {
   echo "${version:-14}"
 }
 
+# python3-opencv: the CPU benchmarks' peer (tests/bench/peer_histogram.py times cv2.calcHist).
 packages=(
   meson ninja-build pkg-config g++ python3 python3-numpy
+  python3-opencv
   python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl

@@ -60,6 +60,7 @@ struct Agreement
 {
   size_t pixels = 0;
   size_t within = 0;         /* pixels whose every channel is within the tolerance */
+  size_t identical = 0;      /* pixels whose every channel is equal */
   size_t hits = 0;           /* reference pixels the ray hit (alpha 255) */
   int first_x = -1, first_y = -1;
 
@@ -79,6 +80,7 @@ agreement (const Frame & actual, const Frame & expected, bool alpha_is_hit = tru
       bool ok = true;
       for (int c = 0; c < 4; c++)
         ok = ok && std::abs ((int) p[c] - (int) q[c]) <= CHANNEL_TOLERANCE;
+      a.identical += std::memcmp (p, q, 4) == 0;
       a.pixels++;
       a.within += ok;
       if (!ok && a.first_x < 0) {
@@ -634,6 +636,79 @@ GST_START_TEST (test_unknown_device_fails_clearly)
 }
 GST_END_TEST;
 
+/* The kernel variants (GST_OPENCL_VARIANT_MANDELBOX), each forced in turn: the CPU's lane
+ * kernels run on any device, and so does the GPU's scalar one. Each test runs in its own
+ * process, so the variable stays with it. */
+static const char *const all_variants[] = {
+  "scalar", "lanes-4x4x3", "lanes-4x4x2", "lanes-4x4x1", "lanes-8x2x2", "lanes-16x1x2",
+  "lanes-4x2x2",
+};
+
+/* Frame sizes that are multiples of every tile, and sizes that leave partial tiles at the right
+ * and bottom edges (and a frame narrower than a tile); every format; both views. Every frame
+ * must agree with the reference as the scalar kernel's must, and a lane kernel's frame must
+ * also be the scalar kernel's, pixel for pixel up to the same tolerance. */
+GST_START_TEST (test_variant)
+{
+  const char *variant = all_variants[__i__];
+  struct
+  {
+    const char *format;
+    int width, height;
+    MandelboxView view;
+  } cases[] = {
+    { "RGBA", 128, 128, MandelboxView () }, { "RGBA", 61, 37, moved_view () },
+    { "BGRA", 45, 30, MandelboxView () }, { "RGBx", 30, 19, moved_view () },
+    { "BGRx", 7, 5, MandelboxView () },
+  };
+  for (const auto & c : cases) {
+    const std::string caps = raw_caps (c.format, c.width, c.height);
+    const std::string label = std::string (variant) + " " + c.format + " " +
+        std::to_string (c.width) + "x" + std::to_string (c.height);
+    g_setenv ("GST_OPENCL_VARIANT_MANDELBOX", variant, TRUE);
+    GstHarness *h = new_source (caps, c.view);
+    Frame actual = pull_frame (h);
+    gst_harness_teardown (h);
+    g_unsetenv ("GST_OPENCL_VARIANT_MANDELBOX");
+
+    const GstVideoFormat format = gst_video_format_from_string (c.format);
+    if (c.width * c.height >= 1000)
+      check_against_reference (actual, c.view, format, label);
+    else  /* too small to be sure of a picture: only the per-pixel agreement */
+      fail_unless (agreement (actual, reference_frame (c.view, c.width, c.height, format))
+          .fraction () >= MIN_AGREEMENT, "%s: not the reference", label.c_str ());
+    if (std::string (variant) == "scalar")
+      continue;
+    g_setenv ("GST_OPENCL_VARIANT_MANDELBOX", "scalar", TRUE);
+    h = new_source (caps, c.view);
+    Frame scalar = pull_frame (h);
+    gst_harness_teardown (h);
+    g_unsetenv ("GST_OPENCL_VARIANT_MANDELBOX");
+    Agreement same = agreement (actual, scalar, false);
+    GST_INFO ("%s: %zu of %zu pixels within %d of the scalar kernel's, %zu identical",
+        label.c_str (), same.within, same.pixels, CHANNEL_TOLERANCE, same.identical);
+    fail_unless (same.fraction () >= MIN_AGREEMENT, "%s: only %.2f%% of pixels within %d of the "
+        "scalar kernel's; first outlier at x=%d y=%d", label.c_str (), 100.0 * same.fraction (),
+        CHANNEL_TOLERANCE, same.first_x, same.first_y);
+  }
+}
+GST_END_TEST;
+
+/* A name that is no variant is an error that lists the variants: the tests above cover exactly
+ * those. */
+GST_START_TEST (test_variants_listed)
+{
+  g_setenv ("GST_OPENCL_VARIANT_MANDELBOX", "no-such-variant", TRUE);
+  std::string error = testutil::run_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+      "video/x-raw,width=16,height=16 ! fakesink");
+  g_unsetenv ("GST_OPENCL_VARIANT_MANDELBOX");
+  std::string list;
+  for (const char *name : all_variants)
+    list += (list.empty () ? "" : ", ") + std::string (name);
+  fail_unless (contains (error, "(" + list + ")"), "%s", error.c_str ());
+}
+GST_END_TEST;
+
 #ifdef HAVE_GL
 GST_START_TEST (test_gl_memory_output)
 {
@@ -671,7 +746,8 @@ GST_END_TEST;
 static Suite *
 mandelbox_suite (void)
 {
-  Suite *s = TESTUTIL_SUITE ("openclmandelboxsrc", 600,
+  Suite *s = suite_create ("openclmandelboxsrc");
+  TCase *tc = TESTUTIL_ADD_CASE (s, "general", 600,
       test_properties_and_defaults, test_article_view_128x128, test_wide_frame_200x120,
       test_moved_camera_and_light, test_every_format, test_caps_fixation,
       test_timestamps_and_durations, test_timestamps_continue_across_caps_change,
@@ -679,7 +755,9 @@ mandelbox_suite (void)
       test_animation_follows_stream_time, test_seek_moves_the_animation, test_live_latency,
       test_kernel_time_and_device_name, test_shares_context_with_filter,
       test_unsupported_caps_fail_clearly, test_too_large_frame_fails_clearly,
-      test_unknown_device_fails_clearly);
+      test_unknown_device_fails_clearly, test_variants_listed);
+  tcase_add_loop_test (tc, test_variant, 0,
+      G_N_ELEMENTS (all_variants));
 #ifdef HAVE_GL
   /* GL needs a display: tests/run.sh provides Xvfb. */
   if (g_getenv ("DISPLAY") || g_getenv ("WAYLAND_DISPLAY"))

@@ -27,10 +27,14 @@
  */
 #include "elements/gstopenclmandelboxsrc.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_mandelbox_src_debug);
@@ -83,9 +87,25 @@ struct Settings
   double rotation_speed = DEFAULT_ROTATION_SPEED;
 };
 
+/* The kernel variants (family "mandelbox"; GST_OPENCL_VARIANT_MANDELBOX=<name> forces one on any
+ * device). `scalar` is one work-item per pixel, for GPUs. The `lanes-WxHxC` kernels, for CPU
+ * devices, which cannot vectorise the scalar kernel's data-dependent loops across work-items
+ * themselves, march W x H pixels per float vector (16 or 8 lanes) and C such vectors side by
+ * side per work-item (a tile of W x HC pixels). */
+struct Variant
+{
+  const char *name;
+  int tile_width, vector_height, chains;    /* 1, 1, 0: the scalar kernel */
+};
+constexpr Variant VARIANTS[] = { { "scalar", 1, 1, 0 }, { "lanes-4x4x3", 4, 4, 3 },
+  { "lanes-4x4x2", 4, 4, 2 }, { "lanes-4x4x1", 4, 4, 1 }, { "lanes-8x2x2", 8, 2, 2 },
+  { "lanes-16x1x2", 16, 1, 2 }, { "lanes-4x2x2", 4, 2, 2 } };
+constexpr size_t CPU_DEFAULT = 1;
+
 struct State
 {
   cl::Kernel kernel;
+  int tile_width = 1, tile_height = 1;
   cl_int order = ORDER_RGB;
   cl_int opaque = 0;     /* RGBx/BGRx: the fourth byte is 255 everywhere */
   cl::NDRange group;
@@ -168,10 +188,28 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info
     state.opaque = format == GST_VIDEO_FORMAT_RGBx || format == GST_VIDEO_FORMAT_BGRx;
     auto & device = gst_opencl_src_device (src);
     /* One build for every setting (all are arguments); from the cache after the first. */
-    if (!state.kernel ())
-      state.kernel = device.kernel ("mandelbox", "mandelbox", "");
-    /* Neighbouring rays take similar paths: square tiles keep a group's work even. */
-    state.group = device.max_work_group_size >= 64 ? cl::NDRange (8, 8) : cl::NullRange;
+    if (!state.kernel ()) {
+      std::vector<gst_opencl::TuningCandidate> names;
+      for (const Variant & variant : VARIANTS)
+        names.push_back ({ variant.name, false });
+      const long forced = gst_opencl::forced_variant ("mandelbox", names);
+      const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
+      const Variant & variant = VARIANTS[forced >= 0 ? (size_t) forced : cpu ? CPU_DEFAULT : 0];
+      state.tile_width = variant.tile_width;
+      state.tile_height = variant.vector_height * std::max (variant.chains, 1);
+      state.kernel = variant.chains == 0 ? device.kernel ("mandelbox", "mandelbox", "") :
+          device.kernel ("mandelbox", "mandelbox_lanes", "-D LANES=" +
+              std::to_string (variant.tile_width * variant.vector_height) + " -D TILE_WIDTH=" +
+              std::to_string (variant.tile_width) + " -D CHAINS=" +
+              std::to_string (variant.chains));
+      GST_INFO_OBJECT (src, "variant %s", variant.name);
+    }
+    /* Neighbouring rays take similar paths: square tiles keep a group's work even. A work-item
+     * of the lanes kernels is a tile of pixels: groups of 2 x 2 tiles. */
+    if (state.tile_width * state.tile_height > 1)
+      state.group = cl::NDRange (2, 2);
+    else
+      state.group = device.max_work_group_size >= 64 ? cl::NDRange (8, 8) : cl::NullRange;
   });
 }
 
@@ -208,7 +246,9 @@ gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out,
     kernel.setArg (12, (cl_float) (s.distance + RAY_LENGTH_BEYOND_DISTANCE));
     kernel.setArg (13, state.order);
     kernel.setArg (14, state.opaque);
-    gst_opencl_src_launch (src, kernel, cl::NDRange (width, height), state.group);
+    const int columns = (width + state.tile_width - 1) / state.tile_width;
+    const int rows = (height + state.tile_height - 1) / state.tile_height;
+    gst_opencl_src_launch (src, kernel, cl::NDRange (columns, rows), state.group);
     GST_LOG_OBJECT (src, "frame at stream time %" GST_TIME_FORMAT ", yaw %.3f",
         GST_TIME_ARGS (stream_time), yaw);
   });

@@ -153,6 +153,9 @@ def main():
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--install", action="store_true",
                         help="apt-get install python3-opencv when cv2 is missing")
+    parser.add_argument("--require-cv2", action="store_true",
+                        help="fail (exit 1) rather than skip when cv2 cannot be imported: the "
+                        "CPU comparison needs it")
     parser.add_argument("--json")
     args = parser.parse_args()
 
@@ -163,6 +166,8 @@ def main():
     if not args.no_cv2:
         cv2, why = import_cv2(args.install)
         if cv2 is None:
+            if args.require_cv2:
+                sys.exit(f"peer_histogram.py: {why} (.ci/install-deps.sh installs python3-opencv)")
             result["skipped"]["cv2"] = why
         else:
             cv2.setNumThreads(args.threads)
