@@ -456,10 +456,7 @@ public:
       gst_gl_sync_meta_wait (sync, gl_);
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
-    GLenum error = GL_NO_ERROR;
-    on_gl_thread (gl_, [&](GstGLContext * context) {
-          const GstGLFuncs *gl_funcs = context->gl_vtable;
-          clear_gl_errors (gl_funcs);
+    gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
           gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, framebuffer_);
           gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
               id, 0);
@@ -471,12 +468,7 @@ public:
           gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
               0, 0);
           gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, 0);
-          wait_gl (gl_funcs);
-          error = gl_funcs->GetError ();
         });
-    if (error != GL_NO_ERROR)
-      throw Failure (Failure::Kind::Failed, "GL cannot copy the texture into shared memory "
-          "(GL error " + std::to_string (error) + ")");
     acquire ();
     tight_frame (info_, buffer_, frame);
     return true;
@@ -503,10 +495,8 @@ public:
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture for writing");
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
-    GLenum error = GL_NO_ERROR;
-    on_gl_thread (gl_, [&](GstGLContext * context) {
-          const GstGLFuncs *gl_funcs = context->gl_vtable;
-          clear_gl_errors (gl_funcs);
+    /* gl_copy waits for GL: the next frame's kernels overwrite the shared memory. */
+    gl_copy ("GL cannot copy shared memory into the texture", [&](const GstGLFuncs * gl_funcs) {
           gl_funcs->BindTexture (GL_TEXTURE_2D, id);
           gl_funcs->BindBuffer (kPixelUnpackBuffer, gl_buffer_);
           gl_funcs->PixelStorei (GL_UNPACK_ALIGNMENT, 4);
@@ -515,13 +505,7 @@ public:
               GL_UNSIGNED_BYTE, nullptr);
           gl_funcs->BindBuffer (kPixelUnpackBuffer, 0);
           gl_funcs->BindTexture (GL_TEXTURE_2D, 0);
-          /* The next frame's kernels overwrite the shared memory: GL must be done with it. */
-          wait_gl (gl_funcs);
-          error = gl_funcs->GetError ();
         });
-    if (error != GL_NO_ERROR)
-      throw Failure (Failure::Kind::Failed, "GL cannot copy shared memory into the texture "
-          "(GL error " + std::to_string (error) + ")");
     if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
       gst_gl_sync_meta_set_sync_point (sync, gl_);
     return true;
@@ -593,6 +577,23 @@ private:
     } else {
       gl_funcs->Finish ();
     }
+  }
+
+  /* Runs `copy` (GL calls) on the GL thread and waits until GL has done it; throws `what` with
+   * the GL error when there is one. */
+  template<typename F> void gl_copy (const char *what, F && copy)
+  {
+    GLenum error = GL_NO_ERROR;
+    on_gl_thread (gl_, [&](GstGLContext * context) {
+          const GstGLFuncs *gl_funcs = context->gl_vtable;
+          clear_gl_errors (gl_funcs);
+          copy (gl_funcs);
+          wait_gl (gl_funcs);
+          error = gl_funcs->GetError ();
+        });
+    if (error != GL_NO_ERROR)
+      throw Failure (Failure::Kind::Failed, std::string (what) + " (GL error " +
+          std::to_string (error) + ")");
   }
 };
 
