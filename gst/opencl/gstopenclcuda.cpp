@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "opencl/gstopenclcl.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclmemory.h"
@@ -242,7 +243,7 @@ using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_u
 EnqueueExternalMemObjects
 external_memory_call (const cl::Device & device, const char *name)
 {
-  cl_platform_id platform = device.getInfo<CL_DEVICE_PLATFORM> ();
+  cl_platform_id platform = platform_id (device);
   return reinterpret_cast<EnqueueExternalMemObjects> (
       clGetExtensionFunctionAddressForPlatform (platform, name));
 }
