@@ -4,6 +4,7 @@
  * and out, GST_OPENCL_HOST_FRAMES=0) bit for bit, through flushing seeks, EOS, pauses and a
  * slow sink. The pinned path of discrete devices is run too (GST_OPENCL_ZERO_COPY=0). */
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 
 #include <string>
@@ -164,6 +165,74 @@ GST_START_TEST (test_pool_frames_are_not_copied)
 }
 GST_END_TEST;
 
+/* Pushes `count` RGBA 96x64 frames (the same pixels each run) through
+ * "appsrc ! openclbilateral ! appsink", each buffer's data starting `offset` bytes after a
+ * 128-byte boundary, and returns what came out. */
+std::vector<Frame>
+run_foreign_frames (int count, gsize offset)
+{
+  set_mode (ZERO_COPY);
+  GstElement *pipeline = testutil::parse_pipeline ("appsrc name=src format=time "
+      "caps=video/x-raw,format=RGBA,width=96,height=64,framerate=30/1 ! "
+      "openclbilateral radius=3 sigma-range=40 ! appsink name=sink sync=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  const gsize bytes = 96 * 64 * 4;
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = 127;
+  for (int i = 0; i < count; i++) {
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes + offset, &params);
+    gst_buffer_resize (buffer, (gssize) offset, (gssize) bytes);
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (buffer, &map, GST_MAP_WRITE));
+    fail_unless_equals_uint64 ((guintptr) map.data % 128, offset);
+    for (gsize b = 0; b < bytes; b++)
+      map.data[b] = (guint8) ((b * 7 + (b / 384) * 13 + i * 29) & 0xff);
+    gst_buffer_unmap (buffer, &map);
+    GST_BUFFER_PTS (buffer) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buffer) = GST_SECOND / 30;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buffer), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::vector<Frame> frames;
+  while (GstSample * sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))
+    frames.push_back (take (sample));
+  testutil::expect_no_error (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return frames;
+}
+
+/* Frames the application made (appsrc): where the device works on the host's memory and a frame
+ * starts at the device's base alignment, the kernels use it in place (nothing copied); a
+ * misaligned frame is copied in; both give the same output. */
+GST_START_TEST (test_aligned_foreign_frames_are_not_copied)
+{
+  const int count = 4;
+  const gsize frame_bytes = 96 * 64 * 4;
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
+  guint64 up_before, down_before, up, down;
+  transfer_totals (&up_before, &down_before);
+  auto aligned = run_foreign_frames (count, 0);
+  transfer_totals (&up, &down);
+  const guint64 aligned_up = up - up_before;
+  transfer_totals (&up_before, &down_before);
+  auto misaligned = run_foreign_frames (count, 1);
+  transfer_totals (&up, &down);
+  const guint64 misaligned_up = up - up_before;
+  fail_unless_equals_int (aligned.size (), count);
+  expect_same_frames (misaligned, aligned, "aligned foreign frames");
+  fail_unless_equals_uint64 (misaligned_up, count * frame_bytes);
+  const guint64 expected_up = testutil::device_shares_host_memory () ? 0 : count * frame_bytes;
+  fail_unless_equals_uint64 (aligned_up, expected_up);
+  g_unsetenv ("GST_OPENCL_COUNT_TRANSFERS");
+}
+GST_END_TEST;
+
 /* A sink slower than the device: frames still leave in order, every one correct. */
 GST_START_TEST (test_slow_sink_keeps_order)
 {
@@ -224,6 +293,7 @@ frame_path_suite (void)
 {
   return TESTUTIL_SUITE ("frame-path", 600,
       test_paths_give_the_same_frames, test_pool_frames_are_not_copied,
+      test_aligned_foreign_frames_are_not_copied,
       test_slow_sink_keeps_order, test_seek_and_pause_in_flight);
 }
 

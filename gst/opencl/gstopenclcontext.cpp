@@ -94,6 +94,8 @@ gst_opencl_context_new (const std::string & device_string,
   device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
   device->host_unified_memory = device->device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () &&
       g_strcmp0 (g_getenv ("GST_OPENCL_ZERO_COPY"), "0") != 0;
+  device->base_align_bytes = MAX (device->device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,
+      1u);
   if (properties && !properties->empty ())
     device->context = cl::Context (device->device, properties->data ());
   else

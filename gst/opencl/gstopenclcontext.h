@@ -39,6 +39,9 @@ struct Device
    * integrated GPUs): host frames of OpenCL memory are the device buffer mapped, with no copy.
    * GST_OPENCL_ZERO_COPY=0 turns it off (the pinned-copy path of discrete GPUs, for tests). */
   bool host_unified_memory = false;
+  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: host memory wrapped for the device
+   * (CL_MEM_USE_HOST_PTR) starts at a multiple of it, so the device uses it in place. */
+  cl_uint base_align_bytes = 1;
   ProgramCache programs;
 
   /* A kernel from kernels/<file>.cl built with `options`, from the cache when it can be. */

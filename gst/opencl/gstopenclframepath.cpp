@@ -312,6 +312,10 @@ FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buff
       access == FrameAccess::Write ? GST_MAP_WRITE : GST_MAP_READWRITE,
       reads ? "the input frame" : "the output frame");
   mapped_ = true;
+  if (wrap_host_frame ()) {
+    route_ = FrameRoute::Wrapped;
+    return;
+  }
   GstVideoInfo layout;
   const gsize bytes = packed_layout (&host_.info, &layout);
   const cl_mem_flags flags = access == FrameAccess::Read ?
@@ -329,6 +333,35 @@ FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buff
       queue.enqueueWriteBuffer (frame_.buffer, CL_FALSE, layout.offset[plane], span,
           GST_VIDEO_FRAME_PLANE_DATA (&host_, plane), nullptr, &upload_done_);
   }
+}
+
+bool
+FrameTrip::wrap_host_frame ()
+{
+  /* GL frames on the host-copy path stay copies: that path is the GL interop's fallback, and
+   * what it moves is what `gl-interop` reports. */
+  Device & device = device_.device ();
+  if (!device.host_unified_memory || port_.gl () || gst_buffer_n_memory (buffer_) != 1 ||
+      !host_.map[0].data)
+    return false;
+  guint8 *base = host_.map[0].data;
+  if ((uintptr_t) base % device.base_align_bytes != 0 || host_.map[0].size == 0)
+    return false;
+  const cl_mem_flags access = access_ == FrameAccess::Read ? CL_MEM_READ_ONLY :
+      access_ == FrameAccess::Write ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
+  cl_int status = CL_SUCCESS;
+  cl_mem wrapped = clCreateBuffer (device.context (), access | CL_MEM_USE_HOST_PTR,
+      host_.map[0].size, base, &status);
+  if (!wrapped || status != CL_SUCCESS) {
+    GST_DEBUG ("the device does not wrap the frame (error %d): copied", status);
+    return false;
+  }
+  frame_.buffer = cl::Buffer (wrapped);
+  frame_.info = host_.info;
+  /* The planes as offsets from the mapping's start (the video meta's, or the caps' layout). */
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&host_); plane++)
+    frame_.info.offset[plane] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&host_, plane) - base;
+  return true;
 }
 
 bool
@@ -355,6 +388,29 @@ FrameTrip::finish (bool written)
       }
       port_.cuda_frames ().end_frame (device_);
       return false;
+    case FrameRoute::Wrapped: {
+      auto & queue = device_.device ().queue;
+      if (written) {
+        /* The host sees what the kernels wrote once a map of the buffer has completed. */
+        void *view = queue.enqueueMapBuffer (frame_.buffer, CL_TRUE, CL_MAP_READ, 0,
+            host_.map[0].size);
+        queue.enqueueUnmapMemObject (frame_.buffer, view);
+        queue.finish ();
+        frame_.buffer = cl::Buffer ();
+        gst_video_frame_unmap (&host_);
+        mapped_ = false;
+        return true;
+      }
+      /* The kernels read the frame where it is: it stays mapped, and wrapped, until they end. */
+      FramePort::Upload upload;
+      upload.frame = host_;
+      upload.buffer = buffer_;
+      upload.wrap = frame_.buffer;
+      queue.enqueueMarkerWithWaitList (nullptr, &upload.done);
+      mapped_ = false;
+      port_.keep_until_uploaded (std::move (upload));
+      return false;
+    }
     case FrameRoute::Host:
       break;
   }

@@ -11,6 +11,9 @@
  *   gl         the buffer is GL memory and the element's GL interop reaches it on the device;
  *   cuda       the buffer is CUDA memory: copied by CUDA, on the device, into (or out of) memory
  *              OpenCL imports (gstopenclcuda.h);
+ *   wrapped    any other memory, on a device that works on the host's memory: mapped, and the
+ *              mapping wrapped as a device buffer (CL_MEM_USE_HOST_PTR) when it is one piece
+ *              aligned for the device, so the kernels use the frame where it is (no copy);
  *   host       any other memory: mapped, and copied into (or out of) a staging buffer of the
  *              port with one transfer per plane at the frame's own strides.
  *
@@ -32,7 +35,7 @@
 
 namespace gst_opencl {
 
-enum class FrameRoute { Resident, Gl, Cuda, Host };
+enum class FrameRoute { Resident, Gl, Cuda, Wrapped, Host };
 
 /* The memory a pad's caps negotiated. */
 enum class FrameMemory { System, OpenCL, Gl, Cuda };
@@ -88,6 +91,7 @@ private:
     GstBuffer *buffer = nullptr;
     bool video = true;
     cl::Event done;
+    cl::Buffer wrap;          /* the frame wrapped for the device (wrapped route) */
   };
 
   void keep_until_uploaded (Upload && upload);
@@ -143,6 +147,9 @@ private:
   GstOpenCLFrame frame_;
   GstVideoFrame host_ {};
   bool mapped_ = false;
+
+  /* The wrapped route: wraps the mapped host frame when the device can use it in place. */
+  bool wrap_host_frame ();
   bool finished_ = false;
   cl::Event upload_done_;
 };
