@@ -190,6 +190,7 @@ FramePort::drop_device_buffers ()
   staging_ = GstOpenCLFrame ();
   staging_bytes_ = 0;
   cuda_frames_.reset ();
+  wraps_ = {};
 }
 
 void
@@ -231,6 +232,26 @@ FramePort::keep_until_uploaded (Upload && upload)
   if (uploads_.size () > MAX_UPLOADS_IN_FLIGHT && uploads_.front ().done ())
     uploads_.front ().done.wait ();
   release_uploaded (false);
+}
+
+cl::Buffer
+FramePort::wrapped (Device & device, guint8 * base, gsize bytes, cl_mem_flags flags)
+{
+  for (const Wrap & wrap : wraps_) {
+    if (wrap.base == base && wrap.bytes == bytes && wrap.flags == flags)
+      return wrap.buffer;
+  }
+  cl_int status = CL_SUCCESS;
+  cl_mem memory = clCreateBuffer (device.context (), flags | CL_MEM_USE_HOST_PTR, bytes, base,
+      &status);
+  if (!memory || status != CL_SUCCESS) {
+    GST_DEBUG ("the device does not wrap the frame (error %d): copied", status);
+    return cl::Buffer ();
+  }
+  Wrap & slot = wraps_[next_wrap_];
+  next_wrap_ = (next_wrap_ + 1) % kWraps;
+  slot = Wrap { base, bytes, flags, cl::Buffer (memory) };
+  return slot.buffer;
 }
 
 const GstOpenCLFrame &
@@ -349,14 +370,16 @@ FrameTrip::wrap_host_frame ()
     return false;
   const cl_mem_flags access = access_ == FrameAccess::Read ? CL_MEM_READ_ONLY :
       access_ == FrameAccess::Write ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE;
-  cl_int status = CL_SUCCESS;
-  cl_mem wrapped = clCreateBuffer (device.context (), access | CL_MEM_USE_HOST_PTR,
-      host_.map[0].size, base, &status);
-  if (!wrapped || status != CL_SUCCESS) {
-    GST_DEBUG ("the device does not wrap the frame (error %d): copied", status);
+  frame_.buffer = port_.wrapped (device, base, host_.map[0].size, access);
+  if (!frame_.buffer ())
     return false;
+  if (access_ != FrameAccess::Write) {
+    /* The host wrote new pixels where an earlier frame was: a map for writing and its unmap
+     * tell the device so (on a device that shares the host's memory, nothing is copied). */
+    void *view = device.queue.enqueueMapBuffer (frame_.buffer, CL_FALSE, CL_MAP_WRITE, 0,
+        host_.map[0].size);
+    device.queue.enqueueUnmapMemObject (frame_.buffer, view);
   }
-  frame_.buffer = cl::Buffer (wrapped);
   frame_.info = host_.info;
   /* The planes as offsets from the mapping's start (the video meta's, or the caps' layout). */
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&host_); plane++)

@@ -25,6 +25,7 @@
 
 #include <gst/video/video.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,9 @@ private:
   };
 
   void keep_until_uploaded (Upload && upload);
+  /* The device buffer wrapping `bytes` of host memory at `base` (CL_MEM_USE_HOST_PTR), made
+   * once per place: producers reuse their buffers, so wraps are remembered, a few at a time. */
+  cl::Buffer wrapped (Device & device, guint8 * base, gsize bytes, cl_mem_flags flags);
   void unmap (Upload & upload);
   const GstOpenCLFrame & staging (ElementDevice & device, gsize bytes, cl_mem_flags flags);
 
@@ -107,6 +111,17 @@ private:
   cl_mem_flags staging_flags_ = 0;
   /* Oldest first; capacity reserved once (a few frames), so nothing is allocated per frame. */
   std::vector<Upload> uploads_;
+
+  struct Wrap
+  {
+    guint8 *base = nullptr;
+    gsize bytes = 0;
+    cl_mem_flags flags = 0;
+    cl::Buffer buffer;
+  };
+  static constexpr size_t kWraps = 8;
+  std::array<Wrap, kWraps> wraps_ {};
+  size_t next_wrap_ = 0;
 };
 
 /* For set_caps, once the ports are configured: sets up the GL interop of the ports whose caps
