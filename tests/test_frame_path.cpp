@@ -167,7 +167,7 @@ GST_END_TEST;
 
 /* Pushes `count` RGBA 96x64 frames (the same pixels each run) through
  * "appsrc ! openclbilateral ! appsink", each buffer's data starting `offset` bytes after a
- * 128-byte boundary, and returns what came out. */
+ * multiple of the device's base alignment, and returns what came out. */
 std::vector<Frame>
 run_foreign_frames (int count, gsize offset)
 {
@@ -179,15 +179,17 @@ run_foreign_frames (int count, gsize offset)
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   const gsize bytes = 96 * 64 * 4;
+  const guint align = testutil::default_device_base_align_bytes ();
+  fail_unless ((align & (align - 1)) == 0, "a base alignment of %u bytes", align);
   GstAllocationParams params;
   gst_allocation_params_init (&params);
-  params.align = 127;
+  params.align = align - 1;
   for (int i = 0; i < count; i++) {
     GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes + offset, &params);
     gst_buffer_resize (buffer, (gssize) offset, (gssize) bytes);
     GstMapInfo map;
     fail_unless (gst_buffer_map (buffer, &map, GST_MAP_WRITE));
-    fail_unless_equals_uint64 ((guintptr) map.data % 128, offset);
+    fail_unless_equals_uint64 ((guintptr) map.data % align, offset);
     for (gsize b = 0; b < bytes; b++)
       map.data[b] = (guint8) ((b * 7 + (b / 384) * 13 + i * 29) & 0xff);
     gst_buffer_unmap (buffer, &map);

@@ -324,6 +324,17 @@ default_device_local_mem_bytes ()
   return bytes;
 }
 
+guint
+default_device_base_align_bytes ()
+{
+  cl_device_id device = default_device ();
+  cl_uint bits = 0;
+  if (!device || clGetDeviceInfo (device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof (bits), &bits,
+          nullptr) != CL_SUCCESS)
+    return 1;
+  return MAX (bits / 8, 1u);
+}
+
 std::string
 default_device_vendor ()
 {

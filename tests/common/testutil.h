@@ -107,6 +107,9 @@ std::string default_device_vendor ();
 /* CL_DEVICE_LOCAL_MEM_SIZE of that device, 0 without one. */
 guint64 default_device_local_mem_bytes ();
 
+/* CL_DEVICE_MEM_BASE_ADDR_ALIGN of that device, in bytes (1 without one). */
+guint default_device_base_align_bytes ();
+
 /* The loaded plugin's counters of bytes moved to and from the device (counting needs
  * GST_OPENCL_COUNT_TRANSFERS=1 before the plugin first moves a frame); a program's own copy of
  * the layer, linked in statically, counts nothing, hence the lookup in the plugin. */
