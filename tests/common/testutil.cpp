@@ -313,26 +313,27 @@ default_device ()
   return device ? device : first_of_type (CL_DEVICE_TYPE_CPU);
 }
 
+/* One value of the default device's CL_DEVICE_* `param`, or `fallback` without one. */
+template<typename T> T
+default_device_info (cl_device_info param, T fallback)
+{
+  cl_device_id device = default_device ();
+  T value {};
+  if (!device || clGetDeviceInfo (device, param, sizeof (value), &value, nullptr) != CL_SUCCESS)
+    return fallback;
+  return value;
+}
+
 guint64
 default_device_local_mem_bytes ()
 {
-  cl_device_id device = default_device ();
-  cl_ulong bytes = 0;
-  if (!device || clGetDeviceInfo (device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof (bytes), &bytes,
-          nullptr) != CL_SUCCESS)
-    return 0;
-  return bytes;
+  return default_device_info<cl_ulong> (CL_DEVICE_LOCAL_MEM_SIZE, 0);
 }
 
 guint
 default_device_base_align_bytes ()
 {
-  cl_device_id device = default_device ();
-  cl_uint bits = 0;
-  if (!device || clGetDeviceInfo (device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof (bits), &bits,
-          nullptr) != CL_SUCCESS)
-    return 1;
-  return MAX (bits / 8, 1u);
+  return MAX (default_device_info<cl_uint> (CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8) / 8, 1u);
 }
 
 std::string
