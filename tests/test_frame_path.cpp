@@ -35,11 +35,14 @@ struct Mode
   const char *name;
   const char *host_frames;  /* GST_OPENCL_HOST_FRAMES */
   const char *zero_copy;    /* GST_OPENCL_ZERO_COPY */
+  const char *transfer_queues = "1";  /* GST_OPENCL_TRANSFER_QUEUES */
 };
 
 const Mode PLAIN { "plain copies", "0", "1" };
 const Mode ZERO_COPY { "pool, zero copy", "1", "1" };
+/* Copies on their own queues, ordered with the kernels by events. */
 const Mode PINNED { "pool, pinned copies", "1", "0" };
+const Mode ONE_QUEUE { "pool, pinned copies on the kernels' queue", "1", "0", "0" };
 
 std::string
 source (int frames)
@@ -69,6 +72,7 @@ set_mode (const Mode & mode)
 {
   g_setenv ("GST_OPENCL_HOST_FRAMES", mode.host_frames, TRUE);
   g_setenv ("GST_OPENCL_ZERO_COPY", mode.zero_copy, TRUE);
+  g_setenv ("GST_OPENCL_TRANSFER_QUEUES", mode.transfer_queues, TRUE);
 }
 
 /* Runs `description` (ending in appsink name=sink) to EOS and returns every frame. With
@@ -124,10 +128,28 @@ GST_START_TEST (test_paths_give_the_same_frames)
         " ! appsink name=sink sync=false";
     auto plain = run (PLAIN, description);
     fail_unless_equals_int (plain.size (), 6);
-    for (const Mode *mode : { &ZERO_COPY, &PINNED }) {
+    for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE }) {
       auto frames = run (*mode, description);
       expect_same_frames (plain, frames, std::string (element) + ", " + mode->name);
     }
+  }
+}
+GST_END_TEST;
+
+/* Two filters with queues between them and before the sink: each element and the sink on its
+ * own thread, so uploads, kernels and downloads of different frames are in flight at once (on
+ * the transfer queues where the device has them). Every frame equals the plain path's. */
+GST_START_TEST (test_threads_overlap_copies_and_kernels)
+{
+  const std::string chain = source (16) + " ! openclbilateral ! queue max-size-buffers=3 ! "
+      "video/x-raw,format=RGBA ! openclbilateral radius=2 ! queue max-size-buffers=3";
+  auto plain = run (PLAIN, chain + " ! appsink name=sink sync=false");
+  fail_unless_equals_int (plain.size (), 16);
+  for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE }) {
+    expect_same_frames (plain, run (*mode, chain + " ! appsink name=sink sync=false"),
+        std::string ("threads, ") + mode->name);
+    expect_same_frames (plain, run (*mode, chain + " ! appsink name=sink sync=false "
+            "max-buffers=1", true), std::string ("threads, slow sink, ") + mode->name);
   }
 }
 GST_END_TEST;
@@ -241,7 +263,7 @@ GST_START_TEST (test_slow_sink_keeps_order)
   const std::string description = source (12) +
       " ! openclbilateral ! appsink name=sink sync=false max-buffers=1";
   auto plain = run (PLAIN, description);
-  for (const Mode *mode : { &ZERO_COPY, &PINNED })
+  for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE })
     expect_same_frames (plain, run (*mode, description, true), mode->name);
 }
 GST_END_TEST;
@@ -296,7 +318,8 @@ frame_path_suite (void)
   return TESTUTIL_SUITE ("frame-path", 600,
       test_paths_give_the_same_frames, test_pool_frames_are_not_copied,
       test_aligned_foreign_frames_are_not_copied,
-      test_slow_sink_keeps_order, test_seek_and_pause_in_flight);
+      test_slow_sink_keeps_order, test_threads_overlap_copies_and_kernels,
+      test_seek_and_pause_in_flight);
 }
 
 GST_CHECK_MAIN (frame_path);

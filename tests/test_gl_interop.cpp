@@ -21,6 +21,7 @@
 #include <CL/cl_gl.h>
 #include <dlfcn.h>
 
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "common/suite.h"
 #include "common/testutil.h"
 #include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclglcopy.h"
 #include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclutils.h"
 
@@ -275,6 +277,104 @@ GST_START_TEST (test_sharing_properties)
   } else {
     fail_unless (properties.empty ());
     TESTUTIL_EXPECT_ERROR (why_not, "EGL and GLX only");
+  }
+  gst_object_unref (context);
+  gst_object_unref (display);
+}
+GST_END_TEST;
+
+/* The compute-shader copies of the external-memory path (gst_opencl::GlFrameCopy), on this
+ * machine's GL: a texture of every byte value in every channel, at a size that is not a multiple
+ * of the shaders' 16x16 groups, into a buffer and back into another texture, byte for byte.
+ * Where the context is below GL 4.3 init () must say so, and the copies are not run. */
+GST_START_TEST (test_compute_copy_round_trip)
+{
+  GstGLDisplay *display = gst_gl_display_new ();
+  GstGLContext *context = gst_gl_context_new (display);
+  GError *error = nullptr;
+  if (!gst_gl_context_create (context, nullptr, &error)) {
+    g_printerr ("no GL context here (%s): skipped\n", error ? error->message : "?");
+    g_clear_error (&error);
+    gst_object_unref (context);
+    gst_object_unref (display);
+    return;
+  }
+  struct Run
+  {
+    int width = 37, height = 23;
+    std::vector<guint8> pixels, through_buffer, back;
+    bool ready = false, gl43 = false;
+    std::string why_not;
+    GLenum error = GL_NO_ERROR;
+  } run;
+  run.pixels.resize ((size_t) run.width * run.height * 4);
+  for (size_t i = 0; i < run.pixels.size (); i++)
+    run.pixels[i] = (guint8) ((i * 131 + i / 97) & 0xff);
+  run.pixels[0] = 0;
+  run.pixels[1] = 255;
+  gst_gl_context_thread_add (context, [](GstGLContext * gl_context, gpointer data) {
+        auto & r = *static_cast<Run *> (data);
+        const GstGLFuncs *gl = gl_context->gl_vtable;
+        r.gl43 = !(gst_gl_context_get_gl_api (gl_context) & GST_GL_API_GLES2) &&
+            gst_gl_context_check_gl_version (gl_context,
+                (GstGLAPI) (GST_GL_API_OPENGL | GST_GL_API_OPENGL3), 4, 3);
+        gst_opencl::GlFrameCopy copy;
+        r.ready = copy.init (gl_context, &r.why_not);
+        if (!r.ready)
+          return;
+        GLuint textures[2], buffer, framebuffer;
+        gl->GenTextures (2, textures);
+        for (int t = 0; t < 2; t++) {
+          gl->BindTexture (GL_TEXTURE_2D, textures[t]);
+          gl->TexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, r.width, r.height, 0, GL_RGBA,
+              GL_UNSIGNED_BYTE, t == 0 ? r.pixels.data () : nullptr);
+          gl->TexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        }
+        gl->BindTexture (GL_TEXTURE_2D, 0);
+        const GLsizeiptr bytes = (GLsizeiptr) r.pixels.size ();
+        gl->GenBuffers (1, &buffer);
+        gl->BindBuffer (GL_ARRAY_BUFFER, buffer);
+        gl->BufferData (GL_ARRAY_BUFFER, bytes, nullptr, GL_DYNAMIC_COPY);
+        gl->BindBuffer (GL_ARRAY_BUFFER, 0);
+
+        copy.texture_to_buffer (gl_context, textures[0], buffer, r.width, r.height);
+        gl->Finish ();
+        r.through_buffer.resize (r.pixels.size ());
+        gl->BindBuffer (GL_ARRAY_BUFFER, buffer);
+        void *mapped = gl->MapBufferRange (GL_ARRAY_BUFFER, 0, bytes, GL_MAP_READ_BIT);
+        if (mapped)
+          std::memcpy (r.through_buffer.data (), mapped, r.pixels.size ());
+        gl->UnmapBuffer (GL_ARRAY_BUFFER);
+        gl->BindBuffer (GL_ARRAY_BUFFER, 0);
+
+        copy.buffer_to_texture (gl_context, buffer, textures[1], r.width, r.height);
+        gl->Finish ();
+        r.back.resize (r.pixels.size ());
+        gl->GenFramebuffers (1, &framebuffer);
+        gl->BindFramebuffer (GL_FRAMEBUFFER, framebuffer);
+        gl->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+            textures[1], 0);
+        gl->PixelStorei (GL_PACK_ALIGNMENT, 1);
+        gl->ReadPixels (0, 0, r.width, r.height, GL_RGBA, GL_UNSIGNED_BYTE, r.back.data ());
+        gl->BindFramebuffer (GL_FRAMEBUFFER, 0);
+        r.error = gl->GetError ();
+        gl->DeleteFramebuffers (1, &framebuffer);
+        gl->DeleteBuffers (1, &buffer);
+        gl->DeleteTextures (2, textures);
+        copy.clear (gl_context);
+      }, &run);
+  g_printerr ("GL 4.3: %s; compute copy: %s\n", run.gl43 ? "yes" : "no",
+      run.ready ? "ready" : run.why_not.c_str ());
+  fail_unless (run.ready == run.gl43, "GL 4.3 is %s, yet the copy is %s (%s)",
+      run.gl43 ? "there" : "not there", run.ready ? "ready" : "not ready", run.why_not.c_str ());
+  if (run.ready) {
+    fail_unless_equals_int (run.error, GL_NO_ERROR);
+    for (size_t i = 0; i < run.pixels.size (); i++) {
+      fail_unless (run.through_buffer[i] == run.pixels[i], "texture -> buffer: byte %zu is %u, "
+          "not %u", i, run.through_buffer[i], run.pixels[i]);
+      fail_unless (run.back[i] == run.pixels[i], "buffer -> texture: byte %zu is %u, not %u",
+          i, run.back[i], run.pixels[i]);
+    }
   }
   gst_object_unref (context);
   gst_object_unref (display);
@@ -667,7 +767,8 @@ gl_interop_suite (void)
   TESTUTIL_ADD_CASE (suite, "choice", 0, test_choice_best_first, test_choice_khr_conditions,
       test_choice_external_memory_conditions, test_choice_format_and_wish,
       test_wanted_from_environment, test_extension_lists);
-  TESTUTIL_ADD_CASE (suite, "gl", 600, test_sharing_properties, test_bilateral_gl_matches_system,
+  TESTUTIL_ADD_CASE (suite, "gl", 600, test_sharing_properties, test_compute_copy_round_trip,
+      test_bilateral_gl_matches_system,
       test_histogram_draw_gl_matches_system, test_convolve3d_gl_matches_system,
       test_mandelbox_gl_matches_system, test_upload_from_gl_matches_system,
       test_download_to_gl_matches_system, test_system_memory_reports_none,

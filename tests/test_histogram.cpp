@@ -186,10 +186,12 @@ struct Harness
     info.fps_d = 1;
     gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   }
-  /* The next opencl-histogram message, or nullptr when none is queued. */
-  GstMessage *pop_histogram ()
+  /* The next opencl-histogram message, or nullptr when none comes within `timeout`. Counts
+   * reach the bus from the read's completion, after the frame has left the element: a message
+   * that is due is waited for (10 s at most), and `timeout` 0 checks that none is there. */
+  GstMessage *pop_histogram (GstClockTime timeout = 10 * GST_SECOND)
   {
-    while (GstMessage *message = gst_bus_pop (bus)) {
+    while (GstMessage *message = gst_bus_timed_pop (bus, timeout)) {
       const GstStructure *s = gst_message_get_structure (message);
       if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ELEMENT && s &&
           gst_structure_has_name (s, "opencl-histogram"))
@@ -224,7 +226,7 @@ push_and_check (Harness & harness, TestFrame & frame, Content content, int bins)
   check_histogram_message (message, frame.format.reference, bins, 1,
       reference::histogram (frame.view (), bins), label);
   gst_message_unref (message);
-  fail_unless (harness.pop_histogram () == nullptr, "%s: more than one message", label.c_str ());
+  fail_unless (harness.pop_histogram (0) == nullptr, "%s: more than one message", label.c_str ());
   /* A forced kernel variant is the one that counted. */
   if (const char *forced = g_getenv ("GST_OPENCL_VARIANT_HISTOGRAM")) {
     gchar *variant = nullptr;
@@ -377,7 +379,7 @@ GST_START_TEST (test_bins_change_closes_interval)
   frame.fill (Content::Random, 6000);
   gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
   gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
-  fail_unless (harness.pop_histogram () == nullptr);
+  fail_unless (harness.pop_histogram (0) == nullptr);
 
   g_object_set (harness.h->element, "bins", 4u, nullptr);
   gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
@@ -409,7 +411,7 @@ GST_START_TEST (test_interval_without_durations)
   auto counts = reference::histogram (frame.view (), 8);
   /* 30 frames per second: 3 frames reach 100 ms. */
   for (int i = 0; i < 3; i++) {
-    fail_unless (harness.pop_histogram () == nullptr, "message after %d frames", i);
+    fail_unless (harness.pop_histogram (0) == nullptr, "message after %d frames", i);
     gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
   }
   auto three = counts;
@@ -439,11 +441,18 @@ GST_START_TEST (test_post_messages_off)
   TestFrame frame (all_formats[0], 17, 9);
   frame.fill (Content::Random, 7000);
   gst_buffer_unref (gst_harness_push_and_pull (harness.h, frame.to_buffer ()));
-  fail_unless (harness.pop_histogram () == nullptr);
+  fail_unless (harness.pop_histogram (0) == nullptr);
+  /* The frame left before its kernels ended: its time is there once they have (at most 10 s). */
   guint64 kernel_time = 0;
-  g_object_get (harness.h->element, "kernel-time", &kernel_time, nullptr);
+  for (int i = 0; i < 1000 && kernel_time == 0; i++) {
+    g_object_get (harness.h->element, "kernel-time", &kernel_time, nullptr);
+    if (kernel_time == 0)
+      g_usleep (10000);
+  }
   fail_unless (kernel_time > 0, "kernel-time stayed 0");
   fail_unless (kernel_time < 60 * GST_SECOND);
+  fail_unless (harness.pop_histogram (GST_SECOND / 2) == nullptr,
+      "a message came with post-messages off");
 }
 GST_END_TEST;
 

@@ -20,7 +20,9 @@
  * interval), `duration` (the summed durations of its frames), all GstClockTime (guint64);
  * `frames` (guint), `bins` (guint), and per channel a GstValueArray (GST_TYPE_ARRAY) of `bins`
  * guint64 counts named after the channel. The counts of a channel add up to the number of its
- * samples in the summed frames.
+ * samples in the summed frames. Frames do not wait for their counts: a message is posted when
+ * the counts of the frame that fills its interval are back from the device (from the OpenCL
+ * driver's thread), in frame order, and every message is posted before EOS goes downstream.
  *
  * Built against GStreamer 1.26's analytics library (gstreamer-analytics-1.0), each frame also
  * leaves with its own counts as a GstTensorMeta (`tensor-meta`): one uint32 tensor of dims
@@ -36,6 +38,7 @@
  */
 #include "elements/gstopenclhistogram.h"
 
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -71,17 +74,91 @@ struct Settings
 
 }  // namespace
 
+namespace {
+
+/* Frames whose counts are on their way back from the device, oldest first. The streaming thread
+ * does not wait for a frame's counts: each read's completion callback (a driver thread) takes
+ * every frame that has arrived, in frame order, into the interval and posts the messages that
+ * closes, so messages come as soon as the counts are on the host. The streaming thread waits
+ * only when every slot is taken, at EOS, at a caps change, a flush and a stop (drain ()). Host
+ * memory of the slots is allocated once. */
+class PendingCounts
+{
+public:
+  static constexpr size_t kSlots = 3;
+
+  struct Slot
+  {
+    cl::Event read;
+    std::vector<cl_uint> counts = std::vector<cl_uint> (COUNT_SLOTS, 0);
+    guint bins = 0;
+    GstClockTime pts = GST_CLOCK_TIME_NONE, duration = GST_CLOCK_TIME_NONE;
+    GstSegment segment;
+    bool arrived = false;
+    cl_int status = CL_COMPLETE;
+  };
+
+  std::mutex lock;               /* the slots, and the interval they are summed into */
+  std::condition_variable freed; /* a slot was taken into the interval */
+
+  /* The slot for the next frame's counts, once one is free (streaming thread). */
+  Slot & next ()
+  {
+    std::unique_lock<std::mutex> guard (lock);
+    freed.wait (guard, [this] { return count_ < kSlots; });
+    Slot & slot = slots_[(head_ + count_) % kSlots];
+    slot.arrived = false;
+    slot.status = CL_COMPLETE;
+    return slot;
+  }
+  /* Counts `slot` (from next ()) as pending; its read's callback is set by the caller after. */
+  size_t push ()
+  {
+    std::lock_guard<std::mutex> guard (lock);
+    return (head_ + count_++) % kSlots;
+  }
+  Slot & at (size_t index) { return slots_[index]; }
+  /* Under `lock`: the oldest frame once its counts arrived, else null. */
+  Slot *oldest_arrived () { return count_ > 0 && slots_[head_].arrived ? &slots_[head_] : nullptr; }
+  /* Under `lock`. */
+  void pop ()
+  {
+    slots_[head_].read = cl::Event ();
+    head_ = (head_ + 1) % kSlots;
+    count_--;
+  }
+  /* Waits until every pending frame has been taken (streaming thread). */
+  void drain ()
+  {
+    std::unique_lock<std::mutex> guard (lock);
+    freed.wait (guard, [this] { return count_ == 0; });
+  }
+
+private:
+  Slot slots_[kSlots];
+  size_t head_ = 0, count_ = 0;
+};
+
+}  // namespace
+
 struct GstOpenCLHistogramImpl
 {
   std::mutex lock;
   Settings settings;
   std::string variant;  /* the chosen variant's name once chosen, for the property */
   State state;
-  Interval interval;
+  Interval interval;       /* under pending.lock */
+  PendingCounts pending;
+  PendingCounts::Slot *reading = nullptr;  /* process_ip read this frame's counts into it */
 
   void drop_run ()
   {
-    interval.reset ();
+    pending.drain ();
+    reading = nullptr;
+    {
+      std::lock_guard<std::mutex> guard (pending.lock);
+      interval.reset ();
+    }
     state = State ();
     {
       std::lock_guard<std::mutex> guard (lock);
@@ -109,33 +186,97 @@ settings_snapshot (GstOpenCLHistogramImpl * impl)
   return impl->settings;
 }
 
-/* Posts the interval's message (when asked to), then starts a new interval. */
+/* Under pending.lock: the interval's message (when asked for one, else null), its times
+ * placed in `segment`; a new interval starts. Post it outside the lock. */
+static GstMessage *
+close_interval (GstOpenCLHistogram * self, const GstSegment & segment)
+{
+  auto *impl = self->impl;
+  if (impl->interval.frames == 0)
+    return nullptr;
+  GstMessage *message = settings_snapshot (impl).post_messages ?
+      interval_message (GST_OBJECT (self), segment, impl->interval) : nullptr;
+  impl->interval.reset ();
+  return message;
+}
+
+static void
+post_all (GstOpenCLHistogram * self, std::vector<GstMessage *> & messages)
+{
+  for (GstMessage *message : messages)
+    gst_element_post_message (GST_ELEMENT (self), message);
+  messages.clear ();
+}
+
+/* Waits for every frame's counts, then posts the interval so far (streaming thread). */
 static void
 post_interval (GstOpenCLHistogram * self)
 {
   auto *impl = self->impl;
-  if (impl->interval.frames == 0)
-    return;
-  if (settings_snapshot (impl).post_messages)
-    gst_element_post_message (GST_ELEMENT (self), interval_message (GST_OBJECT (self),
-            GST_BASE_TRANSFORM (self)->segment, impl->interval));
-  impl->interval.reset ();
+  impl->pending.drain ();
+  GstMessage *message;
+  {
+    std::lock_guard<std::mutex> guard (impl->pending.lock);
+    message = close_interval (self, GST_BASE_TRANSFORM (self)->segment);
+  }
+  if (message)
+    gst_element_post_message (GST_ELEMENT (self), message);
 }
 
-/* Adds the frame's counts (read back by process_ip) to the interval; posts when it is full. */
+/* Under pending.lock: adds one frame's counts to the interval; closes it when full. */
 static void
-accumulate (GstOpenCLHistogram * self, GstBuffer * buffer)
+accumulate (GstOpenCLHistogram * self, const PendingCounts::Slot & frame,
+    std::vector<GstMessage *> & messages)
 {
   auto *impl = self->impl;
-  const State & state = impl->state;
-  if (!impl->interval.accepts (state.frame_bins))
-    post_interval (self);
-  /* A frame's duration: the buffer's, else one frame period from the caps, else unknown. */
-  const GstClockTime duration = GST_BUFFER_DURATION_IS_VALID (buffer) ?
-      GST_BUFFER_DURATION (buffer) : state.frame_period_ns;
-  if (impl->interval.add (state.layout.channel_names, state.frame_bins, state.counts_host,
-          GST_BUFFER_PTS (buffer), duration, settings_snapshot (impl).interval_ns))
-    post_interval (self);
+  auto add_closed = [&](GstMessage * message) {
+    if (message)
+      messages.push_back (message);
+  };
+  if (!impl->interval.accepts (frame.bins))
+    add_closed (close_interval (self, frame.segment));
+  if (impl->interval.add (impl->state.layout.channel_names, frame.bins, frame.counts, frame.pts,
+          frame.duration, settings_snapshot (impl).interval_ns))
+    add_closed (close_interval (self, frame.segment));
+}
+
+/* A frame's counts are on the host (a driver thread): takes every frame that has arrived into
+ * the interval, in order, and posts what that closes. `data` is the slot's Callback, which
+ * holds a reference to the element. */
+struct CountsCallback
+{
+  GstOpenCLHistogram *self;
+  size_t index;
+};
+
+static void CL_CALLBACK
+on_counts_read (cl_event, cl_int status, void *data)
+{
+  auto *callback = static_cast<CountsCallback *> (data);
+  GstOpenCLHistogram *self = callback->self;
+  auto & pending = self->impl->pending;
+  std::vector<GstMessage *> messages;
+  bool failed = false;
+  {
+    std::lock_guard<std::mutex> guard (pending.lock);
+    PendingCounts::Slot & slot = pending.at (callback->index);
+    slot.arrived = true;
+    slot.status = status;
+    while (PendingCounts::Slot * oldest = pending.oldest_arrived ()) {
+      if (oldest->status < 0)
+        failed = true;
+      else
+        accumulate (self, *oldest, messages);
+      pending.pop ();
+    }
+  }
+  pending.freed.notify_all ();
+  delete callback;
+  post_all (self, messages);
+  if (failed)
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("reading the histogram back failed"),
+        ("the read of a frame's counts ended with status %d", status));
+  gst_object_unref (self);
 }
 
 static gboolean
@@ -144,9 +285,9 @@ gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
 {
   auto *self = GST_OPENCL_HISTOGRAM (filter);
   auto *impl = self->impl;
-  /* Frames summed under the old caps are reported before the channels may change. */
-  post_interval (self);
   return GST_OPENCL_GUARD (filter, "cannot set up the histogram", [&]() {
+    /* Frames summed under the old caps are reported before the channels may change. */
+    post_interval (self);
     State & state = impl->state;
     state.layout = layout_for (GST_VIDEO_INFO_FORMAT (in_info));
     if (state.layout.passes.empty ())
@@ -166,7 +307,7 @@ gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
 
 static gboolean
 gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
-    gboolean frame_writable, gboolean * frame_written)
+    gboolean frame_writable, gboolean * frame_written, gboolean * results_now)
 {
   auto *impl = GST_OPENCL_HISTOGRAM (filter)->impl;
   return GST_OPENCL_GUARD (filter, "histogram failed", [&]() {
@@ -179,10 +320,14 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
     auto & queue = gst_opencl_filter_device (filter).queue;
     const size_t count_bytes = (size_t) state.channels * settings.bins * sizeof (cl_uint);
     const guint counted = count_frame (filter, state, frame, settings.bins);
-    /* Not blocking: the base waits for the queue before transform_ip returns. */
+    /* Not blocking: the read's callback takes the counts (set by transform_ip). */
+    PendingCounts::Slot & slot = impl->pending.next ();
     queue.enqueueReadBuffer (state.counts[counted], CL_FALSE, 0, count_bytes,
-        state.counts_host.data ());
-    state.frame_bins = settings.bins;
+        slot.counts.data (), nullptr, &slot.read);
+    slot.bins = settings.bins;
+    impl->reading = &slot;
+    /* The frame's tensor meta carries its own counts: they are needed before it leaves. */
+    *results_now = settings.tensor_meta;
     if (settings.draw && frame_writable) {
       draw_graph (filter, state, frame, settings.bins, state.counts[counted]);
       *frame_written = TRUE;
@@ -195,15 +340,42 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstFlowReturn ret =
       GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->transform_ip (trans, buffer);
-  if (ret != GST_FLOW_OK)
-    return ret;
   auto *self = GST_OPENCL_HISTOGRAM (trans);
-  const State & state = self->impl->state;
-  /* prepare_output_buffer made the buffer writable for this. */
-  if (settings_snapshot (self->impl).tensor_meta && gst_buffer_is_writable (buffer))
-    attach_tensor_meta (buffer, state.channels, state.frame_bins, state.counts_host);
-  accumulate (self, buffer);
-  return ret;
+  auto *impl = self->impl;
+  PendingCounts::Slot *frame = impl->reading;
+  impl->reading = nullptr;
+  if (ret != GST_FLOW_OK || !frame)
+    return ret;
+  frame->pts = GST_BUFFER_PTS (buffer);
+  /* A frame's duration: the buffer's, else one frame period from the caps, else unknown. */
+  frame->duration = GST_BUFFER_DURATION_IS_VALID (buffer) ? GST_BUFFER_DURATION (buffer) :
+      impl->state.frame_period_ns;
+  frame->segment = trans->segment;
+  gboolean ok = GST_OPENCL_GUARD (trans, "reading the histogram back failed", [&]() {
+    /* prepare_output_buffer made the buffer writable for this; process_ip asked the base to
+     * wait for the counts. */
+    if (settings_snapshot (impl).tensor_meta && gst_buffer_is_writable (buffer)) {
+      frame->read.wait ();
+      attach_tensor_meta (buffer, impl->state.channels, frame->bins, frame->counts);
+    }
+    cl::Event read = frame->read;
+    auto *callback = new CountsCallback { GST_OPENCL_HISTOGRAM (gst_object_ref (self)),
+      impl->pending.push () };
+    try {
+      read.setCallback (CL_COMPLETE, on_counts_read, callback);
+    } catch (...) {
+      /* No callback will take this frame: its read is waited for, and taken, here. */
+      cl_int status = CL_COMPLETE;
+      try {
+        read.wait ();
+      } catch (const cl::Error & e) {
+        status = e.err ();
+      }
+      on_counts_read (nullptr, status, callback);
+      throw;
+    }
+  });
+  return ok ? ret : GST_FLOW_ERROR;
 }
 
 /* Passthrough hands on the input buffer, which is not writable when something else holds it
@@ -227,11 +399,15 @@ gst_opencl_histogram_sink_event (GstBaseTransform * trans, GstEvent * event)
   auto *self = GST_OPENCL_HISTOGRAM (trans);
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
-      /* The last, partial interval is reported too. */
+      /* Every frame's counts, then the last, partial interval, are reported. */
       post_interval (self);
       break;
     case GST_EVENT_FLUSH_STOP:
-      self->impl->interval.reset ();
+      self->impl->pending.drain ();
+      {
+        std::lock_guard<std::mutex> guard (self->impl->pending.lock);
+        self->impl->interval.reset ();
+      }
       break;
     default:
       break;

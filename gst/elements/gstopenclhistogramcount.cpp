@@ -20,10 +20,6 @@ namespace {
 /* The graph's corner: at most this many pixels (of the first plane). */
 constexpr int DRAW_MAX_WIDTH = 256;
 constexpr int DRAW_MAX_HEIGHT = 128;
-/* red, green, blue and luma: the most channels a format has. */
-constexpr guint MAX_CHANNELS = 4;
-/* Uints in each counts buffer: what the kernel clears in the other buffer. */
-constexpr guint COUNT_SLOTS = MAX_CHANNELS * MAX_BINS;
 /* Work-group variants: local memory for the sub-histograms of one work-group (two thirds of
  * 48 KiB, so that several groups share a compute unit), and at most one copy per bank. */
 constexpr cl_ulong GROUP_HIST_BYTES = 32 * 1024;
@@ -464,7 +460,6 @@ allocate_counts (gst_opencl::Device & device, State & state)
     device.queue.enqueueFillBuffer (buffer, (cl_uint) 0, 0, COUNT_SLOTS * sizeof (cl_uint));
   }
   state.current = 0;
-  state.counts_host.assign (COUNT_SLOTS, 0);
 }
 
 guint

@@ -15,6 +15,11 @@ namespace gst_opencl_histogram {
 
 constexpr guint MIN_BINS = 2;
 constexpr guint MAX_BINS = 256;
+/* red, green, blue and luma: the most channels a format has. */
+constexpr guint MAX_CHANNELS = 4;
+/* Uints in each counts buffer (what the kernel clears in the other buffer), and in a frame's
+ * counts read back. */
+constexpr guint COUNT_SLOTS = MAX_CHANNELS * MAX_BINS;
 
 /* The largest power of two not above `value` (value >= 1). */
 inline guint
@@ -74,8 +79,6 @@ struct State
    * clears the other, which the next frame counts into (see kernels/histogram.cl). */
   cl::Buffer counts[2];
   guint current = 0;
-  std::vector<cl_uint> counts_host;  /* the last frame's counts, read back without blocking */
-  guint frame_bins = 0;              /* bins of the counts in counts_host */
   GstClockTime frame_period_ns = GST_CLOCK_TIME_NONE;  /* from the framerate, if any */
 };
 

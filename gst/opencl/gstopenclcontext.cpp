@@ -30,6 +30,8 @@ gst_opencl_context_finalize (GObject * object)
    * Device, destroyed in reverse order of declaration). */
   if (self->device) {
     try {
+      self->device->upload_queue.finish ();
+      self->device->download_queue.finish ();
       self->device->queue.finish ();
     } catch (const cl::Error & e) {
       GST_WARNING_OBJECT (self, "finishing the queue failed: %s",
@@ -102,6 +104,14 @@ gst_opencl_context_new (const std::string & device_string,
     device->context = cl::Context (device->device);
   device->queue = cl::CommandQueue (device->context, device->device,
       CL_QUEUE_PROFILING_ENABLE);
+  if (!device->host_unified_memory &&
+      g_strcmp0 (g_getenv ("GST_OPENCL_TRANSFER_QUEUES"), "0") != 0) {
+    device->upload_queue = cl::CommandQueue (device->context, device->device, 0);
+    device->download_queue = cl::CommandQueue (device->context, device->device, 0);
+  } else {
+    device->upload_queue = device->queue;
+    device->download_queue = device->queue;
+  }
 
   auto *self = GST_OPENCL_CONTEXT (g_object_new (GST_TYPE_OPENCL_CONTEXT, nullptr));
   gst_object_ref_sink (self);

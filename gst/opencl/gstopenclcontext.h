@@ -30,6 +30,13 @@ struct Device
   cl::Device device;
   cl::Context context;
   cl::CommandQueue queue;
+  /* Copies between the host copy of OpenCL memory and the device (discrete devices), each
+   * direction on its own in-order queue, so that the upload of one frame, the kernels of
+   * another and the download of a third run at once. Events order them with `queue`
+   * (gstopenclmemory.cpp). On devices that share the host's memory, or with
+   * GST_OPENCL_TRANSFER_QUEUES=0, both are `queue` itself. */
+  cl::CommandQueue upload_queue;
+  cl::CommandQueue download_queue;
   std::string name;              /* describe_device () */
   cl_device_type type = 0;
   cl_ulong max_alloc_bytes = 0;
@@ -43,6 +50,9 @@ struct Device
    * (CL_MEM_USE_HOST_PTR) starts at a multiple of it, so the device uses it in place. */
   cl_uint base_align_bytes = 1;
   ProgramCache programs;
+
+  /* Whether copies of OpenCL memory run on their own queues. */
+  bool separate_transfers () const { return upload_queue () != queue (); }
 
   /* A kernel from kernels/<file>.cl built with `options`, from the cache when it can be. */
   cl::Kernel kernel (const std::string & file, const std::string & kernel_name,

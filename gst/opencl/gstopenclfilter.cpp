@@ -91,8 +91,9 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
 }
 
 /* In-place (analysis) mode: let the subclass read (and, when it may, write) the frame on the
- * device; a host frame is read back only when the subclass drew into it. The host waits once
- * either way: the subclass's results (read back without blocking) are complete on return. */
+ * device; a host frame is read back only when the subclass drew into it (the one wait then).
+ * Otherwise the host waits only when the subclass needs its results now; its frame is let go
+ * once the device has read it, at a later frame. */
 static GstFlowReturn
 gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
@@ -114,17 +115,21 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     try {
       gst_opencl::FrameTrip frame (device, in_port, buffer, writable ?
           gst_opencl::FrameAccess::ReadWrite : gst_opencl::FrameAccess::Read);
-      gboolean written = FALSE;
-      processed = klass->process_ip (filter, &frame.frame (), writable, &written);
+      gboolean written = FALSE, results_now = FALSE;
+      processed = klass->process_ip (filter, &frame.frame (), writable, &written,
+          &results_now);
       if (!processed) {
         device.discard_frame ();
         return;
       }
-      if (!frame.finish (written && writable))
+      bool waited = frame.finish (written && writable);
+      if (!waited && results_now) {
         device.device ().queue.finish ();
-      /* The upload is complete: the frame goes on without a reference of ours. */
+        waited = true;
+      }
+      /* Uploads that have completed let their frames go (all of them after a wait). */
       in_port.release_uploaded (false);
-      device.finish_frame ();
+      device.end_frame (waited);
     } catch (...) {
       device.discard_frame ();
       throw;

@@ -31,11 +31,13 @@ struct _GstOpenCLFilterClass
    * init: `frame` is the frame on the device (the buffer's own OpenCL memory, or a copy of the
    * host frame). Enqueue kernels that read it (through gst_opencl_filter_launch ()) and, only when
    * `frame_writable` is TRUE, may also write it; then set *frame_written, so a host frame is read
-   * back into the buffer. Non-blocking reads of small results are fine: the base waits for the
-   * queue before it returns, so a subclass that chains up from GstBaseTransform::transform_ip
-   * finds them complete. Must not throw. */
+   * back into the buffer. Results are read back without blocking, with an event the subclass
+   * waits for later (the streaming thread does not wait for the device per frame); set
+   * *results_now when the subclass needs them before the frame leaves (then the base waits for
+   * the queue before it returns, so a subclass that chains up from
+   * GstBaseTransform::transform_ip finds them complete). Must not throw. */
   gboolean (*process_ip) (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
-      gboolean frame_writable, gboolean * frame_written);
+      gboolean frame_writable, gboolean * frame_written, gboolean * results_now);
 
   gpointer padding[7];
 };

@@ -396,6 +396,8 @@ FrameTrip::finish (bool written)
     case FrameRoute::Resident:
       if (written)
         opencl_memory_written (gst_buffer_peek_memory (buffer_, 0));
+      else
+        opencl_memory_used (gst_buffer_peek_memory (buffer_, 0));
       return false;
     case FrameRoute::Gl:
       if (written) {

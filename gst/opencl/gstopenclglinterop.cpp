@@ -8,6 +8,7 @@
 #include <CL/cl_ext.h>
 #include <CL/cl_gl.h>
 
+#include <chrono>
 #include <cstring>
 #include <initializer_list>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclgl.h"
+#include "opencl/gstopenclglcopy.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclstats.h"
 #include "opencl/gstopenclutils.h"
@@ -342,6 +344,39 @@ tight_frame (const GstVideoInfo & caps_info, const cl::Buffer & buffer, GstOpenC
   frame->info.size = (gsize) frame->info.stride[0] * GST_VIDEO_INFO_HEIGHT (&caps_info);
 }
 
+/* Host time of each step of a GL frame, summed over the frames, logged (GST_INFO) when a
+ * backend ends: where a GL frame's time goes (docs/memory.md). */
+struct GlStepTimes
+{
+  using Clock = std::chrono::steady_clock;
+  enum Step { WaitPrevious, TextureIn, WaitKernels, TextureOut, Count };
+  double seconds[Count] = {};
+  guint64 frames_in = 0, frames_out = 0;
+
+  /* Adds the time from its making to its end to `step`. */
+  struct Scope
+  {
+    GlStepTimes & times;
+    Step step;
+    Clock::time_point start = Clock::now ();
+    ~Scope ()
+    {
+      times.seconds[step] += std::chrono::duration<double> (Clock::now () - start).count ();
+    }
+  };
+  void log (const char *path) const
+  {
+    if (frames_in == 0 && frames_out == 0)
+      return;
+    auto per = [](double total, guint64 n) { return n ? total * 1e3 / n : 0.0; };
+    GST_INFO ("%s, ms per frame: wait for the previous frame %.3f, texture in %.3f (%"
+        G_GUINT64_FORMAT " frames), wait for the kernels %.3f, texture out %.3f (%"
+        G_GUINT64_FORMAT " frames)", path, per (seconds[WaitPrevious], frames_in),
+        per (seconds[TextureIn], frames_in), frames_in, per (seconds[WaitKernels], frames_out),
+        per (seconds[TextureOut], frames_out), frames_out);
+  }
+};
+
 /* ---- external-memory ---------------------------------------------------------------- */
 class ExternalMemoryBackend : public GlInteropBackend
 {
@@ -405,9 +440,18 @@ public:
           gl_funcs->BindBuffer (kPixelPackBuffer, 0);
           gl_funcs->GenFramebuffers (1, &framebuffer_);
           GLenum error = gl_funcs->GetError ();
-          if (error != GL_NO_ERROR)
+          if (error != GL_NO_ERROR) {
             gl_error = "GL cannot import the exported memory (GL error " +
                 std::to_string (error) + ")";
+            return;
+          }
+          /* Frames cross by compute shaders where GL has them (GST_OPENCL_GL_COPY=pixels:
+           * by pixel buffers, for comparisons). */
+          std::string why_not = "GST_OPENCL_GL_COPY=pixels";
+          if (g_strcmp0 (g_getenv ("GST_OPENCL_GL_COPY"), "pixels") == 0 ||
+              !copy_.init (context, &why_not))
+            GST_INFO ("external-memory: frames copied by pixel buffers (%s)", why_not.c_str ());
+          clear_gl_errors (gl_funcs);
         });
     if (!gl_error.empty ())
       throw Failure (Failure::Kind::Failed, gl_error);
@@ -417,6 +461,7 @@ public:
 
   ~ExternalMemoryBackend () override
   {
+    times_.log ("external-memory");
     try {
       if (acquired_)
         end_frame ();
@@ -427,6 +472,7 @@ public:
     if (gl_buffer_ || memory_object_ || framebuffer_) {
       on_gl_thread (gl_, [&](GstGLContext * context) {
             const GstGLFuncs *gl_funcs = context->gl_vtable;
+            copy_.clear (context);
             if (framebuffer_)
               gl_funcs->DeleteFramebuffers (1, &framebuffer_);
             if (gl_buffer_)
@@ -448,7 +494,11 @@ public:
   bool to_device (GstBuffer * buffer, GstMemory * memory, GstOpenCLFrame * frame) override
   {
     /* The kernels of the previous frame may still read the shared memory. */
-    wait_previous ();
+    {
+      GlStepTimes::Scope timed { times_, GlStepTimes::WaitPrevious };
+      wait_previous ();
+    }
+    times_.frames_in++;
     TextureMap texture (memory, GST_MAP_READ);
     if (!texture.mapped)
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture");
@@ -456,7 +506,12 @@ public:
       gst_gl_sync_meta_wait (sync, gl_);
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
+    GlStepTimes::Scope timed { times_, GlStepTimes::TextureIn };
     gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
+          if (copy_.ready ()) {
+            copy_.texture_to_buffer (gl_, id, gl_buffer_, width, height);
+            return;
+          }
           gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, framebuffer_);
           gl_funcs->FramebufferTexture2D (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
               id, 0);
@@ -486,17 +541,26 @@ public:
     GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
     end_frame ();
     /* GL reads what the kernels wrote: the host waits for the device (as a download does). */
-    if (last_release_ ())
-      last_release_.wait ();
-    else
-      device_.queue.finish ();
+    {
+      GlStepTimes::Scope timed { times_, GlStepTimes::WaitKernels };
+      if (last_release_ ())
+        last_release_.wait ();
+      else
+        device_.queue.finish ();
+    }
+    times_.frames_out++;
     TextureMap texture (memory, GST_MAP_WRITE);
     if (!texture.mapped)
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture for writing");
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     /* gl_copy waits for GL: the next frame's kernels overwrite the shared memory. */
+    GlStepTimes::Scope timed { times_, GlStepTimes::TextureOut };
     gl_copy ("GL cannot copy shared memory into the texture", [&](const GstGLFuncs * gl_funcs) {
+          if (copy_.ready ()) {
+            copy_.buffer_to_texture (gl_, gl_buffer_, id, width, height);
+            return;
+          }
           gl_funcs->BindTexture (GL_TEXTURE_2D, id);
           gl_funcs->BindBuffer (kPixelUnpackBuffer, gl_buffer_);
           gl_funcs->PixelStorei (GL_UNPACK_ALIGNMENT, 4);
@@ -542,6 +606,8 @@ private:
   EnqueueExternalMemObjects release_ = nullptr;
   bool acquired_ = false;
   cl::Event last_release_;
+  GlStepTimes times_;
+  GlFrameCopy copy_;
   GLuint memory_object_ = 0, gl_buffer_ = 0, framebuffer_ = 0;
   void (*delete_objects_) (GLsizei, const GLuint *) = nullptr;
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <vector>
 
 #include <gst/video/gstvideopool.h>
 
@@ -38,8 +39,15 @@ struct MemoryImpl
   cl::Buffer pinned;                    /* the host copy, made at the first host map */
   Newest newest = Newest::Device;
   cl::Event upload;                     /* the last upload from `host`, while it may run */
+  /* Where copies run on their own queues: an event after the device's last use of `buffer`
+   * (marked when the frame path has enqueued a frame's kernels), which a copy into or out of it
+   * waits for. `unmarked_use`: the buffer was handed to kernels since, without a mark; a copy
+   * then waits for everything enqueued on the kernels' queue so far. */
+  cl::Event last_use;
+  bool unmarked_use = false;
 
-  cl::CommandQueue & queue () { return gst_opencl_context_device (context).queue; }
+  gst_opencl::Device & device () { return gst_opencl_context_device (context); }
+  cl::CommandQueue & queue () { return device ().queue; }
 
   ~MemoryImpl ()
   {
@@ -54,6 +62,7 @@ struct MemoryImpl
     /* The OpenCL objects go before the context reference: this memory may hold the last one,
      * and no object of the plugin outlives the context (and queue) it was made in. */
     upload = cl::Event ();
+    last_use = cl::Event ();
     pinned = cl::Buffer ();
     buffer = cl::Buffer ();
     gst_clear_object (&context);
@@ -93,13 +102,65 @@ finish_upload (MemoryImpl * impl)
   }
 }
 
+/* Marks the device's use of the buffer as enqueued: later copies wait for what is on the
+ * kernels' queue now. */
+static void
+mark_device_use (MemoryImpl * impl)
+{
+  if (!impl->unified && impl->device ().separate_transfers ()) {
+    impl->queue ().enqueueMarkerWithWaitList (nullptr, &impl->last_use);
+    impl->unmarked_use = false;
+  }
+}
+
+/* What a copy on a transfer queue waits for: the device's last use of the buffer. */
+static std::vector<cl::Event>
+after_device_use (MemoryImpl * impl)
+{
+  if (impl->unmarked_use)
+    mark_device_use (impl);
+  if (impl->last_use ())
+    return { impl->last_use };
+  return {};
+}
+
+/* Uploads the host copy. With transfer queues, on the upload queue once the device no longer
+ * uses the buffer, and kernels enqueued later wait for it; the host does not wait. */
 static void
 upload_host_copy (MemoryImpl * impl)
 {
   finish_upload (impl);
-  impl->queue ().enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host,
-      nullptr, &impl->upload);
+  auto & device = impl->device ();
+  if (device.separate_transfers ()) {
+    const auto wait = after_device_use (impl);
+    device.upload_queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size,
+        impl->host, wait.empty () ? nullptr : &wait, &impl->upload);
+    const std::vector<cl::Event> uploaded { impl->upload };
+    device.queue.enqueueBarrierWithWaitList (&uploaded);
+  } else {
+    device.queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host,
+        nullptr, &impl->upload);
+  }
   gst_opencl::count_transfer (true, impl->info.size);
+  impl->newest = Newest::Both;
+}
+
+/* Downloads the device copy into the host copy and waits for it. With transfer queues, on the
+ * download queue after the device's last use of the buffer, so other frames' uploads and
+ * kernels go on meanwhile. */
+static void
+download_device_copy (MemoryImpl * impl, guint8 * host)
+{
+  finish_upload (impl);
+  auto & device = impl->device ();
+  if (device.separate_transfers ()) {
+    const auto wait = after_device_use (impl);
+    device.download_queue.enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host,
+        wait.empty () ? nullptr : &wait);
+  } else {
+    device.queue.enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host);
+  }
+  gst_opencl::count_transfer (false, impl->info.size);
   impl->newest = Newest::Both;
 }
 
@@ -149,6 +210,7 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
         upload_host_copy (impl);
       if (flags & GST_MAP_WRITE)
         impl->newest = Newest::Device;
+      impl->unmarked_use = true;
       return &impl->buffer;
     }
     if (impl->unified)
@@ -158,10 +220,7 @@ gst_opencl_memory_map (GstMemory * memory, gsize, GstMapFlags flags)
       /* The host needs the pixels now: the one blocking call of this path. A map for writing
        * only gets the host copy as it is (GStreamer's GL and CUDA memory do the same): the
        * writer replaces the frame. */
-      finish_upload (impl);
-      impl->queue ().enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host);
-      gst_opencl::count_transfer (false, impl->info.size);
-      impl->newest = Newest::Both;
+      download_device_copy (impl, host);
     }
     if (flags & GST_MAP_WRITE) {
       finish_upload (impl);
@@ -315,6 +374,7 @@ opencl_memory_device_buffer (GstMemory * memory, bool will_write)
     upload_host_copy (impl);
   if (will_write)
     impl->newest = Newest::Device;
+  impl->unmarked_use = true;
   return impl->buffer;
 }
 
@@ -324,6 +384,15 @@ opencl_memory_written (GstMemory * memory)
   MemoryImpl *impl = impl_of (memory);
   std::lock_guard<std::mutex> lock (impl->lock);
   impl->newest = Newest::Device;
+  mark_device_use (impl);
+}
+
+void
+opencl_memory_used (GstMemory * memory)
+{
+  MemoryImpl *impl = impl_of (memory);
+  std::lock_guard<std::mutex> lock (impl->lock);
+  mark_device_use (impl);
 }
 
 

@@ -78,6 +78,10 @@ cl::Buffer opencl_memory_device_buffer (GstMemory * memory, bool will_write);
  * view) are enqueued: the device copy is the newest; a host map downloads it (after them). */
 void opencl_memory_written (GstMemory * memory);
 
+/* After the kernels that read the memory are enqueued: a later copy into it (an upload of new
+ * host pixels) waits only for them. Without it, such a copy waits for everything enqueued. */
+void opencl_memory_used (GstMemory * memory);
+
 /* The caps rule of elements whose frames keep format and size: each structure in system,
  * OpenCL or CUDA memory may come out in any of them (OpenCL memory first; CUDA memory only with
  * `cuda`: the device reaches it), GL memory stays GL memory. The result is intersected with

@@ -209,6 +209,27 @@ time_frame_path (const cl::Context & context, cl::CommandQueue & queue, int runs
         time_commands (runs, frame_transfer (queue, device_frame, pinned, true)) });
   figures.push_back ({ "download_pinned", "download, pinned", "device",
         time_commands (runs, frame_transfer (queue, device_frame, pinned, false)) });
+  /* One frame up and another down at once, each on its own queue: whether the link carries
+   * both directions together (the frame path's transfer queues count on it). */
+  {
+    cl::CommandQueue up_queue (context, queue.getInfo<CL_QUEUE_DEVICE> ());
+    cl::CommandQueue down_queue (context, queue.getInfo<CL_QUEUE_DEVICE> ());
+    cl::Buffer second_frame (context, CL_MEM_READ_WRITE, FRAME_BYTES);
+    cl::Buffer second_pinned_buffer (context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+        FRAME_BYTES);
+    auto *second_pinned = static_cast<unsigned char *> (queue.enqueueMapBuffer (
+            second_pinned_buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, FRAME_BYTES));
+    figures.push_back ({ "both_ways_pinned", "up and down at once", "wall",
+          bench::time_calls (runs, [&]() {
+                up_queue.enqueueWriteBuffer (device_frame, CL_FALSE, 0, FRAME_BYTES, pinned);
+                down_queue.enqueueReadBuffer (second_frame, CL_FALSE, 0, FRAME_BYTES,
+                    second_pinned);
+                up_queue.finish ();
+                down_queue.finish ();
+              }) });
+    queue.enqueueUnmapMemObject (second_pinned_buffer, second_pinned);
+    queue.finish ();
+  }
   figures.push_back ({ "upload_staged", "upload, staged", "wall",
         bench::time_calls (runs, [&]() {
               std::memcpy (pinned, pageable.data (), FRAME_BYTES);

@@ -26,6 +26,18 @@
  *               textures in and out of the filter by the best interop path the drivers allow
  *               (reported as the element's `gl-interop`)
  *   gl-host     the same with GST_OPENCL_GL_INTEROP=host-copy: the textures cross the host
+ *   source-host videotestsrc pattern=solid-color ! RGBA ! fakesink, the sink mapping each frame:
+ *               the CPU's cost of drawing a frame, which filter-host and histogram-host include
+ *   filter-app  appsrc ! RGBA ! openclbilateral radius=4 ! RGBA ! fakesink: the application
+ *               writes each frame into a buffer of the pool the element offers (found with an
+ *               allocation query, as a producer's decide_allocation would), drawing it whole the
+ *               first time a buffer is seen and then writing the frame number into its first
+ *               pixel; every frame is still uploaded whole (a map for writing makes the host copy
+ *               the newer one) and read back whole by the sink. The frame path without the cost
+ *               of drawing pixels on the CPU.
+ *   filter-app-queued  the same with a queue before the sink: the sink's read of frame n runs
+ *               on its own thread while the element takes frame n+1
+ *   histogram-app  appsrc (as filter-app) ! RGBA ! openclhistogram ! fakesink
  * Per frame, after --warmup frames:
  *   - wall: the steady_clock interval between frames at the sink (no queues: one streaming
  *     thread does everything, so this is the pipeline's time per frame);
@@ -39,9 +51,11 @@
  */
 #include <gmodule.h>
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 #include <mutex>
 #include <optional>
@@ -78,6 +92,83 @@ struct CaseRun
   guint64 bytes_to_device_start = 0, bytes_to_host_start = 0;
   guint64 bytes_to_device_end = 0, bytes_to_host_end = 0;
   std::string device_name;
+};
+
+/* An application feeding appsrc "app": `frames` frames written into buffers of the pool the
+ * element downstream offers (system memory buffers of its own when it offers none). */
+struct AppFeeder
+{
+  GstElement *appsrc = nullptr;
+  GstVideoInfo info;
+  int frames = 0, pushed = 0;
+  GstBufferPool *pool = nullptr;
+  bool from_pool = false;
+
+  ~AppFeeder ()
+  {
+    if (pool) {
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_object_unref (pool);
+    }
+  }
+
+  void find_pool ()
+  {
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+    GstPad *src = gst_element_get_static_pad (appsrc, "src");
+    if (gst_pad_peer_query (src, query) && gst_query_get_n_allocation_pools (query) > 0) {
+      guint size = 0, min = 0, max = 0;
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+      if (pool) {
+        GstStructure *config = gst_buffer_pool_get_config (pool);
+        gst_buffer_pool_config_set_params (config, caps, MAX (size, (guint) info.size),
+            MAX (min, 2u), 0);
+        from_pool = gst_buffer_pool_set_config (pool, config) &&
+            gst_buffer_pool_set_active (pool, TRUE);
+      }
+    }
+    gst_object_unref (src);
+    gst_query_unref (query);
+    gst_caps_unref (caps);
+  }
+
+  static void on_need_data (GstElement * element, guint, gpointer data)
+  {
+    auto *feeder = static_cast<AppFeeder *> (data);
+    if (feeder->pushed == 0)
+      feeder->find_pool ();
+    if (feeder->pushed >= feeder->frames) {
+      GstFlowReturn ret;
+      g_signal_emit_by_name (element, "end-of-stream", &ret);
+      return;
+    }
+    GstBuffer *buffer = nullptr;
+    if (!feeder->from_pool ||
+        gst_buffer_pool_acquire_buffer (feeder->pool, &buffer, nullptr) != GST_FLOW_OK)
+      buffer = gst_buffer_new_allocate (nullptr, feeder->info.size, nullptr);
+    static GQuark drawn = g_quark_from_static_string ("bench-pipeline-drawn");
+    GstMapInfo map;
+    if (gst_buffer_map (buffer, &map, GST_MAP_WRITE)) {
+      /* Buffers come back from the pool with their pixels: draw each one once. */
+      GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
+      if (!gst_mini_object_get_qdata (GST_MINI_OBJECT (memory), drawn)) {
+        for (gsize i = 0; i < map.size; i++)
+          map.data[i] = (guint8) (i * 7 + (i >> 12));
+        gst_mini_object_set_qdata (GST_MINI_OBJECT (memory), drawn, GINT_TO_POINTER (1),
+            nullptr);
+      }
+      std::memcpy (map.data, &feeder->pushed, sizeof feeder->pushed);
+      gst_buffer_unmap (buffer, &map);
+    }
+    const GstClockTime duration = gst_util_uint64_scale_int (GST_SECOND, 1, 30);
+    GST_BUFFER_PTS (buffer) = feeder->pushed * duration;
+    GST_BUFFER_DURATION (buffer) = duration;
+    feeder->pushed++;
+    GstFlowReturn ret;
+    g_signal_emit_by_name (element, "push-buffer", buffer, &ret);
+    gst_buffer_unref (buffer);
+  }
 };
 
 struct ProbeRef
@@ -199,8 +290,23 @@ describe_case (const std::string & name, int width, int height, int buffers,
     return decode + (name == "decode-histogram" ? " ! video/x-raw(memory:CUDAMemory)" :
         " ! video/x-raw") + " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
   }
+  const std::string app_source = "appsrc name=app format=time caps=\"" + host_caps + "\" ! " +
+      host_caps;
+  if (name == "filter-app" || name == "filter-app-queued") {
+    *measured = { "bilateral" };
+    return app_source + " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
+        (name == "filter-app-queued" ? " ! queue max-size-buffers=3" : "") +
+        " ! fakesink name=sink sync=false";
+  }
+  if (name == "histogram-app") {
+    *measured = { "histogram" };
+    return app_source + " ! openclhistogram name=histogram ! " + host_caps +
+        " ! fakesink name=sink sync=false";
+  }
   const std::string host_source = "videotestsrc pattern=solid-color num-buffers=" + n + " ! " +
       host_caps;
+  if (name == "source-host")
+    return host_source + " ! fakesink name=sink sync=false";
   if (name == "filter-host") {
     *measured = { "bilateral" };
     return host_source + " ! openclbilateral name=bilateral radius=4 ! " + host_caps +
@@ -252,7 +358,8 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   CaseRun run;
   run.warmup = warmup;
   run.sink_clock.warmup = warmup;
-  run.read_frames = name == "filter-host" || name == "histogram-host" || name == "filter-pool";
+  run.read_frames = name == "filter-host" || name == "histogram-host" ||
+      name == "filter-pool" || name == "source-host" || name.find ("-app") != std::string::npos;
   for (const auto & element_name : measured) {
     ElementProbe probe;
     probe.name = element_name;
@@ -279,6 +386,15 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   gst_object_unref (sink_pad);
   gst_object_unref (sink);
 
+  AppFeeder feeder;
+  feeder.appsrc = gst_bin_get_by_name (GST_BIN (pipeline), "app");
+  if (feeder.appsrc) {
+    gst_video_info_set_format (&feeder.info, GST_VIDEO_FORMAT_RGBA, width, height);
+    feeder.frames = warmup + frames;
+    g_signal_connect (feeder.appsrc, "need-data", G_CALLBACK (AppFeeder::on_need_data),
+        &feeder);
+  }
+
   /* Elements may only be asked for a device before they start. */
   const bool host_copy = name == "gl-host";
   if (host_copy)
@@ -301,6 +417,11 @@ run_case (const std::string & name, int width, int height, int frames, int warmu
   for (auto & probe : run.elements)
     gst_object_unref (probe.element);
   gst_object_unref (pipeline);
+  if (feeder.appsrc) {
+    if (!feeder.from_pool && result.error.empty ())
+      result.error = "the element offered no pool";
+    gst_object_unref (feeder.appsrc);
+  }
 
   result.elements = run.elements;
   result.wall_ms = run.sink_clock.intervals_ms;
@@ -428,7 +549,8 @@ parse_options (int argc, char **argv)
   table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
       "kernel-resident, kernel-image-resident, decode, decode-histogram, "
       "decode-histogram-host (these three: GST_OPENCL_BENCH_CLIP), "
-      "histogram-host, filter-pool, gl, gl-host (default resident,round-trip,filter-host)");
+      "histogram-host, filter-pool, gl, gl-host, source-host, filter-app, filter-app-queued, "
+      "histogram-app (default resident,round-trip,filter-host)");
   table.parse (argc, argv);
   return options;
 }

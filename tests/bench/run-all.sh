@@ -162,9 +162,15 @@ if wanted pipelines; then
     if [ -z "${DISPLAY:-}" ]; then
       export GST_GL_PLATFORM=${GST_GL_PLATFORM:-egl} GST_GL_WINDOW=${GST_GL_WINDOW:-egl-device}
     fi
-    run pipelines 200 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
+    run pipelines 280 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
       --cases resident,round-trip,filter-host,histogram-host,filter-pool,gl,gl-host,kernel-resident,kernel-image-resident \
       --frames 60 --warmup 5 --json "$out/pipelines.json"
+    # The frame path without a CPU drawing each frame (frames the application writes into the
+    # element's pool), and what drawing costs alone (report.py judges the frame-path targets on
+    # both kinds of source).
+    run frame-path 150 "$bin/bench_pipeline" --device gpu --sizes 1920x1080,3840x2160 \
+      --cases source-host,filter-app,filter-app-queued,histogram-app --frames 100 --warmup 10 \
+      --json "$out/frame-path.json"
     # NVIDIA's decoder into openclhistogram through CUDA memory, against the decoder alone
     # (the clip comes from tests/bench/pack-gpu.sh).
     if [ -f "$build/clips/clip-1080p.h264" ]; then
@@ -184,7 +190,8 @@ if wanted pipelines; then
     # The frame path's cases, without the Mandelbox: the filter and the histogram on system
     # memory, and the filter fed by a pool, at both sizes (report.py's frame-path targets).
     run frame-path 300 "$bin/bench_pipeline" --device cpu --sizes 1920x1080:5,3840x2160:3 \
-      --cases filter-host,histogram-host,filter-pool,kernel-resident --warmup 3 \
+      --cases filter-host,histogram-host,filter-pool,kernel-resident,filter-app,histogram-app \
+      --warmup 3 \
       --json "$out/frame-path.json"
   fi
 fi
