@@ -108,6 +108,8 @@ gst_opencl_context_new (const std::string & device_string,
       g_strcmp0 (g_getenv ("GST_OPENCL_TRANSFER_QUEUES"), "0") != 0) {
     device->upload_queue = cl::CommandQueue (device->context, device->device, 0);
     device->download_queue = cl::CommandQueue (device->context, device->device, 0);
+    device->transfers_wait_on_host = g_strcmp0 (g_getenv ("GST_OPENCL_TRANSFER_ORDER"),
+        "host") == 0;
   } else {
     device->upload_queue = device->queue;
     device->download_queue = device->queue;

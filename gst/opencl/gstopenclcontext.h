@@ -37,6 +37,10 @@ struct Device
    * GST_OPENCL_TRANSFER_QUEUES=0, both are `queue` itself. */
   cl::CommandQueue upload_queue;
   cl::CommandQueue download_queue;
+  /* GST_OPENCL_TRANSFER_ORDER=host: a copy on a transfer queue is enqueued once the host has
+   * seen the device's last use of the buffer complete, without a wait list (for comparisons:
+   * drivers differ in how they order queues by events). */
+  bool transfers_wait_on_host = false;
   std::string name;              /* describe_device () */
   cl_device_type type = 0;
   cl_ulong max_alloc_bytes = 0;

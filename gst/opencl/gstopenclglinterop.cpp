@@ -463,10 +463,7 @@ public:
   {
     times_.log ("external-memory");
     try {
-      if (acquired_)
-        end_frame ();
-      if (last_release_ ())
-        last_release_.wait ();
+      wait_previous ();
     } catch (...) {
     }
     if (gl_buffer_ || memory_object_ || framebuffer_) {
@@ -556,7 +553,11 @@ public:
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     /* gl_copy waits for GL: the next frame's kernels overwrite the shared memory. */
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureOut };
-    gl_copy ("GL cannot copy shared memory into the texture", [&](const GstGLFuncs * gl_funcs) {
+    /* Not waited for here: the next frame's kernels wait for it before they write the shared
+     * memory again (wait_previous), and GL users of the texture are ordered after it by GL
+     * itself (the sync meta below). */
+    gl_copy ("GL cannot copy shared memory into the texture", false,
+        [&](const GstGLFuncs * gl_funcs) {
           if (copy_.ready ()) {
             copy_.buffer_to_texture (gl_, gl_buffer_, id, width, height);
             return;
@@ -608,6 +609,7 @@ private:
   cl::Event last_release_;
   GlStepTimes times_;
   GlFrameCopy copy_;
+  GLsync copy_fence_ = nullptr;  /* after the last copy into a texture, not yet waited for */
   GLuint memory_object_ = 0, gl_buffer_ = 0, framebuffer_ = 0;
   void (*delete_objects_) (GLsizei, const GLuint *) = nullptr;
 
@@ -618,6 +620,14 @@ private:
     if (last_release_ ()) {
       last_release_.wait ();
       last_release_ = cl::Event ();
+    }
+    if (copy_fence_) {
+      on_gl_thread (gl_, [&](GstGLContext * context) {
+            const GstGLFuncs *gl_funcs = context->gl_vtable;
+            gl_funcs->ClientWaitSync (copy_fence_, kSyncFlushCommandsBit, G_MAXUINT64);
+            gl_funcs->DeleteSync (copy_fence_);
+          });
+      copy_fence_ = nullptr;
     }
   }
 
@@ -649,12 +659,27 @@ private:
    * the GL error when there is one. */
   template<typename F> void gl_copy (const char *what, F && copy)
   {
+    gl_copy (what, true, copy);
+  }
+
+  /* The same; without `wait`, a fence after the copy is kept for wait_previous () instead
+   * (where GL has fences). */
+  template<typename F> void gl_copy (const char *what, bool wait, F && copy)
+  {
     GLenum error = GL_NO_ERROR;
     on_gl_thread (gl_, [&](GstGLContext * context) {
           const GstGLFuncs *gl_funcs = context->gl_vtable;
           clear_gl_errors (gl_funcs);
           copy (gl_funcs);
-          wait_gl (gl_funcs);
+          if (!wait && gl_funcs->FenceSync && gl_funcs->ClientWaitSync &&
+              gl_funcs->DeleteSync) {
+            if (copy_fence_)
+              gl_funcs->DeleteSync (copy_fence_);  /* a later fence covers it */
+            copy_fence_ = gl_funcs->FenceSync (kSyncGpuCommandsComplete, 0);
+            gl_funcs->Flush ();
+          } else {
+            wait_gl (gl_funcs);
+          }
           error = gl_funcs->GetError ();
         });
     if (error != GL_NO_ERROR)

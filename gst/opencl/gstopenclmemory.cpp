@@ -113,15 +113,20 @@ mark_device_use (MemoryImpl * impl)
   }
 }
 
-/* What a copy on a transfer queue waits for: the device's last use of the buffer. */
+/* What a copy on a transfer queue waits for: the device's last use of the buffer (nothing
+ * where the host waits for it here, GST_OPENCL_TRANSFER_ORDER=host). */
 static std::vector<cl::Event>
 after_device_use (MemoryImpl * impl)
 {
   if (impl->unmarked_use)
     mark_device_use (impl);
-  if (impl->last_use ())
-    return { impl->last_use };
-  return {};
+  if (!impl->last_use ())
+    return {};
+  if (impl->device ().transfers_wait_on_host) {
+    impl->last_use.wait ();
+    return {};
+  }
+  return { impl->last_use };
 }
 
 /* Uploads the host copy. With transfer queues, on the upload queue once the device no longer

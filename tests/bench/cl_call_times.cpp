@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <ctime>
 
-enum { CALLS = 24 };
+enum { CALLS = 28 };
 static const char *names[CALLS];
 static unsigned long long counts[CALLS], total_ns[CALLS];
 
@@ -82,6 +82,14 @@ TIMED (19, clRetainCommandQueue, cl_int, (cl_command_queue q), (q))
 TIMED (20, clReleaseCommandQueue, cl_int, (cl_command_queue q), (q))
 TIMED (21, clGetCommandQueueInfo, cl_int, (cl_command_queue q, cl_command_queue_info p,
         size_t s, void *v, size_t * r), (q, p, s, v, r))
+TIMED (22, clEnqueueWriteBuffer, cl_int, (cl_command_queue q, cl_mem m, cl_bool b, size_t o,
+        size_t n, const void *h, cl_uint c, const cl_event * w, cl_event * e),
+    (q, m, b, o, n, h, c, w, e))
+TIMED (23, clEnqueueReadBuffer, cl_int, (cl_command_queue q, cl_mem m, cl_bool b, size_t o,
+        size_t n, void *h, cl_uint c, const cl_event * w, cl_event * e),
+    (q, m, b, o, n, h, c, w, e))
+TIMED (24, clEnqueueBarrierWithWaitList, cl_int, (cl_command_queue q, cl_uint n,
+        const cl_event * w, cl_event * e), (q, n, w, e))
 
 __attribute__((destructor)) static void
 report (void)
