@@ -108,8 +108,10 @@ gst_opencl_context_new (const std::string & device_string,
       g_strcmp0 (g_getenv ("GST_OPENCL_TRANSFER_QUEUES"), "0") != 0) {
     device->upload_queue = cl::CommandQueue (device->context, device->device, 0);
     device->download_queue = cl::CommandQueue (device->context, device->device, 0);
-    device->transfers_wait_on_host = g_strcmp0 (g_getenv ("GST_OPENCL_TRANSFER_ORDER"),
-        "host") == 0;
+    const char *order = g_getenv ("GST_OPENCL_TRANSFER_ORDER");
+    using Order = gst_opencl::Device::TransferOrder;
+    device->transfer_order = g_strcmp0 (order, "host") == 0 ? Order::Host :
+        g_strcmp0 (order, "host-upload") == 0 ? Order::HostUpload : Order::Events;
   } else {
     device->upload_queue = device->queue;
     device->download_queue = device->queue;

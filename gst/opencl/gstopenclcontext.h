@@ -37,10 +37,14 @@ struct Device
    * GST_OPENCL_TRANSFER_QUEUES=0, both are `queue` itself. */
   cl::CommandQueue upload_queue;
   cl::CommandQueue download_queue;
-  /* GST_OPENCL_TRANSFER_ORDER=host: a copy on a transfer queue is enqueued once the host has
-   * seen the device's last use of the buffer complete, without a wait list (for comparisons:
-   * drivers differ in how they order queues by events). */
-  bool transfers_wait_on_host = false;
+  /* How copies on the transfer queues are ordered with the kernels (GST_OPENCL_TRANSFER_ORDER):
+   * Events: by wait lists and a barrier on `queue`; nobody waits on the host.
+   * Host: a copy is enqueued once the host has seen the device's last use of the buffer
+   *   complete (no wait list); kernels still wait for an upload by a barrier.
+   * HostUpload: as Host, and the host waits for an upload before kernels are enqueued.
+   * Drivers differ in what a wait list on another queue costs (docs/memory.md). */
+  enum class TransferOrder { Events, Host, HostUpload };
+  TransferOrder transfer_order = TransferOrder::Events;
   std::string name;              /* describe_device () */
   cl_device_type type = 0;
   cl_ulong max_alloc_bytes = 0;

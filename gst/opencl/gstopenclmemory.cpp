@@ -122,7 +122,7 @@ after_device_use (MemoryImpl * impl)
     mark_device_use (impl);
   if (!impl->last_use ())
     return {};
-  if (impl->device ().transfers_wait_on_host) {
+  if (impl->device ().transfer_order != gst_opencl::Device::TransferOrder::Events) {
     impl->last_use.wait ();
     return {};
   }
@@ -140,8 +140,12 @@ upload_host_copy (MemoryImpl * impl)
     const auto wait = after_device_use (impl);
     device.upload_queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size,
         impl->host, wait.empty () ? nullptr : &wait, &impl->upload);
-    const std::vector<cl::Event> uploaded { impl->upload };
-    device.queue.enqueueBarrierWithWaitList (&uploaded);
+    if (device.transfer_order == gst_opencl::Device::TransferOrder::HostUpload) {
+      impl->upload.wait ();
+    } else {
+      const std::vector<cl::Event> uploaded { impl->upload };
+      device.queue.enqueueBarrierWithWaitList (&uploaded);
+    }
   } else {
     device.queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host,
         nullptr, &impl->upload);

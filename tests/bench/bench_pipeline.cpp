@@ -254,7 +254,10 @@ describe_case (const std::string & name, int width, int height, int buffers,
   }
   if (name == "gl" || name == "gl-host") {
     *measured = { "bilateral" };
-    return "gltestsrc pattern=smpte num-buffers=" + n + " ! video/x-raw(memory:GLMemory),"
+    /* GST_OPENCL_BENCH_GL_PATTERN: another gltestsrc pattern (what drawing costs GL). */
+    const char *pattern = g_getenv ("GST_OPENCL_BENCH_GL_PATTERN");
+    return std::string ("gltestsrc pattern=") + (pattern ? pattern : "smpte") +
+        " num-buffers=" + n + " ! video/x-raw(memory:GLMemory),"
         "format=RGBA,width=" + std::to_string (width) + ",height=" + std::to_string (height) +
         ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! gldownload ! "
         "fakesink name=sink sync=false";
