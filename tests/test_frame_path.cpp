@@ -36,6 +36,7 @@ struct Mode
   const char *host_frames;  /* GST_OPENCL_HOST_FRAMES */
   const char *zero_copy;    /* GST_OPENCL_ZERO_COPY */
   const char *transfer_queues = "1";  /* GST_OPENCL_TRANSFER_QUEUES */
+  const char *transfer_order = "host";  /* GST_OPENCL_TRANSFER_ORDER */
 };
 
 const Mode PLAIN { "plain copies", "0", "1" };
@@ -43,6 +44,8 @@ const Mode ZERO_COPY { "pool, zero copy", "1", "1" };
 /* Copies on their own queues, ordered with the kernels by events. */
 const Mode PINNED { "pool, pinned copies", "1", "0" };
 const Mode ONE_QUEUE { "pool, pinned copies on the kernels' queue", "1", "0", "0" };
+/* Copies on their own queues ordered by wait lists alone. */
+const Mode EVENTS { "pool, pinned copies ordered by events", "1", "0", "1", "events" };
 
 std::string
 source (int frames)
@@ -73,6 +76,7 @@ set_mode (const Mode & mode)
   g_setenv ("GST_OPENCL_HOST_FRAMES", mode.host_frames, TRUE);
   g_setenv ("GST_OPENCL_ZERO_COPY", mode.zero_copy, TRUE);
   g_setenv ("GST_OPENCL_TRANSFER_QUEUES", mode.transfer_queues, TRUE);
+  g_setenv ("GST_OPENCL_TRANSFER_ORDER", mode.transfer_order, TRUE);
 }
 
 /* Runs `description` (ending in appsink name=sink) to EOS and returns every frame. With
@@ -128,7 +132,7 @@ GST_START_TEST (test_paths_give_the_same_frames)
         " ! appsink name=sink sync=false";
     auto plain = run (PLAIN, description);
     fail_unless_equals_int (plain.size (), 6);
-    for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE }) {
+    for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE, &EVENTS }) {
       auto frames = run (*mode, description);
       expect_same_frames (plain, frames, std::string (element) + ", " + mode->name);
     }
@@ -145,7 +149,7 @@ GST_START_TEST (test_threads_overlap_copies_and_kernels)
       "video/x-raw,format=RGBA ! openclbilateral radius=2 ! queue max-size-buffers=3";
   auto plain = run (PLAIN, chain + " ! appsink name=sink sync=false");
   fail_unless_equals_int (plain.size (), 16);
-  for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE }) {
+  for (const Mode *mode : { &ZERO_COPY, &PINNED, &ONE_QUEUE, &EVENTS }) {
     expect_same_frames (plain, run (*mode, chain + " ! appsink name=sink sync=false"),
         std::string ("threads, ") + mode->name);
     expect_same_frames (plain, run (*mode, chain + " ! appsink name=sink sync=false "

@@ -110,8 +110,8 @@ gst_opencl_context_new (const std::string & device_string,
     device->download_queue = cl::CommandQueue (device->context, device->device, 0);
     const char *order = g_getenv ("GST_OPENCL_TRANSFER_ORDER");
     using Order = gst_opencl::Device::TransferOrder;
-    device->transfer_order = g_strcmp0 (order, "host") == 0 ? Order::Host :
-        g_strcmp0 (order, "host-upload") == 0 ? Order::HostUpload : Order::Events;
+    device->transfer_order = g_strcmp0 (order, "events") == 0 ? Order::Events :
+        g_strcmp0 (order, "host-upload") == 0 ? Order::HostUpload : Order::Host;
   } else {
     device->upload_queue = device->queue;
     device->download_queue = device->queue;

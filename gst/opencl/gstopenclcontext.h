@@ -38,13 +38,16 @@ struct Device
   cl::CommandQueue upload_queue;
   cl::CommandQueue download_queue;
   /* How copies on the transfer queues are ordered with the kernels (GST_OPENCL_TRANSFER_ORDER):
-   * Events: by wait lists and a barrier on `queue`; nobody waits on the host.
-   * Host: a copy is enqueued once the host has seen the device's last use of the buffer
-   *   complete (no wait list); kernels still wait for an upload by a barrier.
-   * HostUpload: as Host, and the host waits for an upload before kernels are enqueued.
-   * Drivers differ in what a wait list on another queue costs (docs/memory.md). */
-  enum class TransferOrder { Events, Host, HostUpload };
-  TransferOrder transfer_order = TransferOrder::Events;
+   * Host (the default, "host"): a copy is enqueued once the host has seen the device's last
+   *   use of the buffer complete (it usually has: that use was frames ago), without a wait
+   *   list; kernels wait for an upload by a barrier on `queue`.
+   * Events ("events"): by wait lists only; the host never waits.
+   * HostUpload ("host-upload"): as Host, and the host waits for an upload before kernels are
+   *   enqueued.
+   * On NVIDIA's driver a copy with a wait list on another queue blocks the enqueuing thread
+   *   and the copies did not overlap; Host let them (docs/memory.md has the figures). */
+  enum class TransferOrder { Host, Events, HostUpload };
+  TransferOrder transfer_order = TransferOrder::Host;
   std::string name;              /* describe_device () */
   cl_device_type type = 0;
   cl_ulong max_alloc_bytes = 0;

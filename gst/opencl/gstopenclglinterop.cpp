@@ -251,6 +251,10 @@ constexpr GLenum kNumDeviceUuids = 0x9596;
 constexpr GLenum kDeviceUuid = 0x9597;
 constexpr GLenum kSyncGpuCommandsComplete = 0x9117;
 constexpr GLenum kSyncFlushCommandsBit = 0x00000001;
+constexpr GLenum kCopyReadBuffer = 0x8F36;
+constexpr GLenum kCopyWriteBuffer = 0x8F37;
+constexpr GLenum kTimeElapsed = 0x88BF;
+constexpr GLenum kQueryResult = 0x8866;
 
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);
@@ -352,6 +356,10 @@ struct GlStepTimes
   enum Step { WaitPrevious, TextureIn, WaitKernels, TextureOut, Count };
   double seconds[Count] = {};
   guint64 frames_in = 0, frames_out = 0;
+  /* GL's own time for the copies into shared memory (a GL_TIME_ELAPSED query), where GL has
+   * queries. */
+  double gpu_in_seconds = 0;
+  guint64 gpu_in_frames = 0;
 
   /* Adds the time from its making to its end to `step`. */
   struct Scope
@@ -374,6 +382,10 @@ struct GlStepTimes
         G_GUINT64_FORMAT " frames)", path, per (seconds[WaitPrevious], frames_in),
         per (seconds[TextureIn], frames_in), frames_in, per (seconds[WaitKernels], frames_out),
         per (seconds[TextureOut], frames_out), frames_out);
+    if (gpu_in_frames)
+      GST_INFO ("%s: GL time of the copy into shared memory %.3f ms per frame (%"
+          G_GUINT64_FORMAT " frames)", path, per (gpu_in_seconds, gpu_in_frames),
+          gpu_in_frames);
   }
 };
 
@@ -382,8 +394,7 @@ class ExternalMemoryBackend : public GlInteropBackend
 {
 public:
   ExternalMemoryBackend (Device & device, GstGLContext * gl, const GstVideoInfo & info,
-      int cuda_device) : device_ (device), gl_ (GST_GL_CONTEXT (gst_object_ref (gl))),
-      info_ (info)
+      int cuda_device) : device_ (device), gl_ (own_context (gl)), info_ (info)
   {
     bytes_ = (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4;
     std::string error;
@@ -448,9 +459,21 @@ public:
           /* Frames cross by compute shaders where GL has them (GST_OPENCL_GL_COPY=pixels:
            * by pixel buffers, for comparisons). */
           std::string why_not = "GST_OPENCL_GL_COPY=pixels";
-          if (g_strcmp0 (g_getenv ("GST_OPENCL_GL_COPY"), "pixels") == 0 ||
-              !copy_.init (context, &why_not))
+          const char *copy_mode = g_getenv ("GST_OPENCL_GL_COPY");
+          if (g_strcmp0 (copy_mode, "pixels") == 0 || !copy_.init (context, &why_not))
             GST_INFO ("external-memory: frames copied by pixel buffers (%s)", why_not.c_str ());
+          if (copy_.ready () && g_strcmp0 (copy_mode, "staged") == 0 &&
+              gl_funcs->CopyBufferSubData) {
+            gl_funcs->GenBuffers (1, &staging_buffer_);
+            gl_funcs->BindBuffer (kCopyWriteBuffer, staging_buffer_);
+            gl_funcs->BufferData (kCopyWriteBuffer, (GLsizeiptr) bytes_, nullptr,
+                GL_DYNAMIC_COPY);
+            gl_funcs->BindBuffer (kCopyWriteBuffer, 0);
+          }
+          if (gl_funcs->GenQueries && gl_funcs->BeginQuery && gl_funcs->GetQueryObjectui64v &&
+              gst_gl_context_check_gl_version (context, (GstGLAPI) (GST_GL_API_OPENGL |
+                      GST_GL_API_OPENGL3), 3, 3))
+            gl_funcs->GenQueries (1, &gpu_timer_);
           clear_gl_errors (gl_funcs);
         });
     if (!gl_error.empty ())
@@ -470,6 +493,10 @@ public:
       on_gl_thread (gl_, [&](GstGLContext * context) {
             const GstGLFuncs *gl_funcs = context->gl_vtable;
             copy_.clear (context);
+            if (staging_buffer_)
+              gl_funcs->DeleteBuffers (1, &staging_buffer_);
+            if (gpu_timer_)
+              gl_funcs->DeleteQueries (1, &gpu_timer_);
             if (framebuffer_)
               gl_funcs->DeleteFramebuffers (1, &framebuffer_);
             if (gl_buffer_)
@@ -506,7 +533,20 @@ public:
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureIn };
     gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
           if (copy_.ready ()) {
-            copy_.texture_to_buffer (gl_, id, gl_buffer_, width, height);
+            timed_on_gl (gl_funcs, [&] {
+                  if (staging_buffer_) {
+                    /* GST_OPENCL_GL_COPY=staged: through a buffer of GL's own first. */
+                    copy_.texture_to_buffer (gl_, id, staging_buffer_, width, height);
+                    gl_funcs->BindBuffer (kCopyReadBuffer, staging_buffer_);
+                    gl_funcs->BindBuffer (kCopyWriteBuffer, gl_buffer_);
+                    gl_funcs->CopyBufferSubData (kCopyReadBuffer, kCopyWriteBuffer, 0, 0,
+                        (GLsizeiptr) bytes_);
+                    gl_funcs->BindBuffer (kCopyReadBuffer, 0);
+                    gl_funcs->BindBuffer (kCopyWriteBuffer, 0);
+                  } else {
+                    copy_.texture_to_buffer (gl_, id, gl_buffer_, width, height);
+                  }
+                });
             return;
           }
           gl_funcs->BindFramebuffer (GL_FRAMEBUFFER, framebuffer_);
@@ -601,6 +641,27 @@ private:
   GstVideoInfo info_;
   size_t bytes_ = 0;
   CudaAllocation allocation_;
+
+  /* The GL context the backend works in: one of its own, sharing objects with the pipeline's
+   * `gl`, so that waiting for its copies does not wait for what other elements queued on the
+   * pipeline's context (a gldownload's read-back of the previous frame, say);
+   * GST_OPENCL_GL_CONTEXT=pipeline uses `gl` itself. A new reference. */
+  static GstGLContext *own_context (GstGLContext * gl)
+  {
+    if (g_strcmp0 (g_getenv ("GST_OPENCL_GL_CONTEXT"), "pipeline") != 0) {
+      GstGLDisplay *display = gst_gl_context_get_display (gl);
+      GstGLContext *own = gst_gl_context_new (display);
+      gst_object_unref (display);
+      GError *error = nullptr;
+      if (own && gst_gl_context_create (own, gl, &error))
+        return own;
+      GST_INFO ("external-memory: no GL context of its own (%s); the pipeline's is used",
+          error ? error->message : "?");
+      g_clear_error (&error);
+      gst_clear_object (&own);
+    }
+    return GST_GL_CONTEXT (gst_object_ref (gl));
+  }
   int cl_fd_ = -1;
   cl::Buffer buffer_;
   EnqueueExternalMemObjects acquire_ = nullptr;
@@ -609,6 +670,29 @@ private:
   cl::Event last_release_;
   GlStepTimes times_;
   GlFrameCopy copy_;
+  GLuint staging_buffer_ = 0;    /* GST_OPENCL_GL_COPY=staged */
+  GLuint gpu_timer_ = 0;         /* GL_TIME_ELAPSED query of the copy in, where GL has them */
+  bool gpu_timer_pending_ = false;
+
+  /* Runs `work` (GL calls) inside the GPU timer; the previous frame's time is collected first
+   * (long complete by now: no wait). */
+  template<typename F> void timed_on_gl (const GstGLFuncs * gl_funcs, F && work)
+  {
+    if (!gpu_timer_) {
+      work ();
+      return;
+    }
+    if (gpu_timer_pending_) {
+      GLuint64 ns = 0;
+      gl_funcs->GetQueryObjectui64v (gpu_timer_, kQueryResult, &ns);
+      times_.gpu_in_seconds += ns * 1e-9;
+      times_.gpu_in_frames++;
+    }
+    gl_funcs->BeginQuery (kTimeElapsed, gpu_timer_);
+    work ();
+    gl_funcs->EndQuery (kTimeElapsed);
+    gpu_timer_pending_ = true;
+  }
   GLsync copy_fence_ = nullptr;  /* after the last copy into a texture, not yet waited for */
   GLuint memory_object_ = 0, gl_buffer_ = 0, framebuffer_ = 0;
   void (*delete_objects_) (GLsizei, const GLuint *) = nullptr;

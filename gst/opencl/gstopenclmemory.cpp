@@ -113,8 +113,8 @@ mark_device_use (MemoryImpl * impl)
   }
 }
 
-/* What a copy on a transfer queue waits for: the device's last use of the buffer (nothing
- * where the host waits for it here, GST_OPENCL_TRANSFER_ORDER=host). */
+/* What a copy on a transfer queue waits for: the device's last use of the buffer (nothing,
+ * once the host has waited for it here, unless GST_OPENCL_TRANSFER_ORDER=events). */
 static std::vector<cl::Event>
 after_device_use (MemoryImpl * impl)
 {

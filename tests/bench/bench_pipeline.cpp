@@ -26,6 +26,7 @@
  *               textures in and out of the filter by the best interop path the drivers allow
  *               (reported as the element's `gl-interop`)
  *   gl-host     the same with GST_OPENCL_GL_INTEROP=host-copy: the textures cross the host
+ *   gl-sink     gl without gldownload: the textures go into fakesink (no read-back queued on GL)
  *   source-host videotestsrc pattern=solid-color ! RGBA ! fakesink, the sink mapping each frame:
  *               the CPU's cost of drawing a frame, which filter-host and histogram-host include
  *   filter-app  appsrc ! RGBA ! openclbilateral radius=4 ! RGBA ! fakesink: the application
@@ -252,15 +253,15 @@ describe_case (const std::string & name, int width, int height, int buffers,
         host_caps + " ! openclupload ! " + device_caps +
         " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
   }
-  if (name == "gl" || name == "gl-host") {
+  if (name == "gl" || name == "gl-host" || name == "gl-sink") {
     *measured = { "bilateral" };
     /* GST_OPENCL_BENCH_GL_PATTERN: another gltestsrc pattern (what drawing costs GL). */
     const char *pattern = g_getenv ("GST_OPENCL_BENCH_GL_PATTERN");
     return std::string ("gltestsrc pattern=") + (pattern ? pattern : "smpte") +
         " num-buffers=" + n + " ! video/x-raw(memory:GLMemory),"
         "format=RGBA,width=" + std::to_string (width) + ",height=" + std::to_string (height) +
-        ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! gldownload ! "
-        "fakesink name=sink sync=false";
+        ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! " +
+        (name == "gl-sink" ? "" : "gldownload ! ") + "fakesink name=sink sync=false";
   }
   if (name == "kernel-resident" || name == "kernel-image-resident") {
     *measured = { "source", "kernel" };
@@ -552,7 +553,7 @@ parse_options (int argc, char **argv)
   table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
       "kernel-resident, kernel-image-resident, decode, decode-histogram, "
       "decode-histogram-host (these three: GST_OPENCL_BENCH_CLIP), "
-      "histogram-host, filter-pool, gl, gl-host, source-host, filter-app, filter-app-queued, "
+      "histogram-host, filter-pool, gl, gl-host, gl-sink, source-host, filter-app, filter-app-queued, "
       "histogram-app (default resident,round-trip,filter-host)");
   table.parse (argc, argv);
   return options;
