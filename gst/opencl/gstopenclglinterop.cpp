@@ -255,6 +255,7 @@ constexpr GLenum kCopyReadBuffer = 0x8F36;
 constexpr GLenum kCopyWriteBuffer = 0x8F37;
 constexpr GLenum kTimeElapsed = 0x88BF;
 constexpr GLenum kQueryResult = 0x8866;
+constexpr GLuint64 kTimeoutIgnored = 0xFFFFFFFFFFFFFFFFull;
 
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);
@@ -531,7 +532,12 @@ public:
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureIn };
+    GLsync owner_done = owner_fence (memory);
     gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
+          if (owner_done) {
+            gl_funcs->WaitSync (owner_done, 0, kTimeoutIgnored);
+            gl_funcs->DeleteSync (owner_done);
+          }
           if (copy_.ready ()) {
             timed_on_gl (gl_funcs, [&] {
                   if (staging_buffer_) {
@@ -591,13 +597,19 @@ public:
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture for writing");
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
-    /* gl_copy waits for GL: the next frame's kernels overwrite the shared memory. */
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureOut };
-    /* Not waited for here: the next frame's kernels wait for it before they write the shared
-     * memory again (wait_previous), and GL users of the texture are ordered after it by GL
-     * itself (the sync meta below). */
-    gl_copy ("GL cannot copy shared memory into the texture", false,
+    /* Not waited for here when the buffer has a sync meta: the next frame's kernels wait for
+     * it before they write the shared memory again (wait_previous), and GL users of the
+     * texture, in other contexts, wait for the meta's sync point. Without one, waited for. */
+    GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer);
+    /* What the texture's own context still has queued on it (a reader of its last frame). */
+    GLsync owner_done = owner_fence (memory);
+    gl_copy ("GL cannot copy shared memory into the texture", sync == nullptr,
         [&](const GstGLFuncs * gl_funcs) {
+          if (owner_done) {
+            gl_funcs->WaitSync (owner_done, 0, kTimeoutIgnored);
+            gl_funcs->DeleteSync (owner_done);
+          }
           if (copy_.ready ()) {
             copy_.buffer_to_texture (gl_, gl_buffer_, id, width, height);
             return;
@@ -611,7 +623,7 @@ public:
           gl_funcs->BindBuffer (kPixelUnpackBuffer, 0);
           gl_funcs->BindTexture (GL_TEXTURE_2D, 0);
         });
-    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
+    if (sync)
       gst_gl_sync_meta_set_sync_point (sync, gl_);
     return true;
   }
@@ -641,6 +653,27 @@ private:
   GstVideoInfo info_;
   size_t bytes_ = 0;
   CudaAllocation allocation_;
+
+  /* A fence after what the texture's own GL context has queued so far (its drawing, or the
+   * upload a map just queued), for this backend's context to wait on; null when the texture
+   * is this context's. */
+  GLsync owner_fence (GstMemory * memory)
+  {
+    GstGLContext *owner = reinterpret_cast<GstGLBaseMemory *> (memory)->context;
+    if (owner == gl_)
+      return nullptr;
+    GLsync fence = nullptr;
+    on_gl_thread (owner, [&](GstGLContext * context) {
+          const GstGLFuncs *gl_funcs = context->gl_vtable;
+          if (gl_funcs->FenceSync) {
+            fence = gl_funcs->FenceSync (kSyncGpuCommandsComplete, 0);
+            gl_funcs->Flush ();
+          } else {
+            gl_funcs->Finish ();
+          }
+        });
+    return fence;
+  }
 
   /* The GL context the backend works in: one of its own, sharing objects with the pipeline's
    * `gl`, so that waiting for its copies does not wait for what other elements queued on the
