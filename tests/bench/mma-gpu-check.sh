@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# gst-opencl: one command that checks the tensor-core (mma) convolution variants on an NVIDIA GPU
+# and measures them: (a) the convolution-layer and multiconvolve tests on the GPU (their mma
+# tests say "tensor cores" or "emulated" per case), (b) bench_convolve on 256^3 uint8 with N = 1,
+# 8 and 32 filters of 7^3, every candidate (FP32 and mma) forced in turn, median kernel ms, and
+# (c) the NVIDIA compiler's report (-cl-nv-verbose: registers, spills, shared memory) and the
+# theoretical occupancy of every candidate. Everything it prints lands in OUT_DIR too.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# usage: tests/bench/mma-gpu-check.sh BUILD_DIR OUT_DIR
+#   BUILD_DIR holds gst/libgstopencl.so, tests/test_* and tests/bench/bench_convolve (a build
+#   folder here, or what tests/bench/pack-gpu.sh packs). Needs no compiler and no network.
+#   Runs in about 2 to 3 minutes on an H100; each step has its own time limit.
+#   MMA_CHECK_DEVICE (default gpu) and MMA_CHECK_VOLUME (default 256) change the benchmark's
+#   device and volume side (a quick run of the script itself on a CPU).
+set -uo pipefail
+[ $# = 2 ] || { sed -n '10,15p' "$0"; exit 2; }
+device=${MMA_CHECK_DEVICE:-gpu}
+volume=${MMA_CHECK_VOLUME:-256}
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$1" && pwd)
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
+summary=$out/summary.txt
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+
+export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-mma-registry.bin
+export GST_DEBUG=${GST_DEBUG:-*:1}
+say "mma-gpu-check: $(date -u +%FT%TZ) on $(hostname), load $(cut -d' ' -f1-3 /proc/loadavg)"
+if command -v nvidia-smi >/dev/null; then
+  say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader)"
+fi
+
+# (a) The tests on the GPU: all of test_convolution_layer (mma strings and candidates, the mma
+# kernel against the float64 reference, every candidate of the device) and test_multiconvolve
+# (the element with mma variants forced), through the GPU suite's runner.
+say ""
+say "== (a) tests on the GPU"
+GPU_SUITE_LOGS=$out/tests timeout 150 bash "$here/../gpu-suite.sh" "$build" convolution_layer \
+  multiconvolve 2>&1 | tee -a "$summary"
+grep -h "^mma " "$out"/tests/*.log 2>/dev/null | tee -a "$summary"
+
+# (b) Kernel times: every candidate forced over 5 volumes after 2 of warm-up.
+say ""
+say "== (b) bench_convolve, ${volume}^3 uint8, 7^3 filters, every candidate forced (median kernel ms)"
+timeout 200 "$build/tests/bench/bench_convolve" --device "$device" --no-video --filters 1,8,32 \
+  --kernel-size 7 --volume "$volume" --reps 5 --warmup 2 --each-variant --timeout 60 \
+  --json "$out/bench-convolve.json" >"$out/bench-convolve.txt" 2>&1
+echo "bench_convolve exit status $?" >>"$out/bench-convolve.txt"
+# The table at the end: one line per case and forced variant.
+sed -n '/^case /,$p' "$out/bench-convolve.txt" | tee -a "$summary"
+grep -E "variant .*\(timed\)" "$out/bench-convolve.txt" |
+  tee -a "$summary"
+
+# (c) The compiler's report of every candidate.
+say ""
+say "== (c) NVIDIA build logs (-cl-nv-verbose) and theoretical occupancy per candidate"
+timeout 120 "$build/tests/bench/bench_convolve" --compiler-report --device "$device" \
+  --filters 1,8,32 --kernel-size 7 >"$out/compiler-report.txt" 2>&1
+echo "compiler report exit status $?" >>"$out/compiler-report.txt"
+grep -E "^== |^device|Used [0-9]+ registers|spill|occupancy|kernel: |FAILED|error" \
+  "$out/compiler-report.txt" | tee -a "$summary"
+say ""
+say "full outputs: $out (summary.txt, tests/*.log, bench-convolve.txt/.json, compiler-report.txt)"
