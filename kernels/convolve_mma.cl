@@ -15,7 +15,8 @@
  * Each warp (32 consecutive work-items; the work-group is one-dimensional, WARPS warps) owns
  * MMA_ROWS rows of 16 voxels, at consecutive y, and MMA_FILTERS filters. The work-group owns
  * WARPS_X x WARPS_Y warps' outputs of one plane z; per input plane l it stages the clamped input
- * rows it needs as floats, and that plane's weight fragments, in local memory. Per K-step a warp
+ * rows it needs as floats, and that plane's weight fragments, in local memory (two buffers: the
+ * next plane is loaded while this one is used). Per K-step a warp
  * loads the A fragments of its MMA_ROWS + KY - 1 input rows once into registers; each of them
  * serves KY filter rows of up to MMA_ROWS outputs rows. A B fragment (hi and lo of two taps, one
  * float4 per lane, already in fragment order) serves the warp's MMA_ROWS output rows.
@@ -40,7 +41,9 @@
  *   MMA_ROWS       output rows of 16 voxels per warp
  *   MMA_FILTERS    filters per warp, a multiple of 8 dividing NUM_FILTERS rounded up to 8
  *   WARPS_X, WARPS_Y  warps of a work-group along x and y
- *   MMA_EMULATE    1: the emulation above (any device), 0: mma.sync (NVIDIA, sm_80 or later) */
+ *   MMA_EMULATE    1: the emulation above (any device), 0: mma.sync (NVIDIA, sm_80 or later)
+ *   MMA_B_GLOBAL   0: B fragments staged in local memory per plane, 1: read from global memory
+ *                  (through the L1 cache: fewer registers and no staging, more latency) */
 /* Defaults: the blog's case, 8 filters of 7^3. */
 #ifndef KX
 #define KX 7
@@ -68,6 +71,9 @@
 #endif
 #ifndef MMA_EMULATE
 #define MMA_EMULATE 1
+#endif
+#ifndef MMA_B_GLOBAL
+#define MMA_B_GLOBAL 0
 #endif
 
 #if (defined (IN_FLOAT) && IN_FLOAT) || (defined (CHANNELS) && CHANNELS != 1) || \
@@ -163,6 +169,76 @@ mma_m16n8k8 (float *c, const uint *a, uint b0, uint b1)
 }
 #endif
 
+/* Values of the staged plane and fragments each work-item carries. */
+#define TILE_PART ((TILE_VALUES + GROUP_SIZE - 1) / GROUP_SIZE)
+#if MMA_B_GLOBAL
+#define WEIGHT_PART 1           /* unused */
+#else
+#define WEIGHT_PART ((PLANE_FRAGMENTS + GROUP_SIZE - 1) / GROUP_SIZE)
+#endif
+
+/* Reads this work-item's share of input plane l (clamped, as floats) and of the plane's B
+ * fragments of the work-group's filter tiles ([j][step][tile][lane]) into registers.
+ * Consecutive work-items read consecutive values (coalesced, no bank conflicts later). */
+inline void
+load_plane (float *tile_part, float4 *weight_part, __global const uchar *src,
+    int src_row_stride, int src_plane_stride, int width, int height, int depth,
+    __global const float4 *fragments, int z, int l, int block, int group_x, int group_y,
+    int local_index)
+{
+  __global const uchar *plane = src + (size_t) clamp (z + l - CZ, 0, depth - 1) *
+      (size_t) src_plane_stride;
+#pragma unroll
+  for (int p = 0; p < TILE_PART; p++) {
+    const int k = local_index + p * GROUP_SIZE;
+    const int r = k / TILE_PITCH;
+    const int c = k - r * TILE_PITCH;
+    /* Past the end of the tile (the last part only) a value that exists, never stored. */
+    tile_part[p] = k < TILE_VALUES ? convert_float (plane[(size_t) clamp (group_y - CY + r, 0,
+                height - 1) * src_row_stride + clamp (group_x - CX + c, 0, width - 1)]) : 0.0f;
+  }
+#if MMA_B_GLOBAL
+  (void) weight_part;
+  (void) fragments;
+  (void) block;
+#else
+  __global const float4 *plane_fragments = fragments + (size_t) l * KY * X_STEPS * ALL_TILES *
+      WARP;
+#pragma unroll
+  for (int p = 0; p < WEIGHT_PART; p++) {
+    const int k = local_index + p * GROUP_SIZE;
+    const int lane = k % WARP;
+    const int tile_index = k / WARP % FILTER_TILES;
+    const int row_step = k / (WARP * FILTER_TILES);
+    weight_part[p] = k < PLANE_FRAGMENTS ? plane_fragments[((size_t) row_step * ALL_TILES +
+            block * FILTER_TILES + tile_index) * WARP + lane] : (float4) (0.0f);
+  }
+#endif
+}
+
+inline void
+store_plane (__local float *tile, __local float4 *weights, const float *tile_part,
+    const float4 *weight_part, int local_index)
+{
+#pragma unroll
+  for (int p = 0; p < TILE_PART; p++) {
+    const int k = local_index + p * GROUP_SIZE;
+    if (k < TILE_VALUES)
+      tile[k] = tile_part[p];
+  }
+#if MMA_B_GLOBAL
+  (void) weights;
+  (void) weight_part;
+#else
+#pragma unroll
+  for (int p = 0; p < WEIGHT_PART; p++) {
+    const int k = local_index + p * GROUP_SIZE;
+    if (k < PLANE_FRAGMENTS)
+      weights[k] = weight_part[p];
+  }
+#endif
+}
+
 /* The emulation's barriers sit inside the product loops: kept as loops there (a CPU compiler
  * would otherwise copy hundreds of barriers), unrolled for the tensor cores. */
 #if MMA_EMULATE
@@ -175,12 +251,16 @@ __kernel __attribute__ ((reqd_work_group_size (GROUP_SIZE, 1, 1)))
 void
 convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stride,
     int16 slots, __global uchar *dst, int dst_offset, int dst_row_stride, int dst_plane_stride,
-    int width, int height, int depth, __global const float4 *fragments, float scale,
+    int width, int height, int depth, __global const float4 *restrict fragments, float scale,
     float offset,
     __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride)
 {
-  __local float tile[TILE_VALUES];
-  __local float4 weights[PLANE_FRAGMENTS];
+  __local float tile_storage[2 * TILE_VALUES];
+#if MMA_B_GLOBAL
+  __local float4 *weight_storage = 0;
+#else
+  __local float4 weight_storage[2 * PLANE_FRAGMENTS];
+#endif
   const int local_index = (int) get_local_id (0);
   const int lane = local_index % WARP;
   const int warp = local_index / WARP;
@@ -212,26 +292,30 @@ convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stri
    * warp_x * 16 + g under tap t. */
   const int window = warp_y * MMA_ROWS * TILE_PITCH + warp_x * 16 + g + t;
 
+  /* Plane l is read from buffer l % 2 while plane l + 1 travels from global memory into
+   * registers, to be stored in the other buffer after the products: the loads' latency hides
+   * behind them, and one barrier per plane suffices. */
+  float tile_part[TILE_PART];
+  float4 weight_part[WEIGHT_PART];
+  load_plane (tile_part, weight_part, src, src_row_stride, src_plane_stride, width, height,
+      depth, fragments, z, 0, block, group_x, group_y, local_index);
+  store_plane (tile_storage, weight_storage, tile_part, weight_part, local_index);
+  barrier (CLK_LOCAL_MEM_FENCE);
+
   for (int l = 0; l < KZ; l++) {
-    __global const uchar *plane = src + (size_t) clamp (z + l - CZ, 0, depth - 1) *
-        (size_t) src_plane_stride;
-    barrier (CLK_LOCAL_MEM_FENCE);      /* the previous plane is no longer read */
-    /* Consecutive work-items stage consecutive values (coalesced, no bank conflicts). */
-    for (int k = local_index; k < TILE_VALUES; k += GROUP_SIZE) {
-      const int r = k / TILE_PITCH;
-      const int c = k - r * TILE_PITCH;
-      tile[k] = convert_float (plane[(size_t) clamp (group_y - CY + r, 0, height - 1) *
-              src_row_stride + clamp (group_x - CX + c, 0, width - 1)]);
-    }
-    /* This plane's fragments of the work-group's filter tiles, [j][step][tile][lane]. */
-    for (int k = local_index; k < PLANE_FRAGMENTS; k += GROUP_SIZE) {
-      const int fragment_lane = k % WARP;
-      const int tile_index = k / WARP % FILTER_TILES;
-      const int row_step = k / (WARP * FILTER_TILES);
-      weights[k] = fragments[(((size_t) l * KY * X_STEPS + row_step) * ALL_TILES +
-              block * FILTER_TILES + tile_index) * WARP + fragment_lane];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
+    if (l + 1 < KZ)
+      load_plane (tile_part, weight_part, src, src_row_stride, src_plane_stride, width, height,
+          depth, fragments, z, l + 1, block, group_x, group_y, local_index);
+    __local const float *tile = tile_storage + (l % 2) * TILE_VALUES;
+#if MMA_B_GLOBAL
+    /* B fragment (j, s, f) of the plane: [j][step][all tiles][lane] from the block's tiles. */
+    __global const float4 *weights = fragments + ((size_t) l * KY * X_STEPS * ALL_TILES +
+        block * FILTER_TILES) * WARP;
+#define B_TILES ALL_TILES
+#else
+    __local const float4 *weights = weight_storage + (l % 2) * PLANE_FRAGMENTS;
+#define B_TILES FILTER_TILES
+#endif
 
 #if !MMA_EMULATE
 #pragma unroll
@@ -258,7 +342,7 @@ convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stri
 #endif
         for (int f = 0; f < FILTER_TILES; f++) {
           /* hi and lo of taps 8s + t and 8s + t + 4 of filter g of the tile. */
-          const float4 b = weights[((j * X_STEPS + s) * FILTER_TILES + f) * WARP + lane];
+          const float4 b = weights[((j * X_STEPS + s) * B_TILES + f) * WARP + lane];
 #if !MMA_EMULATE
 #pragma unroll
 #endif
@@ -270,6 +354,10 @@ convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stri
         }
       }
     }
+    if (l + 1 < KZ)
+      store_plane (tile_storage + ((l + 1) % 2) * TILE_VALUES, weight_storage + ((l + 1) % 2) *
+          PLANE_FRAGMENTS, tile_part, weight_part, local_index);
+    barrier (CLK_LOCAL_MEM_FENCE);
   }
 
   const int x_first = group_x + warp_x * 16 + g;

@@ -480,12 +480,18 @@ GST_START_TEST (test_mma_strings)
   fail_unless (v && v->mma && v->rows == 8 && v->filter_block == 16);
   const std::string block_text = v->to_string ();
   fail_unless_equals_string (block_text.c_str (), "mma:8f16:1x1");
+  /* B fragments from global memory instead of staged. */
+  v = ConvolutionVariant::parse ("mma:2:2x2:global");
+  fail_unless (v && v->mma && v->filter_memory == FilterMemory::Global);
+  const std::string global_text = v->to_string ();
+  fail_unless_equals_string (global_text.c_str (), "mma:2:2x2:global");
   /* Not the FP32 variant of the same numbers. */
   fail_unless (*ConvolutionVariant::parse ("mma:4:2x4") != *ConvolutionVariant::parse ("4:2x4"));
   for (const char *bad : { "mma:", "mma:4", "mma:4:2", "mma:0:2x2", "mma:17:2x2", "mma:4f4:2x2",
            "mma:4f12:2x2", "mma:4f72:2x2", "mma:4f0:2x2", "mma:4:0x2", "mma:4:8x8",
            "mma:4:2x2:local", "mma:4:2x2:tile", "mma:4x2:2x2", "mma:4:2x2 ", "MMA:4:2x2",
-           "mma4:2x2", "mma:4:2x2:" })
+           "mma4:2x2", "mma:4:2x2:", "mma:4:2x2:local", "mma:4:2x2:constant",
+           "mma:4:2x2:global:tile", "mma:4:2x2:globalx" })
     fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
 
   /* Offered on NVIDIA from compute capability 8.0 on, for uint8 tensors only; filter blocks
@@ -507,7 +513,11 @@ GST_START_TEST (test_mma_strings)
   const auto offered = gst_opencl::Convolution::candidates (spec, gpu);
   fail_unless (count_mma (offered) >= 3, "%d mma candidates", (int) count_mma (offered));
   fail_unless (!offered.front ().mma);
-  fail_unless (offered.size () <= 13, "%zu candidates", offered.size ());
+  fail_unless (count_mma (offered) <= 8, "%d mma candidates", (int) count_mma (offered));
+  for (const auto & candidate : offered)
+    fail_unless (!candidate.mma || candidate.rows * (candidate.filter_block ?
+            candidate.filter_block : 32) <= 128, "%s holds too many accumulators",
+        candidate.to_string ().c_str ());
   auto pixels = spec;
   pixels.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
   pixels.num_filters = 4;
@@ -560,6 +570,9 @@ GST_START_TEST (test_mma_kernel)
     { 32, 5, "mma:8f16:2x2" },
     { 32, 3, "mma:2f8:1x2" },
     { 16, 7, "mma:2f8:2x1" },
+    { 8, 7, "mma:4:2x2:global" },
+    { 32, 5, "mma:8f16:2x2:global" },
+    { 3, 3, "mma:1:1x1:global" },
   };
   for (int pattern = 0; pattern < 2; pattern++) {
     Bench bench (37, 11, 5);

@@ -140,8 +140,8 @@ mma_group_size (const ConvolutionVariant & variant)
   return MMA_WARP * variant.group_x * variant.group_y;
 }
 
-/* Local memory of an mma variant as kernels/convolve_mma.cl declares it: the staged plane, one
- * plane's B fragments, and the emulation's scratch. */
+/* Local memory of an mma variant as kernels/convolve_mma.cl declares it: two staged planes, two
+ * planes' B fragments unless they are read from global memory, and the emulation's scratch. */
 cl_ulong
 mma_local_bytes (const ConvolutionSpec & spec, const ConvolutionVariant & variant,
     bool emulated)
@@ -151,7 +151,9 @@ mma_local_bytes (const ConvolutionSpec & spec, const ConvolutionVariant & varian
   const cl_ulong tile_rows = (cl_ulong) variant.rows * variant.group_y + spec.ky - 1;
   const cl_ulong fragments = (cl_ulong) spec.ky * (kx_pad / 8) *
       (mma_filters_per_warp (spec, variant) / 8) * MMA_WARP;
-  cl_ulong bytes = pitch * tile_rows * sizeof (float) + fragments * 4 * sizeof (float);
+  const bool staged = variant.filter_memory == FilterMemory::Local;
+  cl_ulong bytes = 2 * (pitch * tile_rows * sizeof (float) +
+      (staged ? fragments * 4 * sizeof (float) : 0));
   if (emulated)
     bytes += (cl_ulong) mma_group_size (variant) * MMA_SCRATCH_WORDS * sizeof (cl_uint);
   return bytes;
@@ -230,19 +232,25 @@ const CandidateShape GPU_FEW_FILTERS[] = {
 };
 
 /* NVIDIA GPUs with tensor cores, specs mma supports: rows per warp, filters per warp (0: all),
- * warps along x and y. A warp's accumulators are rows x filters / 8 x 4 registers per lane
- * (64 for 4 rows of 32 filters); its A fragments (rows + k - 1) x 4. */
+ * warps along x and y, B fragments from global memory instead of staged. A warp's accumulators
+ * are rows x filters / 8 x 4 registers per lane (64 for 4 rows of 32 filters; shapes beyond 64
+ * are left out), its A fragments (rows + k - 1) x 4. Work-groups of 8 and 4 warps. */
 struct MmaShape
 {
   int rows, filters, warps_x, warps_y;
+  bool b_global;
 };
 const MmaShape MMA_SHAPES[] = {
-  { 4, 0, 2, 4 },
-  { 8, 0, 2, 2 },
-  { 4, 0, 1, 4 },
-  { 8, 16, 2, 2 },
-  { 2, 0, 2, 4 },
+  { 4, 0, 2, 4, false },
+  { 4, 0, 2, 4, true },
+  { 4, 0, 2, 2, false },
+  { 4, 0, 2, 2, true },
+  { 2, 0, 2, 4, false },
+  { 8, 0, 2, 2, false },
+  { 8, 16, 2, 2, true },
+  { 8, 0, 1, 4, true },
 };
+constexpr int MMA_ACCUMULATORS = 64;
 
 /* Reads a decimal number of at most 4 digits at text[pos] into value and moves pos past it;
  * false when there is none or it is longer (so no value can overflow an int). */
@@ -299,7 +307,8 @@ ConvolutionVariant::to_string () const
     std::string text = "mma:" + std::to_string (rows);
     if (filter_block != 0)
       text += "f" + std::to_string (filter_block);
-    return text + ":" + std::to_string (group_x) + "x" + std::to_string (group_y);
+    text += ":" + std::to_string (group_x) + "x" + std::to_string (group_y);
+    return filter_memory == FilterMemory::Global ? text + ":global" : text;
   }
   std::string text = std::to_string (unroll);
   if (rows != 1)
@@ -323,22 +332,26 @@ ConvolutionVariant::operator== (const ConvolutionVariant & other) const
 
 namespace {
 
-/* "mma:ROWS[fFILTERS]:WXxWY", nothing else around it: at most 32 warps of 1024 work-items. */
+/* "mma:ROWS[fFILTERS]:WXxWY[:global]", nothing else around it: at most 32 warps of 1024
+ * work-items. */
 std::optional<ConvolutionVariant>
 parse_mma (const std::string & text, bool * memory_given)
 {
   ConvolutionVariant variant;
   variant.mma = true;
   variant.unroll = MMA_VOXELS;
-  variant.filter_memory = FilterMemory::Global;
+  variant.filter_memory = FilterMemory::Local;
   size_t pos = 4;
   bool has_filters = false;
   if (!read_small_number (text, pos, variant.rows) ||
       !read_optional_field (text, pos, 'f', variant.filter_block, has_filters) ||
       pos >= text.size () || text[pos++] != ':' ||
       !read_small_number (text, pos, variant.group_x) || pos >= text.size () ||
-      text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y) ||
-      pos != text.size ())
+      text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y))
+    return std::nullopt;
+  if (text.compare (pos, std::string::npos, ":global") == 0)
+    variant.filter_memory = FilterMemory::Global;
+  else if (pos != text.size ())
     return std::nullopt;
   if (variant.rows < 1 || variant.rows > 16 || (has_filters && (variant.filter_block < 8 ||
               variant.filter_block > 64 || variant.filter_block % 8 != 0)) ||
@@ -506,7 +519,8 @@ resolve_mma (const ConvolutionVariant & requested, const ConvolutionSpec & spec,
         " (tensor cores) takes uint8 volumes of one channel to a float tensor only");
   ConvolutionVariant variant = requested;
   variant.unroll = MMA_VOXELS;
-  variant.filter_memory = FilterMemory::Global;
+  if (variant.filter_memory != FilterMemory::Global)
+    variant.filter_memory = FilterMemory::Local;
   variant.tile = false;
   variant.filter_block = mma_effective_filter_block (spec, variant.filter_block);
   check_fits (variant, spec, limits, (size_t) mma_group_size (variant),
@@ -578,11 +592,14 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
       variant.filter_block = shape.filters;
       variant.group_x = shape.warps_x;
       variant.group_y = shape.warps_y;
+      variant.filter_memory = shape.b_global ? FilterMemory::Global : FilterMemory::Local;
       try {
         variant = resolve (variant, false, spec, limits);
       } catch (const Failure &) {
         continue;
       }
+      if (variant.rows * mma_filters_per_warp (spec, variant) / 8 * 4 > MMA_ACCUMULATORS)
+        continue;
       if (std::find (mma_list.begin (), mma_list.end (), variant) == mma_list.end ())
         mma_list.push_back (variant);
     }
@@ -643,9 +660,9 @@ Convolution::program (const ConvolutionSpec & spec, const ConvolutionVariant & v
   gchar *text;
   if (variant.mma)
     text = g_strdup_printf ("%s -DMMA_ROWS=%d -DMMA_FILTERS=%d -DWARPS_X=%d -DWARPS_Y=%d "
-        "-DMMA_EMULATE=%d", spec.build_options ().c_str (), variant.rows,
+        "-DMMA_EMULATE=%d -DMMA_B_GLOBAL=%d", spec.build_options ().c_str (), variant.rows,
         mma_filters_per_warp (spec, variant), variant.group_x, variant.group_y,
-        limits.tensor_cores () ? 0 : 1);
+        limits.tensor_cores () ? 0 : 1, variant.filter_memory == FilterMemory::Global ? 1 : 0);
   else
     text = g_strdup_printf ("%s -DUNROLL=%d -DROWS=%d -DFILTER_BLOCK=%d -DGROUP_X=%d "
         "-DGROUP_Y=%d -DFILTER_MEM=%d -DTILE=%d", spec.build_options ().c_str (),
