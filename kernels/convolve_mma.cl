@@ -171,73 +171,7 @@ mma_m16n8k8 (float *c, const uint *a, uint b0, uint b1)
 
 /* Values of the staged plane and fragments each work-item carries. */
 #define TILE_PART ((TILE_VALUES + GROUP_SIZE - 1) / GROUP_SIZE)
-#if MMA_B_GLOBAL
-#define WEIGHT_PART 1           /* unused */
-#else
 #define WEIGHT_PART ((PLANE_FRAGMENTS + GROUP_SIZE - 1) / GROUP_SIZE)
-#endif
-
-/* Reads this work-item's share of input plane l (clamped, as floats) and of the plane's B
- * fragments of the work-group's filter tiles ([j][step][tile][lane]) into registers.
- * Consecutive work-items read consecutive values (coalesced, no bank conflicts later). */
-inline void
-load_plane (float *tile_part, float4 *weight_part, __global const uchar *src,
-    int src_row_stride, int src_plane_stride, int width, int height, int depth,
-    __global const float4 *fragments, int z, int l, int block, int group_x, int group_y,
-    int local_index)
-{
-  __global const uchar *plane = src + (size_t) clamp (z + l - CZ, 0, depth - 1) *
-      (size_t) src_plane_stride;
-#pragma unroll
-  for (int p = 0; p < TILE_PART; p++) {
-    const int k = local_index + p * GROUP_SIZE;
-    const int r = k / TILE_PITCH;
-    const int c = k - r * TILE_PITCH;
-    /* Past the end of the tile (the last part only) a value that exists, never stored. */
-    tile_part[p] = k < TILE_VALUES ? convert_float (plane[(size_t) clamp (group_y - CY + r, 0,
-                height - 1) * src_row_stride + clamp (group_x - CX + c, 0, width - 1)]) : 0.0f;
-  }
-#if MMA_B_GLOBAL
-  (void) weight_part;
-  (void) fragments;
-  (void) block;
-#else
-  __global const float4 *plane_fragments = fragments + (size_t) l * KY * X_STEPS * ALL_TILES *
-      WARP;
-#pragma unroll
-  for (int p = 0; p < WEIGHT_PART; p++) {
-    const int k = local_index + p * GROUP_SIZE;
-    const int lane = k % WARP;
-    const int tile_index = k / WARP % FILTER_TILES;
-    const int row_step = k / (WARP * FILTER_TILES);
-    weight_part[p] = k < PLANE_FRAGMENTS ? plane_fragments[((size_t) row_step * ALL_TILES +
-            block * FILTER_TILES + tile_index) * WARP + lane] : (float4) (0.0f);
-  }
-#endif
-}
-
-inline void
-store_plane (__local float *tile, __local float4 *weights, const float *tile_part,
-    const float4 *weight_part, int local_index)
-{
-#pragma unroll
-  for (int p = 0; p < TILE_PART; p++) {
-    const int k = local_index + p * GROUP_SIZE;
-    if (k < TILE_VALUES)
-      tile[k] = tile_part[p];
-  }
-#if MMA_B_GLOBAL
-  (void) weights;
-  (void) weight_part;
-#else
-#pragma unroll
-  for (int p = 0; p < WEIGHT_PART; p++) {
-    const int k = local_index + p * GROUP_SIZE;
-    if (k < PLANE_FRAGMENTS)
-      weights[k] = weight_part[p];
-  }
-#endif
-}
 
 /* The emulation's barriers sit inside the product loops: kept as loops there (a CPU compiler
  * would otherwise copy hundreds of barriers), unrolled for the tensor cores. */
@@ -256,9 +190,7 @@ convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stri
     __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride)
 {
   __local float tile_storage[2 * TILE_VALUES];
-#if MMA_B_GLOBAL
-  __local float4 *weight_storage = 0;
-#else
+#if !MMA_B_GLOBAL
   __local float4 weight_storage[2 * PLANE_FRAGMENTS];
 #endif
   const int local_index = (int) get_local_id (0);
@@ -292,71 +224,112 @@ convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stri
    * warp_x * 16 + g under tap t. */
   const int window = warp_y * MMA_ROWS * TILE_PITCH + warp_x * 16 + g + t;
 
-  /* Plane l is read from buffer l % 2 while plane l + 1 travels from global memory into
-   * registers, to be stored in the other buffer after the products: the loads' latency hides
-   * behind them, and one barrier per plane suffices. */
+  /* A pipeline over the planes: iteration l loads plane l from global memory into registers,
+   * runs the products of plane l - 1 from its local buffer meanwhile (the loads' latency hides
+   * behind them), then stores plane l into the other buffer; one barrier per plane. Each
+   * work-item carries TILE_PART input values and WEIGHT_PART fragments; consecutive work-items
+   * read consecutive values (coalesced, no bank conflicts when stored). */
   float tile_part[TILE_PART];
+#if !MMA_B_GLOBAL
   float4 weight_part[WEIGHT_PART];
-  load_plane (tile_part, weight_part, src, src_row_stride, src_plane_stride, width, height,
-      depth, fragments, z, 0, block, group_x, group_y, local_index);
-  store_plane (tile_storage, weight_storage, tile_part, weight_part, local_index);
-  barrier (CLK_LOCAL_MEM_FENCE);
+#endif
+  for (int l = 0; l <= KZ; l++) {
+    if (l < KZ) {
+      __global const uchar *plane = src + (size_t) clamp (z + l - CZ, 0, depth - 1) *
+          (size_t) src_plane_stride;
+#pragma unroll
+      for (int p = 0; p < TILE_PART; p++) {
+        const int k = local_index + p * GROUP_SIZE;
+        const int r = k / TILE_PITCH;
+        const int c = k - r * TILE_PITCH;
+        /* Past the end of the tile (the last part only): loaded from a place that exists, never
+         * stored. */
+        tile_part[p] = convert_float (plane[(size_t) clamp (group_y - CY + r, 0, height - 1) *
+                src_row_stride + clamp (group_x - CX + c, 0, width - 1)]);
+      }
+#if !MMA_B_GLOBAL
+      /* The plane's fragments of the work-group's tiles: [j][step][tile][lane] of
+       * [j][step][all tiles][lane]. */
+      __global const float4 *plane_fragments = fragments + ((size_t) l * KY * X_STEPS *
+          ALL_TILES + block * FILTER_TILES) * WARP;
+#pragma unroll
+      for (int p = 0; p < WEIGHT_PART; p++) {
+        const int k = min (local_index + p * GROUP_SIZE, PLANE_FRAGMENTS - 1);
+        const int row_step = k / (WARP * FILTER_TILES);
+        weight_part[p] = plane_fragments[(size_t) row_step * ALL_TILES * WARP +
+            k % (WARP * FILTER_TILES)];
+      }
+#endif
+    }
 
-  for (int l = 0; l < KZ; l++) {
-    if (l + 1 < KZ)
-      load_plane (tile_part, weight_part, src, src_row_stride, src_plane_stride, width, height,
-          depth, fragments, z, l + 1, block, group_x, group_y, local_index);
-    __local const float *tile = tile_storage + (l % 2) * TILE_VALUES;
+    if (l > 0) {
+      __local const float *tile = tile_storage + ((l - 1) % 2) * TILE_VALUES;
 #if MMA_B_GLOBAL
-    /* B fragment (j, s, f) of the plane: [j][step][all tiles][lane] from the block's tiles. */
-    __global const float4 *weights = fragments + ((size_t) l * KY * X_STEPS * ALL_TILES +
-        block * FILTER_TILES) * WARP;
+      /* B fragment (j, s, f): [j][step][all tiles][lane] from the block's first tile. */
+      __global const float4 *weights = fragments + ((size_t) (l - 1) * KY * X_STEPS *
+          ALL_TILES + block * FILTER_TILES) * WARP;
 #define B_TILES ALL_TILES
 #else
-    __local const float4 *weights = weight_storage + (l % 2) * PLANE_FRAGMENTS;
+      __local const float4 *weights = weight_storage + ((l - 1) % 2) * PLANE_FRAGMENTS;
 #define B_TILES FILTER_TILES
 #endif
-
 #if !MMA_EMULATE
 #pragma unroll
 #endif
-    for (int s = 0; s < X_STEPS; s++) {
-      /* The A fragments of the warp's input rows for taps 8s .. 8s+7. */
-      uint a[WINDOW_ROWS][4];
+      for (int s = 0; s < X_STEPS; s++) {
+        /* The A fragments of the warp's input rows for taps 8s .. 8s+7. */
+        uint a[WINDOW_ROWS][4];
 #if !MMA_EMULATE
 #pragma unroll
 #endif
-      for (int q = 0; q < WINDOW_ROWS; q++) {
-        __local const float *row = tile + window + q * TILE_PITCH + s * 8;
-        a[q][0] = as_uint (row[0]);
-        a[q][1] = as_uint (row[8]);
-        a[q][2] = as_uint (row[4]);
-        a[q][3] = as_uint (row[12]);
-      }
+        for (int q = 0; q < WINDOW_ROWS; q++) {
+          __local const float *row = tile + window + q * TILE_PITCH + s * 8;
+          a[q][0] = as_uint (row[0]);
+          a[q][1] = as_uint (row[8]);
+          a[q][2] = as_uint (row[4]);
+          a[q][3] = as_uint (row[12]);
+        }
 #if !MMA_EMULATE
 #pragma unroll
 #endif
-      for (int j = 0; j < KY; j++) {
+        for (int j = 0; j < KY; j++) {
 #if !MMA_EMULATE
 #pragma unroll
 #endif
-        for (int f = 0; f < FILTER_TILES; f++) {
-          /* hi and lo of taps 8s + t and 8s + t + 4 of filter g of the tile. */
-          const float4 b = weights[((j * X_STEPS + s) * B_TILES + f) * WARP + lane];
+          for (int f = 0; f < FILTER_TILES; f++) {
+            /* hi and lo of taps 8s + t and 8s + t + 4 of filter g of the tile. */
+            const float4 b = weights[((j * X_STEPS + s) * B_TILES + f) * WARP + lane];
 #if !MMA_EMULATE
 #pragma unroll
 #endif
-          for (int r = 0; r < MMA_ROWS; r++) {
-            /* Output row r reads input row r + j under filter row j. */
-            MMA_PRODUCT (acc[r][f], a[r + j], as_uint (b.s0), as_uint (b.s1));
-            MMA_PRODUCT (acc[r][f], a[r + j], as_uint (b.s2), as_uint (b.s3));
+            for (int r = 0; r < MMA_ROWS; r++) {
+              /* Output row r reads input row r + j under filter row j. */
+              MMA_PRODUCT (acc[r][f], a[r + j], as_uint (b.s0), as_uint (b.s1));
+              MMA_PRODUCT (acc[r][f], a[r + j], as_uint (b.s2), as_uint (b.s3));
+            }
           }
         }
       }
     }
-    if (l + 1 < KZ)
-      store_plane (tile_storage + ((l + 1) % 2) * TILE_VALUES, weight_storage + ((l + 1) % 2) *
-          PLANE_FRAGMENTS, tile_part, weight_part, local_index);
+
+    if (l < KZ) {
+      __local float *tile = tile_storage + (l % 2) * TILE_VALUES;
+#pragma unroll
+      for (int p = 0; p < TILE_PART; p++) {
+        const int k = local_index + p * GROUP_SIZE;
+        if (k < TILE_VALUES)
+          tile[k] = tile_part[p];
+      }
+#if !MMA_B_GLOBAL
+      __local float4 *weights = weight_storage + (l % 2) * PLANE_FRAGMENTS;
+#pragma unroll
+      for (int p = 0; p < WEIGHT_PART; p++) {
+        const int k = local_index + p * GROUP_SIZE;
+        if (k < PLANE_FRAGMENTS)
+          weights[k] = weight_part[p];
+      }
+#endif
+    }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 
