@@ -10,15 +10,15 @@
  * 2048, so TF32 holds them exactly; each weight w is split into hi (w with its 13 low mantissa
  * bits cleared) and lo (w - hi rounded to TF32), done once on the host (the `fragments`
  * argument), and every product is accumulated as A hi + A lo: the error is that of FP32
- * arithmetic, not of TF32's 10-bit mantissa.
+ * arithmetic (hi + lo is w within 2^-21 |w|), not of TF32's 10-bit mantissa.
  *
  * Each warp (32 consecutive work-items; the work-group is one-dimensional, WARPS warps) owns
  * MMA_ROWS rows of 16 voxels, at consecutive y, and MMA_FILTERS filters. The work-group owns
  * WARPS_X x WARPS_Y warps' outputs of one plane z; per input plane l it stages the clamped input
  * rows it needs as floats, and that plane's weight fragments, in local memory (two buffers: the
- * next plane is loaded while this one is used). Per K-step a warp
- * loads the A fragments of its MMA_ROWS + KY - 1 input rows once into registers; each of them
- * serves KY filter rows of up to MMA_ROWS outputs rows. A B fragment (hi and lo of two taps, one
+ * next plane is loaded while this one is used). Per K-step a warp loads the A fragments of its
+ * MMA_ROWS + KY - 1 input rows once into registers; each of them serves KY filter rows of up to
+ * MMA_ROWS output rows. A B fragment (hi and lo of two taps, one
  * float4 per lane, already in fragment order) serves the warp's MMA_ROWS output rows.
  *
  * Fragment layout of m16n8k8 .tf32, lane = 0..31, g = lane / 4, t = lane % 4:
@@ -35,15 +35,15 @@
  *
  * Only uchar input, one channel, float tensor output (OUT_MODE 0) and volumes (TEMPORAL 0).
  *
- * Build options (all have defaults so the file builds on its own):
+ * Build options (the file builds on its own without any):
  *   KX, KY, KZ, NUM_FILTERS, CHANNELS, IN_FLOAT, OUT_MODE, OUT_PIXEL, COPY_ALPHA, TEMPORAL
- *                  as in convolve.cl (the spec's options)
+ *                  as in convolve.cl (the spec's options; the last six only checked)
  *   MMA_ROWS       output rows of 16 voxels per warp
  *   MMA_FILTERS    filters per warp, a multiple of 8 dividing NUM_FILTERS rounded up to 8
  *   WARPS_X, WARPS_Y  warps of a work-group along x and y
  *   MMA_EMULATE    1: the emulation above (any device), 0: mma.sync (NVIDIA, sm_80 or later)
  *   MMA_B_GLOBAL   0: B fragments staged in local memory per plane, 1: read from global memory
- *                  (through the L1 cache: fewer registers and no staging, more latency) */
+ *                  (through the L1 cache: no staging, but each load waits on the cache) */
 /* Defaults: the blog's case, 8 filters of 7^3. */
 #ifndef KX
 #define KX 7
