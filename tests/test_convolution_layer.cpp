@@ -512,7 +512,14 @@ GST_START_TEST (test_mma_strings)
   gpu.nvidia_compute_capability = 90;
   const auto offered = gst_opencl::Convolution::candidates (spec, gpu);
   fail_unless (count_mma (offered) >= 3, "%d mma candidates", (int) count_mma (offered));
-  fail_unless (!offered.front ().mma);
+  /* The default: the tensor cores from 4 filters on (the first shape that fits), FP32 below. */
+  const std::string default_text = offered.front ().to_string ();
+  fail_unless_equals_string (default_text.c_str (), "mma:8f16:2x2:global");
+  const auto eight = gst_opencl::Convolution::candidates (Bench::tensor_spec (8, 7, 7, 7), gpu);
+  const std::string first_eight = eight.front ().to_string ();
+  fail_unless_equals_string (first_eight.c_str (), "mma:8:2x2");
+  const auto one = gst_opencl::Convolution::candidates (Bench::tensor_spec (1, 7, 7, 7), gpu);
+  fail_unless (!one.front ().mma && count_mma (one) >= 3);
   fail_unless (count_mma (offered) <= 8, "%d mma candidates", (int) count_mma (offered));
   for (const auto & candidate : offered)
     fail_unless (!candidate.mma || candidate.rows * (candidate.filter_block ?
@@ -552,7 +559,8 @@ GST_END_TEST;
 
 /* The tensor-core kernel against the float64 reference: on NVIDIA's tensor cores where the
  * device has them, else its emulation, which follows the same fragment layout. N = 1, 3, 8, 32
- * (a single tile, a padded tile, one and four tiles, and filter blocks), k = 3, 5, 7, a volume
+ * (a single tile, a padded tile, one and four tiles, and filter blocks; 16 and 24 too), k = 3, 5,
+ * 7, a volume
  * whose sides cut every work-group, random and structured input. */
 GST_START_TEST (test_mma_kernel)
 {
@@ -573,6 +581,7 @@ GST_START_TEST (test_mma_kernel)
     { 8, 7, "mma:4:2x2:global" },
     { 32, 5, "mma:8f16:2x2:global" },
     { 3, 3, "mma:1:1x1:global" },
+    { 24, 7, "mma:16f8:1x2" },
   };
   for (int pattern = 0; pattern < 2; pattern++) {
     Bench bench (37, 11, 5);

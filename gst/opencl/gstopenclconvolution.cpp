@@ -233,24 +233,31 @@ const CandidateShape GPU_FEW_FILTERS[] = {
 
 /* NVIDIA GPUs with tensor cores, specs mma supports: rows per warp, filters per warp (0: all),
  * warps along x and y, B fragments from global memory instead of staged. A warp's accumulators
- * are rows x filters / 8 x 4 registers per lane (64 for 4 rows of 32 filters; shapes beyond 64
- * are left out), its A fragments (rows + k - 1) x 4. Work-groups of 8 and 4 warps. */
+ * are rows x filters / 8 x 4 registers per lane (shapes beyond 64 are left out), its A fragments
+ * (rows + k - 1) x 4. Measured on an H100 (tests/bench/mma-gpu-check.sh, 256^3, 7^3 filters):
+ * 8 rows per warp in work-groups of 4 warps ran fastest (8:2x2 for 8 filters, 8f16:2x2:global
+ * for 32); 4 rows in 4 warps 8 to 22% slower, work-groups of 8 warps (4:2x4, 2:2x4) 14 to 54%
+ * slower. The first shape that fits is the default. */
 struct MmaShape
 {
   int rows, filters, warps_x, warps_y;
   bool b_global;
 };
 const MmaShape MMA_SHAPES[] = {
-  { 4, 0, 2, 4, false },
-  { 4, 0, 2, 4, true },
-  { 4, 0, 2, 2, false },
-  { 4, 0, 2, 2, true },
-  { 2, 0, 2, 4, false },
   { 8, 0, 2, 2, false },
   { 8, 16, 2, 2, true },
+  { 8, 16, 2, 2, false },
+  { 8, 8, 2, 2, true },
+  { 4, 0, 2, 2, true },
+  { 4, 0, 2, 2, false },
   { 8, 0, 1, 4, true },
+  { 16, 8, 1, 2, false },
 };
 constexpr int MMA_ACCUMULATORS = 64;
+/* From this many filters on the tensor cores are the default (on the H100, one filter: the FP32
+ * variants 1.9 times as fast, the mma kernel computing 8 filters either way; 8 filters: the FP32
+ * variants 3.4 times slower). */
+constexpr int MMA_DEFAULT_FILTERS = 4;
 
 /* Reads a decimal number of at most 4 digits at text[pos] into value and moves pos past it;
  * false when there is none or it is longer (so no value can overflow an int). */
@@ -582,7 +589,8 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
   }
 
   std::vector<ConvolutionVariant> list;
-  /* Tensor cores: the mma variants after the FP32 ones (which stay the default). */
+  /* Tensor cores: the mma variants, first from MMA_DEFAULT_FILTERS filters on, else after the
+   * FP32 ones. */
   std::vector<ConvolutionVariant> mma_list;
   if (limits.tensor_cores () && spec.mma_supported ()) {
     for (const MmaShape & shape : MMA_SHAPES) {
@@ -633,7 +641,8 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
     fallback.filter_memory = default_filter_memory (spec, fallback, limits);
     list.push_back (fallback);
   }
-  list.insert (list.end (), mma_list.begin (), mma_list.end ());
+  list.insert (spec.num_filters >= MMA_DEFAULT_FILTERS ? list.begin () : list.end (),
+      mma_list.begin (), mma_list.end ());
   return list;
 }
 

@@ -25,7 +25,8 @@
  * messages, with the median device time of each candidate when they timed them; the tuning cache
  * is kept off disk (GST_OPENCL_TUNING_CACHE=0, unless --keep-tuning-cache) so that every run
  * times the candidates and reports them. --each-variant also runs every volume case once per
- * candidate, forced (GST_OPENCL_VARIANT_CONVOLUTION), for medians over all its volumes.
+ * candidate, forced (GST_OPENCL_VARIANT_CONVOLUTION), for medians over all its volumes;
+ * --each-mma-variant only the tensor-core candidates and the fastest FP32 one.
  * Prints a table; --json PATH writes every figure.
  *
  * --compiler-report instead builds the program of every candidate variant of the volume cases
@@ -74,6 +75,7 @@ struct Options
   int timeout_s = 1200;
   bool keep_tuning_cache = false;
   bool each_variant = false;
+  bool each_mma_variant = false;
   bool compiler_report = false;
 };
 
@@ -130,6 +132,8 @@ parse_options (int argc, char **argv)
       "on disk (default: time the variants in every run, to report them)")
       .flag ("--each-variant", &o.each_variant, true, "run each volume case again with every "
       "candidate variant forced")
+      .flag ("--each-mma-variant", &o.each_mma_variant, true, "run each volume case again with "
+      "every tensor-core (mma) candidate forced, and the fastest FP32 one")
       .flag ("--compiler-report", &o.compiler_report, true, "only build every candidate of the "
       "volume cases and print the compiler's report (registers, spills, local memory)");
   table.parse (argc, argv);
@@ -487,11 +491,20 @@ main (int argc, char **argv)
       print_volume_case (r);
       /* The variants the element timed, each forced in turn over the whole case. */
       std::vector<std::string> forced;
-      if (o.each_variant && !r.variants.empty ()) {
+      if ((o.each_variant || o.each_mma_variant) && !r.variants.empty ()) {
         const auto & report = r.variants.front ();
-        for (size_t i = 0; i < report.candidates.size (); i++)
-          if (report.median_ms[i] >= 0)
+        long fastest_fp32 = -1;
+        for (size_t i = 0; i < report.candidates.size (); i++) {
+          if (report.median_ms[i] < 0)
+            continue;
+          const bool mma = report.candidates[i].compare (0, 4, "mma:") == 0;
+          if (o.each_variant || mma)
             forced.push_back (report.candidates[i]);
+          if (!mma && (fastest_fp32 < 0 || report.median_ms[i] < report.median_ms[fastest_fp32]))
+            fastest_fp32 = (long) i;
+        }
+        if (!o.each_variant && fastest_fp32 >= 0)
+          forced.push_back (report.candidates[fastest_fp32]);
       }
       results.push_back (r);
       for (const auto & variant : forced) {
