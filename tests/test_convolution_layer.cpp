@@ -362,7 +362,7 @@ GST_END_TEST;
  * test), forced in turn on specs that exercise each layout: filter blocks of 8 and 16 and one
  * that is no multiple of four, 2D blocks of outputs, local and constant filters, the staged
  * input, volumes whose sides are no multiples of the blocks. Each result must match the
- * reference, and all variants of a spec must agree bit for bit (every variant adds the taps of
+ * reference, and all FP32 variants of a spec must agree bit for bit (every one adds the taps of
  * an output in the same order). */
 GST_START_TEST (test_every_candidate)
 {
@@ -387,7 +387,9 @@ GST_START_TEST (test_every_candidate)
     for (const auto & variant : gst_opencl::Convolution::candidates (spec, gpu))
       if (std::find (variants.begin (), variants.end (), variant) == variants.end ())
         variants.push_back (variant);
-    fail_unless (variants.size () <= 10, "%zu candidates", variants.size ());
+    const auto fp32 = std::count_if (variants.begin (), variants.end (),
+        [](const ConvolutionVariant & v) { return !v.mma; });
+    fail_unless (fp32 <= 10, "%d FP32 candidates", (int) fp32);
     std::vector<float> first;
     for (const auto & variant : variants) {
       const std::string name = variant.to_string ();
@@ -396,6 +398,10 @@ GST_START_TEST (test_every_candidate)
       auto result = bench.run_and_check (convolution, spec);
       const std::string ran = convolution.variant ().to_string ();
       fail_unless_equals_string (ran.c_str (), name.c_str ());
+      /* The tensor cores (here where the device has them) add in another order: they are
+       * held to the reference only. */
+      if (variant.mma)
+        continue;
       if (first.empty ())
         first = result;
       else
@@ -458,6 +464,162 @@ GST_START_TEST (test_resolve)
 }
 GST_END_TEST;
 
+/* The tensor-core variants' strings, and where they are offered. */
+GST_START_TEST (test_mma_strings)
+{
+  bool memory_given = true;
+  auto v = ConvolutionVariant::parse ("mma:4:2x4", &memory_given);
+  fail_unless (v && v->mma && !memory_given);
+  fail_unless_equals_int (v->rows, 4);
+  fail_unless_equals_int (v->filter_block, 0);
+  fail_unless_equals_int (v->group_x, 2);
+  fail_unless_equals_int (v->group_y, 4);
+  const std::string text = v->to_string ();
+  fail_unless_equals_string (text.c_str (), "mma:4:2x4");
+  v = ConvolutionVariant::parse ("mma:8f16:1x1");
+  fail_unless (v && v->mma && v->rows == 8 && v->filter_block == 16);
+  const std::string block_text = v->to_string ();
+  fail_unless_equals_string (block_text.c_str (), "mma:8f16:1x1");
+  /* B fragments from global memory instead of staged. */
+  v = ConvolutionVariant::parse ("mma:2:2x2:global");
+  fail_unless (v && v->mma && v->filter_memory == FilterMemory::Global);
+  const std::string global_text = v->to_string ();
+  fail_unless_equals_string (global_text.c_str (), "mma:2:2x2:global");
+  /* Not the FP32 variant of the same numbers. */
+  fail_unless (*ConvolutionVariant::parse ("mma:4:2x4") != *ConvolutionVariant::parse ("4:2x4"));
+  for (const char *bad : { "mma:", "mma:4", "mma:4:2", "mma:0:2x2", "mma:17:2x2", "mma:4f4:2x2",
+           "mma:4f12:2x2", "mma:4f72:2x2", "mma:4f0:2x2", "mma:4:0x2", "mma:4:8x8",
+           "mma:4:2x2:local", "mma:4:2x2:tile", "mma:4x2:2x2", "mma:4:2x2 ", "MMA:4:2x2",
+           "mma4:2x2", "mma:4:2x2:", "mma:4:2x2:local", "mma:4:2x2:constant",
+           "mma:4:2x2:global:tile", "mma:4:2x2:globalx" })
+    fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
+
+  /* Offered on NVIDIA from compute capability 8.0 on, for uint8 tensors only; filter blocks
+   * rounded to multiples of 8 that divide N rounded up to 8. */
+  gst_opencl::ConvolutionLimits gpu;
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  gpu.max_work_group_size = 1024;
+  gpu.local_mem_bytes = 48 * 1024;
+  gpu.constant_bytes = 64 * 1024;
+  auto count_mma = [](const std::vector<ConvolutionVariant> & list) {
+    return std::count_if (list.begin (), list.end (), [](const ConvolutionVariant & c) {
+          return c.mma;
+        });
+  };
+  const auto spec = Bench::tensor_spec (32, 7, 7, 7);
+  gpu.nvidia_compute_capability = 75;
+  fail_unless_equals_int (count_mma (gst_opencl::Convolution::candidates (spec, gpu)), 0);
+  gpu.nvidia_compute_capability = 90;
+  const auto offered = gst_opencl::Convolution::candidates (spec, gpu);
+  fail_unless (count_mma (offered) >= 3, "%d mma candidates", (int) count_mma (offered));
+  /* The default: the tensor cores from 4 filters on (the first shape that fits), FP32 below. */
+  const std::string default_text = offered.front ().to_string ();
+  fail_unless_equals_string (default_text.c_str (), "mma:8f16:2x2:global");
+  const auto eight = gst_opencl::Convolution::candidates (Bench::tensor_spec (8, 7, 7, 7), gpu);
+  const std::string first_eight = eight.front ().to_string ();
+  fail_unless_equals_string (first_eight.c_str (), "mma:8:2x2");
+  const auto one = gst_opencl::Convolution::candidates (Bench::tensor_spec (1, 7, 7, 7), gpu);
+  fail_unless (!one.front ().mma && count_mma (one) >= 3);
+  fail_unless (count_mma (offered) <= 8, "%d mma candidates", (int) count_mma (offered));
+  for (const auto & candidate : offered)
+    fail_unless (!candidate.mma || candidate.rows * (candidate.filter_block ?
+            candidate.filter_block : 32) <= 128, "%s holds too many accumulators",
+        candidate.to_string ().c_str ());
+  auto pixels = spec;
+  pixels.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
+  pixels.num_filters = 4;
+  pixels.out_pixel_bytes = 4;
+  fail_unless_equals_int (count_mma (gst_opencl::Convolution::candidates (pixels, gpu)), 0);
+  auto floats = spec;
+  floats.float_input = true;
+  fail_unless_equals_int (count_mma (gst_opencl::Convolution::candidates (floats, gpu)), 0);
+  bool threw = false;
+  try {
+    gst_opencl::Convolution::resolve (*ConvolutionVariant::parse ("mma:4:2x4"), false, pixels,
+        gpu);
+  } catch (const gst_opencl::Failure & e) {
+    threw = e.kind == gst_opencl::Failure::Kind::Settings &&
+        std::string (e.what ()).find ("uint8") != std::string::npos;
+  }
+  fail_unless (threw);
+  auto resolved = [&](const char *text, int filters) {
+    return gst_opencl::Convolution::resolve (*ConvolutionVariant::parse (text), false,
+        Bench::tensor_spec (filters, 7, 7, 7), gpu).to_string ();
+  };
+  const std::string all = resolved ("mma:4f32:2x4", 32);
+  fail_unless_equals_string (all.c_str (), "mma:4:2x4");
+  const std::string sixteen = resolved ("mma:4f24:2x4", 32);
+  fail_unless_equals_string (sixteen.c_str (), "mma:4f16:2x4");
+  const std::string twenty_four = resolved ("mma:4f16:2x4", 24);
+  fail_unless_equals_string (twenty_four.c_str (), "mma:4f8:2x4");
+  const std::string padded = resolved ("mma:4f8:2x4", 3);
+  fail_unless_equals_string (padded.c_str (), "mma:4:2x4");
+}
+GST_END_TEST;
+
+/* The tensor-core kernel against the float64 reference: on NVIDIA's tensor cores where the
+ * device has them, else its emulation, which follows the same fragment layout. N = 1, 3, 8, 32
+ * (a single tile, a padded tile, one and four tiles, and filter blocks; 16 and 24 too), k = 3, 5,
+ * 7, a volume
+ * whose sides cut every work-group, random and structured input. */
+GST_START_TEST (test_mma_kernel)
+{
+  struct Case
+  {
+    int filters, k;
+    const char *variant;
+  };
+  const Case cases[] = {
+    { 1, 3, "mma:2:2x2" },
+    { 3, 5, "mma:1:1x2" },
+    { 8, 7, "mma:4:2x4" },
+    { 8, 3, "mma:2:1x1" },
+    { 32, 7, "mma:4:2x4" },
+    { 32, 5, "mma:8f16:2x2" },
+    { 32, 3, "mma:2f8:1x2" },
+    { 16, 7, "mma:2f8:2x1" },
+    { 8, 7, "mma:4:2x2:global" },
+    { 32, 5, "mma:8f16:2x2:global" },
+    { 3, 3, "mma:1:1x1:global" },
+    { 24, 7, "mma:16f8:1x2" },
+  };
+  for (int pattern = 0; pattern < 2; pattern++) {
+    Bench bench (37, 11, 5);
+    if (pattern == 1) {
+      /* Structured: planes of constant value, a ramp along x and a bright voxel; extremes
+       * 0 and 255 next to each other. */
+      for (int z = 0; z < bench.depth; z++)
+        for (int y = 0; y < bench.height; y++)
+          for (int x = 0; x < bench.width; x++)
+            bench.volume[((size_t) z * bench.height + y) * bench.width + x] = (uint8_t)
+                (z == 2 ? 255 : (x * 7 + y) % 2 ? 255 : (x * 13) & 0xff);
+      bench.volume[((size_t) 2 * bench.height + 5) * bench.width + 20] = 0;
+      bench.device.device ().queue.enqueueWriteBuffer (bench.input, CL_TRUE, 0,
+          bench.volume.size (), bench.volume.data ());
+    }
+    const bool tensor_cores = gst_opencl::ConvolutionLimits::of (bench.device.device ())
+        .tensor_cores ();
+    for (const Case & c : cases) {
+      if (pattern == 1 && c.k != 7)
+        continue;
+      g_setenv (VARIABLE, c.variant, TRUE);
+      gst_opencl::Convolution convolution;
+      bench.run_and_check (convolution, Bench::tensor_spec (c.filters, c.k, c.k, c.k));
+      const std::string ran = convolution.variant ().to_string ();
+      fail_unless (convolution.variant ().mma, "%s ran as %s", c.variant, ran.c_str ());
+      g_print ("mma %s, N = %d, k = %d, %s input: ok (%s)\n", ran.c_str (), c.filters, c.k,
+          pattern ? "structured" : "random", tensor_cores ? "tensor cores" : "emulated");
+    }
+  }
+  /* A 2D filter bank (kz = 1) on the same volume. */
+  Bench bench (19, 7, 2);
+  g_setenv (VARIABLE, "mma:2:1x2", TRUE);
+  gst_opencl::Convolution convolution;
+  bench.run_and_check (convolution, Bench::tensor_spec (8, 7, 7, 1));
+  g_unsetenv (VARIABLE);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_wrong_tap_count)
 {
   Bench bench;
@@ -482,7 +644,7 @@ convolution_layer_suite (void)
 {
   return TESTUTIL_SUITE ("convolution-layer", 600,
       test_separate, test_variant_strings, test_variant_choice, test_every_candidate,
-      test_resolve, test_wrong_tap_count);
+      test_resolve, test_mma_strings, test_mma_kernel, test_wrong_tap_count);
 }
 
 int

@@ -5,7 +5,7 @@
  * One variant is forced (GST_OPENCL_VARIANT_CONVOLUTION) so each filter shape costs one program
  * build; test_gpu_layouts forces the layouts the GPU candidates use (blocks of filters, 2D blocks
  * of outputs, the staged input) on tensor and video output; test_tuning lets the element time
- * its candidates. */
+ * its candidates; test_mma_variants forces the tensor-core kernel. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -363,6 +363,29 @@ GST_START_TEST (test_gpu_layouts)
 }
 GST_END_TEST;
 
+/* The tensor-core variants (emulated off NVIDIA's tensor cores) through the element: N = 1, 8
+ * and 32, k = 3, 5 and 7, volumes and frames whose sizes cut every work-group; video output,
+ * which they do not compute, is an error on the bus. */
+GST_START_TEST (test_mma_variants)
+{
+  uint32_t seed = 800;
+  for (const char *variant : { "mma:4:2x4", "mma:2f8:1x2:global" }) {
+    g_setenv (VARIANT_VARIABLE, variant, TRUE);
+    check_volume (random_bank (8, 7, 3, seed), 37, 11, 9, seed + 1);
+    check_volume (random_bank (32, 5, 3, seed + 2), 21, 9, 5, seed + 3);
+    check_volume (random_bank (1, 3, 3, seed + 4), 19, 6, 4, seed + 5);
+    check_volume (random_bank (8, 7, 2, seed + 6), 33, 10, 3, seed + 7);
+    check_gray_frame (random_bank (3, 5, 2, seed + 8), 19, 9, 23, seed + 9);
+    seed += 10;
+  }
+  std::string error = testutil::run_pipeline ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=16,height=8 ! openclmulticonvolve kernel-size=1 "
+      "kernels=\"<1.0>\" ! video/x-raw,format=GRAY8 ! fakesink");
+  TESTUTIL_EXPECT_ERROR (error, "uint8 volumes of one channel to a float tensor only");
+  g_setenv (VARIANT_VARIABLE, FORCED_VARIANT, TRUE);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_tuning)
 {
   /* No forced variant and no tuning cache: the element times its candidates on first use, and
@@ -422,7 +445,7 @@ multiconvolve_suite (void)
   return TESTUTIL_SUITE ("openclmulticonvolve", 600,
       test_defaults, test_every_kernel_size, test_filter_counts, test_video_output,
       test_kernels_file, test_bad_settings_are_errors, test_opencl_memory_input,
-      test_gpu_layouts, test_tuning);
+      test_gpu_layouts, test_mma_variants, test_tuning);
 }
 
 int

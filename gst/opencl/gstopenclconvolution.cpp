@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "opencl/gstopenclkernels.h"
+#include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclnametable.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopencltuning.h"
@@ -99,6 +101,86 @@ filter_fits (const ConvolutionSpec & spec, const ConvolutionVariant & variant,
   return false;
 }
 
+/* The tensor-core kernel (kernels/convolve_mma.cl): voxels per row of a product, lanes per
+ * warp, and the words of the emulation's scratch per lane. */
+constexpr int MMA_VOXELS = 16;
+constexpr int MMA_WARP = 32;
+constexpr int MMA_SCRATCH_WORDS = 6;
+
+int
+mma_padded_filters (const ConvolutionSpec & spec)
+{
+  return (spec.num_filters + 7) / 8 * 8;
+}
+
+/* Filters per warp of an mma variant (the kernel's MMA_FILTERS). */
+int
+mma_filters_per_warp (const ConvolutionSpec & spec, const ConvolutionVariant & variant)
+{
+  return variant.filter_block > 0 ? variant.filter_block : mma_padded_filters (spec);
+}
+
+/* The largest multiple of 8 not above `requested` that divides N rounded up to 8; 0 (all)
+ * when that is all of them or nothing is requested. */
+int
+mma_effective_filter_block (const ConvolutionSpec & spec, int requested)
+{
+  const int padded = mma_padded_filters (spec);
+  if (requested <= 0 || requested >= padded)
+    return 0;
+  int block = std::max (8, requested / 8 * 8);
+  while (padded % block != 0)
+    block -= 8;
+  return block == padded ? 0 : block;
+}
+
+int
+mma_group_size (const ConvolutionVariant & variant)
+{
+  return MMA_WARP * variant.group_x * variant.group_y;
+}
+
+/* Local memory of an mma variant as kernels/convolve_mma.cl declares it: two staged planes, two
+ * planes' B fragments unless they are read from global memory, and the emulation's scratch. */
+cl_ulong
+mma_local_bytes (const ConvolutionSpec & spec, const ConvolutionVariant & variant,
+    bool emulated)
+{
+  const cl_ulong kx_pad = (cl_ulong) (spec.kx + 7) / 8 * 8;
+  const cl_ulong pitch = (cl_ulong) MMA_VOXELS * variant.group_x + kx_pad - 1;
+  const cl_ulong tile_rows = (cl_ulong) variant.rows * variant.group_y + spec.ky - 1;
+  const cl_ulong fragments = (cl_ulong) spec.ky * (kx_pad / 8) *
+      (mma_filters_per_warp (spec, variant) / 8) * MMA_WARP;
+  const bool staged = variant.filter_memory == FilterMemory::Local;
+  cl_ulong bytes = 2 * (pitch * tile_rows * sizeof (float) +
+      (staged ? fragments * 4 * sizeof (float) : 0));
+  if (emulated)
+    bytes += (cl_ulong) mma_group_size (variant) * MMA_SCRATCH_WORDS * sizeof (cl_uint);
+  return bytes;
+}
+
+/* Rounds a float to TF32 (10 mantissa bits), to nearest, ties away from zero. */
+float
+round_to_tf32 (float value)
+{
+  guint32 bits;
+  std::memcpy (&bits, &value, sizeof bits);
+  bits = (bits + 0x1000u) & 0xffffe000u;
+  std::memcpy (&value, &bits, sizeof bits);
+  return value;
+}
+
+/* `value` with its 13 low mantissa bits cleared: exact in TF32, value - result exact in FP32. */
+float
+truncate_to_tf32 (float value)
+{
+  guint32 bits;
+  std::memcpy (&bits, &value, sizeof bits);
+  bits &= 0xffffe000u;
+  std::memcpy (&value, &bits, sizeof bits);
+  return value;
+}
+
 /* Constant memory when the filters fit there, else local, else global. */
 FilterMemory
 default_filter_memory (const ConvolutionSpec & spec, ConvolutionVariant variant,
@@ -149,6 +231,34 @@ const CandidateShape GPU_FEW_FILTERS[] = {
   { 1, 1, 0, 32, 4, FilterMemory::Constant, false, false },
 };
 
+/* NVIDIA GPUs with tensor cores, specs mma supports: rows per warp, filters per warp (0: all),
+ * warps along x and y, B fragments from global memory instead of staged. A warp's accumulators
+ * are rows x filters / 8 x 4 registers per lane (shapes beyond 64 are left out), its A fragments
+ * (rows + k - 1) x 4. Measured on an H100 (tests/bench/mma-gpu-check.sh, 256^3, 7^3 filters):
+ * 8 rows per warp in work-groups of 4 warps ran fastest (8:2x2 for 8 filters, 8f16:2x2:global
+ * for 32); 4 rows in 4 warps 8 to 22% slower, work-groups of 8 warps (4:2x4, 2:2x4) 14 to 54%
+ * slower. The first shape that fits is the default. */
+struct MmaShape
+{
+  int rows, filters, warps_x, warps_y;
+  bool b_global;
+};
+const MmaShape MMA_SHAPES[] = {
+  { 8, 0, 2, 2, false },
+  { 8, 16, 2, 2, true },
+  { 8, 16, 2, 2, false },
+  { 8, 8, 2, 2, true },
+  { 4, 0, 2, 2, true },
+  { 4, 0, 2, 2, false },
+  { 8, 0, 1, 4, true },
+  { 16, 8, 1, 2, false },
+};
+constexpr int MMA_ACCUMULATORS = 64;
+/* From this many filters on the tensor cores are the default (on the H100, one filter: the FP32
+ * variants 1.9 times as fast, the mma kernel computing 8 filters either way; 8 filters: the FP32
+ * variants 3.4 times slower). */
+constexpr int MMA_DEFAULT_FILTERS = 4;
+
 /* Reads a decimal number of at most 4 digits at text[pos] into value and moves pos past it;
  * false when there is none or it is longer (so no value can overflow an int). */
 bool
@@ -191,9 +301,22 @@ ConvolutionSpec::build_options () const
   return options;
 }
 
+bool
+ConvolutionSpec::mma_supported () const
+{
+  return !float_input && channels == 1 && output == Output::Tensor && !temporal;
+}
+
 std::string
 ConvolutionVariant::to_string () const
 {
+  if (mma) {
+    std::string text = "mma:" + std::to_string (rows);
+    if (filter_block != 0)
+      text += "f" + std::to_string (filter_block);
+    text += ":" + std::to_string (group_x) + "x" + std::to_string (group_y);
+    return filter_memory == FilterMemory::Global ? text + ":global" : text;
+  }
   std::string text = std::to_string (unroll);
   if (rows != 1)
     text += "x" + std::to_string (rows);
@@ -211,8 +334,42 @@ ConvolutionVariant::operator== (const ConvolutionVariant & other) const
 {
   return unroll == other.unroll && rows == other.rows && filter_block == other.filter_block &&
       group_x == other.group_x && group_y == other.group_y &&
-      filter_memory == other.filter_memory && tile == other.tile;
+      filter_memory == other.filter_memory && tile == other.tile && mma == other.mma;
 }
+
+namespace {
+
+/* "mma:ROWS[fFILTERS]:WXxWY[:global]", nothing else around it: at most 32 warps of 1024
+ * work-items. */
+std::optional<ConvolutionVariant>
+parse_mma (const std::string & text, bool * memory_given)
+{
+  ConvolutionVariant variant;
+  variant.mma = true;
+  variant.unroll = MMA_VOXELS;
+  variant.filter_memory = FilterMemory::Local;
+  size_t pos = 4;
+  bool has_filters = false;
+  if (!read_small_number (text, pos, variant.rows) ||
+      !read_optional_field (text, pos, 'f', variant.filter_block, has_filters) ||
+      pos >= text.size () || text[pos++] != ':' ||
+      !read_small_number (text, pos, variant.group_x) || pos >= text.size () ||
+      text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y))
+    return std::nullopt;
+  if (text.compare (pos, std::string::npos, ":global") == 0)
+    variant.filter_memory = FilterMemory::Global;
+  else if (pos != text.size ())
+    return std::nullopt;
+  if (variant.rows < 1 || variant.rows > 16 || (has_filters && (variant.filter_block < 8 ||
+              variant.filter_block > 64 || variant.filter_block % 8 != 0)) ||
+      variant.group_x < 1 || variant.group_y < 1 || variant.group_x * variant.group_y > 32)
+    return std::nullopt;
+  if (memory_given)
+    *memory_given = false;
+  return variant;
+}
+
+}  // namespace
 
 std::optional<ConvolutionVariant>
 ConvolutionVariant::parse (const std::string & text, bool * memory_given)
@@ -221,6 +378,8 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
   ConvolutionVariant variant;
   size_t pos = 0;
   bool has_rows = false, has_filters = false;
+  if (text.compare (0, 4, "mma:") == 0)
+    return parse_mma (text, memory_given);
   if (!read_small_number (text, pos, variant.unroll) ||
       !read_optional_field (text, pos, 'x', variant.rows, has_rows) ||
       !read_optional_field (text, pos, 'f', variant.filter_block, has_filters) ||
@@ -272,11 +431,18 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
 ConvolutionLimits
 ConvolutionLimits::of (const Device & device)
 {
+  return of (device.device);
+}
+
+ConvolutionLimits
+ConvolutionLimits::of (const cl::Device & device)
+{
   ConvolutionLimits limits;
-  limits.type = device.type;
-  limits.max_work_group_size = device.max_work_group_size;
-  limits.local_mem_bytes = device.local_mem_bytes;
-  limits.constant_bytes = device.device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE> ();
+  limits.type = device.getInfo<CL_DEVICE_TYPE> ();
+  limits.max_work_group_size = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
+  limits.local_mem_bytes = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
+  limits.constant_bytes = device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE> ();
+  limits.nvidia_compute_capability = gst_opencl::nvidia_compute_capability (device);
   return limits;
 }
 
@@ -287,6 +453,7 @@ Convolution::reset ()
   have_variant_ = false;
   kernel_ = cl::Kernel ();
   filters_ = cl::Buffer ();
+  fragments_ = cl::Buffer ();
 }
 
 void
@@ -303,7 +470,8 @@ Convolution::configure (Device & device, const ConvolutionSpec & spec,
   /* Kernel and filters of another context (the element restarted on another device) are of no
    * use here: a kernel may only take buffers of its own context. */
   if ((kernel_ () && kernel_.getInfo<CL_KERNEL_CONTEXT> ()() != device.context ()) ||
-      (filters_ () && filters_.getInfo<CL_MEM_CONTEXT> ()() != device.context ()))
+      (filters_ () && filters_.getInfo<CL_MEM_CONTEXT> ()() != device.context ()) ||
+      (fragments_ () && fragments_.getInfo<CL_MEM_CONTEXT> ()() != device.context ()))
     reset ();
   bool same_spec = configured_ && spec.build_options () == spec_.build_options ();
   spec_ = spec;
@@ -311,6 +479,16 @@ Convolution::configure (Device & device, const ConvolutionSpec & spec,
   if (!filters_ () || filters_.getInfo<CL_MEM_SIZE> () != bytes)
     filters_ = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY, bytes);
   device.queue.enqueueWriteBuffer (filters_, CL_TRUE, 0, bytes, taps.data ());
+  if (spec.mma_supported ()) {
+    const std::vector<float> fragments = mma_fragments (spec, taps);
+    const size_t fragment_bytes = fragments.size () * sizeof (float);
+    if (!fragments_ () || fragments_.getInfo<CL_MEM_SIZE> () != fragment_bytes)
+      fragments_ = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
+          fragment_bytes);
+    device.queue.enqueueWriteBuffer (fragments_, CL_TRUE, 0, fragment_bytes, fragments.data ());
+  } else {
+    fragments_ = cl::Buffer ();
+  }
   if (!same_spec) {
     have_variant_ = false;
     kernel_ = cl::Kernel ();
@@ -318,25 +496,59 @@ Convolution::configure (Device & device, const ConvolutionSpec & spec,
   configured_ = true;
 }
 
-ConvolutionVariant
-Convolution::resolve (const ConvolutionVariant & requested, bool memory_given,
-    const ConvolutionSpec & spec, const ConvolutionLimits & limits)
+namespace {
+
+/* Throws Failure (Settings) when a variant's work-group (`group_size` work-items) or its
+ * `local` bytes of local memory exceed the device's. */
+void
+check_fits (const ConvolutionVariant & variant, const ConvolutionSpec & spec,
+    const ConvolutionLimits & limits, size_t group_size, cl_ulong local)
 {
-  ConvolutionVariant variant = requested;
-  variant.filter_block = effective_filter_block (spec, variant.filter_block);
-  if (!memory_given || !filter_fits (spec, variant, limits))
-    variant.filter_memory = default_filter_memory (spec, variant, limits);
-  if ((size_t) variant.group_x * variant.group_y > limits.max_work_group_size)
+  if (group_size > limits.max_work_group_size)
     throw Failure (Failure::Kind::Settings, "the work-group of convolution variant " +
-        variant.to_string () + " exceeds the device's limit of " +
-        std::to_string (limits.max_work_group_size));
-  const cl_ulong local = local_bytes (spec, variant);
+        variant.to_string () + " (" + std::to_string (group_size) + " work-items) exceeds "
+        "the device's limit of " + std::to_string (limits.max_work_group_size));
   if (local > 0 && local + LOCAL_MARGIN_BYTES > limits.local_mem_bytes)
     throw Failure (Failure::Kind::Settings, "convolution variant " + variant.to_string () +
         " needs " + std::to_string (local) + " bytes of local memory for " +
         std::to_string (spec.kx) + "x" + std::to_string (spec.ky) + "x" +
         std::to_string (spec.kz) + " filters; the device has " +
         std::to_string (limits.local_mem_bytes));
+}
+
+/* Convolution::resolve for mma variants. Off NVIDIA's tensor cores the kernel is emulated. */
+ConvolutionVariant
+resolve_mma (const ConvolutionVariant & requested, const ConvolutionSpec & spec,
+    const ConvolutionLimits & limits)
+{
+  if (!spec.mma_supported ())
+    throw Failure (Failure::Kind::Settings, "convolution variant " + requested.to_string () +
+        " (tensor cores) takes uint8 volumes of one channel to a float tensor only");
+  ConvolutionVariant variant = requested;
+  variant.unroll = MMA_VOXELS;
+  if (variant.filter_memory != FilterMemory::Global)
+    variant.filter_memory = FilterMemory::Local;
+  variant.tile = false;
+  variant.filter_block = mma_effective_filter_block (spec, variant.filter_block);
+  check_fits (variant, spec, limits, (size_t) mma_group_size (variant),
+      mma_local_bytes (spec, variant, !limits.tensor_cores ()));
+  return variant;
+}
+
+}  // namespace
+
+ConvolutionVariant
+Convolution::resolve (const ConvolutionVariant & requested, bool memory_given,
+    const ConvolutionSpec & spec, const ConvolutionLimits & limits)
+{
+  if (requested.mma)
+    return resolve_mma (requested, spec, limits);
+  ConvolutionVariant variant = requested;
+  variant.filter_block = effective_filter_block (spec, variant.filter_block);
+  if (!memory_given || !filter_fits (spec, variant, limits))
+    variant.filter_memory = default_filter_memory (spec, variant, limits);
+  check_fits (variant, spec, limits, (size_t) variant.group_x * variant.group_y,
+      local_bytes (spec, variant));
   return variant;
 }
 
@@ -377,6 +589,29 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
   }
 
   std::vector<ConvolutionVariant> list;
+  /* Tensor cores: the mma variants, first from MMA_DEFAULT_FILTERS filters on, else after the
+   * FP32 ones. */
+  std::vector<ConvolutionVariant> mma_list;
+  if (limits.tensor_cores () && spec.mma_supported ()) {
+    for (const MmaShape & shape : MMA_SHAPES) {
+      ConvolutionVariant variant;
+      variant.mma = true;
+      variant.rows = shape.rows;
+      variant.filter_block = shape.filters;
+      variant.group_x = shape.warps_x;
+      variant.group_y = shape.warps_y;
+      variant.filter_memory = shape.b_global ? FilterMemory::Global : FilterMemory::Local;
+      try {
+        variant = resolve (variant, false, spec, limits);
+      } catch (const Failure &) {
+        continue;
+      }
+      if (variant.rows * mma_filters_per_warp (spec, variant) / 8 * 4 > MMA_ACCUMULATORS)
+        continue;
+      if (std::find (mma_list.begin (), mma_list.end (), variant) == mma_list.end ())
+        mma_list.push_back (variant);
+    }
+  }
   for (const CandidateShape & shape : shapes) {
     ConvolutionVariant variant;
     variant.unroll = shape.unroll;
@@ -406,6 +641,8 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
     fallback.filter_memory = default_filter_memory (spec, fallback, limits);
     list.push_back (fallback);
   }
+  list.insert (spec.num_filters >= MMA_DEFAULT_FILTERS ? list.begin () : list.end (),
+      mma_list.begin (), mma_list.end ());
   return list;
 }
 
@@ -418,25 +655,81 @@ Convolution::tuning_key (const ConvolutionSpec & spec,
     names += candidate.to_string () + " ";
   gchar *text = g_strdup_printf ("%s source %016" G_GINT64_MODIFIER "x candidates %016"
       G_GINT64_MODIFIER "x", spec.build_options ().c_str (),
-      (guint64) stable_hash (kernel_source ("convolve")), (guint64) stable_hash (names));
+      (guint64) stable_hash (kernel_source ("convolve") + kernel_source ("convolve_mma")),
+      (guint64) stable_hash (names));
   std::string key (text);
   g_free (text);
   return key;
 }
 
+Convolution::Program
+Convolution::program (const ConvolutionSpec & spec, const ConvolutionVariant & variant,
+    const ConvolutionLimits & limits)
+{
+  gchar *text;
+  if (variant.mma)
+    text = g_strdup_printf ("%s -DMMA_ROWS=%d -DMMA_FILTERS=%d -DWARPS_X=%d -DWARPS_Y=%d "
+        "-DMMA_EMULATE=%d -DMMA_B_GLOBAL=%d", spec.build_options ().c_str (), variant.rows,
+        mma_filters_per_warp (spec, variant), variant.group_x, variant.group_y,
+        limits.tensor_cores () ? 0 : 1, variant.filter_memory == FilterMemory::Global ? 1 : 0);
+  else
+    text = g_strdup_printf ("%s -DUNROLL=%d -DROWS=%d -DFILTER_BLOCK=%d -DGROUP_X=%d "
+        "-DGROUP_Y=%d -DFILTER_MEM=%d -DTILE=%d", spec.build_options ().c_str (),
+        variant.unroll, variant.rows, filters_per_item (spec, variant), variant.group_x,
+        variant.group_y, (int) variant.filter_memory, variant.tile ? 1 : 0);
+  Program program;
+  program.file = program.kernel = variant.mma ? "convolve_mma" : "convolve";
+  program.options = text;
+  g_free (text);
+  return program;
+}
+
+std::vector<float>
+Convolution::mma_fragments (const ConvolutionSpec & spec, const std::vector<float> & taps)
+{
+  /* [l][j][step][tile][lane] float4s: lane (g, t) holds hi and lo of taps 8 step + t and
+   * 8 step + t + 4 of filter 8 tile + g, zero past KX and past N. */
+  const int n = spec.num_filters;
+  const int steps = (spec.kx + 7) / 8;
+  const int tiles = mma_padded_filters (spec) / 8;
+  std::vector<float> fragments ((size_t) spec.kz * spec.ky * steps * tiles * MMA_WARP * 4);
+  size_t index = 0;
+  for (int l = 0; l < spec.kz; l++) {
+    for (int j = 0; j < spec.ky; j++) {
+      for (int step = 0; step < steps; step++) {
+        for (int tile = 0; tile < tiles; tile++) {
+          for (int lane = 0; lane < MMA_WARP; lane++) {
+            const int filter = tile * 8 + lane / 4;
+            float hi[2], lo[2];
+            for (int half = 0; half < 2; half++) {
+              const int i = step * 8 + lane % 4 + half * 4;
+              const float w = i < spec.kx && filter < n ?
+                  taps[(((size_t) l * spec.ky + j) * spec.kx + i) * n + filter] : 0.0f;
+              hi[half] = truncate_to_tf32 (w);
+              lo[half] = round_to_tf32 (w - hi[half]);
+            }
+            fragments[index++] = hi[0];
+            fragments[index++] = hi[1];
+            fragments[index++] = lo[0];
+            fragments[index++] = lo[1];
+          }
+        }
+      }
+    }
+  }
+  return fragments;
+}
+
 cl::Kernel
 Convolution::build (Device & device, const ConvolutionVariant & variant) const
 {
-  gchar *text = g_strdup_printf ("%s -DUNROLL=%d -DROWS=%d -DFILTER_BLOCK=%d -DGROUP_X=%d "
-      "-DGROUP_Y=%d -DFILTER_MEM=%d -DTILE=%d", spec_.build_options ().c_str (), variant.unroll,
-      variant.rows, filters_per_item (spec_, variant), variant.group_x, variant.group_y,
-      (int) variant.filter_memory, variant.tile ? 1 : 0);
-  std::string options (text);
-  g_free (text);
-  GST_DEBUG ("convolution kernel [%s]", options.c_str ());
-  cl::Kernel kernel = device.kernel ("convolve", "convolve", options);
+  const Program source = program (spec_, variant, ConvolutionLimits::of (device));
+  GST_DEBUG ("convolution kernel %s [%s]", source.kernel.c_str (), source.options.c_str ());
+  cl::Kernel kernel = device.kernel (source.file, source.kernel, source.options);
   size_t limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.device);
-  if ((size_t) variant.group_x * variant.group_y > limit)
+  const size_t group = variant.mma ? (size_t) mma_group_size (variant) :
+      (size_t) variant.group_x * variant.group_y;
+  if (group > limit)
     throw Failure (Failure::Kind::Settings, "work-group " + variant.to_string () +
         " exceeds the kernel's limit of " + std::to_string (limit) + " on " + device.name);
   cl_ulong local = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE> (device.device);
@@ -448,7 +741,8 @@ Convolution::build (Device & device, const ConvolutionVariant & variant) const
 }
 
 void
-Convolution::set_args (cl::Kernel & kernel, const ConvolutionArgs & a) const
+Convolution::set_args (cl::Kernel & kernel, const ConvolutionVariant & variant,
+    const ConvolutionArgs & a) const
 {
   kernel.setArg (0, *a.src);
   kernel.setArg (1, a.src_row_stride);
@@ -461,7 +755,7 @@ Convolution::set_args (cl::Kernel & kernel, const ConvolutionArgs & a) const
   kernel.setArg (8, a.width);
   kernel.setArg (9, a.height);
   kernel.setArg (10, a.depth);
-  kernel.setArg (11, filters_);
+  kernel.setArg (11, variant.mma ? fragments_ : filters_);
   kernel.setArg (12, a.scale);
   kernel.setArg (13, a.offset);
   kernel.setArg (14, a.alpha_src ? *a.alpha_src : *a.src);
@@ -474,17 +768,29 @@ Convolution::enqueue (ElementDevice * element, Device & device, const cl::Kernel
     const ConvolutionVariant & variant, const ConvolutionArgs & args, size_t rows,
     size_t planes, cl::Event * event) const
 {
-  const size_t columns = ((size_t) args.width + variant.unroll - 1) / variant.unroll;
-  const size_t row_items = (rows + variant.rows - 1) / variant.rows;
-  const size_t blocks = (size_t) (spec_.num_filters / filters_per_item (spec_, variant));
+  size_t columns, row_items, blocks;
+  cl::NDRange local;
+  if (variant.mma) {
+    /* One-dimensional work-groups of warps; one work-group per GROUP_W x GROUP_H outputs. */
+    const size_t group_w = (size_t) MMA_VOXELS * variant.group_x;
+    const size_t group_h = (size_t) variant.rows * variant.group_y;
+    columns = ((size_t) args.width + group_w - 1) / group_w * mma_group_size (variant);
+    row_items = (rows + group_h - 1) / group_h;
+    blocks = (size_t) (mma_padded_filters (spec_) / mma_filters_per_warp (spec_, variant));
+    local = cl::NDRange ((size_t) mma_group_size (variant), 1, 1);
+  } else {
+    columns = ((size_t) args.width + variant.unroll - 1) / variant.unroll;
+    row_items = (rows + variant.rows - 1) / variant.rows;
+    blocks = (size_t) (spec_.num_filters / filters_per_item (spec_, variant));
+    local = cl::NDRange ((size_t) variant.group_x, (size_t) variant.group_y, 1);
+  }
   cl::NDRange global (columns, row_items, planes * blocks);
-  cl::NDRange local ((size_t) variant.group_x, (size_t) variant.group_y, 1);
   if (element) {
     element->launch (kernel, global, local);
     return;
   }
-  cl::NDRange padded ((columns + variant.group_x - 1) / variant.group_x * variant.group_x,
-      (row_items + variant.group_y - 1) / variant.group_y * variant.group_y, planes * blocks);
+  cl::NDRange padded ((columns + local.get ()[0] - 1) / local.get ()[0] * local.get ()[0],
+      (row_items + local.get ()[1] - 1) / local.get ()[1] * local.get ()[1], planes * blocks);
   device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, padded, local, nullptr, event);
 }
 
@@ -514,7 +820,7 @@ Convolution::choose_variant (ElementDevice & element, const ConvolutionArgs & ar
     cl::Kernel & kernel = kernels[index];
     if (!kernel ()) {
       kernel = build (device, variants[index]);
-      set_args (kernel, args);
+      set_args (kernel, variants[index], args);
     }
     cl::Event event;
     enqueue (nullptr, device, kernel, variants[index], args, rows, planes, &event);
@@ -554,7 +860,7 @@ Convolution::run (ElementDevice & element, const ConvolutionArgs & args)
     choose_variant (element, args);
     have_variant_ = true;
   }
-  set_args (kernel_, args);
+  set_args (kernel_, variant_, args);
   enqueue (&element, device, kernel_, variant_, args, (size_t) args.height,
       (size_t) args.depth, nullptr);
 }

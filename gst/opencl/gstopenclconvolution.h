@@ -42,13 +42,19 @@ struct ConvolutionSpec
   bool temporal = false;       /* the third axis is a ring of frames addressed through slots */
 
   int taps () const { return kx * ky * kz * num_filters; }
+  /* Whether the tensor-core (mma) variants compute this spec: uchar volumes of one channel to
+   * a float tensor. */
+  bool mma_supported () const;
   /* The build options that do not depend on the variant. */
   std::string build_options () const;
 };
 
 enum class FilterMemory { Global = 0, Constant = 1, Local = 2 };
 
-/* How the kernel is laid out over work-items (see kernels/convolve.cl). */
+/* How the kernel is laid out over work-items (see kernels/convolve.cl), or, with `mma`, the
+ * tensor-core kernel (kernels/convolve_mma.cl): there `rows` is the rows of 16 voxels per warp,
+ * `filter_block` the filters per warp (a multiple of 8; 0: all), group_x x group_y the warps of
+ * a work-group, and unroll and the memory fields do not apply. */
 struct ConvolutionVariant
 {
   int unroll = 4;            /* outputs per work-item along x */
@@ -58,9 +64,11 @@ struct ConvolutionVariant
   int group_y = 4;
   FilterMemory filter_memory = FilterMemory::Constant;
   bool tile = false;         /* the work-group's input plane is staged in local memory */
+  bool mma = false;          /* the tensor-core kernel */
 
   /* "<unroll>[x<rows>][f<filters>]:<group x>x<group y>:<constant|local|global>[:tile]", the
-   * rows and filters fields left out when 1 and all. */
+   * rows and filters fields left out when 1 and all; for mma variants
+   * "mma:<rows per warp>[f<filters per warp>]:<warps x>x<warps y>". */
   std::string to_string () const;
   /* Parses to_string ()'s form, strictly; the memory field is optional (nullopt there =
    * automatic). */
@@ -77,8 +85,14 @@ struct ConvolutionLimits
   size_t max_work_group_size = 0;
   cl_ulong local_mem_bytes = 0;
   cl_ulong constant_bytes = 0;
+  /* NVIDIA compute capability x 10 (90 on an H100), 0 elsewhere: mma variants run on tensor
+   * cores from 80 on, and are emulated below. */
+  int nvidia_compute_capability = 0;
+
+  bool tensor_cores () const { return nvidia_compute_capability >= 80; }
 
   static ConvolutionLimits of (const Device & device);
+  static ConvolutionLimits of (const cl::Device & device);
 };
 
 /* One launch. Strides are in elements of the buffer's scalar type (bytes for uchar, floats for
@@ -143,9 +157,24 @@ public:
   static ConvolutionVariant resolve (const ConvolutionVariant & variant, bool memory_given,
       const ConvolutionSpec & spec, const ConvolutionLimits & limits);
 
+  /* The program of a resolved variant: kernel file (without .cl), kernel name and build
+   * options (public for the benchmark, which prints the NVIDIA compiler's report of each). */
+  struct Program
+  {
+    std::string file, kernel, options;
+  };
+  static Program program (const ConvolutionSpec & spec, const ConvolutionVariant & variant,
+      const ConvolutionLimits & limits);
+  /* The taps as the mma kernel reads them: per filter row (l, j), K-step s of 8 taps, tile of
+   * 8 filters and lane, one float4 of the B fragments' hi and lo parts (see
+   * kernels/convolve_mma.cl). */
+  static std::vector<float> mma_fragments (const ConvolutionSpec & spec,
+      const std::vector<float> & taps);
+
 private:
   cl::Kernel build (Device & device, const ConvolutionVariant & variant) const;
-  void set_args (cl::Kernel & kernel, const ConvolutionArgs & args) const;
+  void set_args (cl::Kernel & kernel, const ConvolutionVariant & variant,
+      const ConvolutionArgs & args) const;
   void choose_variant (ElementDevice & element, const ConvolutionArgs & args);
   void enqueue (ElementDevice * element, Device & device, const cl::Kernel & kernel,
       const ConvolutionVariant & variant, const ConvolutionArgs & args, size_t rows,
@@ -154,6 +183,7 @@ private:
   bool configured_ = false;
   ConvolutionSpec spec_;
   cl::Buffer filters_;
+  cl::Buffer fragments_;     /* mma_fragments () of the taps, for specs mma supports */
   bool have_variant_ = false;
   ConvolutionVariant variant_;
   cl::Kernel kernel_;

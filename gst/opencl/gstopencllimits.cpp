@@ -20,4 +20,22 @@ check_frame_fits (const Device & device, const GstVideoInfo * info)
   throw Failure (Failure::Kind::TooLarge, text);
 }
 
+int
+nvidia_compute_capability (const cl::Device & device)
+{
+  /* cl_nv_device_attribute_query's CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV, named
+   * here because not every OpenCL header defines them. */
+  constexpr cl_device_info MAJOR_NV = 0x4000;
+  constexpr cl_device_info MINOR_NV = 0x4001;
+  std::string extensions;
+  if (device.getInfo (CL_DEVICE_EXTENSIONS, &extensions) != CL_SUCCESS ||
+      extensions.find ("cl_nv_device_attribute_query") == std::string::npos)
+    return 0;
+  cl_uint major = 0, minor = 0;
+  if (clGetDeviceInfo (device (), MAJOR_NV, sizeof (major), &major, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo (device (), MINOR_NV, sizeof (minor), &minor, nullptr) != CL_SUCCESS)
+    return 0;
+  return (int) (major * 10 + minor);
+}
+
 }  // namespace gst_opencl

@@ -13,4 +13,9 @@ namespace gst_opencl {
  * dimensions are beyond what kernels index with int). */
 void check_frame_fits (const Device & device, const GstVideoInfo * info);
 
+/* NVIDIA's compute capability of `device` as major * 10 + minor (80 for sm_80, 90 for sm_90),
+ * read through cl_nv_device_attribute_query; 0 on other devices or when the driver does not
+ * offer the extension. */
+int nvidia_compute_capability (const cl::Device & device);
+
 }  // namespace gst_opencl

@@ -25,8 +25,16 @@
  * messages, with the median device time of each candidate when they timed them; the tuning cache
  * is kept off disk (GST_OPENCL_TUNING_CACHE=0, unless --keep-tuning-cache) so that every run
  * times the candidates and reports them. --each-variant also runs every volume case once per
- * candidate, forced (GST_OPENCL_VARIANT_CONVOLUTION), for medians over all its volumes.
- * Prints a table; --json PATH writes every figure. */
+ * candidate, forced (GST_OPENCL_VARIANT_CONVOLUTION), for medians over all its volumes;
+ * --each-mma-variant only the tensor-core candidates and the fastest FP32 one.
+ * Prints a table; --json PATH writes every figure.
+ *
+ * --compiler-report instead builds the program of every candidate variant of the volume cases
+ * (the device's candidates, tensor-core ones included) for the --device, on its own, and prints
+ * the compiler's build log (with -cl-nv-verbose on NVIDIA: registers, spills, shared memory per
+ * kernel), the kernel's local and private memory as OpenCL reports them, and, on NVIDIA, the
+ * theoretical occupancy those registers and that local memory allow (achieved occupancy needs
+ * a profiler, which the GPU machine does not have). */
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 
@@ -41,6 +49,10 @@
 #include <unistd.h>
 
 #include "benchlib.h"
+#include "opencl/gstopenclconvolution.h"
+#include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclutils.h"
 
 namespace {
 
@@ -63,6 +75,8 @@ struct Options
   int timeout_s = 1200;
   bool keep_tuning_cache = false;
   bool each_variant = false;
+  bool each_mma_variant = false;
+  bool compiler_report = false;
 };
 
 /* One `opencl-variant` message: the variant a convolution of the element chose, how, and the
@@ -117,7 +131,11 @@ parse_options (int argc, char **argv)
       .flag ("--keep-tuning-cache", &o.keep_tuning_cache, true, "read and write the tuning cache "
       "on disk (default: time the variants in every run, to report them)")
       .flag ("--each-variant", &o.each_variant, true, "run each volume case again with every "
-      "candidate variant forced");
+      "candidate variant forced")
+      .flag ("--each-mma-variant", &o.each_mma_variant, true, "run each volume case again with "
+      "every tensor-core (mma) candidate forced, and the fastest FP32 one")
+      .flag ("--compiler-report", &o.compiler_report, true, "only build every candidate of the "
+      "volume cases and print the compiler's report (registers, spills, local memory)");
   table.parse (argc, argv);
   if (video.size () != 1 || video[0].frames)
     table.reject ("--video takes one WxH");
@@ -328,6 +346,100 @@ print_volume_case (const CaseResult & r)
   std::fflush (stdout);
 }
 
+/* Registers per work-item in an NVIDIA build log ("ptxas info : Used 128 registers, ..."), or
+ * -1. */
+int
+registers_in_log (const std::string & log)
+{
+  const std::string marker = "Used ";
+  const size_t at = log.find (marker);
+  if (at == std::string::npos)
+    return -1;
+  return std::atoi (log.c_str () + at + marker.size ());
+}
+
+/* Resident work-groups per multiprocessor of compute capability 8.0 to 9.0 (64 warps, 65536
+ * registers allocated 256 per warp, 228 KiB of shared memory with 1 KiB reserved per block, 32
+ * blocks), and the occupancy they give. */
+void
+print_occupancy (int registers, size_t group_size, cl_ulong local_bytes)
+{
+  const int warps = (int) ((group_size + 31) / 32);
+  const int per_warp = (registers * 32 + 255) / 256 * 256;
+  const int by_registers = per_warp > 0 ? 65536 / (per_warp * warps) : 32;
+  const int by_local = (int) (233472 / (local_bytes + 1024));
+  const int groups = std::min ({ by_registers, by_local, 64 / warps, 32 });
+  std::printf ("  occupancy (theoretical, sm_80..sm_90 limits): %d work-groups of %d warps per "
+      "multiprocessor, %d of 64 warps = %.0f%% (limits: registers %d, local memory %d, "
+      "warps %d)\n", groups, warps, groups * warps, 100.0 * groups * warps / 64.0,
+      by_registers, by_local, 64 / warps);
+}
+
+/* --compiler-report: every candidate of each volume case built on its own. */
+int
+compiler_report (const Options & options)
+{
+  try {
+    auto spec = gst_opencl::parse_device_spec (gst_opencl::effective_device_string (
+            options.device));
+    if (!spec) {
+      std::fprintf (stderr, "bad --device %s\n", options.device.c_str ());
+      return 2;
+    }
+    cl::Device device = gst_opencl::select_device (*spec, options.device);
+    cl::Context context (device);
+    const bool nvidia = device.getInfo<CL_DEVICE_VENDOR> ().find ("NVIDIA") != std::string::npos;
+    const auto limits = gst_opencl::ConvolutionLimits::of (device);
+    std::printf ("device %s, driver %s, NVIDIA compute capability %d.%d\n",
+        gst_opencl::describe_device (device).c_str (),
+        device.getInfo<CL_DRIVER_VERSION> ().c_str (), limits.nvidia_compute_capability / 10,
+        limits.nvidia_compute_capability % 10);
+    for (int n : options.filters) {
+      gst_opencl::ConvolutionSpec convolution;
+      convolution.kx = convolution.ky = convolution.kz = options.kernel_size;
+      convolution.num_filters = n;
+      for (const auto & variant : gst_opencl::Convolution::candidates (convolution, limits)) {
+        const auto program = gst_opencl::Convolution::program (convolution, variant, limits);
+        const std::string build_options = program.options + (nvidia ? " -cl-nv-verbose" : "");
+        std::printf ("\n== N = %d, K = %d, variant %s\n   options: %s\n", n,
+            options.kernel_size, variant.to_string ().c_str (), build_options.c_str ());
+        cl::Program built (context, gst_opencl::kernel_source (program.file));
+        cl_int status = CL_SUCCESS;
+        try {
+          built.build ({ device }, build_options.c_str ());
+        } catch (const cl::Error & e) {
+          status = e.err ();
+        }
+        const std::string log = built.getBuildInfo<CL_PROGRAM_BUILD_LOG> (device);
+        std::printf ("%s%s", log.c_str (), !log.empty () && log.back () != '\n' ? "\n" : "");
+        if (status != CL_SUCCESS) {
+          std::printf ("  BUILD FAILED: %s\n", gst_opencl_error_name (status));
+          continue;
+        }
+        cl::Kernel kernel (built, program.kernel.c_str ());
+        const cl_ulong local = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE> (device);
+        const cl_ulong priv = kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE> (device);
+        const size_t group = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE> (device)[0]
+            * kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE> (device)[1];
+        const int registers = registers_in_log (log);
+        std::printf ("  kernel: local memory %llu bytes, private memory %llu bytes, work-group "
+            "%zu, registers %d\n", (unsigned long long) local, (unsigned long long) priv, group,
+            registers);
+        if (nvidia && registers > 0)
+          print_occupancy (registers, group, local);
+      }
+    }
+  } catch (const cl::Error & e) {
+    std::fprintf (stderr, "OpenCL error %s in %s\n", gst_opencl_error_name (e.err ()),
+        e.what ());
+    return 1;
+  } catch (const std::exception & e) {
+    std::fprintf (stderr, "%s\n", e.what ());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int
@@ -335,6 +447,10 @@ main (int argc, char **argv)
 {
   const std::string command_line = bench::initialize (&argc, &argv);
   Options o = parse_options (argc, argv);
+  if (o.compiler_report) {
+    GST_DEBUG_CATEGORY_INIT (gst_opencl_debug, "opencl", 0, "OpenCL shared layer");
+    return compiler_report (o);
+  }
   /* Every run times the candidates (and so can report them), unless asked otherwise. */
   if (!o.keep_tuning_cache)
     g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
@@ -375,11 +491,20 @@ main (int argc, char **argv)
       print_volume_case (r);
       /* The variants the element timed, each forced in turn over the whole case. */
       std::vector<std::string> forced;
-      if (o.each_variant && !r.variants.empty ()) {
+      if ((o.each_variant || o.each_mma_variant) && !r.variants.empty ()) {
         const auto & report = r.variants.front ();
-        for (size_t i = 0; i < report.candidates.size (); i++)
-          if (report.median_ms[i] >= 0)
+        long fastest_fp32 = -1;
+        for (size_t i = 0; i < report.candidates.size (); i++) {
+          if (report.median_ms[i] < 0)
+            continue;
+          const bool mma = report.candidates[i].compare (0, 4, "mma:") == 0;
+          if (o.each_variant || mma)
             forced.push_back (report.candidates[i]);
+          if (!mma && (fastest_fp32 < 0 || report.median_ms[i] < report.median_ms[fastest_fp32]))
+            fastest_fp32 = (long) i;
+        }
+        if (!o.each_variant && fastest_fp32 >= 0)
+          forced.push_back (report.candidates[fastest_fp32]);
       }
       results.push_back (r);
       for (const auto & variant : forced) {
