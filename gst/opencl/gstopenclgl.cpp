@@ -115,6 +115,9 @@ GlBridge::decide_allocation (GstElement * element, GstQuery * query)
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  /* Textures the element writes carry a sync point for their readers. */
+  if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_GL_SYNC_META))
+    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("GL buffer pool rejected its config"),

@@ -524,15 +524,21 @@ public:
       wait_previous ();
     }
     times_.frames_in++;
+    /* A map that uploads pixels queues the upload on the texture's own context. */
+    const bool uploads = GST_MEMORY_FLAG_IS_SET (memory,
+        GST_GL_BASE_MEMORY_TRANSFER_NEED_UPLOAD);
     TextureMap texture (memory, GST_MAP_READ);
     if (!texture.mapped)
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture");
-    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
+    GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer);
+    if (sync)
       gst_gl_sync_meta_wait (sync, gl_);
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureIn };
-    GLsync owner_done = owner_fence (memory);
+    /* The texture is ready for this context once the producer's sync point is; without one,
+     * or after an upload, once its own context has done what it queued. */
+    GLsync owner_done = sync && !uploads ? nullptr : owner_fence (memory);
     gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
           if (owner_done) {
             gl_funcs->WaitSync (owner_done, 0, kTimeoutIgnored);
@@ -602,8 +608,10 @@ public:
      * it before they write the shared memory again (wait_previous), and GL users of the
      * texture, in other contexts, wait for the meta's sync point. Without one, waited for. */
     GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer);
-    /* What the texture's own context still has queued on it (a reader of its last frame). */
-    GLsync owner_done = owner_fence (memory);
+    /* Without a sync meta, after what the texture's own context still has queued on it (a
+     * reader of its last frame); with one, readers wait for its sync point, as in GStreamer's
+     * GL elements. */
+    GLsync owner_done = sync ? nullptr : owner_fence (memory);
     gl_copy ("GL cannot copy shared memory into the texture", sync == nullptr,
         [&](const GstGLFuncs * gl_funcs) {
           if (owner_done) {
