@@ -89,6 +89,13 @@ public:
 
   struct Slot
   {
+    /* What the read's completion callback gets: the element (a reference taken when the
+     * callback is set) and this slot's index. */
+    struct Callback
+    {
+      GstOpenCLHistogram *self = nullptr;
+      size_t index = 0;
+    } callback;
     cl::Event read;
     std::vector<cl_uint> counts = std::vector<cl_uint> (COUNT_SLOTS, 0);
     guint bins = 0;
@@ -243,23 +250,17 @@ accumulate (GstOpenCLHistogram * self, const PendingCounts::Slot & frame,
 /* A frame's counts are on the host (a driver thread): takes every frame that has arrived into
  * the interval, in order, and posts what that closes. `data` is the slot's Callback, which
  * holds a reference to the element. */
-struct CountsCallback
-{
-  GstOpenCLHistogram *self;
-  size_t index;
-};
-
 static void CL_CALLBACK
 on_counts_read (cl_event, cl_int status, void *data)
 {
-  auto *callback = static_cast<CountsCallback *> (data);
-  GstOpenCLHistogram *self = callback->self;
+  const auto callback = *static_cast<PendingCounts::Slot::Callback *> (data);
+  GstOpenCLHistogram *self = callback.self;
   auto & pending = self->impl->pending;
   std::vector<GstMessage *> messages;
   bool failed = false;
   {
     std::lock_guard<std::mutex> guard (pending.lock);
-    PendingCounts::Slot & slot = pending.at (callback->index);
+    PendingCounts::Slot & slot = pending.at (callback.index);
     slot.arrived = true;
     slot.status = status;
     while (PendingCounts::Slot * oldest = pending.oldest_arrived ()) {
@@ -271,7 +272,6 @@ on_counts_read (cl_event, cl_int status, void *data)
     }
   }
   pending.freed.notify_all ();
-  delete callback;
   post_all (self, messages);
   if (failed)
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("reading the histogram back failed"),
@@ -359,8 +359,9 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       attach_tensor_meta (buffer, impl->state.channels, frame->bins, frame->counts);
     }
     cl::Event read = frame->read;
-    auto *callback = new CountsCallback { GST_OPENCL_HISTOGRAM (gst_object_ref (self)),
-      impl->pending.push () };
+    auto *callback = &frame->callback;
+    callback->self = GST_OPENCL_HISTOGRAM (gst_object_ref (self));
+    callback->index = impl->pending.push ();
     try {
       read.setCallback (CL_COMPLETE, on_counts_read, callback);
     } catch (...) {

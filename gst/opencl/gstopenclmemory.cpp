@@ -45,6 +45,7 @@ struct MemoryImpl
    * then waits for everything enqueued on the kernels' queue so far. */
   cl::Event last_use;
   bool unmarked_use = false;
+  std::vector<cl::Event> wait_list;     /* a copy's wait list, kept from frame to frame */
 
   gst_opencl::Device & device () { return gst_opencl_context_device (context); }
   cl::CommandQueue & queue () { return device ().queue; }
@@ -63,6 +64,7 @@ struct MemoryImpl
      * and no object of the plugin outlives the context (and queue) it was made in. */
     upload = cl::Event ();
     last_use = cl::Event ();
+    wait_list.clear ();
     pinned = cl::Buffer ();
     buffer = cl::Buffer ();
     gst_clear_object (&context);
@@ -114,19 +116,21 @@ mark_device_use (MemoryImpl * impl)
 }
 
 /* What a copy on a transfer queue waits for: the device's last use of the buffer (nothing,
- * once the host has waited for it here, unless GST_OPENCL_TRANSFER_ORDER=events). */
-static std::vector<cl::Event>
+ * once the host has waited for it here, unless GST_OPENCL_TRANSFER_ORDER=events). Null for
+ * nothing; else `impl->wait_list` (kept, so nothing is allocated per frame). */
+static const std::vector<cl::Event> *
 after_device_use (MemoryImpl * impl)
 {
   if (impl->unmarked_use)
     mark_device_use (impl);
   if (!impl->last_use ())
-    return {};
+    return nullptr;
   if (impl->device ().transfer_order != gst_opencl::Device::TransferOrder::Events) {
     impl->last_use.wait ();
-    return {};
+    return nullptr;
   }
-  return { impl->last_use };
+  impl->wait_list.assign (1, impl->last_use);
+  return &impl->wait_list;
 }
 
 /* Uploads the host copy. With transfer queues, on the upload queue once the device no longer
@@ -137,14 +141,13 @@ upload_host_copy (MemoryImpl * impl)
   finish_upload (impl);
   auto & device = impl->device ();
   if (device.separate_transfers ()) {
-    const auto wait = after_device_use (impl);
     device.upload_queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size,
-        impl->host, wait.empty () ? nullptr : &wait, &impl->upload);
+        impl->host, after_device_use (impl), &impl->upload);
     if (device.transfer_order == gst_opencl::Device::TransferOrder::HostUpload) {
       impl->upload.wait ();
     } else {
-      const std::vector<cl::Event> uploaded { impl->upload };
-      device.queue.enqueueBarrierWithWaitList (&uploaded);
+      impl->wait_list.assign (1, impl->upload);
+      device.queue.enqueueBarrierWithWaitList (&impl->wait_list);
     }
   } else {
     device.queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, impl->host,
@@ -163,9 +166,8 @@ download_device_copy (MemoryImpl * impl, guint8 * host)
   finish_upload (impl);
   auto & device = impl->device ();
   if (device.separate_transfers ()) {
-    const auto wait = after_device_use (impl);
     device.download_queue.enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host,
-        wait.empty () ? nullptr : &wait);
+        after_device_use (impl));
   } else {
     device.queue.enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host);
   }
