@@ -316,6 +316,83 @@ GST_START_TEST (test_seek_and_pause_in_flight)
 }
 GST_END_TEST;
 
+/* openclhistogram's counts in flight across pauses, a flushing seek and EOS: no frame is
+ * lost or reported twice or out of order. Before the seek, messages for the frames from the
+ * first on, in order, with nothing of the sought part; after it, one message for each frame
+ * from the sought one on, in order, to the last one played, all on the bus before EOS. */
+GST_START_TEST (test_histogram_counts_across_seek_and_eos)
+{
+  const std::string description = source (30) +
+      " ! openclhistogram ! appsink name=sink sync=true max-buffers=2";
+  for (const Mode *mode : { &ZERO_COPY, &PINNED }) {
+    set_mode (*mode);
+    GstElement *pipeline = testutil::parse_pipeline (description);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    GstBus *bus = gst_element_get_bus (pipeline);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    for (int i = 0; i < 4; i++)
+      gst_sample_unref (gst_app_sink_pull_sample (GST_APP_SINK (sink)));
+    gst_element_set_state (pipeline, GST_STATE_PAUSED);
+    gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
+    auto pts_of = [](guint64 n) { return gst_util_uint64_scale (n, GST_SECOND, 30); };
+    const GstClockTime target = pts_of (20);
+    fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+            (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), target));
+    gst_element_get_state (pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    std::vector<GstClockTime> played;
+    while (GstSample *sample = gst_app_sink_pull_sample (GST_APP_SINK (sink))) {
+      played.push_back (GST_BUFFER_PTS (gst_sample_get_buffer (sample)));
+      gst_sample_unref (sample);
+    }
+    /* The sought frame is the one that holds `target`. */
+    fail_unless (played.size () >= 10 && played[0] <= target && played[0] > pts_of (18),
+        "%s: %zu frames after the seek, the first at %" GST_TIME_FORMAT, mode->name,
+        played.size (), GST_TIME_ARGS (played.empty () ? 0 : played[0]));
+    /* Every message is on the bus before EOS. */
+    std::vector<GstClockTime> stamps;
+    bool eos = false;
+    while (GstMessage *message = gst_bus_timed_pop (bus, eos ? 0 : 10 * GST_SECOND)) {
+      const GstStructure *s = gst_message_get_structure (message);
+      fail_if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR, "%s: an error", mode->name);
+      if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS)
+        eos = true;
+      if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ELEMENT && s &&
+          gst_structure_has_name (s, "opencl-histogram")) {
+        fail_if (eos, "%s: a histogram message after EOS", mode->name);
+        guint64 timestamp = 0;
+        guint frames = 0;
+        fail_unless (gst_structure_get_uint64 (s, "timestamp", &timestamp));
+        fail_unless (gst_structure_get_uint (s, "frames", &frames));
+        fail_unless_equals_int (frames, 1);
+        stamps.push_back (timestamp);
+      }
+      gst_message_unref (message);
+    }
+    fail_unless (eos, "%s: no EOS on the bus", mode->name);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+
+    /* Before the seek: frames 0, 1, 2, ... (those processed before the pause). */
+    size_t i = 0;
+    for (; i < stamps.size () && stamps[i] < pts_of (18); i++)
+      fail_unless_equals_uint64 (stamps[i], pts_of (i));
+    fail_unless (i >= 4, "%s: %zu messages before the seek, 4 frames were played", mode->name,
+        i);
+    /* After it, consecutive frames from the sought one (or the one before, which the sink
+     * clipped) to the last one played. */
+    fail_unless (i < stamps.size () && stamps[i] <= played[0], "%s: no message for the first "
+        "frame after the seek", mode->name);
+    const guint64 first_frame = gst_util_uint64_scale_round (stamps[i], 30, GST_SECOND);
+    for (size_t k = i; k < stamps.size (); k++)
+      fail_unless_equals_uint64 (stamps[k], pts_of (first_frame + (k - i)));
+    fail_unless_equals_uint64 (stamps.back (), played.back ());
+  }
+}
+GST_END_TEST;
+
 static Suite *
 frame_path_suite (void)
 {
@@ -323,7 +400,7 @@ frame_path_suite (void)
       test_paths_give_the_same_frames, test_pool_frames_are_not_copied,
       test_aligned_foreign_frames_are_not_copied,
       test_slow_sink_keeps_order, test_threads_overlap_copies_and_kernels,
-      test_seek_and_pause_in_flight);
+      test_seek_and_pause_in_flight, test_histogram_counts_across_seek_and_eos);
 }
 
 GST_CHECK_MAIN (frame_path);
