@@ -164,8 +164,10 @@ gst_opencl_base_transform_propose_allocation (GstBaseTransform * trans, GstQuery
     return FALSE;
   /* Kernels take any stride: upstream may hand over padded frames. In place (analysis) the
    * frames go on downstream as they came, so only downstream's answer (forwarded above) counts. */
-  if (!gst_base_transform_is_in_place (trans))
+  if (!gst_base_transform_is_in_place (trans)) {
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+    gst_opencl::GlBridge::propose_allocation (query);
+  }
   offer_host_frames (self, query);
   return TRUE;
 }

@@ -88,6 +88,19 @@ GlBridge::ensure_context (GstElement * element)
 #endif
 }
 
+void
+GlBridge::propose_allocation (GstQuery * query)
+{
+#ifdef HAVE_GL
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (caps_are_gl (caps))
+    gst_query_add_allocation_meta (query, GST_GL_SYNC_META_API_TYPE, nullptr);
+#else
+  (void) query;
+#endif
+}
+
 bool
 GlBridge::decide_allocation (GstElement * element, GstQuery * query)
 {

@@ -35,6 +35,10 @@ public:
   /* Puts a GL buffer pool for `caps` into an allocation query that lacks one. */
   bool decide_allocation (GstElement * element, GstQuery * query);
 
+  /* For an allocation query of GL caps from upstream: asks for GL sync metas, so that the
+   * producer's textures carry the sync point the interop waits on. */
+  static void propose_allocation (GstQuery * query);
+
   void reset ();
 
 #ifdef HAVE_GL

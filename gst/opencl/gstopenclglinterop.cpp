@@ -255,7 +255,6 @@ constexpr GLenum kCopyReadBuffer = 0x8F36;
 constexpr GLenum kCopyWriteBuffer = 0x8F37;
 constexpr GLenum kTimeElapsed = 0x88BF;
 constexpr GLenum kQueryResult = 0x8866;
-constexpr GLuint64 kTimeoutIgnored = 0xFFFFFFFFFFFFFFFFull;
 
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);
@@ -395,7 +394,8 @@ class ExternalMemoryBackend : public GlInteropBackend
 {
 public:
   ExternalMemoryBackend (Device & device, GstGLContext * gl, const GstVideoInfo & info,
-      int cuda_device) : device_ (device), gl_ (own_context (gl)), info_ (info)
+      int cuda_device) : device_ (device), gl_ (GST_GL_CONTEXT (gst_object_ref (gl))),
+      info_ (info)
   {
     bytes_ = (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4;
     std::string error;
@@ -524,26 +524,15 @@ public:
       wait_previous ();
     }
     times_.frames_in++;
-    /* A map that uploads pixels queues the upload on the texture's own context. */
-    const bool uploads = GST_MEMORY_FLAG_IS_SET (memory,
-        GST_GL_BASE_MEMORY_TRANSFER_NEED_UPLOAD);
     TextureMap texture (memory, GST_MAP_READ);
     if (!texture.mapped)
       throw Failure (Failure::Kind::Failed, "cannot map the GL texture");
-    GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer);
-    if (sync)
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
       gst_gl_sync_meta_wait (sync, gl_);
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureIn };
-    /* The texture is ready for this context once the producer's sync point is; without one,
-     * or after an upload, once its own context has done what it queued. */
-    GLsync owner_done = sync && !uploads ? nullptr : owner_fence (memory);
     gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
-          if (owner_done) {
-            gl_funcs->WaitSync (owner_done, 0, kTimeoutIgnored);
-            gl_funcs->DeleteSync (owner_done);
-          }
           if (copy_.ready ()) {
             timed_on_gl (gl_funcs, [&] {
                   if (staging_buffer_) {
@@ -604,20 +593,11 @@ public:
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureOut };
-    /* Not waited for here when the buffer has a sync meta: the next frame's kernels wait for
-     * it before they write the shared memory again (wait_previous), and GL users of the
-     * texture, in other contexts, wait for the meta's sync point. Without one, waited for. */
-    GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer);
-    /* Without a sync meta, after what the texture's own context still has queued on it (a
-     * reader of its last frame); with one, readers wait for its sync point, as in GStreamer's
-     * GL elements. */
-    GLsync owner_done = sync ? nullptr : owner_fence (memory);
-    gl_copy ("GL cannot copy shared memory into the texture", sync == nullptr,
+    /* Not waited for here: the next frame's kernels wait for it before they write the shared
+     * memory again (wait_previous); GL users of the texture come after it on the context, and
+     * readers in other contexts wait for the sync point below. */
+    gl_copy ("GL cannot copy shared memory into the texture", false,
         [&](const GstGLFuncs * gl_funcs) {
-          if (owner_done) {
-            gl_funcs->WaitSync (owner_done, 0, kTimeoutIgnored);
-            gl_funcs->DeleteSync (owner_done);
-          }
           if (copy_.ready ()) {
             copy_.buffer_to_texture (gl_, gl_buffer_, id, width, height);
             return;
@@ -631,7 +611,7 @@ public:
           gl_funcs->BindBuffer (kPixelUnpackBuffer, 0);
           gl_funcs->BindTexture (GL_TEXTURE_2D, 0);
         });
-    if (sync)
+    if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
       gst_gl_sync_meta_set_sync_point (sync, gl_);
     return true;
   }
@@ -661,49 +641,6 @@ private:
   GstVideoInfo info_;
   size_t bytes_ = 0;
   CudaAllocation allocation_;
-
-  /* A fence after what the texture's own GL context has queued so far (its drawing, or the
-   * upload a map just queued), for this backend's context to wait on; null when the texture
-   * is this context's. */
-  GLsync owner_fence (GstMemory * memory)
-  {
-    GstGLContext *owner = reinterpret_cast<GstGLBaseMemory *> (memory)->context;
-    if (owner == gl_)
-      return nullptr;
-    GLsync fence = nullptr;
-    on_gl_thread (owner, [&](GstGLContext * context) {
-          const GstGLFuncs *gl_funcs = context->gl_vtable;
-          if (gl_funcs->FenceSync) {
-            fence = gl_funcs->FenceSync (kSyncGpuCommandsComplete, 0);
-            gl_funcs->Flush ();
-          } else {
-            gl_funcs->Finish ();
-          }
-        });
-    return fence;
-  }
-
-  /* The GL context the backend works in: the pipeline's `gl`, or with
-   * GST_OPENCL_GL_CONTEXT=own one of its own sharing objects with it, so that waiting for its
-   * copies does not wait for what other elements queued on the pipeline's context. Measured on
-   * the H100, its own context was faster at 3840x2160 in one run and slower in others
-   * (docs/memory.md): not the default. A new reference. */
-  static GstGLContext *own_context (GstGLContext * gl)
-  {
-    if (g_strcmp0 (g_getenv ("GST_OPENCL_GL_CONTEXT"), "own") == 0) {
-      GstGLDisplay *display = gst_gl_context_get_display (gl);
-      GstGLContext *own = gst_gl_context_new (display);
-      gst_object_unref (display);
-      GError *error = nullptr;
-      if (own && gst_gl_context_create (own, gl, &error))
-        return own;
-      GST_INFO ("external-memory: no GL context of its own (%s); the pipeline's is used",
-          error ? error->message : "?");
-      g_clear_error (&error);
-      gst_clear_object (&own);
-    }
-    return GST_GL_CONTEXT (gst_object_ref (gl));
-  }
   int cl_fd_ = -1;
   cl::Buffer buffer_;
   EnqueueExternalMemObjects acquire_ = nullptr;
