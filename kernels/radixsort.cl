@@ -79,6 +79,27 @@ count_index (uint row, uint digit, uint blocks_per_row, uint block)
   return (row * RADIX_DIGITS + digit) * blocks_per_row + block;
 }
 
+/* Counting digits into a local histogram, one work-item's keys after another: runs of equal
+ * digits go in with one atomic (count_in_run for each key, then end_run), so that equal keys do
+ * not all hit one counter. */
+inline void
+count_in_run (__local uint * counts, uint digit, uint * run_digit, uint * run)
+{
+  if (*run != 0 && digit != *run_digit) {
+    atomic_add (&counts[*run_digit], *run);
+    *run = 0;
+  }
+  *run_digit = digit;
+  (*run)++;
+}
+
+inline void
+end_run (__local uint * counts, uint run_digit, uint run)
+{
+  if (run != 0)
+    atomic_add (&counts[run_digit], run);
+}
+
 /* The keys a serial work-item owns: block `block` of row `row`, keys [start, end) of the row. */
 typedef struct
 {
@@ -147,18 +168,11 @@ radix_count (__global const uint * keys, __global uint * counts, uint length,
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
     const uint l = j * RADIX_GROUP + lid;
-    if (l < valid) {
-      const uint d = digit_of (pass_word (tile[l], map_keys, key_type, descending), shift);
-      if (run != 0 && d != run_digit) {
-        atomic_add (&histogram[run_digit], run);
-        run = 0;
-      }
-      run_digit = d;
-      run++;
-    }
+    if (l < valid)
+      count_in_run (histogram, digit_of (pass_word (tile[l], map_keys, key_type, descending),
+              shift), &run_digit, &run);
   }
-  if (run != 0)
-    atomic_add (&histogram[run_digit], run);
+  end_run (histogram, run_digit, run);
   barrier (CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < RADIX_DIGITS; d += RADIX_GROUP)
     counts[count_index (row, d, blocks_per_row, block)] = histogram[d];
@@ -264,27 +278,14 @@ radix_scan_down (__global uint * counts, __global const uint * sums, uint total,
 #define TILE_INDEX(l) ((l) + ((l) >> 5))
 #define TILE_WORDS (RADIX_TILE + (RADIX_TILE >> 5))
 
-/* 3. Scatter, tiled: loads the block (sentinel words past the row's end: they carry the largest
- * digit and come last, so after the stable ranking they stay last and are never written), ranks
- * it by digit in local memory, and writes every key to offsets[(row, digit, block)] plus its
- * distance from the first key of its digit in the ranked tile. */
-__kernel __attribute__ ((reqd_work_group_size (RADIX_GROUP, 1, 1)))
-void
-radix_scatter (__global const uint * src, __global uint * dst, __global const uint * offsets,
-    uint length, uint blocks_per_row, uint shift, int map_keys, int unmap_keys, int key_type,
-    int descending)
+/* Loads the `valid` keys of a block into the tile as words, with sentinel words after them
+ * (they carry the largest digit of every pass and come last, so after a stable ranking they
+ * stay last and are never written). Ends with a barrier. */
+inline void
+load_tile (__global const uint * keys, uint valid, __local uint * tile, int map_keys,
+    int key_type, int descending)
 {
-  __local uint tile[TILE_WORDS];
-  __local ulong scan[RADIX_GROUP];
-  __local uint base[RADIX_DIGITS];
   const uint lid = get_local_id (0);
-  const uint group = get_group_id (0);
-  const uint row = group / blocks_per_row;
-  const uint block = group - row * blocks_per_row;
-  const uint start = block * RADIX_TILE;
-  const uint valid = min ((uint) RADIX_TILE, length - start);
-  __global const uint *keys = src + row * length + start;
-
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
     const uint l = j * RADIX_GROUP + lid;
@@ -292,10 +293,14 @@ radix_scatter (__global const uint * src, __global uint * dst, __global const ui
         pass_word (keys[l], map_keys, key_type, descending) : SENTINEL;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
+}
 
-  /* Work-item lid holds tile positions lid * K .. lid * K + K - 1, in order. */
-  uint x[RADIX_KEYS_PER_ITEM];
-  const uint first = lid * RADIX_KEYS_PER_ITEM;
+/* Ranks the loaded tile stably by the digit at `shift`, in place; afterwards work-item lid holds
+ * tile positions lid * K .. lid * K + K - 1 (in order) in x. */
+inline void
+rank_tile (__local uint * tile, __local ulong * scan, uint * x, uint shift)
+{
+  const uint first = get_local_id (0) * RADIX_KEYS_PER_ITEM;
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
     x[j] = tile[TILE_INDEX (first + j)];
@@ -324,14 +329,25 @@ radix_scatter (__global const uint * src, __global uint * dst, __global const ui
       x[j] = tile[TILE_INDEX (first + j)];
     /* The next split's scan has barriers before anyone writes the tile again. */
   }
+}
 
-  /* Where each digit's run starts in the ranked tile: base[d] = its index in dst minus that. */
+/* Writes the ranked tile (x as rank_tile left it) to `out`: base[d] holds, on entry, the index
+ * in `out` where the tile's first key of digit d goes. Each digit's run in the ranked tile
+ * has one first key, whose work-item turns base[d] into that index minus the key's position, so
+ * that a key goes to base[d] plus its position (a sum in 32 bits: base[d] may wrap below 0,
+ * the sum may not); consecutive work-items write consecutive keys of a digit. */
+inline void
+scatter_ranked (__local const uint * tile, __local uint * base, const uint * x, uint shift,
+    uint valid, __global uint * out, int unmap_keys, int key_type, int descending)
+{
+  const uint lid = get_local_id (0);
+  const uint first = lid * RADIX_KEYS_PER_ITEM;
   uint previous = lid == 0 ? RADIX_DIGITS : digit_of (tile[TILE_INDEX (first - 1)], shift);
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
     const uint d = digit_of (x[j], shift);
     if (d != previous)
-      base[d] = offsets[count_index (row, d, blocks_per_row, block)] - (first + j);
+      base[d] -= first + j;
     previous = d;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -341,10 +357,39 @@ radix_scatter (__global const uint * src, __global uint * dst, __global const ui
     const uint l = j * RADIX_GROUP + lid;
     if (l < valid) {
       const uint word = tile[TILE_INDEX (l)];
-      dst[base[digit_of (word, shift)] + l] = unmap_keys ?
+      out[base[digit_of (word, shift)] + l] = unmap_keys ?
           from_word (word, key_type, descending) : word;
     }
   }
+}
+
+/* 3. Scatter, tiled: loads the block, ranks it by digit in local memory, and writes every key
+ * to offsets[(row, digit, block)] plus its distance from the first key of its digit in the
+ * ranked tile. */
+__kernel __attribute__ ((reqd_work_group_size (RADIX_GROUP, 1, 1)))
+void
+radix_scatter (__global const uint * src, __global uint * dst, __global const uint * offsets,
+    uint length, uint blocks_per_row, uint shift, int map_keys, int unmap_keys, int key_type,
+    int descending)
+{
+  __local uint tile[TILE_WORDS];
+  __local ulong scan[RADIX_GROUP];
+  __local uint base[RADIX_DIGITS];
+  const uint lid = get_local_id (0);
+  const uint group = get_group_id (0);
+  const uint row = group / blocks_per_row;
+  const uint block = group - row * blocks_per_row;
+  const uint start = block * RADIX_TILE;
+  const uint valid = min ((uint) RADIX_TILE, length - start);
+
+  load_tile (src + row * length + start, valid, tile, map_keys, key_type, descending);
+  /* The offsets are flat indices into dst; rank_tile's barriers come before anyone reads
+   * base. */
+  for (uint d = lid; d < RADIX_DIGITS; d += RADIX_GROUP)
+    base[d] = offsets[count_index (row, d, blocks_per_row, block)];
+  uint x[RADIX_KEYS_PER_ITEM];
+  rank_tile (tile, scan, x, shift);
+  scatter_ranked (tile, base, x, shift, valid, dst, unmap_keys, key_type, descending);
 }
 
 /* 3. Scatter, serial: work-item t moves the keys of block t (as in radix_count_serial) in

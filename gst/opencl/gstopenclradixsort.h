@@ -89,6 +89,64 @@ private:
   size_t sums_words_ = 0;
 };
 
+/* The LSD radix sort in 1 + passes launches (kernels/onesweep.cl): one kernel counts the
+ * digits of every pass in one read of the keys, then one kernel per pass ranks tiles of
+ * shape.group_size x shape.keys_per_item keys in local memory (as RadixSort's tiled scatter)
+ * and finds where each tile's digits go by a decoupled look-back over the tiles before it in
+ * its row. Same results as RadixSort (stable passes, the same words). Rows of a batch are
+ * sorted by the same launches. Tiled shapes only (no serial one); rows shorter than
+ * MAX_LENGTH. */
+class OnesweepSort
+{
+public:
+  /* A tile's digit count and its flag share one 32-bit word: 30 bits for the count. */
+  static constexpr size_t MAX_LENGTH = (size_t (1) << 30) - 1;
+  /* The histogram kernel, then one kernel per pass. */
+  static size_t launches (unsigned digit_bits) { return 1 + 32 / digit_bits; }
+
+  /* Builds kernels/sort.cl + radixsort.cl + onesweep.cl for the shape and digits of
+   * `digit_bits` bits through the device's program cache. Throws Failure (Settings) when the
+   * shape is serial or does not fit the device, or for other digits than 4 or 8; BuildFailure,
+   * cl::Error. */
+  OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8);
+
+  /* As RadixSort::enqueue; rows of at most MAX_LENGTH keys. Throws Failure (TooLarge) when
+   * the scratch or the tiles' states do not fit the device or the kernels' 32-bit indices,
+   * cl::Error. Allocates only when a buffer must grow. */
+  void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
+      SortKey key, SortOrder order, const DeviceSort::Launcher & launch);
+
+  size_t launch_count (size_t rows, size_t length) const
+  {
+    return rows && length ? launches (digit_bits_) : 0;
+  }
+  const RadixShape & shape () const { return shape_; }
+  unsigned digit_bits () const { return digit_bits_; }
+  size_t tile_keys () const { return shape_.group_size * shape_.keys_per_item; }
+
+private:
+  Device & device_;
+  RadixShape shape_;
+  unsigned digit_bits_ = 8;
+  size_t compute_units_ = 1;
+  cl::Kernel histograms_;
+  cl::Kernel scatter_;
+  cl::Buffer scratch_;
+  size_t scratch_words_ = 0;
+  /* Per row and pass, the digit counts; clear between sorts (see kernels/onesweep.cl). */
+  cl::Buffer histograms_buffer_;
+  size_t histogram_words_ = 0;
+  /* Two arrays of per-tile, per-digit states, the passes alternating between them. */
+  cl::Buffer states_[2];
+  size_t state_words_ = 0;
+  cl::Buffer tile_counters_;
+};
+
+/* The onesweep sort's shape: `forced` when not empty, else the one
+ * GST_OPENCL_VARIANT_SORT_ONESWEEP names, else `fallback`. Throws Failure (Settings) for a
+ * name that is no tiled shape. */
+RadixShape choose_onesweep_shape (const std::string & forced, const RadixShape & fallback);
+
 /* The radix shape for a device and digit size: `forced` when not empty (a shape name), else the
  * shape GST_OPENCL_VARIANT_SORT_RADIX names (any shape), else "serial" on CPUs, else the fastest
  * of a few tiled shapes timed once per device on 2^22 keys and cached

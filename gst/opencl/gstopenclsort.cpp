@@ -51,16 +51,19 @@ kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
 }
 
-/* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, or Automatic when unset. */
+/* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, Onesweep, or Automatic when unset. */
 SortStrategy
 forced_strategy ()
 {
-  const std::vector<TuningCandidate> candidates { { "bitonic", false }, { "radix", false } };
+  const std::vector<TuningCandidate> candidates { { "bitonic", false }, { "radix", false },
+    { "onesweep", false } };
   switch (forced_variant ("sort", candidates)) {
     case 0:
       return SortStrategy::Bitonic;
     case 1:
       return SortStrategy::Radix;
+    case 2:
+      return SortStrategy::Onesweep;
     default:
       return SortStrategy::Automatic;
   }
@@ -102,10 +105,17 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
     case SortStrategy::Automatic:
       radix_min_length_ = tuning.radix_min_length ? tuning.radix_min_length :
           cpu ? RADIX_MIN_LENGTH_CPU : RADIX_MIN_LENGTH_GPU;
-      gpu_batch_rule_ = !cpu && !tuning.radix_min_length;
+      onesweep_min_length_ = tuning.onesweep_min_length ? tuning.onesweep_min_length :
+          cpu ? ONESWEEP_MIN_LENGTH_CPU : ONESWEEP_MIN_LENGTH_GPU;
+      gpu_batch_rule_ = !cpu && !tuning.radix_min_length && !tuning.onesweep_min_length;
       break;
     case SortStrategy::Radix:
       radix_min_length_ = 0;
+      break;
+    case SortStrategy::Onesweep:
+      /* Rows too long for the onesweep sort's 30-bit counts take the radix sort. */
+      radix_min_length_ = OnesweepSort::MAX_LENGTH + 1;
+      onesweep_min_length_ = 0;
       break;
     default:
       radix_min_length_ = SIZE_MAX;
@@ -178,9 +188,11 @@ DeviceSort::strategy_for (size_t rows, size_t length) const
 {
   if (length >= radix_min_length_)
     return SortStrategy::Radix;
+  if (length >= onesweep_min_length_)
+    return SortStrategy::Onesweep;
   if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
       rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
-    return SortStrategy::Radix;
+    return SortStrategy::Onesweep;
   return strategy_;
 }
 
@@ -192,6 +204,17 @@ DeviceSort::radix ()
             tuning_.radix_shape, radix_digit_bits_), radix_digit_bits_,
         tuning_.radix_tile_keys);
   return *radix_;
+}
+
+OnesweepSort &
+DeviceSort::onesweep (size_t)
+{
+  if (!onesweep_) {
+    const RadixShape fallback { 256, 16 };
+    onesweep_ = std::make_unique<OnesweepSort> (device_,
+        choose_onesweep_shape (tuning_.onesweep_shape, fallback), radix_digit_bits_);
+  }
+  return *onesweep_;
 }
 
 template <typename Visit>
@@ -234,8 +257,16 @@ DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
 size_t
 DeviceSort::launch_count (size_t rows, size_t length) const
 {
-  if (strategy_for (rows, length) == SortStrategy::Radix)
-    return rows && length ? RadixSort::launches (radix_digit_bits_) : 0;
+  if (rows == 0 || length == 0)
+    return 0;
+  switch (strategy_for (rows, length)) {
+    case SortStrategy::Radix:
+      return RadixSort::launches (radix_digit_bits_);
+    case SortStrategy::Onesweep:
+      return OnesweepSort::launches (radix_digit_bits_);
+    default:
+      break;
+  }
   size_t count = 0;
   schedule (rows, length, [&count](const Pass &) { count++; });
   return count;
@@ -267,9 +298,15 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
     throw Failure (Failure::Kind::Settings, "sort buffers hold fewer than " +
         std::to_string (rows) + " x " + std::to_string (length) + " keys");
 
-  if (strategy_for (rows, length) == SortStrategy::Radix) {
-    radix ().enqueue (src, dst, rows, length, key_, order_, launch);
-    return;
+  switch (strategy_for (rows, length)) {
+    case SortStrategy::Radix:
+      radix ().enqueue (src, dst, rows, length, key_, order_, launch);
+      return;
+    case SortStrategy::Onesweep:
+      onesweep (length).enqueue (src, dst, rows, length, key_, order_, launch);
+      return;
+    default:
+      break;
   }
 
   const size_t chunk = bitonic_.chunk_words;
