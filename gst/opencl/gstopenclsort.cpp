@@ -51,6 +51,17 @@ kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
 }
 
+/* The onesweep sort's tiles when none is named, by row length: the first entry whose
+ * max_length the row does not exceed (GPUs; CPUs take the last entry). Measured on an H100
+ * with tests/bench/sort-gpu-check.sh (docs/openclsort.md). */
+struct OnesweepTiles
+{
+  size_t max_length;
+  RadixShape shape;
+};
+const OnesweepTiles ONESWEEP_TILES[] = { { SIZE_MAX, { 256, 16 } } };
+constexpr size_t ONESWEEP_TILE_CHOICES = sizeof ONESWEEP_TILES / sizeof ONESWEEP_TILES[0];
+
 /* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, Onesweep, or Automatic when unset. */
 SortStrategy
 forced_strategy ()
@@ -207,14 +218,27 @@ DeviceSort::radix ()
 }
 
 OnesweepSort &
-DeviceSort::onesweep (size_t)
+DeviceSort::onesweep (size_t length)
 {
-  if (!onesweep_) {
-    const RadixShape fallback { 256, 16 };
-    onesweep_ = std::make_unique<OnesweepSort> (device_,
-        choose_onesweep_shape (tuning_.onesweep_shape, fallback), radix_digit_bits_);
+  /* One sort per entry of the table; a named shape serves every length. */
+  size_t choice = ONESWEEP_TILE_CHOICES - 1;
+  const bool gpu = !(device_.type & CL_DEVICE_TYPE_CPU);
+  for (size_t i = 0; gpu && i < ONESWEEP_TILE_CHOICES; i++) {
+    if (length <= ONESWEEP_TILES[i].max_length) {
+      choice = i;
+      break;
+    }
   }
-  return *onesweep_;
+  const RadixShape shape = choose_onesweep_shape (tuning_.onesweep_shape,
+      ONESWEEP_TILES[choice].shape);
+  if (shape.name () != ONESWEEP_TILES[choice].shape.name ())
+    choice = 0;
+  if (onesweep_.empty ())
+    onesweep_.resize (ONESWEEP_TILE_CHOICES);
+  auto & sort = onesweep_[choice];
+  if (!sort || sort->shape ().name () != shape.name ())
+    sort = std::make_unique<OnesweepSort> (device_, shape, radix_digit_bits_);
+  return *sort;
 }
 
 template <typename Visit>

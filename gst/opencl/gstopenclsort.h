@@ -35,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "opencl/gstopenclcontext.h"
 
@@ -100,8 +101,9 @@ struct SortTuning
   /* Automatic: the shortest row that takes the onesweep sort (when shorter than the radix
    * sort's; default by device type: ONESWEEP_MIN_LENGTH_CPU, ONESWEEP_MIN_LENGTH_GPU). */
   size_t onesweep_min_length = 0;
-  /* Onesweep: the shape of its tiles, "<work-items>x<keys per work-item>" (default:
-   * choose_onesweep_shape (), then onesweep_shape_for ()). */
+  /* Onesweep: the shape of its tiles, "<work-items>x<keys per work-item>" for every row
+   * (default: GST_OPENCL_VARIANT_SORT_ONESWEEP, else by row length on GPUs, see
+   * gstopenclsort.cpp, and 256x16 on CPUs). */
   std::string onesweep_shape;
 };
 
@@ -219,7 +221,7 @@ private:
   bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */
   unsigned radix_digit_bits_ = 8;
   std::unique_ptr<RadixSort> radix_;
-  std::unique_ptr<OnesweepSort> onesweep_;
+  std::vector<std::unique_ptr<OnesweepSort>> onesweep_;  /* one per tile shape used */
   SortStrategy strategy_ = SortStrategy::LocalStages;
   BitonicShape bitonic_;
   cl::Kernel chunks_;

@@ -9,7 +9,7 @@
 # usage: tests/bench/sort-gpu-check.sh BUILD_DIR OUT_DIR
 #   BUILD_DIR holds gst/ (the plugin), tests/test_sort*, tests/bench/bench_sort.
 #   SORT_CHECK_SIZES (default 12..26) and SORT_CHECK_SHAPES (onesweep tiles, default
-#   "256x4 256x8 512x8 128x16 512x16 1024x8") narrow it down; SORT_CHECK_DEVICE (default gpu)
+#   "128x8 64x16 256x4 256x8 512x8 128x16 512x16 1024x8") narrow it down; SORT_CHECK_DEVICE (default gpu)
 #   is bench_sort's --device (cpu to try the script on PoCL). Takes about two minutes on an H100.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +17,7 @@ build=$(cd "${1:?usage: sort-gpu-check.sh BUILD_DIR OUT_DIR}" && pwd)
 out=${2:?usage: sort-gpu-check.sh BUILD_DIR OUT_DIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 sizes=${SORT_CHECK_SIZES:-12,13,14,15,16,17,18,19,20,21,22,23,24,25,26}
-shapes=${SORT_CHECK_SHAPES:-256x4 256x8 512x8 128x16 512x16 1024x8}
+shapes=${SORT_CHECK_SHAPES:-128x8 64x16 256x4 256x8 512x8 128x16 512x16 1024x8}
 device=${SORT_CHECK_DEVICE:-gpu}
 bench=$build/tests/bench/bench_sort
 status=0
@@ -46,7 +46,7 @@ timeout 40 python3 "$here/peer_torch_sort.py" --sizes "$sizes" --runs 20 \
 
 step "onesweep tile shapes"
 for shape in $shapes; do
-  timeout 15 "$bench" --device "$device" --sizes 14,16,18,20,22,24 --algorithms onesweep \
+  timeout 15 "$bench" --device "$device" --sizes 14,15,16,17,18,20,22,24 --algorithms onesweep \
     --onesweep-shape "$shape" --no-cpu --runs 10 --warmup 2 \
     --json "$out/onesweep-$shape.json" >"$out/onesweep-$shape.txt" 2>&1 || status=1
   tail -n 7 "$out/onesweep-$shape.txt" | sed "s/^/$shape: /"
