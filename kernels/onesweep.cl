@@ -153,7 +153,7 @@ onesweep_scatter (__global const uint * src, __global uint * dst, __global uint 
     int map_keys, int unmap_keys, int key_type, int descending)
 {
   __local uint tile[TILE_WORDS];
-  __local ulong scan[RADIX_GROUP];
+  __local split_counters scan[RADIX_GROUP];
   __local uint scratch[RADIX_GROUP];
   __local uint counts[RADIX_DIGITS];
   __local uint base[RADIX_DIGITS];

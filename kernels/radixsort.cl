@@ -36,7 +36,10 @@
  *   RADIX_BITS           bits per digit, 8 or 4
  *   RADIX_GROUP          work-items per work-group (a power of two; 1 for the serial kernels)
  *   RADIX_KEYS_PER_ITEM  keys per work-item of the tiled kernels (the tile is at most 32768 keys,
- *                        so that a split step's counts fit in 16 bits) */
+ *                        so that a split step's counts fit in 16 bits)
+ *   RADIX_SPLIT_BITS     bits of the digit each split step of the tiled ranking takes, 2 (four
+ *                        16-bit counters in a ulong) or 4 (sixteen, in a ulong4): half the
+ *                        steps, four times the scanned data */
 
 #ifndef RADIX_BITS
 #define RADIX_BITS 8
@@ -46,6 +49,9 @@
 #endif
 #ifndef RADIX_KEYS_PER_ITEM
 #define RADIX_KEYS_PER_ITEM 16
+#endif
+#ifndef RADIX_SPLIT_BITS
+#define RADIX_SPLIT_BITS 2
 #endif
 
 #define RADIX_TILE (RADIX_GROUP * RADIX_KEYS_PER_ITEM)
@@ -59,6 +65,9 @@
 #endif
 #if RADIX_BITS != 4 && RADIX_BITS != 8
 #error "radix digits of 4 or 8 bits"
+#endif
+#if RADIX_SPLIT_BITS != 2 && RADIX_SPLIT_BITS != 4
+#error "split steps of 2 or 4 bits"
 #endif
 
 inline uint
@@ -144,7 +153,11 @@ NAME (TYPE value, __local TYPE * scratch, TYPE * total) \
 }
 
 DEFINE_GROUP_SCAN (group_scan_uint, uint)
+#if RADIX_SPLIT_BITS == 2
 DEFINE_GROUP_SCAN (group_scan_ulong, ulong)
+#else
+DEFINE_GROUP_SCAN (group_scan_ulong4, ulong4)
+#endif
 
 /* 1. Counts, tiled: work-group g is block g % blocks_per_row of row g / blocks_per_row. */
 __kernel __attribute__ ((reqd_work_group_size (RADIX_GROUP, 1, 1)))
@@ -295,34 +308,94 @@ load_tile (__global const uint * keys, uint valid, __local uint * tile, int map_
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
-/* Ranks the loaded tile stably by the digit at `shift`, in place; afterwards work-item lid holds
- * tile positions lid * K .. lid * K + K - 1 (in order) in x. */
+/* The scratch of one split step's work-group scan: a ulong of four 16-bit counters per
+ * work-item for 2-bit steps, a ulong4 of sixteen for 4-bit ones. */
+#if RADIX_SPLIT_BITS == 2
+typedef ulong split_counters;
+#else
+typedef ulong4 split_counters;
+#endif
+
+#if RADIX_SPLIT_BITS == 2
+/* One stable split of x by two bits at split_shift into the tile. Counter v of a work-item (16
+ * bits at 16 v of a ulong) counts its keys whose two bits are v. */
 inline void
-rank_tile (__local uint * tile, __local ulong * scan, uint * x, uint shift)
+split_tile (__local uint * tile, __local split_counters * scan, const uint * x, uint split_shift)
+{
+  ulong mine = 0;
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
+    mine += (ulong) 1 << (16 * ((x[j] >> split_shift) & 3));
+  ulong total;
+  const ulong before = group_scan_ulong (mine, scan, &total);
+  /* Field v of `position`: keys with bits < v in the tile + keys with bits v before mine. */
+  ulong position = before + (total << 16) + (total << 32) + (total << 48);
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
+    const uint field = 16 * ((x[j] >> split_shift) & 3);
+    tile[TILE_INDEX ((uint) (position >> field) & 0xFFFFu)] = x[j];
+    position += (ulong) 1 << field;
+  }
+}
+#else
+/* The same by four bits: counter v (16 bits at 16 (v % 4) of component v / 4). */
+inline void
+split_tile (__local uint * tile, __local split_counters * scan, const uint * x, uint split_shift)
+{
+  ulong4 mine = (ulong4) (0);
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
+    const uint v = (x[j] >> split_shift) & 15;
+    const ulong one = (ulong) 1 << (16 * (v & 3));
+    mine += (ulong4) (v < 4 ? one : 0, v >> 2 == 1 ? one : 0, v >> 2 == 2 ? one : 0,
+        v >= 12 ? one : 0);
+  }
+  ulong4 total;
+  const ulong4 before = group_scan_ulong4 (mine, scan, &total);
+  /* The keys with bits < v in the tile, packed the same way, added to `before`. */
+  const ulong totals[4] = { total.s0, total.s1, total.s2, total.s3 };
+  ulong smaller[4];
+  ulong running = 0;
+#pragma unroll
+  for (uint w = 0; w < 4; w++) {
+    smaller[w] = 0;
+#pragma unroll
+    for (uint f = 0; f < 4; f++) {
+      smaller[w] |= running << (16 * f);
+      running += (totals[w] >> (16 * f)) & 0xFFFFu;
+    }
+  }
+  ulong p0 = before.s0 + smaller[0], p1 = before.s1 + smaller[1];
+  ulong p2 = before.s2 + smaller[2], p3 = before.s3 + smaller[3];
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
+    const uint v = (x[j] >> split_shift) & 15;
+    const uint field = 16 * (v & 3);
+    const uint w = v >> 2;
+    const ulong packed = w == 0 ? p0 : w == 1 ? p1 : w == 2 ? p2 : p3;
+    tile[TILE_INDEX ((uint) (packed >> field) & 0xFFFFu)] = x[j];
+    const ulong one = (ulong) 1 << field;
+    p0 += w == 0 ? one : 0;
+    p1 += w == 1 ? one : 0;
+    p2 += w == 2 ? one : 0;
+    p3 += w == 3 ? one : 0;
+  }
+}
+#endif
+
+/* Ranks the loaded tile stably by the digit at `shift`, in place, one split step per
+ * RADIX_SPLIT_BITS bits, lowest first; afterwards work-item lid holds tile positions
+ * lid * K .. lid * K + K - 1 (in order) in x. */
+inline void
+rank_tile (__local uint * tile, __local split_counters * scan, uint * x, uint shift)
 {
   const uint first = get_local_id (0) * RADIX_KEYS_PER_ITEM;
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
     x[j] = tile[TILE_INDEX (first + j)];
 
-  /* Stable splits by two bits of the digit, lowest first. Counter v of a work-item (16 bits at
-   * 16 v of a ulong) counts its keys whose two bits are v. */
-  for (uint bit = 0; bit < RADIX_BITS; bit += 2) {
-    const uint split_shift = shift + bit;
-    ulong mine = 0;
-#pragma unroll
-    for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
-      mine += (ulong) 1 << (16 * ((x[j] >> split_shift) & 3));
-    ulong total;
-    const ulong before = group_scan_ulong (mine, scan, &total);
-    /* Field v of `position`: keys with bits < v in the tile + keys with bits v before mine. */
-    ulong position = before + (total << 16) + (total << 32) + (total << 48);
-#pragma unroll
-    for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
-      const uint field = 16 * ((x[j] >> split_shift) & 3);
-      tile[TILE_INDEX ((uint) (position >> field) & 0xFFFFu)] = x[j];
-      position += (ulong) 1 << field;
-    }
+  for (uint bit = 0; bit < RADIX_BITS; bit += RADIX_SPLIT_BITS) {
+    split_tile (tile, scan, x, shift + bit);
     barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
@@ -373,7 +446,7 @@ radix_scatter (__global const uint * src, __global uint * dst, __global const ui
     int descending)
 {
   __local uint tile[TILE_WORDS];
-  __local ulong scan[RADIX_GROUP];
+  __local split_counters scan[RADIX_GROUP];
   __local uint base[RADIX_DIGITS];
   const uint lid = get_local_id (0);
   const uint group = get_group_id (0);

@@ -250,13 +250,14 @@ global_passes (unsigned steps)
 /* The radix sort for every row, in a shape (gstopenclradixsort.h) with digits of `bits` bits;
  * serial blocks of `tile_keys` keys when given. */
 SortTuning
-radix (const std::string & shape, unsigned bits, size_t tile_keys = 0)
+radix (const std::string & shape, unsigned bits, size_t tile_keys = 0, unsigned split_bits = 0)
 {
   SortTuning tuning;
   tuning.strategy = SortStrategy::Radix;
   tuning.radix_shape = shape;
   tuning.radix_digit_bits = bits;
   tuning.radix_tile_keys = tile_keys;
+  tuning.radix_split_bits = split_bits;
   return tuning;
 }
 
@@ -270,6 +271,8 @@ const SortTuning CPU_SHAPE = global_passes (4);
 const SortTuning RADIX_CPU = radix ("serial", 4);
 const SortTuning RADIX_GPU = radix ("256x16", 8);
 const SortTuning RADIX_OTHER_DIGITS[] = { radix ("serial", 8), radix ("256x16", 4) };
+/* The tiled ranking by 4-bit split steps, with both digit sizes. */
+const SortTuning RADIX_SPLIT_4[] = { radix ("256x16", 8, 0, 4), radix ("32x4", 4, 0, 4) };
 /* Small blocks, so that short rows span many: serial blocks of 5 keys, tiles of 2, 8 and 128,
  * with both digit sizes. */
 const SortTuning RADIX_SMALL[] = { radix ("serial", 4, 5), radix ("serial", 8, 5),
@@ -277,12 +280,13 @@ const SortTuning RADIX_SMALL[] = { radix ("serial", 4, 5), radix ("serial", 8, 5
 
 /* The onesweep sort for every row, in tiles of a shape, with digits of `bits` bits. */
 SortTuning
-onesweep (const std::string & shape, unsigned bits)
+onesweep (const std::string & shape, unsigned bits, unsigned split_bits = 0)
 {
   SortTuning tuning;
   tuning.strategy = SortStrategy::Onesweep;
   tuning.onesweep_shape = shape;
   tuning.radix_digit_bits = bits;
+  tuning.radix_split_bits = split_bits;
   return tuning;
 }
 
@@ -293,6 +297,9 @@ const SortTuning ONESWEEP_GPU = onesweep ("256x16", 8);
 const SortTuning ONESWEEP_OTHER_DIGITS = onesweep ("256x16", 4);
 const SortTuning ONESWEEP_SMALL[] = { onesweep ("2x1", 8), onesweep ("4x2", 4),
   onesweep ("32x4", 8), onesweep ("32x4", 4) };
+/* 4-bit split steps: GPU tiles, small tiles with 8-bit and 4-bit digits. */
+const SortTuning ONESWEEP_SPLIT_4[] = { onesweep ("256x16", 8, 4), onesweep ("4x2", 8, 4),
+  onesweep ("32x4", 4, 4) };
 
 /* One random row of each length `lengths_of (sort)` gives, sorted both ways. With `radix`, every
  * length must take the sort the tuning forces (radix or onesweep), and rows of odd length are
@@ -523,7 +530,8 @@ GST_START_TEST (test_special_floats)
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     for (const auto & tuning : { CPU_SHAPE, GPU_SHAPE, RADIX_CPU, RADIX_GPU,
             RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1], RADIX_SMALL[2], ONESWEEP_GPU,
-            ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2] }) {
+            ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2], RADIX_SPLIT_4[0],
+            ONESWEEP_SPLIT_4[0] }) {
       DeviceSort sort (shared_device (), SortKey::Float32, order, tuning);
       for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
         std::vector<float> values = random_values<float> (length, (uint32_t) length);
@@ -619,7 +627,7 @@ GST_START_TEST (test_packed_key_index)
   std::mt19937 random (11);
   for (const auto & tuning : { SortTuning (), local_stages (4, 16), RADIX_CPU, RADIX_GPU,
           RADIX_OTHER_DIGITS[0], RADIX_SMALL[3], ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS,
-          ONESWEEP_SMALL[2] }) {
+          ONESWEEP_SMALL[2], ONESWEEP_SPLIT_4[1], RADIX_SPLIT_4[1] }) {
     DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, tuning);
     for (size_t length : { 1, 640, 4097, 30000 }) {
       for (bool descending : { false, true }) {
@@ -719,6 +727,8 @@ GST_START_TEST (test_radix_lengths)
   check_radix_lengths<float> (RADIX_GPU, 100003);
   check_radix_lengths<int32_t> (RADIX_OTHER_DIGITS[0], 70000);
   check_radix_lengths<float> (RADIX_OTHER_DIGITS[1], 70000);
+  check_radix_lengths<uint32_t> (RADIX_SPLIT_4[0], 70000);
+  check_radix_lengths<float> (RADIX_SPLIT_4[1], 20000);
 
   for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
           RADIX_OTHER_DIGITS[1] })
@@ -744,7 +754,7 @@ GST_END_TEST;
 GST_START_TEST (test_radix_structured_input)
 {
   expect_each_tuning ({ RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1],
-          RADIX_SMALL[4] }, false, { 3, 1000, 4097, 70000 });
+          RADIX_SMALL[4], RADIX_SPLIT_4[0] }, false, { 3, 1000, 4097, 70000 });
 }
 GST_END_TEST;
 
@@ -766,6 +776,9 @@ GST_START_TEST (test_onesweep_lengths)
   check_radix_lengths<float> (ONESWEEP_GPU, 100003);
   check_radix_lengths<int32_t> (ONESWEEP_OTHER_DIGITS, 70000);
   check_radix_lengths<float> (ONESWEEP_SMALL[2], 20000);
+  check_radix_lengths<int32_t> (ONESWEEP_SPLIT_4[0], 100003);
+  check_radix_lengths<float> (ONESWEEP_SPLIT_4[0], 70000);
+  check_radix_lengths<uint32_t> (ONESWEEP_SPLIT_4[2], 20000);
 
   expect_long_rows (ONESWEEP_GPU);
 }
@@ -777,6 +790,7 @@ GST_START_TEST (test_onesweep_small_tiles)
 {
   for (const auto & tuning : ONESWEEP_SMALL)
     expect_short_rows (tuning);
+  expect_short_rows (ONESWEEP_SPLIT_4[1]);
 }
 GST_END_TEST;
 
@@ -793,8 +807,8 @@ GST_END_TEST;
 /* Sorted, reversed, all equal, few distinct values, extremes. */
 GST_START_TEST (test_onesweep_structured_input)
 {
-  expect_each_tuning ({ ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2] }, false,
-      { 3, 1000, 4097, 70000 });
+  expect_each_tuning ({ ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2],
+          ONESWEEP_SPLIT_4[0], ONESWEEP_SPLIT_4[2] }, false, { 3, 1000, 4097, 70000 });
 }
 GST_END_TEST;
 
@@ -957,6 +971,15 @@ GST_START_TEST (test_radix_shapes)
               DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending,
                   radix ("serial", bits));
             }), "%u-bit digits accepted", bits);
+  }
+  for (unsigned split_bits : { 1, 3, 8 }) {
+    fail_unless (fails_with (Kind::Settings, [&] {
+              radix_of (device, radix ("32x4", 8, 0, split_bits));
+            }), "%u-bit split steps accepted", split_bits);
+    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending,
+        onesweep ("32x4", 8, split_bits));
+    fail_unless (fails_with (Kind::Settings, [&] { wrong.onesweep (100); }),
+        "%u-bit onesweep split steps accepted", split_bits);
   }
   const std::string variable = gst_opencl::variant_environment_name ("sort-radix");
   fail_unless (variable == "GST_OPENCL_VARIANT_SORT_RADIX");

@@ -53,18 +53,33 @@ radix_source ()
 }
 
 std::string
-radix_options (unsigned digit_bits, const RadixShape & shape)
+radix_options (unsigned digit_bits, const RadixShape & shape, unsigned split_bits)
 {
   return "-DRADIX_BITS=" + std::to_string (digit_bits) + " -DRADIX_GROUP=" +
       std::to_string (shape.group_size) + " -DRADIX_KEYS_PER_ITEM=" +
-      std::to_string (shape.keys_per_item);
+      std::to_string (shape.keys_per_item) + " -DRADIX_SPLIT_BITS=" +
+      std::to_string (split_bits);
 }
 
-Failure
-digits_refused (unsigned digit_bits)
+/* Throws unless the digits have 4 or 8 bits and the split steps 2 or 4 (no more than the
+ * digit). */
+void
+check_digits (unsigned digit_bits, unsigned split_bits)
 {
-  return Failure (Failure::Kind::Settings, "radix digits of " + std::to_string (digit_bits) +
-      " bits (4 or 8 only)");
+  if (digit_bits != 4 && digit_bits != 8)
+    throw Failure (Failure::Kind::Settings, "radix digits of " + std::to_string (digit_bits) +
+        " bits (4 or 8 only)");
+  if (split_bits != 2 && split_bits != 4)
+    throw Failure (Failure::Kind::Settings, "radix split steps of " +
+        std::to_string (split_bits) + " bits (2 or 4 only)");
+}
+
+/* The local memory of a tiled scatter's ranking: the padded tile and the split steps' scan. */
+size_t
+ranking_bytes (const RadixShape & shape, unsigned split_bits)
+{
+  const size_t tile = shape.group_size * shape.keys_per_item;
+  return (tile + tile / 32) * 4 + shape.group_size * (split_bits == 2 ? 8 : 32);
 }
 
 /* Throws unless the device runs work-groups of the shape's size and has `local_bytes` of local
@@ -125,24 +140,22 @@ RadixShape::parse (const std::string & name, RadixShape * shape)
 }
 
 RadixSort::RadixSort (Device & device, const RadixShape & shape, unsigned digit_bits,
-    size_t serial_tile_keys)
+    size_t serial_tile_keys, unsigned split_bits)
   : device_ (device), shape_ (shape), digit_bits_ (digit_bits),
     serial_tile_keys_ (serial_tile_keys)
 {
-  if (digit_bits != 4 && digit_bits != 8)
-    throw digits_refused (digit_bits);
+  check_digits (digit_bits, split_bits);
   const size_t digits = size_t (1) << digit_bits;
   const size_t group = shape.group_size;
   if (!shape.serial () && (!is_power_of_two (group) || shape.keys_per_item < 1 ||
           group * shape.keys_per_item > MAX_TILE_KEYS))
     throw Failure (Failure::Kind::Settings, "no radix sort shape " + shape.name ());
-  /* The scatter's local memory: the padded tile, the split scan, the digits' bases. */
-  const size_t tile = group * shape.keys_per_item;
-  const size_t local_bytes = (tile + tile / 32) * 4 + group * 8 + digits * 4;
-  check_shape_fits (device, shape, shape.serial () ? 0 : local_bytes);
+  /* The scatter's local memory: the ranking's, the digits' bases. */
+  check_shape_fits (device, shape, shape.serial () ? 0 : ranking_bytes (shape, split_bits) +
+      digits * 4);
 
   cl::Program program = device.programs.get (device.context, device.device, "radixsort",
-      radix_source (), radix_options (digit_bits, shape));
+      radix_source (), radix_options (digit_bits, shape, split_bits));
   count_ = cl::Kernel (program, shape.serial () ? "radix_count_serial" : "radix_count");
   scatter_ = cl::Kernel (program, shape.serial () ? "radix_scatter_serial" : "radix_scatter");
   scan_reduce_ = cl::Kernel (program, "radix_scan_reduce");
@@ -317,24 +330,23 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
   return shape;
 }
 
-OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits)
+OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits,
+    unsigned split_bits)
   : device_ (device), shape_ (shape), digit_bits_ (digit_bits)
 {
-  if (digit_bits != 4 && digit_bits != 8)
-    throw digits_refused (digit_bits);
+  check_digits (digit_bits, split_bits);
   RadixShape checked;
   if (shape.serial () || !RadixShape::parse (shape.name (), &checked))
     throw Failure (Failure::Kind::Settings, "no onesweep sort shape " + shape.name () +
         " (<work-items>x<keys per work-item>, at most 32768 keys)");
   const size_t digits = size_t (1) << digit_bits;
   const size_t group = shape.group_size;
-  /* The scatter's local memory: the padded tile, the split scan, the digits' scan, counts and
-   * bases, the tile number; the histogram kernel's counts are smaller. */
-  const size_t tile = tile_keys ();
-  check_shape_fits (device, shape, (tile + tile / 32) * 4 + group * 8 + group * 4 +
+  /* The scatter's local memory: the ranking's, the digits' scan, counts and bases, the tile
+   * number; the histogram kernel's counts are smaller. */
+  check_shape_fits (device, shape, ranking_bytes (shape, split_bits) + group * 4 +
       digits * 8 + 4);
   cl::Program program = device.programs.get (device.context, device.device, "radixsort",
-      radix_source (), radix_options (digit_bits, shape));
+      radix_source (), radix_options (digit_bits, shape, split_bits));
   histograms_ = cl::Kernel (program, "onesweep_histograms");
   scatter_ = cl::Kernel (program, "onesweep_scatter");
   for (const auto & kernel : { histograms_, scatter_ })

@@ -47,10 +47,11 @@ public:
   /* Builds kernels/sort.cl + kernels/radixsort.cl for the shape and digits of `digit_bits`
    * bits (8: four passes, 4: eight) through the device's program cache. `serial_tile_keys`
    * fixes the block of the serial kernels (0: by the shape of the sort, see tile_keys ()).
+   * The tiled ranking splits by `split_bits` bits a step (2 or 4, kernels/radixsort.cl).
    * Throws Failure (Settings) when the shape or the digits do not fit the device (work-group
    * size, local memory) or are none of the above, BuildFailure, cl::Error. */
   RadixSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8,
-      size_t serial_tile_keys = 0);
+      size_t serial_tile_keys = 0, unsigned split_bits = 2);
 
   /* As DeviceSort::enqueue, whose checks the caller has made (buffer sizes, rows x length at
    * most DeviceSort::MAX_WORDS). Throws Failure (TooLarge) when the scratch or the counts do not
@@ -104,11 +105,12 @@ public:
   /* The histogram kernel, then one kernel per pass. */
   static size_t launches (unsigned digit_bits) { return 1 + 32 / digit_bits; }
 
-  /* Builds kernels/sort.cl + radixsort.cl + onesweep.cl for the shape and digits of
-   * `digit_bits` bits through the device's program cache. Throws Failure (Settings) when the
-   * shape is serial or does not fit the device, or for other digits than 4 or 8; BuildFailure,
-   * cl::Error. */
-  OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8);
+  /* Builds kernels/sort.cl + radixsort.cl + onesweep.cl for the shape, digits of `digit_bits`
+   * bits and split steps of `split_bits` through the device's program cache. Throws Failure
+   * (Settings) when the shape is serial or does not fit the device, or for other digits than
+   * 4 or 8 or split steps than 2 or 4; BuildFailure, cl::Error. */
+  OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8,
+      unsigned split_bits = 2);
 
   /* As RadixSort::enqueue; rows of at most MAX_LENGTH keys. Throws Failure (TooLarge) when
    * the scratch or the tiles' states do not fit the device or the kernels' 32-bit indices,

@@ -213,7 +213,7 @@ DeviceSort::radix ()
   if (!radix_)
     radix_ = std::make_unique<RadixSort> (device_, choose_radix_shape (device_,
             tuning_.radix_shape, radix_digit_bits_), radix_digit_bits_,
-        tuning_.radix_tile_keys);
+        tuning_.radix_tile_keys, split_bits ());
   return *radix_;
 }
 
@@ -237,7 +237,7 @@ DeviceSort::onesweep (size_t length)
     onesweep_.resize (ONESWEEP_TILE_CHOICES);
   auto & sort = onesweep_[choice];
   if (!sort || sort->shape ().name () != shape.name ())
-    sort = std::make_unique<OnesweepSort> (device_, shape, radix_digit_bits_);
+    sort = std::make_unique<OnesweepSort> (device_, shape, radix_digit_bits_, split_bits ());
   return *sort;
 }
 

@@ -101,6 +101,9 @@ struct SortTuning
   /* Automatic: the shortest row that takes the onesweep sort (when shorter than the radix
    * sort's; default by device type: ONESWEEP_MIN_LENGTH_CPU, ONESWEEP_MIN_LENGTH_GPU). */
   size_t onesweep_min_length = 0;
+  /* Radix (tiled) and Onesweep: bits per split step of the tile ranking, 2 or 4 (default
+   * RADIX_SPLIT_BITS). */
+  unsigned radix_split_bits = 0;
   /* Onesweep: the shape of its tiles, "<work-items>x<keys per work-item>" for every row
    * (default: GST_OPENCL_VARIANT_SORT_ONESWEEP, else by row length on GPUs, see
    * gstopenclsort.cpp, and 256x16 on CPUs). */
@@ -139,6 +142,8 @@ public:
   /* Default radix digits by device type (docs/openclsort.md). */
   static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
   static constexpr unsigned RADIX_DIGIT_BITS_GPU = 8;
+  /* Default bits per split step of the tiled ranking. */
+  static constexpr unsigned RADIX_SPLIT_BITS = 2;
 
   /* Builds kernels/sort.cl through the device's program cache (one program for every key type
    * and order) and picks the schedule for the device: on GPUs local stages with 512 work-items
@@ -220,6 +225,10 @@ private:
   size_t onesweep_min_length_ = SIZE_MAX;
   bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */
   unsigned radix_digit_bits_ = 8;
+  unsigned split_bits () const
+  {
+    return tuning_.radix_split_bits ? tuning_.radix_split_bits : RADIX_SPLIT_BITS;
+  }
   std::unique_ptr<RadixSort> radix_;
   std::vector<std::unique_ptr<OnesweepSort>> onesweep_;  /* one per tile shape used */
   SortStrategy strategy_ = SortStrategy::LocalStages;

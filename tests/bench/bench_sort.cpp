@@ -67,6 +67,7 @@ struct Options
   std::string radix_shape;
   std::string onesweep_shape;
   int onesweep_min_length = 0;
+  int split_bits = 0;
   int radix_tile = 0;
   int radix_min_length = 0;
   int radix_bits = 0;
@@ -159,6 +160,8 @@ parse_options (int argc, char **argv)
       "(default all three)")
       .text ("--onesweep-shape S", &options.onesweep_shape, "the onesweep sort's tiles: "
       "<work-items>x<keys each> (default: the device sort's choice, gstopenclradixsort.h)")
+      .count ("--split-bits N", &options.split_bits, 2, "bits per split step of the radix "
+      "sorts' tile ranking, 2 or 4 (default 2)", 4)
       .count ("--onesweep-min N", &options.onesweep_min_length, 1, "the shortest row the "
       "automatic choice gives the onesweep sort (default: the device type's)", 1 << 30)
       .text ("--radix-shape S", &options.radix_shape, "the radix sort's blocks: serial or "
@@ -441,6 +444,7 @@ main (int argc, char **argv)
     radix_tuning.radix_shape = options.radix_shape;
     radix_tuning.radix_tile_keys = (size_t) options.radix_tile;
     radix_tuning.radix_digit_bits = (unsigned) options.radix_bits;
+    radix_tuning.radix_split_bits = (unsigned) options.split_bits;
     gst_opencl::SortTuning onesweep_tuning = radix_tuning;
     onesweep_tuning.strategy = gst_opencl::SortStrategy::Onesweep;
     onesweep_tuning.onesweep_shape = options.onesweep_shape;
