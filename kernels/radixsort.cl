@@ -23,10 +23,10 @@
  *   tiled (GPUs)  a work-group of RADIX_GROUP work-items holds a tile of RADIX_KEYS_PER_ITEM
  *                 keys per work-item. The count is a local histogram (each work-item adds runs of
  *                 equal digits with one atomic, so equal keys do not all hit one counter). The
- *                 scatter ranks the tile stably in local memory: one 2-bit split step per two
- *                 bits of the digit (four for 8-bit digits), each a
- *                 work-group prefix sum of four 16-bit counters packed in a ulong, leave the tile
- *                 ordered by digit; a key then goes to its digit's index plus its distance from
+ *                 scatter ranks the tile stably in local memory: split steps of
+ *                 RADIX_SPLIT_BITS bits of the digit (four of 2 bits for 8-bit digits), each a
+ *                 work-group prefix sum of 16-bit counters packed in a ulong (or a ulong4),
+ *                 leave the tile ordered by digit; a key then goes to its digit's index plus its distance from
  *                 the digit's first key in the tile. Consecutive work-items write consecutive
  *                 keys of a digit.
  *   serial (CPUs) one work-item counts, then scatters, one whole block in order: on a CPU a

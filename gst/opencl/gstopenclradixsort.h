@@ -1,9 +1,11 @@
-/* gst-opencl: LSD radix sort of rows of 32-bit keys in device memory (kernels/radixsort.cl), the
- * path DeviceSort takes for long rows.
+/* gst-opencl: LSD radix sorts of rows of 32-bit keys in device memory, the paths DeviceSort takes
+ * for long rows: RadixSort (kernels/radixsort.cl) and OnesweepSort (kernels/onesweep.cl).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Passes of 8-bit (or 4-bit) digits, each a stable counting sort: per-block digit counts, one
- * exclusive prefix sum over (row, digit, block), a stable scatter. Keys are mapped to the same
+ * Passes of 8-bit (or 4-bit) digits, each a stable counting sort. RadixSort: per-block digit
+ * counts, one exclusive prefix sum over (row, digit, block), a stable scatter, five launches a
+ * pass. OnesweepSort: the counts of every pass in one launch, then one launch a pass (see
+ * below). Keys are mapped to the same
  * order-preserving words as in the bitonic sort, so both give the result std::sort gives (see
  * gstopenclsort.h). The passes go src -> scratch -> dst -> scratch -> ... -> dst (an even
  * number of them), enqueued back to back with no host wait; the scratch and count buffers are
