@@ -332,7 +332,7 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
 
 OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits,
     unsigned split_bits)
-  : device_ (device), shape_ (shape), digit_bits_ (digit_bits)
+  : device_ (device), shape_ (shape), digit_bits_ (digit_bits), split_bits_ (split_bits)
 {
   check_digits (digit_bits, split_bits);
   RadixShape checked;

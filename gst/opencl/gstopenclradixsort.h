@@ -127,11 +127,13 @@ public:
   const RadixShape & shape () const { return shape_; }
   unsigned digit_bits () const { return digit_bits_; }
   size_t tile_keys () const { return shape_.group_size * shape_.keys_per_item; }
+  unsigned split_bits () const { return split_bits_; }
 
 private:
   Device & device_;
   RadixShape shape_;
   unsigned digit_bits_ = 8;
+  unsigned split_bits_ = 2;
   size_t compute_units_ = 1;
   cl::Kernel histograms_;
   cl::Kernel scatter_;

@@ -51,15 +51,16 @@ kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
 }
 
-/* The onesweep sort's tiles when none is named, by row length: the first entry whose
- * max_length the row does not exceed (GPUs; CPUs take the last entry). Measured on an H100
- * with tests/bench/sort-gpu-check.sh (docs/openclsort.md). */
+/* The onesweep sort's tiles and split steps when none are named, by row length: the first
+ * entry whose max_length the row does not exceed (GPUs; CPUs take the last entry). Measured on
+ * an H100 with tests/bench/sort-gpu-check.sh (docs/openclsort.md). */
 struct OnesweepTiles
 {
   size_t max_length;
   RadixShape shape;
+  unsigned split_bits;
 };
-const OnesweepTiles ONESWEEP_TILES[] = { { SIZE_MAX, { 256, 16 } } };
+const OnesweepTiles ONESWEEP_TILES[] = { { SIZE_MAX, { 256, 16 }, 2 } };
 constexpr size_t ONESWEEP_TILE_CHOICES = sizeof ONESWEEP_TILES / sizeof ONESWEEP_TILES[0];
 
 /* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, Onesweep, or Automatic when unset. */
@@ -220,7 +221,8 @@ DeviceSort::radix ()
 OnesweepSort &
 DeviceSort::onesweep (size_t length)
 {
-  /* One sort per entry of the table; a named shape serves every length. */
+  /* One sort per entry of the table; a named shape serves every length, from a slot of its
+   * own. */
   size_t choice = ONESWEEP_TILE_CHOICES - 1;
   const bool gpu = !(device_.type & CL_DEVICE_TYPE_CPU);
   for (size_t i = 0; gpu && i < ONESWEEP_TILE_CHOICES; i++) {
@@ -229,15 +231,20 @@ DeviceSort::onesweep (size_t length)
       break;
     }
   }
+  const bool named = !tuning_.onesweep_shape.empty () ||
+      g_getenv (variant_environment_name ("sort-onesweep").c_str ());
   const RadixShape shape = choose_onesweep_shape (tuning_.onesweep_shape,
       ONESWEEP_TILES[choice].shape);
-  if (shape.name () != ONESWEEP_TILES[choice].shape.name ())
-    choice = 0;
+  unsigned split = named ? RADIX_SPLIT_BITS : ONESWEEP_TILES[choice].split_bits;
+  if (tuning_.radix_split_bits)
+    split = tuning_.radix_split_bits;
+  if (named)
+    choice = ONESWEEP_TILE_CHOICES;
   if (onesweep_.empty ())
-    onesweep_.resize (ONESWEEP_TILE_CHOICES);
+    onesweep_.resize (ONESWEEP_TILE_CHOICES + 1);
   auto & sort = onesweep_[choice];
-  if (!sort || sort->shape ().name () != shape.name ())
-    sort = std::make_unique<OnesweepSort> (device_, shape, radix_digit_bits_, split_bits ());
+  if (!sort || sort->shape ().name () != shape.name () || sort->split_bits () != split)
+    sort = std::make_unique<OnesweepSort> (device_, shape, radix_digit_bits_, split);
   return *sort;
 }
 

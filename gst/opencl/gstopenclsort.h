@@ -101,8 +101,8 @@ struct SortTuning
   /* Automatic: the shortest row that takes the onesweep sort (when shorter than the radix
    * sort's; default by device type: ONESWEEP_MIN_LENGTH_CPU, ONESWEEP_MIN_LENGTH_GPU). */
   size_t onesweep_min_length = 0;
-  /* Radix (tiled) and Onesweep: bits per split step of the tile ranking, 2 or 4 (default
-   * RADIX_SPLIT_BITS). */
+  /* Radix (tiled) and Onesweep: bits per split step of the tile ranking, 2 or 4 (default:
+   * RADIX_SPLIT_BITS for Radix, by row length for Onesweep as its tiles). */
   unsigned radix_split_bits = 0;
   /* Onesweep: the shape of its tiles, "<work-items>x<keys per work-item>" for every row
    * (default: GST_OPENCL_VARIANT_SORT_ONESWEEP, else by row length on GPUs, see
