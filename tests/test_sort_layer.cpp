@@ -852,10 +852,14 @@ GST_START_TEST (test_strategy_choice)
   if (cpu) {
     fail_unless (automatic.strategy_for (100, threshold - 1) == bitonic);
   } else {
-    /* On a GPU, big batches of shorter rows take the onesweep sort too. */
+    /* On a GPU, big batches of shorter rows take the radix sort too, also where one row would
+     * take the onesweep sort. */
     const size_t batch_length = DeviceSort::RADIX_MIN_BATCH_LENGTH_GPU;
     const size_t batch_rows = DeviceSort::RADIX_MIN_BATCH_KEYS_GPU / batch_length;
-    fail_unless (automatic.strategy_for (batch_rows, batch_length) == SortStrategy::Onesweep);
+    fail_unless (automatic.strategy_for (batch_rows, batch_length) == SortStrategy::Radix);
+    fail_unless (automatic.strategy_for (batch_rows, 4 * batch_length) == SortStrategy::Radix);
+    fail_unless (automatic.strategy_for (batch_rows / 8, 4 * batch_length) ==
+        SortStrategy::Onesweep);
     fail_unless (automatic.strategy_for (batch_rows - 1, batch_length) == bitonic);
     fail_unless (automatic.strategy_for (batch_rows * 2, batch_length - 1) == bitonic);
   }
@@ -1010,10 +1014,23 @@ GST_START_TEST (test_radix_shapes)
   fail_unless (fails_with (Kind::Settings, [&] { radix_of (device, radix ("x", 0)); }),
       "radix shape \"x\" accepted");
 
-  /* Onesweep tiles: 256x16 by default, GST_OPENCL_VARIANT_SORT_ONESWEEP, no serial shape. */
+  /* Onesweep tiles: 256x16 on CPUs, by length on GPUs (gstopenclsort.cpp),
+   * GST_OPENCL_VARIANT_SORT_ONESWEEP, no serial shape. */
   DeviceSort sweeps (device, SortKey::Int32, SortOrder::Ascending, onesweep ("", 0));
-  fail_unless (sweeps.onesweep (1000).shape ().name () == "256x16");
-  fail_unless_equals_int (sweeps.onesweep (1000).tile_keys (), 4096);
+  const struct
+  {
+    size_t length;
+    const char *gpu_shape;
+  } tiles[] = { { 1000, "256x4" }, { 65536, "256x4" }, { 65537, "256x8" }, { 1 << 18, "256x8" },
+    { 1 << 20, "256x16" }, { 1 << 22, "256x8" } };
+  for (const auto & entry : tiles) {
+    const std::string name = sweeps.onesweep (entry.length).shape ().name ();
+    fail_unless (name == (cpu ? "256x16" : entry.gpu_shape), "%zu keys: %s", entry.length,
+        name.c_str ());
+    fail_unless_equals_int (sweeps.onesweep (entry.length).split_bits (), 2);
+  }
+  if (cpu)
+    fail_unless_equals_int (sweeps.onesweep (1000).tile_keys (), 4096);
   const std::string sweep_variable = gst_opencl::variant_environment_name ("sort-onesweep");
   fail_unless (sweep_variable == "GST_OPENCL_VARIANT_SORT_ONESWEEP");
   g_setenv (sweep_variable.c_str (), "32x4", TRUE);

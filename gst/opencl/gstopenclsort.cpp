@@ -52,16 +52,24 @@ kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
 }
 
 /* The onesweep sort's tiles and split steps when none are named, by row length: the first
- * entry whose max_length the row does not exceed (GPUs; CPUs take the last entry). Measured on
- * an H100 with tests/bench/sort-gpu-check.sh (docs/openclsort.md). */
+ * entry whose max_length the row does not exceed (GPUs; CPUs take 256x16). Measured on an H100
+ * with tests/bench/sort-gpu-check.sh (docs/openclsort.md): 256x4 fastest from 2^14 to 2^16,
+ * 256x8 at 2^17, 2^18 and 2^22, 256x16 at 2^19 to 2^21. */
 struct OnesweepTiles
 {
   size_t max_length;
   RadixShape shape;
   unsigned split_bits;
 };
-const OnesweepTiles ONESWEEP_TILES[] = { { SIZE_MAX, { 256, 16 }, 2 } };
+const OnesweepTiles ONESWEEP_TILES[] = {
+  { size_t (1) << 16, { 256, 4 }, 2 },
+  { size_t (1) << 18, { 256, 8 }, 2 },
+  { size_t (1) << 21, { 256, 16 }, 2 },
+  { SIZE_MAX, { 256, 8 }, 2 },
+  { SIZE_MAX, { 256, 16 }, 2 },  /* CPUs, every length */
+};
 constexpr size_t ONESWEEP_TILE_CHOICES = sizeof ONESWEEP_TILES / sizeof ONESWEEP_TILES[0];
+constexpr size_t ONESWEEP_CPU_TILES = ONESWEEP_TILE_CHOICES - 1;
 
 /* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, Onesweep, or Automatic when unset. */
 SortStrategy
@@ -200,10 +208,10 @@ DeviceSort::strategy_for (size_t rows, size_t length) const
 {
   if (length >= radix_min_length_)
     return SortStrategy::Radix;
-  if (length >= onesweep_min_length_)
-    return SortStrategy::Onesweep;
   if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
       rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
+    return SortStrategy::Radix;
+  if (length >= onesweep_min_length_)
     return SortStrategy::Onesweep;
   return strategy_;
 }
@@ -223,9 +231,9 @@ DeviceSort::onesweep (size_t length)
 {
   /* One sort per entry of the table; a named shape serves every length, from a slot of its
    * own. */
-  size_t choice = ONESWEEP_TILE_CHOICES - 1;
   const bool gpu = !(device_.type & CL_DEVICE_TYPE_CPU);
-  for (size_t i = 0; gpu && i < ONESWEEP_TILE_CHOICES; i++) {
+  size_t choice = ONESWEEP_CPU_TILES;
+  for (size_t i = 0; gpu && i < ONESWEEP_CPU_TILES; i++) {
     if (length <= ONESWEEP_TILES[i].max_length) {
       choice = i;
       break;

@@ -123,22 +123,21 @@ public:
   /* rows * padded length may not exceed this (flat word indices are 32-bit in the kernels). */
   static constexpr size_t MAX_WORDS = size_t (1) << 31;
 
-  /* Default radix_min_length () by device type. On a CPU (PoCL) the radix sort, one work-item
-   * counting and scattering each block, was faster than the network from rows of 256 keys on,
-   * alone or in batches (docs/openclsort.md). On a GPU (H100) the network was faster for one
-   * row up to 2^18 keys and the radix sort from 2^20; for a batch of 1080 rows the network up to
-   * rows of 2^12 and the radix sort from 2^13 (8.8 M keys in all): so a GPU takes the radix sort
-   * for rows of RADIX_MIN_LENGTH_GPU keys, or of RADIX_MIN_BATCH_LENGTH_GPU keys when the batch
-   * holds RADIX_MIN_BATCH_KEYS_GPU keys or more. */
+  /* Default radix_min_length () and onesweep_min_length () by device type
+   * (docs/openclsort.md). On a CPU (PoCL) the radix sort, one work-item counting and
+   * scattering each block, was faster than the network from rows of 256 keys on, alone or in
+   * batches, and far faster than the onesweep sort. On a GPU (H100, one row) the network was
+   * fastest up to 2^13 keys, the onesweep sort from 2^14 to 2^22 (a row of 2^13 + 1 keys pads to
+   * 2^14 in the network), and the radix sort of five launches per pass from 2^23; for a batch
+   * of 1080 rows the network up to rows of 2^12 and the radix sort from 2^13 (8.8 M keys in
+   * all): so a GPU also takes the radix sort for rows of RADIX_MIN_BATCH_LENGTH_GPU keys when
+   * the batch holds RADIX_MIN_BATCH_KEYS_GPU keys or more. */
   static constexpr size_t RADIX_MIN_LENGTH_CPU = 256;
-  static constexpr size_t RADIX_MIN_LENGTH_GPU = SIZE_MAX;
+  static constexpr size_t RADIX_MIN_LENGTH_GPU = size_t (1) << 23;
   static constexpr size_t RADIX_MIN_BATCH_LENGTH_GPU = size_t (1) << 13;
   static constexpr size_t RADIX_MIN_BATCH_KEYS_GPU = size_t (1) << 23;
-  /* Default onesweep_min_length () by device type. On a GPU the onesweep sort replaces the
-   * radix sort of five launches per pass, also for big batches (the rule above); on a CPU the
-   * serial radix sort stays faster (docs/openclsort.md). */
   static constexpr size_t ONESWEEP_MIN_LENGTH_CPU = SIZE_MAX;
-  static constexpr size_t ONESWEEP_MIN_LENGTH_GPU = size_t (1) << 15;
+  static constexpr size_t ONESWEEP_MIN_LENGTH_GPU = (size_t (1) << 13) + 1;
   /* Default radix digits by device type (docs/openclsort.md). */
   static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
   static constexpr unsigned RADIX_DIGIT_BITS_GPU = 8;

@@ -469,8 +469,14 @@ main (int argc, char **argv)
     /* Builds the radix sort (and chooses its shape: timed once per device, then cached). */
     const std::string radix_shape = radix.radix ().shape ().name () + ", " +
         std::to_string (radix.radix ().digit_bits ()) + "-bit digits";
-    const std::string onesweep_shape = onesweep.onesweep (1).shape ().name () + ", " +
-        std::to_string (onesweep.onesweep (1).digit_bits ()) + "-bit digits";
+    /* The onesweep sort's tiles may depend on the length: those of the first and last size. */
+    auto & shortest = onesweep.onesweep (size_t (1) << options.log2_sizes.front ());
+    auto & longest = onesweep.onesweep (size_t (1) << options.log2_sizes.back ());
+    const std::string onesweep_shape = shortest.shape ().name () + " (2^" +
+        std::to_string (options.log2_sizes.front ()) + ") to " + longest.shape ().name () +
+        " (2^" + std::to_string (options.log2_sizes.back ()) + "), " +
+        std::to_string (longest.digit_bits ()) + "-bit digits, " +
+        std::to_string (longest.split_bits ()) + "-bit split steps";
     std::printf ("device sort on %s: bitonic %s; radix %s; onesweep %s; automatic: radix from "
         "%zu keys, onesweep from %zu\n", device.name.c_str (),
         bitonic_description (bitonic).c_str (), radix_shape.c_str (), onesweep_shape.c_str (),
