@@ -865,6 +865,25 @@ GST_START_TEST (test_strategy_choice)
   }
   fail_unless_equals_int (automatic.launch_count (1, threshold),
       long_rows == SortStrategy::Radix ? (32 / bits) * 5 : 1 + 32 / bits);
+  /* On a GPU the rows from the radix threshold on take the faster radix sort, timed (the
+   * radix sort with GST_OPENCL_TUNING=0, as here), or the one GST_OPENCL_VARIANT_SORT_LONG
+   * names; a CPU takes the radix sort. */
+  const std::string long_variable = gst_opencl::variant_environment_name ("sort-long");
+  fail_unless (long_variable == "GST_OPENCL_VARIANT_SORT_LONG");
+  g_setenv (long_variable.c_str (), "onesweep", TRUE);
+  DeviceSort named_long (device, SortKey::Int32, SortOrder::Ascending);
+  const size_t long_row = std::max (radix_threshold, onesweep_threshold == SIZE_MAX ?
+      radix_threshold : onesweep_threshold);
+  /* The choice is made (and the variable read) on the first long row. */
+  fail_unless (named_long.strategy_for (1, long_row) == (cpu ? SortStrategy::Radix :
+          SortStrategy::Onesweep));
+  g_unsetenv (long_variable.c_str ());
+  if (!cpu) {
+    fail_unless (named_long.strategy_for (1, gst_opencl::OnesweepSort::MAX_LENGTH + 1) ==
+        SortStrategy::Radix);
+    expect_sorted (named_long, random_values<int32_t> (radix_threshold + 5, 3), 1,
+        radix_threshold + 5, "random");
+  }
   fail_unless_equals_int (automatic.launch_count (0, threshold), 0);
 
   /* A threshold of 100: rows of 99 keys take the network, rows of 100 the radix sort. */

@@ -15,8 +15,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclradixsort.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -207,13 +211,60 @@ SortStrategy
 DeviceSort::strategy_for (size_t rows, size_t length) const
 {
   if (length >= radix_min_length_)
-    return SortStrategy::Radix;
+    return gpu_batch_rule_ && length <= OnesweepSort::MAX_LENGTH ? long_rows_sort () :
+        SortStrategy::Radix;
   if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
       rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
     return SortStrategy::Radix;
   if (length >= onesweep_min_length_)
     return SortStrategy::Onesweep;
   return strategy_;
+}
+
+SortStrategy
+DeviceSort::long_rows_sort () const
+{
+  if (long_rows_ != SortStrategy::Automatic)
+    return long_rows_;
+  const std::vector<TuningCandidate> candidates { { "radix", true }, { "onesweep", true } };
+  const SortStrategy strategies[] = { SortStrategy::Radix, SortStrategy::Onesweep };
+  /* Each forced sort once on one row of random keys, its launches' kernel time summed. */
+  const size_t keys = std::min (LONG_ROWS_TIMED_KEYS, (size_t) device_.max_alloc_bytes / 4);
+  cl::Buffer src, dst;
+  auto time_one = [&](size_t candidate) -> double {
+    if (!src ()) {
+      std::vector<cl_uint> values (keys);
+      std::mt19937 random (1);
+      for (auto & value : values)
+        value = random ();
+      src = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys * 4);
+      dst = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys * 4);
+      device_.queue.enqueueWriteBuffer (src, CL_TRUE, 0, keys * 4, values.data ());
+    }
+    SortTuning forced = tuning_;
+    forced.strategy = strategies[candidate];
+    DeviceSort sort (device_, SortKey::UInt32, SortOrder::Ascending, forced);
+    std::vector<cl::Event> events;
+    sort.enqueue (src, dst, 1, keys, [&](const cl::Kernel & kernel, const cl::NDRange & global,
+            const cl::NDRange & local) {
+          events.emplace_back ();
+          device_.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
+              &events.back ());
+        });
+    device_.queue.finish ();
+    double ms = 0;
+    for (const auto & event : events)
+      ms += event_milliseconds (event);
+    return ms;
+  };
+  const std::string key = "keys " + std::to_string (keys) + " digits " +
+      std::to_string (radix_digit_bits_) + " source " + std::to_string (stable_hash (
+          kernel_source ("radixsort") + kernel_source ("onesweep")));
+  long_rows_ = strategies[choose_variant (device_.device, "sort-long", key, candidates,
+          time_one)];
+  GST_DEBUG ("sort on %s: rows of %zu keys or more take the %s sort", device_.name.c_str (),
+      radix_min_length_, long_rows_ == SortStrategy::Radix ? "radix" : "onesweep");
+  return long_rows_;
 }
 
 RadixSort &

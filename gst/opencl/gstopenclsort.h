@@ -138,6 +138,11 @@ public:
   static constexpr size_t RADIX_MIN_BATCH_KEYS_GPU = size_t (1) << 23;
   static constexpr size_t ONESWEEP_MIN_LENGTH_CPU = SIZE_MAX;
   static constexpr size_t ONESWEEP_MIN_LENGTH_GPU = (size_t (1) << 13) + 1;
+  /* Rows of RADIX_MIN_LENGTH_GPU keys or more take, on a GPU, whichever radix sort was faster
+   * on one row of LONG_ROWS_TIMED_KEYS keys: the shared tuner (family "sort-long", candidates
+   * radix and onesweep; GST_OPENCL_VARIANT_SORT_LONG names one, GST_OPENCL_TUNING=0 takes
+   * radix, the H100's choice with the first onesweep sort). */
+  static constexpr size_t LONG_ROWS_TIMED_KEYS = size_t (1) << 24;
   /* Default radix digits by device type (docs/openclsort.md). */
   static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
   static constexpr unsigned RADIX_DIGIT_BITS_GPU = 8;
@@ -223,6 +228,10 @@ private:
   size_t radix_min_length_ = 0;
   size_t onesweep_min_length_ = SIZE_MAX;
   bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */
+  /* Automatic on a GPU, no override: rows of radix_min_length_ keys or more take the faster
+   * of the two radix sorts, timed once per device on first need (long_rows_sort ()). */
+  mutable SortStrategy long_rows_ = SortStrategy::Automatic;
+  SortStrategy long_rows_sort () const;
   unsigned radix_digit_bits_ = 8;
   unsigned split_bits () const
   {
