@@ -1025,6 +1025,20 @@ GST_START_TEST (test_radix_shapes)
   fail_unless ((size_t (1) << 24) / tile >= 2 * units && tile >= 4096, "blocks of %zu", tile);
   fail_unless_equals_int (radix_sort.tile_keys (1000, 20000), 20000);
 
+  /* The tuners' timing: the kernel time of every launch of a sort, more than nothing. */
+  gst_opencl::SortTiming timing (device, 5000);
+  size_t timed_launches = 0;
+  const double ms = timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
+          const DeviceSort::Launcher & launch) {
+        serial.enqueue (src, dst, 1, 5000, [&](const cl::Kernel & kernel,
+                const cl::NDRange & global, const cl::NDRange & local) {
+              timed_launches++;
+              launch (kernel, global, local);
+            });
+      });
+  fail_unless (ms > 0, "%g ms", ms);
+  fail_unless_equals_int (timed_launches, serial.launch_count (1, 5000));
+
   /* Shapes the device cannot run: too many work-items, more local memory than it has. */
   fail_unless (fails_with (Kind::Settings, [&] {
             gst_opencl::RadixSort wrong (device,

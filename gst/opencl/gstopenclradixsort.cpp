@@ -289,38 +289,21 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
   for (const char *name : TILED_SHAPES)
     candidates.push_back ({ name, true });
   {
-    /* Timed on one row of random keys, each shape sorting src into dst. */
+    /* Timed on one row of random keys, each shape sorting them. */
     const size_t keys = std::min (TUNING_KEYS, (size_t) device.max_alloc_bytes / 4);
-    cl::Buffer src, dst;
+    SortTiming timing (device, keys);
     std::map<size_t, std::unique_ptr<RadixSort>> sorts;
     auto time_one = [&](size_t candidate) -> double {
-      if (!src ()) {
-        std::vector<cl_uint> values (keys);
-        std::mt19937 random (1);
-        for (auto & value : values)
-          value = random ();
-        src = cl::Buffer (device.context, CL_MEM_READ_WRITE, keys * 4);
-        dst = cl::Buffer (device.context, CL_MEM_READ_WRITE, keys * 4);
-        device.queue.enqueueWriteBuffer (src, CL_TRUE, 0, keys * 4, values.data ());
-      }
       auto & sort = sorts[candidate];
       if (!sort) {
         RadixShape candidate_shape;
         RadixShape::parse (candidates[candidate].name, &candidate_shape);
         sort = std::make_unique<RadixSort> (device, candidate_shape, digit_bits);
       }
-      std::vector<cl::Event> events;
-      sort->enqueue (src, dst, 1, keys, SortKey::UInt32, SortOrder::Ascending,
-          [&](const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
-            events.emplace_back ();
-            device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
-                &events.back ());
+      return timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
+              const DeviceSort::Launcher & launch) {
+            sort->enqueue (src, dst, 1, keys, SortKey::UInt32, SortOrder::Ascending, launch);
           });
-      device.queue.finish ();
-      double ms = 0;
-      for (const auto & event : events)
-        ms += event_milliseconds (event);
-      return ms;
     };
     const std::string key = "digits " + std::to_string (digit_bits) + " source " +
         std::to_string (stable_hash (radix_source ()));
@@ -452,6 +435,37 @@ choose_onesweep_shape (const std::string & forced, const RadixShape & fallback)
         "\"" + (forced.empty () ? " in " + variable : "") + " (<work-items>x<keys per "
         "work-item>, e.g. 256x16, at most 32768 keys)");
   return shape;
+}
+
+SortTiming::SortTiming (Device & device, size_t keys) : device_ (device), keys_ (keys)
+{
+}
+
+double
+SortTiming::time (const std::function<void (const cl::Buffer & src, const cl::Buffer & dst,
+        const DeviceSort::Launcher & launch)> & enqueue)
+{
+  if (!src_ ()) {
+    std::vector<cl_uint> values (keys_);
+    std::mt19937 random (1);
+    for (auto & value : values)
+      value = random ();
+    src_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys_ * 4);
+    dst_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys_ * 4);
+    device_.queue.enqueueWriteBuffer (src_, CL_TRUE, 0, keys_ * 4, values.data ());
+  }
+  std::vector<cl::Event> events;
+  enqueue (src_, dst_, [&](const cl::Kernel & kernel, const cl::NDRange & global,
+          const cl::NDRange & local) {
+        events.emplace_back ();
+        device_.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
+            &events.back ());
+      });
+  device_.queue.finish ();
+  double ms = 0;
+  for (const auto & event : events)
+    ms += event_milliseconds (event);
+  return ms;
 }
 
 }  // namespace gst_opencl

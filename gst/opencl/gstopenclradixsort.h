@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -152,6 +153,22 @@ private:
  * GST_OPENCL_VARIANT_SORT_ONESWEEP names, else `fallback`. Throws Failure (Settings) for a
  * name that is no tiled shape. */
 RadixShape choose_onesweep_shape (const std::string & forced, const RadixShape & fallback);
+
+/* Times sorts for the tuners: one row of `keys` random uint32 keys, written to the device on
+ * the first time (); time (enqueue) has `enqueue` sort src into dst through the launcher it is
+ * given and returns the kernel time of its launches in ms, once they are done. */
+class SortTiming
+{
+public:
+  SortTiming (Device & device, size_t keys);
+  double time (const std::function<void (const cl::Buffer & src, const cl::Buffer & dst,
+          const DeviceSort::Launcher & launch)> & enqueue);
+
+private:
+  Device & device_;
+  size_t keys_;
+  cl::Buffer src_, dst_;
+};
 
 /* The radix shape for a device and digit size: `forced` when not empty (a shape name), else the
  * shape GST_OPENCL_VARIANT_SORT_RADIX names (any shape), else "serial" on CPUs, else the fastest

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -228,34 +227,15 @@ DeviceSort::long_rows_sort () const
     return long_rows_;
   const std::vector<TuningCandidate> candidates { { "radix", true }, { "onesweep", true } };
   const SortStrategy strategies[] = { SortStrategy::Radix, SortStrategy::Onesweep };
-  /* Each forced sort once on one row of random keys, its launches' kernel time summed. */
+  /* Each sort forced on one row of random keys. */
   const size_t keys = std::min (LONG_ROWS_TIMED_KEYS, (size_t) device_.max_alloc_bytes / 4);
-  cl::Buffer src, dst;
+  SortTiming timing (device_, keys);
   auto time_one = [&](size_t candidate) -> double {
-    if (!src ()) {
-      std::vector<cl_uint> values (keys);
-      std::mt19937 random (1);
-      for (auto & value : values)
-        value = random ();
-      src = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys * 4);
-      dst = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys * 4);
-      device_.queue.enqueueWriteBuffer (src, CL_TRUE, 0, keys * 4, values.data ());
-    }
     SortTuning forced = tuning_;
     forced.strategy = strategies[candidate];
     DeviceSort sort (device_, SortKey::UInt32, SortOrder::Ascending, forced);
-    std::vector<cl::Event> events;
-    sort.enqueue (src, dst, 1, keys, [&](const cl::Kernel & kernel, const cl::NDRange & global,
-            const cl::NDRange & local) {
-          events.emplace_back ();
-          device_.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
-              &events.back ());
-        });
-    device_.queue.finish ();
-    double ms = 0;
-    for (const auto & event : events)
-      ms += event_milliseconds (event);
-    return ms;
+    return timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
+            const DeviceSort::Launcher & launch) { sort.enqueue (src, dst, 1, keys, launch); });
   };
   const std::string key = "keys " + std::to_string (keys) + " digits " +
       std::to_string (radix_digit_bits_) + " source " + std::to_string (stable_hash (
