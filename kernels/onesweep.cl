@@ -46,38 +46,23 @@ publish_state (volatile __global uint * state, uint flag, uint value)
   atomic_xchg (state, (flag << STATE_SHIFT) | value);
 }
 
-/* States a look-back reads at once: the loads of a window are independent, so walking back
- * over tiles that have only published their counts costs one memory round trip per window
- * rather than one per tile. */
-#define LOOK_BACK_WINDOW 8
-
-/* The number of keys of digit `digit` in the tiles of the row before flat tile `tile` (not the
- * row's first tile, `row_first_tile`): walks back through the tiles' states, adding counts,
- * until it meets an inclusive sum (the row's first tile always publishes one); a state not yet
- * published is read again. */
+/* The number of keys of digit `digit` in the tiles of the row before flat tile `tile` (block
+ * `block` > 0 of its row): walks back through the tiles' states, adding counts, until it meets
+ * an inclusive sum (the row's first tile always publishes one). */
 inline uint
-look_back (volatile __global const uint * states, uint tile, uint row_first_tile, uint digit)
+look_back (volatile __global const uint * states, uint tile, uint digit)
 {
   uint sum = 0;
-  uint next = tile - 1;  /* the nearest tile not yet added */
+  uint previous = tile - 1;
   for (;;) {
-    const uint count = min ((uint) LOOK_BACK_WINDOW, next - row_first_tile + 1);
-    uint words[LOOK_BACK_WINDOW];
-#pragma unroll
-    for (uint k = 0; k < LOOK_BACK_WINDOW; k++)
-      words[k] = k < count ? states[(next - k) * RADIX_DIGITS + digit] : 0;
-    uint added = 0;
-#pragma unroll
-    for (uint k = 0; k < LOOK_BACK_WINDOW; k++) {
-      const uint flag = words[k] >> STATE_SHIFT;
-      if (k >= count || flag == STATE_NONE)
-        break;
-      sum += words[k] & STATE_VALUE_MASK;
-      if (flag == STATE_INCLUSIVE)
-        return sum;
-      added++;
-    }
-    next -= added;
+    uint word;
+    do {
+      word = states[previous * RADIX_DIGITS + digit];
+    } while ((word >> STATE_SHIFT) == STATE_NONE);
+    sum += word & STATE_VALUE_MASK;
+    if ((word >> STATE_SHIFT) == STATE_INCLUSIVE)
+      return sum;
+    previous--;
   }
 }
 
@@ -222,7 +207,7 @@ onesweep_scatter (__global const uint * src, __global uint * dst, __global uint 
 
   if (block != 0) {
     for (uint d = lid; d < RADIX_DIGITS; d += RADIX_GROUP) {
-      const uint before = look_back (states, flat_tile, flat_tile - block, d);
+      const uint before = look_back (states, flat_tile, d);
       publish_state (&tile_states[d], STATE_INCLUSIVE, before + counts[d]);
       base[d] = before;
     }

@@ -89,8 +89,7 @@ public:
 
   struct Slot
   {
-    /* What the read's completion callback gets: the element (a reference taken when the
-     * callback is set) and this slot's index. */
+    /* What the read's completion callback gets: the element and this slot's index. */
     struct Callback
     {
       GstOpenCLHistogram *self = nullptr;
@@ -108,21 +107,34 @@ public:
   std::mutex lock;               /* the slots, and the interval they are summed into */
   std::condition_variable freed; /* a slot was taken into the interval */
 
-  /* The slot for the next frame's counts, once one is free (streaming thread). */
+  /* The slot for the next frame's counts, once one is free (streaming thread). Its previous
+   * read event is let go here, not in the callback: nothing of OpenCL is called from there. */
   Slot & next ()
   {
     std::unique_lock<std::mutex> guard (lock);
     freed.wait (guard, [this] { return count_ < kSlots; });
     Slot & slot = slots_[(head_ + count_) % kSlots];
+    slot.read = cl::Event ();
     slot.arrived = false;
     slot.status = CL_COMPLETE;
     return slot;
   }
-  /* Counts `slot` (from next ()) as pending; its read's callback is set by the caller after. */
+  /* Counts `slot` (from next ()) as pending, and its callback as running until it calls
+   * callback_done (); the caller sets the read's callback after. */
   size_t push ()
   {
     std::lock_guard<std::mutex> guard (lock);
+    callbacks_++;
     return (head_ + count_++) % kSlots;
+  }
+  /* The end of a callback, after it no longer touches the element. */
+  void callback_done ()
+  {
+    {
+      std::lock_guard<std::mutex> guard (lock);
+      callbacks_--;
+    }
+    freed.notify_all ();
   }
   Slot & at (size_t index) { return slots_[index]; }
   /* Under `lock`: the oldest frame once its counts arrived, else null. */
@@ -130,20 +142,23 @@ public:
   /* Under `lock`. */
   void pop ()
   {
-    slots_[head_].read = cl::Event ();
     head_ = (head_ + 1) % kSlots;
     count_--;
   }
-  /* Waits until every pending frame has been taken (streaming thread). */
+  /* Waits until every pending frame has been taken and every callback has ended (streaming
+   * thread, and stop: the element outlives its callbacks). */
   void drain ()
   {
     std::unique_lock<std::mutex> guard (lock);
-    freed.wait (guard, [this] { return count_ == 0; });
+    freed.wait (guard, [this] { return count_ == 0 && callbacks_ == 0; });
   }
+
+  ~PendingCounts () { drain (); }
 
 private:
   Slot slots_[kSlots];
   size_t head_ = 0, count_ = 0;
+  size_t callbacks_ = 0;  /* callbacks set and not yet ended */
 };
 
 }  // namespace
@@ -248,8 +263,8 @@ accumulate (GstOpenCLHistogram * self, const PendingCounts::Slot & frame,
 }
 
 /* A frame's counts are on the host (a driver thread): takes every frame that has arrived into
- * the interval, in order, and posts what that closes. `data` is the slot's Callback, which
- * holds a reference to the element. */
+ * the interval, in order, and posts what that closes. `data` is the slot's Callback. It calls
+ * nothing of OpenCL, and the element waits for it to end before it stops (drain ()). */
 static void CL_CALLBACK
 on_counts_read (cl_event, cl_int status, void *data)
 {
@@ -276,7 +291,7 @@ on_counts_read (cl_event, cl_int status, void *data)
   if (failed)
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("reading the histogram back failed"),
         ("the read of a frame's counts ended with status %d", status));
-  gst_object_unref (self);
+  pending.callback_done ();
 }
 
 static gboolean
@@ -360,7 +375,7 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     }
     cl::Event read = frame->read;
     auto *callback = &frame->callback;
-    callback->self = GST_OPENCL_HISTOGRAM (gst_object_ref (self));
+    callback->self = self;
     callback->index = impl->pending.push ();
     try {
       read.setCallback (CL_COMPLETE, on_counts_read, callback);
