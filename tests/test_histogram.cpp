@@ -940,7 +940,9 @@ GST_START_TEST (test_tensor_meta_off)
     fail_unless (meta->info->api == GST_VIDEO_META_API_TYPE, "tensor-meta=false: a %s",
         g_type_name (meta->info->api));
   gst_buffer_unref (out);
-  gst_message_unref (harness.pop_histogram ());
+  GstMessage *histogram = harness.pop_histogram ();
+  fail_unless (histogram != nullptr, "tensor-meta=false: no opencl-histogram message");
+  gst_message_unref (histogram);
 
   g_object_set (harness.h->element, "tensor-meta", TRUE, nullptr);
   gboolean tensor_meta = !HAVE_ANALYTICS;

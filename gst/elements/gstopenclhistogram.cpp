@@ -390,6 +390,9 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       on_counts_read (nullptr, status, callback);
       throw;
     }
+    /* A callback is only sure to come for a command that was flushed to the device (rusticl
+     * holds commands until then). */
+    gst_opencl_filter_device (GST_OPENCL_FILTER (trans)).queue.flush ();
   });
   return ok ? ret : GST_FLOW_ERROR;
 }

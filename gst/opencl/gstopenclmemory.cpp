@@ -129,6 +129,9 @@ after_device_use (MemoryImpl * impl)
     impl->last_use.wait ();
     return nullptr;
   }
+  /* Another queue waits for the marker: it must have been flushed (OpenCL's rule for events
+   * shared between queues). */
+  impl->queue ().flush ();
   impl->wait_list.assign (1, impl->last_use);
   return &impl->wait_list;
 }
@@ -146,6 +149,7 @@ upload_host_copy (MemoryImpl * impl)
     if (device.transfer_order == gst_opencl::Device::TransferOrder::HostUpload) {
       impl->upload.wait ();
     } else {
+      device.upload_queue.flush ();
       impl->wait_list.assign (1, impl->upload);
       device.queue.enqueueBarrierWithWaitList (&impl->wait_list);
     }
