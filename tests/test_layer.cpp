@@ -297,6 +297,26 @@ GST_START_TEST (test_variant_tuning)
     threw = true;
   }
   fail_unless (threw);
+
+  /* A candidate whose timing tunes another family (the sort-long candidates build radix sorts
+   * whose shape is tuned): the inner choice is made, the outer one too, nothing waits for
+   * itself (a lock held across the timing hung here). */
+  const std::string outer_key = key + " outer", inner_key = key + " inner";
+  std::vector<gst_opencl::TuningCandidate> inner = { { "x", true }, { "y", true } };
+  int inner_choices = 0;
+  auto outer_time = [&](size_t i) -> double {
+    const size_t chosen = gst_opencl::choose_variant (device, "testfamily-1", inner_key, inner,
+        [](size_t j) -> double { return j == 0 ? 4.0 : 1.0; });
+    fail_unless_equals_int ((int) chosen, 1);
+    inner_choices++;
+    return i == 0 ? 1.0 : 3.0;
+  };
+  fail_unless_equals_int ((int) gst_opencl::choose_variant (device, "testfamily-1", outer_key,
+          inner, outer_time), 0);
+  fail_unless (inner_choices >= 2, "the inner family was chosen %d times", inner_choices);
+  g_unlink (gst_opencl::tuning_disk_path (device, "testfamily-1", outer_key).c_str ());
+  g_unlink (gst_opencl::tuning_disk_path (device, "testfamily-1", inner_key).c_str ());
+
   g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
   g_unlink (path.c_str ());
 }

@@ -202,7 +202,10 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     return chosen (0, TuningChoice::Source::Default);
 
   const std::string path = tuning_disk_path (device, family, key);
-  std::lock_guard<std::mutex> guard (choices_lock);
+  /* The lock guards the remembered choices, not the timing: a candidate's timing may choose a
+   * variant of another family itself (the sort-long candidates build radix sorts, whose shape
+   * is tuned too), and the lock is not recursive. */
+  std::unique_lock<std::mutex> guard (choices_lock);
   auto known = choices.find (path);
   if (known != choices.end ()) {
     long index = find_candidate (candidates, known->second);
@@ -217,6 +220,7 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     choices[path] = candidates[cached].name;
     return chosen ((size_t) cached, TuningChoice::Source::Cached);
   }
+  guard.unlock ();
   long best = -1;
   double best_ms = 0.0;
   /* When no variant runs, the last failure says why (a build failure keeps its log). */
@@ -258,6 +262,7 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     }
     throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run" + why);
   }
+  guard.lock ();
   GST_INFO ("%s [%s]: chose %s%s%s", family.c_str (), key.c_str (),
       candidates[best].name.c_str (), use_disk ? ", cached in " : "",
       use_disk ? path.c_str () : "");
