@@ -969,6 +969,35 @@ GST_START_TEST (test_strategy_choice)
 }
 GST_END_TEST;
 
+/* The long-row choice timed, as GPUs make it for rows from 2^23 keys, here on rows from 4096
+ * keys on any device: the tuner times both radix sorts (whose shapes may be tuned inside that
+ * timing: a lock held across it hung there), keeps the winner, and long rows sort right with
+ * it. */
+GST_START_TEST (test_long_rows_timed)
+{
+  auto & device = shared_device ();
+  g_unsetenv ("GST_OPENCL_TUNING");
+  g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
+  SortTuning tuning;
+  tuning.radix_min_length = 4096;
+  tuning.time_long_rows = true;
+  tuning.long_rows_timed_keys = 4096;
+  DeviceSort sort (device, SortKey::Int32, SortOrder::Descending, tuning);
+  const SortStrategy chosen = sort.strategy_for (1, 4096);
+  fail_unless (chosen == SortStrategy::Radix || chosen == SortStrategy::Onesweep);
+  fail_unless (sort.strategy_for (3, 5000) == chosen, "one choice for every long row");
+  fail_unless (sort.strategy_for (1, 4095) == sort.strategy ());
+  expect_sorted (sort, random_values<int32_t> (2 * 5000, 21), 2, 5000, "random");
+  expect_sorted (sort, random_values<int32_t> (3 * 4095, 22), 3, 4095, "random");
+  /* Without the flag, custom thresholds take the radix sort untimed. */
+  tuning.time_long_rows = false;
+  DeviceSort untimed (device, SortKey::Int32, SortOrder::Descending, tuning);
+  fail_unless (untimed.strategy_for (1, 4096) == SortStrategy::Radix);
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+  g_unsetenv ("GST_OPENCL_TUNING_CACHE");
+}
+GST_END_TEST;
+
 /* Radix shapes: names, the device's choice, GST_OPENCL_VARIANT_SORT_RADIX, shapes refused. */
 GST_START_TEST (test_radix_shapes)
 {
@@ -1117,7 +1146,8 @@ sort_layer_suite (void)
       test_special_floats, test_packed_key_index, test_radix_lengths, test_radix_small_blocks,
       test_radix_batches, test_radix_structured_input, test_radix_reuse, test_onesweep_lengths,
       test_onesweep_small_tiles, test_onesweep_batches, test_onesweep_structured_input,
-      test_onesweep_reuse, test_strategy_choice, test_radix_shapes, test_radix_too_large);
+      test_onesweep_reuse, test_strategy_choice, test_long_rows_timed, test_radix_shapes,
+      test_radix_too_large);
 }
 
 TESTUTIL_LAYER_MAIN (sort_layer);

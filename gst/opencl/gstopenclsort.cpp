@@ -131,6 +131,7 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
       onesweep_min_length_ = tuning.onesweep_min_length ? tuning.onesweep_min_length :
           cpu ? ONESWEEP_MIN_LENGTH_CPU : ONESWEEP_MIN_LENGTH_GPU;
       gpu_batch_rule_ = !cpu && !tuning.radix_min_length && !tuning.onesweep_min_length;
+      time_long_rows_ = gpu_batch_rule_ || tuning.time_long_rows;
       break;
     case SortStrategy::Radix:
       radix_min_length_ = 0;
@@ -210,7 +211,7 @@ SortStrategy
 DeviceSort::strategy_for (size_t rows, size_t length) const
 {
   if (length >= radix_min_length_)
-    return gpu_batch_rule_ && length <= OnesweepSort::MAX_LENGTH ? long_rows_sort () :
+    return time_long_rows_ && length <= OnesweepSort::MAX_LENGTH ? long_rows_sort () :
         SortStrategy::Radix;
   if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
       rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
@@ -225,10 +226,16 @@ DeviceSort::long_rows_sort () const
 {
   if (long_rows_ != SortStrategy::Automatic)
     return long_rows_;
+  /* Untimed and unnamed: the radix sort, the H100's choice from 2^23 keys. */
+  if (!tuning_.time_long_rows && !g_getenv (variant_environment_name ("sort-long").c_str ())) {
+    long_rows_ = SortStrategy::Radix;
+    return long_rows_;
+  }
   const std::vector<TuningCandidate> candidates { { "radix", true }, { "onesweep", true } };
   const SortStrategy strategies[] = { SortStrategy::Radix, SortStrategy::Onesweep };
   /* Each sort forced on one row of random keys. */
-  const size_t keys = std::min (LONG_ROWS_TIMED_KEYS, (size_t) device_.max_alloc_bytes / 4);
+  const size_t keys = std::min (tuning_.long_rows_timed_keys ? tuning_.long_rows_timed_keys :
+      LONG_ROWS_TIMED_KEYS, (size_t) device_.max_alloc_bytes / 4);
   SortTiming timing (device_, keys);
   auto time_one = [&](size_t candidate) -> double {
     SortTuning forced = tuning_;

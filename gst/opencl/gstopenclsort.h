@@ -108,6 +108,12 @@ struct SortTuning
    * (default: GST_OPENCL_VARIANT_SORT_ONESWEEP, else by row length on GPUs, see
    * gstopenclsort.cpp, and 256x16 on CPUs). */
   std::string onesweep_shape;
+  /* Automatic: rows from radix_min_length keys on take whichever of the radix and onesweep
+   * sorts was faster on one row of long_rows_timed_keys keys (default LONG_ROWS_TIMED_KEYS),
+   * timed once through the shared tuner (family "sort-long"); else the radix sort, or on a GPU
+   * the one GST_OPENCL_VARIANT_SORT_LONG names. */
+  bool time_long_rows = false;
+  size_t long_rows_timed_keys = 0;
 };
 
 class RadixSort;
@@ -138,10 +144,10 @@ public:
   static constexpr size_t RADIX_MIN_BATCH_KEYS_GPU = size_t (1) << 23;
   static constexpr size_t ONESWEEP_MIN_LENGTH_CPU = SIZE_MAX;
   static constexpr size_t ONESWEEP_MIN_LENGTH_GPU = (size_t (1) << 13) + 1;
-  /* Rows of RADIX_MIN_LENGTH_GPU keys or more take, on a GPU, whichever radix sort was faster
-   * on one row of LONG_ROWS_TIMED_KEYS keys: the shared tuner (family "sort-long", candidates
-   * radix and onesweep; GST_OPENCL_VARIANT_SORT_LONG names one, GST_OPENCL_TUNING=0 takes
-   * radix, the H100's choice with the first onesweep sort). */
+  /* Rows of RADIX_MIN_LENGTH_GPU keys or more take, on a GPU, the radix sort (the H100's
+   * faster one from 2^23 to 2^26 keys), or the one GST_OPENCL_VARIANT_SORT_LONG names; with
+   * SortTuning::time_long_rows, the faster of the two on one row of LONG_ROWS_TIMED_KEYS keys
+   * (the shared tuner, family "sort-long"). */
   static constexpr size_t LONG_ROWS_TIMED_KEYS = size_t (1) << 24;
   /* Default radix digits by device type (docs/openclsort.md). */
   static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
@@ -228,6 +234,7 @@ private:
   size_t radix_min_length_ = 0;
   size_t onesweep_min_length_ = SIZE_MAX;
   bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */
+  bool time_long_rows_ = false;  /* long rows take the faster radix sort (long_rows_sort ()) */
   /* Automatic on a GPU, no override: rows of radix_min_length_ keys or more take the faster
    * of the two radix sorts, timed once per device on first need (long_rows_sort ()). */
   mutable SortStrategy long_rows_ = SortStrategy::Automatic;
