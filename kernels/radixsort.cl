@@ -23,10 +23,10 @@
  *   tiled (GPUs)  a work-group of RADIX_GROUP work-items holds a tile of RADIX_KEYS_PER_ITEM
  *                 keys per work-item. The count is a local histogram (each work-item adds runs of
  *                 equal digits with one atomic, so equal keys do not all hit one counter). The
- *                 scatter ranks the tile stably in local memory: one 2-bit split step per two
- *                 bits of the digit (four for 8-bit digits), each a
- *                 work-group prefix sum of four 16-bit counters packed in a ulong, leave the tile
- *                 ordered by digit; a key then goes to its digit's index plus its distance from
+ *                 scatter ranks the tile stably in local memory: split steps of
+ *                 RADIX_SPLIT_BITS bits of the digit (four of 2 bits for 8-bit digits), each a
+ *                 work-group prefix sum of 16-bit counters packed in a ulong (or a ulong4),
+ *                 leave the tile ordered by digit; a key then goes to its digit's index plus its distance from
  *                 the digit's first key in the tile. Consecutive work-items write consecutive
  *                 keys of a digit.
  *   serial (CPUs) one work-item counts, then scatters, one whole block in order: on a CPU a
@@ -36,7 +36,10 @@
  *   RADIX_BITS           bits per digit, 8 or 4
  *   RADIX_GROUP          work-items per work-group (a power of two; 1 for the serial kernels)
  *   RADIX_KEYS_PER_ITEM  keys per work-item of the tiled kernels (the tile is at most 32768 keys,
- *                        so that a split step's counts fit in 16 bits) */
+ *                        so that a split step's counts fit in 16 bits)
+ *   RADIX_SPLIT_BITS     bits of the digit each split step of the tiled ranking takes, 2 (four
+ *                        16-bit counters in a ulong) or 4 (sixteen, in a ulong4): half the
+ *                        steps, four times the scanned data */
 
 #ifndef RADIX_BITS
 #define RADIX_BITS 8
@@ -46,6 +49,9 @@
 #endif
 #ifndef RADIX_KEYS_PER_ITEM
 #define RADIX_KEYS_PER_ITEM 16
+#endif
+#ifndef RADIX_SPLIT_BITS
+#define RADIX_SPLIT_BITS 2
 #endif
 
 #define RADIX_TILE (RADIX_GROUP * RADIX_KEYS_PER_ITEM)
@@ -59,6 +65,9 @@
 #endif
 #if RADIX_BITS != 4 && RADIX_BITS != 8
 #error "radix digits of 4 or 8 bits"
+#endif
+#if RADIX_SPLIT_BITS != 2 && RADIX_SPLIT_BITS != 4
+#error "split steps of 2 or 4 bits"
 #endif
 
 inline uint
@@ -77,6 +86,27 @@ inline uint
 count_index (uint row, uint digit, uint blocks_per_row, uint block)
 {
   return (row * RADIX_DIGITS + digit) * blocks_per_row + block;
+}
+
+/* Counting digits into a local histogram, one work-item's keys after another: runs of equal
+ * digits go in with one atomic (count_in_run for each key, then end_run), so that equal keys do
+ * not all hit one counter. */
+inline void
+count_in_run (__local uint * counts, uint digit, uint * run_digit, uint * run)
+{
+  if (*run != 0 && digit != *run_digit) {
+    atomic_add (&counts[*run_digit], *run);
+    *run = 0;
+  }
+  *run_digit = digit;
+  (*run)++;
+}
+
+inline void
+end_run (__local uint * counts, uint run_digit, uint run)
+{
+  if (run != 0)
+    atomic_add (&counts[run_digit], run);
 }
 
 /* The keys a serial work-item owns: block `block` of row `row`, keys [start, end) of the row. */
@@ -123,7 +153,11 @@ NAME (TYPE value, __local TYPE * scratch, TYPE * total) \
 }
 
 DEFINE_GROUP_SCAN (group_scan_uint, uint)
+#if RADIX_SPLIT_BITS == 2
 DEFINE_GROUP_SCAN (group_scan_ulong, ulong)
+#else
+DEFINE_GROUP_SCAN (group_scan_ulong4, ulong4)
+#endif
 
 /* 1. Counts, tiled: work-group g is block g % blocks_per_row of row g / blocks_per_row. */
 __kernel __attribute__ ((reqd_work_group_size (RADIX_GROUP, 1, 1)))
@@ -147,18 +181,11 @@ radix_count (__global const uint * keys, __global uint * counts, uint length,
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
     const uint l = j * RADIX_GROUP + lid;
-    if (l < valid) {
-      const uint d = digit_of (pass_word (tile[l], map_keys, key_type, descending), shift);
-      if (run != 0 && d != run_digit) {
-        atomic_add (&histogram[run_digit], run);
-        run = 0;
-      }
-      run_digit = d;
-      run++;
-    }
+    if (l < valid)
+      count_in_run (histogram, digit_of (pass_word (tile[l], map_keys, key_type, descending),
+              shift), &run_digit, &run);
   }
-  if (run != 0)
-    atomic_add (&histogram[run_digit], run);
+  end_run (histogram, run_digit, run);
   barrier (CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < RADIX_DIGITS; d += RADIX_GROUP)
     counts[count_index (row, d, blocks_per_row, block)] = histogram[d];
@@ -264,27 +291,14 @@ radix_scan_down (__global uint * counts, __global const uint * sums, uint total,
 #define TILE_INDEX(l) ((l) + ((l) >> 5))
 #define TILE_WORDS (RADIX_TILE + (RADIX_TILE >> 5))
 
-/* 3. Scatter, tiled: loads the block (sentinel words past the row's end: they carry the largest
- * digit and come last, so after the stable ranking they stay last and are never written), ranks
- * it by digit in local memory, and writes every key to offsets[(row, digit, block)] plus its
- * distance from the first key of its digit in the ranked tile. */
-__kernel __attribute__ ((reqd_work_group_size (RADIX_GROUP, 1, 1)))
-void
-radix_scatter (__global const uint * src, __global uint * dst, __global const uint * offsets,
-    uint length, uint blocks_per_row, uint shift, int map_keys, int unmap_keys, int key_type,
-    int descending)
+/* Loads the `valid` keys of a block into the tile as words, with sentinel words after them
+ * (they carry the largest digit of every pass and come last, so after a stable ranking they
+ * stay last and are never written). Ends with a barrier. */
+inline void
+load_tile (__global const uint * keys, uint valid, __local uint * tile, int map_keys,
+    int key_type, int descending)
 {
-  __local uint tile[TILE_WORDS];
-  __local ulong scan[RADIX_GROUP];
-  __local uint base[RADIX_DIGITS];
   const uint lid = get_local_id (0);
-  const uint group = get_group_id (0);
-  const uint row = group / blocks_per_row;
-  const uint block = group - row * blocks_per_row;
-  const uint start = block * RADIX_TILE;
-  const uint valid = min ((uint) RADIX_TILE, length - start);
-  __global const uint *keys = src + row * length + start;
-
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
     const uint l = j * RADIX_GROUP + lid;
@@ -292,46 +306,121 @@ radix_scatter (__global const uint * src, __global uint * dst, __global const ui
         pass_word (keys[l], map_keys, key_type, descending) : SENTINEL;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
+}
 
-  /* Work-item lid holds tile positions lid * K .. lid * K + K - 1, in order. */
-  uint x[RADIX_KEYS_PER_ITEM];
-  const uint first = lid * RADIX_KEYS_PER_ITEM;
+/* The scratch of one split step's work-group scan: a ulong of four 16-bit counters per
+ * work-item for 2-bit steps, a ulong4 of sixteen for 4-bit ones. */
+#if RADIX_SPLIT_BITS == 2
+typedef ulong split_counters;
+#else
+typedef ulong4 split_counters;
+#endif
+
+#if RADIX_SPLIT_BITS == 2
+/* One stable split of x by two bits at split_shift into the tile. Counter v of a work-item (16
+ * bits at 16 v of a ulong) counts its keys whose two bits are v. */
+inline void
+split_tile (__local uint * tile, __local split_counters * scan, const uint * x, uint split_shift)
+{
+  ulong mine = 0;
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
+    mine += (ulong) 1 << (16 * ((x[j] >> split_shift) & 3));
+  ulong total;
+  const ulong before = group_scan_ulong (mine, scan, &total);
+  /* Field v of `position`: keys with bits < v in the tile + keys with bits v before mine. */
+  ulong position = before + (total << 16) + (total << 32) + (total << 48);
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
+    const uint field = 16 * ((x[j] >> split_shift) & 3);
+    tile[TILE_INDEX ((uint) (position >> field) & 0xFFFFu)] = x[j];
+    position += (ulong) 1 << field;
+  }
+}
+#else
+/* The same by four bits: counter v (16 bits at 16 (v % 4) of component v / 4). */
+inline void
+split_tile (__local uint * tile, __local split_counters * scan, const uint * x, uint split_shift)
+{
+  ulong4 mine = (ulong4) (0);
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
+    const uint v = (x[j] >> split_shift) & 15;
+    const ulong one = (ulong) 1 << (16 * (v & 3));
+    mine += (ulong4) (v < 4 ? one : 0, v >> 2 == 1 ? one : 0, v >> 2 == 2 ? one : 0,
+        v >= 12 ? one : 0);
+  }
+  ulong4 total;
+  const ulong4 before = group_scan_ulong4 (mine, scan, &total);
+  /* The keys with bits < v in the tile, packed the same way, added to `before`. */
+  const ulong totals[4] = { total.s0, total.s1, total.s2, total.s3 };
+  ulong smaller[4];
+  ulong running = 0;
+#pragma unroll
+  for (uint w = 0; w < 4; w++) {
+    smaller[w] = 0;
+#pragma unroll
+    for (uint f = 0; f < 4; f++) {
+      smaller[w] |= running << (16 * f);
+      running += (totals[w] >> (16 * f)) & 0xFFFFu;
+    }
+  }
+  ulong p0 = before.s0 + smaller[0], p1 = before.s1 + smaller[1];
+  ulong p2 = before.s2 + smaller[2], p3 = before.s3 + smaller[3];
+#pragma unroll
+  for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
+    const uint v = (x[j] >> split_shift) & 15;
+    const uint field = 16 * (v & 3);
+    const uint w = v >> 2;
+    const ulong packed = w == 0 ? p0 : w == 1 ? p1 : w == 2 ? p2 : p3;
+    tile[TILE_INDEX ((uint) (packed >> field) & 0xFFFFu)] = x[j];
+    const ulong one = (ulong) 1 << field;
+    p0 += w == 0 ? one : 0;
+    p1 += w == 1 ? one : 0;
+    p2 += w == 2 ? one : 0;
+    p3 += w == 3 ? one : 0;
+  }
+}
+#endif
+
+/* Ranks the loaded tile stably by the digit at `shift`, in place, one split step per
+ * RADIX_SPLIT_BITS bits, lowest first; afterwards work-item lid holds tile positions
+ * lid * K .. lid * K + K - 1 (in order) in x. */
+inline void
+rank_tile (__local uint * tile, __local split_counters * scan, uint * x, uint shift)
+{
+  const uint first = get_local_id (0) * RADIX_KEYS_PER_ITEM;
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
     x[j] = tile[TILE_INDEX (first + j)];
 
-  /* Stable splits by two bits of the digit, lowest first. Counter v of a work-item (16 bits at
-   * 16 v of a ulong) counts its keys whose two bits are v. */
-  for (uint bit = 0; bit < RADIX_BITS; bit += 2) {
-    const uint split_shift = shift + bit;
-    ulong mine = 0;
-#pragma unroll
-    for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
-      mine += (ulong) 1 << (16 * ((x[j] >> split_shift) & 3));
-    ulong total;
-    const ulong before = group_scan_ulong (mine, scan, &total);
-    /* Field v of `position`: keys with bits < v in the tile + keys with bits v before mine. */
-    ulong position = before + (total << 16) + (total << 32) + (total << 48);
-#pragma unroll
-    for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
-      const uint field = 16 * ((x[j] >> split_shift) & 3);
-      tile[TILE_INDEX ((uint) (position >> field) & 0xFFFFu)] = x[j];
-      position += (ulong) 1 << field;
-    }
+  for (uint bit = 0; bit < RADIX_BITS; bit += RADIX_SPLIT_BITS) {
+    split_tile (tile, scan, x, shift + bit);
     barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++)
       x[j] = tile[TILE_INDEX (first + j)];
     /* The next split's scan has barriers before anyone writes the tile again. */
   }
+}
 
-  /* Where each digit's run starts in the ranked tile: base[d] = its index in dst minus that. */
+/* Writes the ranked tile (x as rank_tile left it) to `out`: base[d] holds, on entry, the index
+ * in `out` where the tile's first key of digit d goes. Each digit's run in the ranked tile
+ * has one first key, whose work-item turns base[d] into that index minus the key's position, so
+ * that a key goes to base[d] plus its position (a sum in 32 bits: base[d] may wrap below 0,
+ * the sum may not); consecutive work-items write consecutive keys of a digit. */
+inline void
+scatter_ranked (__local const uint * tile, __local uint * base, const uint * x, uint shift,
+    uint valid, __global uint * out, int unmap_keys, int key_type, int descending)
+{
+  const uint lid = get_local_id (0);
+  const uint first = lid * RADIX_KEYS_PER_ITEM;
   uint previous = lid == 0 ? RADIX_DIGITS : digit_of (tile[TILE_INDEX (first - 1)], shift);
 #pragma unroll
   for (uint j = 0; j < RADIX_KEYS_PER_ITEM; j++) {
     const uint d = digit_of (x[j], shift);
     if (d != previous)
-      base[d] = offsets[count_index (row, d, blocks_per_row, block)] - (first + j);
+      base[d] -= first + j;
     previous = d;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
@@ -341,10 +430,39 @@ radix_scatter (__global const uint * src, __global uint * dst, __global const ui
     const uint l = j * RADIX_GROUP + lid;
     if (l < valid) {
       const uint word = tile[TILE_INDEX (l)];
-      dst[base[digit_of (word, shift)] + l] = unmap_keys ?
+      out[base[digit_of (word, shift)] + l] = unmap_keys ?
           from_word (word, key_type, descending) : word;
     }
   }
+}
+
+/* 3. Scatter, tiled: loads the block, ranks it by digit in local memory, and writes every key
+ * to offsets[(row, digit, block)] plus its distance from the first key of its digit in the
+ * ranked tile. */
+__kernel __attribute__ ((reqd_work_group_size (RADIX_GROUP, 1, 1)))
+void
+radix_scatter (__global const uint * src, __global uint * dst, __global const uint * offsets,
+    uint length, uint blocks_per_row, uint shift, int map_keys, int unmap_keys, int key_type,
+    int descending)
+{
+  __local uint tile[TILE_WORDS];
+  __local split_counters scan[RADIX_GROUP];
+  __local uint base[RADIX_DIGITS];
+  const uint lid = get_local_id (0);
+  const uint group = get_group_id (0);
+  const uint row = group / blocks_per_row;
+  const uint block = group - row * blocks_per_row;
+  const uint start = block * RADIX_TILE;
+  const uint valid = min ((uint) RADIX_TILE, length - start);
+
+  load_tile (src + row * length + start, valid, tile, map_keys, key_type, descending);
+  /* The offsets are flat indices into dst; rank_tile's barriers come before anyone reads
+   * base. */
+  for (uint d = lid; d < RADIX_DIGITS; d += RADIX_GROUP)
+    base[d] = offsets[count_index (row, d, blocks_per_row, block)];
+  uint x[RADIX_KEYS_PER_ITEM];
+  rank_tile (tile, scan, x, shift);
+  scatter_ranked (tile, base, x, shift, valid, dst, unmap_keys, key_type, descending);
 }
 
 /* 3. Scatter, serial: work-item t moves the keys of block t (as in radix_count_serial) in

@@ -303,7 +303,7 @@ GST_END_TEST;
  * builds its sort), gives the same results; a name that is no sort is an element error. */
 GST_START_TEST (test_forced_sorts)
 {
-  for (const char *sort : { "bitonic", "radix" }) {
+  for (const char *sort : { "bitonic", "radix", "onesweep" }) {
     g_setenv ("GST_OPENCL_VARIANT_SORT", sort, TRUE);
     check_tensors<int32_t> ();
     check_tensors<float> ();

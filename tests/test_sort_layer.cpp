@@ -1,6 +1,7 @@
 /* gst-opencl tests: the device sort of the shared layer (gst_opencl::DeviceSort), linked in
- * statically: both sorts (the bitonic network in both schedules, the radix sort in the CPU's
- * and the GPUs' shapes and in small blocks), every key type and order against std::sort with
+ * statically: every sort (the bitonic network in both schedules, the radix sort in the CPU's
+ * and the GPUs' shapes and in small blocks, the onesweep sort in the GPUs' tiles and in small
+ * ones), every key type and order against std::sort with
  * the same strict total order, bit for bit, at lengths around every power of two or block size
  * the schedule changes at, in batches, on structured input and special floats; the packed
  * key + index variant against std::stable_sort; the choice between the sorts.
@@ -141,12 +142,14 @@ expect_sorted (DeviceSort & sort, const std::vector<T> & values, size_t rows, si
   fail_unless_equals_int (actual.size (), expected.size ());
   for (size_t i = 0; i < actual.size (); i++) {
     if (std::memcmp (&actual[i], &expected[i], sizeof (T)) != 0) {
-      const bool radix = sort.strategy_for (rows, length) == SortStrategy::Radix;
-      fail ("%s %s %s, %zu rows of %zu (%s %s): at row %zu, position %zu: %s, expected %s",
+      const SortStrategy strategy = sort.strategy_for (rows, length);
+      const std::string how = strategy == SortStrategy::Radix ? "radix " +
+          sort.radix ().shape ().name () : strategy == SortStrategy::Onesweep ? "onesweep " +
+          sort.onesweep (length).shape ().name () : "bitonic, chunk " +
+          std::to_string (sort.chunk_words ());
+      fail ("%s %s %s, %zu rows of %zu (%s): at row %zu, position %zu: %s, expected %s",
           name_of<T> (), sort.order () == SortOrder::Descending ? "descending" : "ascending",
-          what, rows, length, radix ? "radix" : "bitonic, chunk",
-          radix ? sort.radix ().shape ().name ().c_str () :
-          std::to_string (sort.chunk_words ()).c_str (), i / length, i % length,
+          what, rows, length, how.c_str (), i / length, i % length,
           show (actual[i]).c_str (), show (expected[i]).c_str ());
     }
   }
@@ -247,13 +250,14 @@ global_passes (unsigned steps)
 /* The radix sort for every row, in a shape (gstopenclradixsort.h) with digits of `bits` bits;
  * serial blocks of `tile_keys` keys when given. */
 SortTuning
-radix (const std::string & shape, unsigned bits, size_t tile_keys = 0)
+radix (const std::string & shape, unsigned bits, size_t tile_keys = 0, unsigned split_bits = 0)
 {
   SortTuning tuning;
   tuning.strategy = SortStrategy::Radix;
   tuning.radix_shape = shape;
   tuning.radix_digit_bits = bits;
   tuning.radix_tile_keys = tile_keys;
+  tuning.radix_split_bits = split_bits;
   return tuning;
 }
 
@@ -267,13 +271,39 @@ const SortTuning CPU_SHAPE = global_passes (4);
 const SortTuning RADIX_CPU = radix ("serial", 4);
 const SortTuning RADIX_GPU = radix ("256x16", 8);
 const SortTuning RADIX_OTHER_DIGITS[] = { radix ("serial", 8), radix ("256x16", 4) };
+/* The tiled ranking by 4-bit split steps, with both digit sizes. */
+const SortTuning RADIX_SPLIT_4[] = { radix ("256x16", 8, 0, 4), radix ("32x4", 4, 0, 4) };
 /* Small blocks, so that short rows span many: serial blocks of 5 keys, tiles of 2, 8 and 128,
  * with both digit sizes. */
 const SortTuning RADIX_SMALL[] = { radix ("serial", 4, 5), radix ("serial", 8, 5),
   radix ("2x1", 8), radix ("4x2", 4), radix ("32x4", 8), radix ("32x4", 4) };
 
+/* The onesweep sort for every row, in tiles of a shape, with digits of `bits` bits. */
+SortTuning
+onesweep (const std::string & shape, unsigned bits, unsigned split_bits = 0)
+{
+  SortTuning tuning;
+  tuning.strategy = SortStrategy::Onesweep;
+  tuning.onesweep_shape = shape;
+  tuning.radix_digit_bits = bits;
+  tuning.radix_split_bits = split_bits;
+  return tuning;
+}
+
+/* The GPUs' tiles (256 x 16 keys, 8-bit digits), with 4-bit digits, and small tiles of 2, 8
+ * and 128 keys so that short rows span many and look back far (fewer work-items than digits
+ * in the first two). */
+const SortTuning ONESWEEP_GPU = onesweep ("256x16", 8);
+const SortTuning ONESWEEP_OTHER_DIGITS = onesweep ("256x16", 4);
+const SortTuning ONESWEEP_SMALL[] = { onesweep ("2x1", 8), onesweep ("4x2", 4),
+  onesweep ("32x4", 8), onesweep ("32x4", 4) };
+/* 4-bit split steps: GPU tiles, small tiles with 8-bit and 4-bit digits. */
+const SortTuning ONESWEEP_SPLIT_4[] = { onesweep ("256x16", 8, 4), onesweep ("4x2", 8, 4),
+  onesweep ("32x4", 4, 4) };
+
 /* One random row of each length `lengths_of (sort)` gives, sorted both ways. With `radix`, every
- * length must take the radix sort, and rows of odd length are sorted out of place. */
+ * length must take the sort the tuning forces (radix or onesweep), and rows of odd length are
+ * sorted out of place. */
 template <typename T, typename LengthsOf>
 void
 check_each_length (const SortTuning & tuning, LengthsOf lengths_of, uint32_t first_seed,
@@ -284,7 +314,7 @@ check_each_length (const SortTuning & tuning, LengthsOf lengths_of, uint32_t fir
     uint32_t seed = first_seed;
     for (size_t length : lengths_of (sort)) {
       if (radix)
-        fail_unless (sort.strategy_for (1, length) == SortStrategy::Radix);
+        fail_unless (sort.strategy_for (1, length) == tuning.strategy);
       expect_sorted (sort, random_values<T> (length, seed++), 1, length, "random",
           !radix || length % 2 == 0);
     }
@@ -347,8 +377,9 @@ template <typename T>
 void
 check_radix_lengths (const SortTuning & tuning, size_t max_length)
 {
-  check_each_length<T> (tuning, [max_length](DeviceSort & sort) {
-        return radix_lengths (sort.radix ().tile_keys (1, 1), max_length);
+  check_each_length<T> (tuning, [max_length, &tuning](DeviceSort & sort) {
+        return radix_lengths (tuning.strategy == SortStrategy::Onesweep ?
+            sort.onesweep (1).tile_keys () : sort.radix ().tile_keys (1, 1), max_length);
       }, 100, true);
 }
 
@@ -498,7 +529,9 @@ GST_START_TEST (test_special_floats)
   std::mt19937 random (5);
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     for (const auto & tuning : { CPU_SHAPE, GPU_SHAPE, RADIX_CPU, RADIX_GPU,
-            RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1], RADIX_SMALL[2] }) {
+            RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1], RADIX_SMALL[2], ONESWEEP_GPU,
+            ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2], RADIX_SPLIT_4[0],
+            ONESWEEP_SPLIT_4[0] }) {
       DeviceSort sort (shared_device (), SortKey::Float32, order, tuning);
       for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
         std::vector<float> values = random_values<float> (length, (uint32_t) length);
@@ -524,7 +557,7 @@ GST_START_TEST (test_special_floats)
     std::memcpy (&value, &bits, sizeof value);
     values.push_back (value);
   }
-  for (const auto & tuning : { SortTuning (), RADIX_CPU, RADIX_GPU }) {
+  for (const auto & tuning : { SortTuning (), RADIX_CPU, RADIX_GPU, ONESWEEP_GPU }) {
     DeviceSort sort (shared_device (), SortKey::Float32, SortOrder::Ascending, tuning);
     auto sorted = device_sort (sort, values, 1, values.size ());
     const uint32_t expected[] = { 0xFF800000u, 0xBF800000u, 0x80000000u, 0x00000000u,
@@ -593,7 +626,8 @@ GST_START_TEST (test_packed_key_index)
 {
   std::mt19937 random (11);
   for (const auto & tuning : { SortTuning (), local_stages (4, 16), RADIX_CPU, RADIX_GPU,
-          RADIX_OTHER_DIGITS[0], RADIX_SMALL[3] }) {
+          RADIX_OTHER_DIGITS[0], RADIX_SMALL[3], ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS,
+          ONESWEEP_SMALL[2], ONESWEEP_SPLIT_4[1], RADIX_SPLIT_4[1] }) {
     DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, tuning);
     for (size_t length : { 1, 640, 4097, 30000 }) {
       for (bool descending : { false, true }) {
@@ -619,6 +653,70 @@ GST_START_TEST (test_packed_key_index)
 }
 GST_END_TEST;
 
+/* One long row of each type, a million keys. */
+static void
+expect_long_rows (const SortTuning & tuning)
+{
+  const size_t length = size_t (1) << 20;
+  DeviceSort ints (shared_device (), SortKey::Int32, SortOrder::Ascending, tuning);
+  DeviceSort uints (shared_device (), SortKey::UInt32, SortOrder::Descending, tuning);
+  DeviceSort floats (shared_device (), SortKey::Float32, SortOrder::Ascending, tuning);
+  expect_sorted (ints, random_values<int32_t> (length, 1), 1, length, "random");
+  expect_sorted (uints, random_values<uint32_t> (length, 2), 1, length, "random", false);
+  expect_sorted (floats, random_values<float> (length, 3), 1, length, "random");
+}
+
+/* Every short length (blocks of a few keys: each spans several), alone and in rows of a
+ * batch, both orders. */
+static void
+expect_short_rows (const SortTuning & tuning)
+{
+  for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+    DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
+    DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
+    for (size_t length = 1; length <= 70; length++) {
+      expect_sorted (ints, random_values<int32_t> (length, length), 1, length, "random");
+      expect_sorted (floats, random_values<float> (3 * length, length), 3, length, "random");
+    }
+    for (size_t length : { 255, 256, 257, 1000, 4097 })
+      expect_sorted (ints, random_values<int32_t> (2 * length, length), 2, length, "random",
+          false);
+  }
+}
+
+/* expect_random_batches or expect_structured (`batches` false) with each tuning, both
+ * orders. */
+static void
+expect_each_tuning (std::initializer_list<SortTuning> tunings, bool batches,
+    std::initializer_list<size_t> lengths)
+{
+  for (const auto & tuning : tunings) {
+    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
+      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
+      DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
+      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
+      if (batches)
+        expect_random_batches (ints, uints, floats, lengths);
+      else
+        expect_structured (ints, uints, floats, lengths);
+    }
+  }
+}
+
+/* Rows of several shapes in turn through one sort object: its buffers grow, and what a sort
+ * leaves behind does not disturb the next (a smaller one after a larger one uses only what it
+ * needs). */
+static void
+expect_reuse (const SortTuning & tuning)
+{
+  DeviceSort sort (shared_device (), SortKey::Int32, SortOrder::Descending, tuning);
+  for (auto shape : { std::pair<size_t, size_t> { 1, 10 }, { 3, 5000 }, { 1, 50000 },
+          { 40, 300 }, { 2, 4097 }, { 1, 3 }, { 1, 50000 } })
+    expect_sorted (sort, random_values<int32_t> (shape.first * shape.second,
+            (uint32_t) shape.second), shape.first, shape.second, "random",
+        shape.second % 2 == 1);
+}
+
 GST_START_TEST (test_radix_lengths)
 {
   check_radix_lengths<int32_t> (RADIX_CPU, 100003);
@@ -629,65 +727,34 @@ GST_START_TEST (test_radix_lengths)
   check_radix_lengths<float> (RADIX_GPU, 100003);
   check_radix_lengths<int32_t> (RADIX_OTHER_DIGITS[0], 70000);
   check_radix_lengths<float> (RADIX_OTHER_DIGITS[1], 70000);
+  check_radix_lengths<uint32_t> (RADIX_SPLIT_4[0], 70000);
+  check_radix_lengths<float> (RADIX_SPLIT_4[1], 20000);
 
-  /* One long row of each type, a million keys. */
-  const size_t length = size_t (1) << 20;
   for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
-          RADIX_OTHER_DIGITS[1] }) {
-    DeviceSort ints (shared_device (), SortKey::Int32, SortOrder::Ascending, tuning);
-    DeviceSort uints (shared_device (), SortKey::UInt32, SortOrder::Descending, tuning);
-    DeviceSort floats (shared_device (), SortKey::Float32, SortOrder::Ascending, tuning);
-    expect_sorted (ints, random_values<int32_t> (length, 1), 1, length, "random");
-    expect_sorted (uints, random_values<uint32_t> (length, 2), 1, length, "random", false);
-    expect_sorted (floats, random_values<float> (length, 3), 1, length, "random");
-  }
+          RADIX_OTHER_DIGITS[1] })
+    expect_long_rows (tuning);
 }
 GST_END_TEST;
 
 /* Blocks of a few keys: every short length spans several, in rows of a batch. */
 GST_START_TEST (test_radix_small_blocks)
 {
-  for (const auto & tuning : RADIX_SMALL) {
-    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
-      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      for (size_t length = 1; length <= 70; length++) {
-        expect_sorted (ints, random_values<int32_t> (length, length), 1, length, "random");
-        expect_sorted (floats, random_values<float> (3 * length, length), 3, length, "random");
-      }
-      for (size_t length : { 255, 256, 257, 1000, 4097 })
-        expect_sorted (ints, random_values<int32_t> (2 * length, length), 2, length, "random",
-            false);
-    }
-  }
+  for (const auto & tuning : RADIX_SMALL)
+    expect_short_rows (tuning);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_radix_batches)
 {
-  for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
-          RADIX_OTHER_DIGITS[1], RADIX_SMALL[1], RADIX_SMALL[3] }) {
-    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
-      DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
-      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      expect_random_batches (ints, uints, floats, { 1, 2, 3, 100, 1000, 4097, 20000 });
-    }
-  }
+  expect_each_tuning ({ RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1],
+          RADIX_SMALL[1], RADIX_SMALL[3] }, true, { 1, 2, 3, 100, 1000, 4097, 20000 });
 }
 GST_END_TEST;
 
 GST_START_TEST (test_radix_structured_input)
 {
-  for (const auto & tuning : { RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0],
-          RADIX_OTHER_DIGITS[1], RADIX_SMALL[4] }) {
-    for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
-      DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
-      DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
-      DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
-      expect_structured (ints, uints, floats, { 3, 1000, 4097, 70000 });
-    }
-  }
+  expect_each_tuning ({ RADIX_CPU, RADIX_GPU, RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1],
+          RADIX_SMALL[4], RADIX_SPLIT_4[0] }, false, { 3, 1000, 4097, 70000 });
 }
 GST_END_TEST;
 
@@ -695,14 +762,62 @@ GST_END_TEST;
  * and a smaller sort after a larger one still uses only what it needs. */
 GST_START_TEST (test_radix_reuse)
 {
-  for (const auto & tuning : { RADIX_CPU, RADIX_GPU }) {
-    DeviceSort sort (shared_device (), SortKey::Int32, SortOrder::Descending, tuning);
-    for (auto shape : { std::pair<size_t, size_t> { 1, 10 }, { 3, 5000 }, { 1, 50000 },
-            { 40, 300 }, { 2, 4097 }, { 1, 3 } })
-      expect_sorted (sort, random_values<int32_t> (shape.first * shape.second,
-              (uint32_t) shape.second), shape.first, shape.second, "random",
-          shape.second % 2 == 1);
-  }
+  expect_reuse (RADIX_CPU);
+  expect_reuse (RADIX_GPU);
+}
+GST_END_TEST;
+
+/* The onesweep sort: lengths around one, two and three tiles and beyond, every key type and
+ * order, then one long row of each type. */
+GST_START_TEST (test_onesweep_lengths)
+{
+  check_radix_lengths<int32_t> (ONESWEEP_GPU, 100003);
+  check_radix_lengths<uint32_t> (ONESWEEP_GPU, 100003);
+  check_radix_lengths<float> (ONESWEEP_GPU, 100003);
+  check_radix_lengths<int32_t> (ONESWEEP_OTHER_DIGITS, 70000);
+  check_radix_lengths<float> (ONESWEEP_SMALL[2], 20000);
+  check_radix_lengths<int32_t> (ONESWEEP_SPLIT_4[0], 100003);
+  check_radix_lengths<float> (ONESWEEP_SPLIT_4[0], 70000);
+  check_radix_lengths<uint32_t> (ONESWEEP_SPLIT_4[2], 20000);
+
+  expect_long_rows (ONESWEEP_GPU);
+}
+GST_END_TEST;
+
+/* Tiles of a few keys: every short length spans several (up to 35 tiles of 2 keys, each
+ * looking back through all the tiles before it in the worst case), alone and in batches. */
+GST_START_TEST (test_onesweep_small_tiles)
+{
+  for (const auto & tuning : ONESWEEP_SMALL)
+    expect_short_rows (tuning);
+  expect_short_rows (ONESWEEP_SPLIT_4[1]);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_onesweep_batches)
+{
+  expect_each_tuning ({ ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[3] }, true,
+      { 1, 2, 3, 100, 1000, 4097, 20000 });
+  /* Many rows of a few tiles each. */
+  DeviceSort many (shared_device (), SortKey::Int32, SortOrder::Ascending, ONESWEEP_SMALL[2]);
+  expect_sorted (many, random_values<int32_t> (1000 * 300, 5), 1000, 300, "random");
+}
+GST_END_TEST;
+
+/* Sorted, reversed, all equal, few distinct values, extremes. */
+GST_START_TEST (test_onesweep_structured_input)
+{
+  expect_each_tuning ({ ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2],
+          ONESWEEP_SPLIT_4[0], ONESWEEP_SPLIT_4[2] }, false, { 3, 1000, 4097, 70000 });
+}
+GST_END_TEST;
+
+/* One sort object through shapes of every size in turn: the histograms, tiles' states and
+ * counters one sort leaves behind do not disturb the next. */
+GST_START_TEST (test_onesweep_reuse)
+{
+  expect_reuse (ONESWEEP_GPU);
+  expect_reuse (ONESWEEP_SMALL[3]);
 }
 GST_END_TEST;
 
@@ -714,25 +829,61 @@ GST_START_TEST (test_strategy_choice)
   const SortStrategy bitonic = cpu ? SortStrategy::GlobalPasses : SortStrategy::LocalStages;
 
   DeviceSort automatic (device, SortKey::Int32, SortOrder::Ascending);
-  const size_t threshold = cpu ? DeviceSort::RADIX_MIN_LENGTH_CPU :
+  const size_t radix_threshold = cpu ? DeviceSort::RADIX_MIN_LENGTH_CPU :
       DeviceSort::RADIX_MIN_LENGTH_GPU;
-  fail_unless_equals_int (automatic.radix_min_length (), threshold);
+  const size_t onesweep_threshold = cpu ? DeviceSort::ONESWEEP_MIN_LENGTH_CPU :
+      DeviceSort::ONESWEEP_MIN_LENGTH_GPU;
+  const unsigned bits = cpu ? DeviceSort::RADIX_DIGIT_BITS_CPU :
+      DeviceSort::RADIX_DIGIT_BITS_GPU;
+  fail_unless (automatic.radix_min_length () == radix_threshold);
+  fail_unless (automatic.onesweep_min_length () == onesweep_threshold);
   fail_unless (automatic.strategy () == bitonic);
+  /* The shortest rows of a radix sort, and which one. */
+  const size_t threshold = std::min (radix_threshold, onesweep_threshold);
+  const SortStrategy long_rows = radix_threshold <= onesweep_threshold ? SortStrategy::Radix :
+      SortStrategy::Onesweep;
   fail_unless (automatic.strategy_for (1, threshold - 1) == bitonic);
   fail_unless (automatic.strategy_for (2, threshold - 1) == bitonic);
+  fail_unless (automatic.strategy_for (1, threshold) == long_rows);
+  if (long_rows == SortStrategy::Onesweep && radix_threshold != SIZE_MAX) {
+    fail_unless (automatic.strategy_for (1, radix_threshold - 1) == SortStrategy::Onesweep);
+    fail_unless (automatic.strategy_for (1, radix_threshold) == SortStrategy::Radix);
+  }
   if (cpu) {
     fail_unless (automatic.strategy_for (100, threshold - 1) == bitonic);
   } else {
-    /* On a GPU, big batches of shorter rows take the radix sort too. */
+    /* On a GPU, big batches of shorter rows take the radix sort too, also where one row would
+     * take the onesweep sort. */
     const size_t batch_length = DeviceSort::RADIX_MIN_BATCH_LENGTH_GPU;
     const size_t batch_rows = DeviceSort::RADIX_MIN_BATCH_KEYS_GPU / batch_length;
     fail_unless (automatic.strategy_for (batch_rows, batch_length) == SortStrategy::Radix);
+    fail_unless (automatic.strategy_for (batch_rows, 4 * batch_length) == SortStrategy::Radix);
+    fail_unless (automatic.strategy_for (batch_rows / 8, 4 * batch_length) ==
+        SortStrategy::Onesweep);
     fail_unless (automatic.strategy_for (batch_rows - 1, batch_length) == bitonic);
     fail_unless (automatic.strategy_for (batch_rows * 2, batch_length - 1) == bitonic);
   }
-  fail_unless (automatic.strategy_for (1, threshold) == SortStrategy::Radix);
   fail_unless_equals_int (automatic.launch_count (1, threshold),
-      (32 / (cpu ? DeviceSort::RADIX_DIGIT_BITS_CPU : DeviceSort::RADIX_DIGIT_BITS_GPU)) * 5);
+      long_rows == SortStrategy::Radix ? (32 / bits) * 5 : 1 + 32 / bits);
+  /* On a GPU the rows from the radix threshold on take the faster radix sort, timed (the
+   * radix sort with GST_OPENCL_TUNING=0, as here), or the one GST_OPENCL_VARIANT_SORT_LONG
+   * names; a CPU takes the radix sort. */
+  const std::string long_variable = gst_opencl::variant_environment_name ("sort-long");
+  fail_unless (long_variable == "GST_OPENCL_VARIANT_SORT_LONG");
+  g_setenv (long_variable.c_str (), "onesweep", TRUE);
+  DeviceSort named_long (device, SortKey::Int32, SortOrder::Ascending);
+  const size_t long_row = std::max (radix_threshold, onesweep_threshold == SIZE_MAX ?
+      radix_threshold : onesweep_threshold);
+  /* The choice is made (and the variable read) on the first long row. */
+  fail_unless (named_long.strategy_for (1, long_row) == (cpu ? SortStrategy::Radix :
+          SortStrategy::Onesweep));
+  g_unsetenv (long_variable.c_str ());
+  if (!cpu) {
+    fail_unless (named_long.strategy_for (1, gst_opencl::OnesweepSort::MAX_LENGTH + 1) ==
+        SortStrategy::Radix);
+    expect_sorted (named_long, random_values<int32_t> (radix_threshold + 5, 3), 1,
+        radix_threshold + 5, "random");
+  }
   fail_unless_equals_int (automatic.launch_count (0, threshold), 0);
 
   /* A threshold of 100: rows of 99 keys take the network, rows of 100 the radix sort. */
@@ -746,6 +897,17 @@ GST_START_TEST (test_strategy_choice)
       expect_sorted (floats, random_values<float> (3 * length, (uint32_t) length), 3, length,
           "random");
   }
+  /* The onesweep sort from 100 keys, the radix sort from 3000. */
+  tuning.onesweep_min_length = 100;
+  tuning.radix_min_length = 3000;
+  DeviceSort three (device, SortKey::Int32, SortOrder::Descending, tuning);
+  fail_unless (three.strategy_for (2, 99) == bitonic);
+  fail_unless (three.strategy_for (2, 100) == SortStrategy::Onesweep);
+  fail_unless (three.strategy_for (2, 2999) == SortStrategy::Onesweep);
+  fail_unless (three.strategy_for (2, 3000) == SortStrategy::Radix);
+  for (size_t length : { 99, 100, 2999, 3000 })
+    expect_sorted (three, random_values<int32_t> (2 * length, (uint32_t) length), 2, length,
+        "random");
 
   /* Forced either way, every length. */
   for (auto strategy : { SortStrategy::Bitonic, SortStrategy::LocalStages,
@@ -756,6 +918,8 @@ GST_START_TEST (test_strategy_choice)
     DeviceSort sort (device, SortKey::UInt32, SortOrder::Ascending, forced);
     fail_unless (sort.radix_min_length () == SIZE_MAX);
     fail_unless (sort.strategy_for (1, size_t (1) << 30) != SortStrategy::Radix);
+    fail_unless (sort.strategy_for (1, size_t (1) << 30) != SortStrategy::Onesweep);
+    fail_unless (sort.onesweep_min_length () == SIZE_MAX);
     fail_unless (sort.strategy () == (strategy == SortStrategy::Bitonic ? bitonic : strategy));
   }
   DeviceSort always (device, SortKey::UInt32, SortOrder::Ascending, RADIX_CPU);
@@ -765,6 +929,18 @@ GST_START_TEST (test_strategy_choice)
   DeviceSort bytes (device, SortKey::UInt32, SortOrder::Ascending, RADIX_GPU);
   fail_unless_equals_int (bytes.launch_count (3, 1), 4 * 5);
   expect_nothing_sorted<uint32_t> (always);
+  DeviceSort sweeps (device, SortKey::UInt32, SortOrder::Ascending, ONESWEEP_GPU);
+  fail_unless_equals_int (sweeps.onesweep_min_length (), 0);
+  fail_unless (sweeps.strategy_for (1, 1) == SortStrategy::Onesweep);
+  fail_unless (sweeps.strategy_for (1, gst_opencl::OnesweepSort::MAX_LENGTH) ==
+      SortStrategy::Onesweep);
+  /* Rows too long for its 30-bit counts take the radix sort. */
+  fail_unless (sweeps.strategy_for (1, gst_opencl::OnesweepSort::MAX_LENGTH + 1) ==
+      SortStrategy::Radix);
+  fail_unless_equals_int (sweeps.launch_count (3, 1), 1 + 4);
+  DeviceSort nibbles (device, SortKey::UInt32, SortOrder::Ascending, ONESWEEP_OTHER_DIGITS);
+  fail_unless_equals_int (nibbles.launch_count (3, 1), 1 + 8);
+  expect_nothing_sorted<uint32_t> (sweeps);
 
   /* GST_OPENCL_VARIANT_SORT, read when the sort is built; a SortTuning strategy wins over it. */
   const std::string variable = gst_opencl::variant_environment_name ("sort");
@@ -775,6 +951,11 @@ GST_START_TEST (test_strategy_choice)
   expect_sorted (env_radix, random_values<int32_t> (300, 9), 3, 100, "random");
   DeviceSort tuned (device, SortKey::Int32, SortOrder::Descending, CPU_SHAPE);
   fail_unless (tuned.radix_min_length () == SIZE_MAX);
+  g_setenv (variable.c_str (), "onesweep", TRUE);
+  DeviceSort env_onesweep (device, SortKey::Float32, SortOrder::Ascending);
+  fail_unless_equals_int (env_onesweep.onesweep_min_length (), 0);
+  fail_unless (env_onesweep.strategy_for (1, 1) == SortStrategy::Onesweep);
+  expect_sorted (env_onesweep, random_values<float> (3 * 700, 9), 3, 700, "random");
   g_setenv (variable.c_str (), "bitonic", TRUE);
   DeviceSort env_bitonic (device, SortKey::Int32, SortOrder::Descending);
   fail_unless (env_bitonic.radix_min_length () == SIZE_MAX);
@@ -783,8 +964,37 @@ GST_START_TEST (test_strategy_choice)
   g_setenv (variable.c_str (), "quick", TRUE);
   fail_unless (fails_with (Kind::Settings, [&] {
             DeviceSort wrong (device, SortKey::Int32, SortOrder::Descending);
-          }, "bitonic, radix"), "GST_OPENCL_VARIANT_SORT=quick accepted");
+          }, "bitonic, radix, onesweep"), "GST_OPENCL_VARIANT_SORT=quick accepted");
   g_unsetenv (variable.c_str ());
+}
+GST_END_TEST;
+
+/* The long-row choice timed, as GPUs make it for rows from 2^23 keys, here on rows from 4096
+ * keys on any device: the tuner times both radix sorts (whose shapes may be tuned inside that
+ * timing: a lock held across it hung there), keeps the winner, and long rows sort right with
+ * it. */
+GST_START_TEST (test_long_rows_timed)
+{
+  auto & device = shared_device ();
+  g_unsetenv ("GST_OPENCL_TUNING");
+  g_setenv ("GST_OPENCL_TUNING_CACHE", "0", TRUE);
+  SortTuning tuning;
+  tuning.radix_min_length = 4096;
+  tuning.time_long_rows = true;
+  tuning.long_rows_timed_keys = 4096;
+  DeviceSort sort (device, SortKey::Int32, SortOrder::Descending, tuning);
+  const SortStrategy chosen = sort.strategy_for (1, 4096);
+  fail_unless (chosen == SortStrategy::Radix || chosen == SortStrategy::Onesweep);
+  fail_unless (sort.strategy_for (3, 5000) == chosen, "one choice for every long row");
+  fail_unless (sort.strategy_for (1, 4095) == sort.strategy ());
+  expect_sorted (sort, random_values<int32_t> (2 * 5000, 21), 2, 5000, "random");
+  expect_sorted (sort, random_values<int32_t> (3 * 4095, 22), 3, 4095, "random");
+  /* Without the flag, custom thresholds take the radix sort untimed. */
+  tuning.time_long_rows = false;
+  DeviceSort untimed (device, SortKey::Int32, SortOrder::Descending, tuning);
+  fail_unless (untimed.strategy_for (1, 4096) == SortStrategy::Radix);
+  g_setenv ("GST_OPENCL_TUNING", "0", TRUE);
+  g_unsetenv ("GST_OPENCL_TUNING_CACHE");
 }
 GST_END_TEST;
 
@@ -814,6 +1024,15 @@ GST_START_TEST (test_radix_shapes)
                   radix ("serial", bits));
             }), "%u-bit digits accepted", bits);
   }
+  for (unsigned split_bits : { 1, 3, 8 }) {
+    fail_unless (fails_with (Kind::Settings, [&] {
+              radix_of (device, radix ("32x4", 8, 0, split_bits));
+            }), "%u-bit split steps accepted", split_bits);
+    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending,
+        onesweep ("32x4", 8, split_bits));
+    fail_unless (fails_with (Kind::Settings, [&] { wrong.onesweep (100); }),
+        "%u-bit onesweep split steps accepted", split_bits);
+  }
   const std::string variable = gst_opencl::variant_environment_name ("sort-radix");
   fail_unless (variable == "GST_OPENCL_VARIANT_SORT_RADIX");
   g_setenv (variable.c_str (), "32x4", TRUE);
@@ -835,6 +1054,20 @@ GST_START_TEST (test_radix_shapes)
   fail_unless ((size_t (1) << 24) / tile >= 2 * units && tile >= 4096, "blocks of %zu", tile);
   fail_unless_equals_int (radix_sort.tile_keys (1000, 20000), 20000);
 
+  /* The tuners' timing: the kernel time of every launch of a sort, more than nothing. */
+  gst_opencl::SortTiming timing (device, 5000);
+  size_t timed_launches = 0;
+  const double ms = timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
+          const DeviceSort::Launcher & launch) {
+        serial.enqueue (src, dst, 1, 5000, [&](const cl::Kernel & kernel,
+                const cl::NDRange & global, const cl::NDRange & local) {
+              timed_launches++;
+              launch (kernel, global, local);
+            });
+      });
+  fail_unless (ms > 0, "%g ms", ms);
+  fail_unless_equals_int (timed_launches, serial.launch_count (1, 5000));
+
   /* Shapes the device cannot run: too many work-items, more local memory than it has. */
   fail_unless (fails_with (Kind::Settings, [&] {
             gst_opencl::RadixSort wrong (device,
@@ -842,6 +1075,44 @@ GST_START_TEST (test_radix_shapes)
           }), "%zu work-items accepted", device.max_work_group_size * 2);
   fail_unless (fails_with (Kind::Settings, [&] { radix_of (device, radix ("x", 0)); }),
       "radix shape \"x\" accepted");
+
+  /* Onesweep tiles: 256x16 on CPUs, by length on GPUs (gstopenclsort.cpp),
+   * GST_OPENCL_VARIANT_SORT_ONESWEEP, no serial shape. */
+  DeviceSort sweeps (device, SortKey::Int32, SortOrder::Ascending, onesweep ("", 0));
+  const struct
+  {
+    size_t length;
+    const char *gpu_shape;
+  } tiles[] = { { 1000, "256x4" }, { 65536, "256x4" }, { 65537, "256x8" }, { 1 << 18, "256x8" },
+    { 1 << 20, "256x16" }, { 1 << 22, "256x8" } };
+  for (const auto & entry : tiles) {
+    const std::string name = sweeps.onesweep (entry.length).shape ().name ();
+    fail_unless (name == (cpu ? "256x16" : entry.gpu_shape), "%zu keys: %s", entry.length,
+        name.c_str ());
+    fail_unless_equals_int (sweeps.onesweep (entry.length).split_bits (), 2);
+  }
+  if (cpu)
+    fail_unless_equals_int (sweeps.onesweep (1000).tile_keys (), 4096);
+  const std::string sweep_variable = gst_opencl::variant_environment_name ("sort-onesweep");
+  fail_unless (sweep_variable == "GST_OPENCL_VARIANT_SORT_ONESWEEP");
+  g_setenv (sweep_variable.c_str (), "32x4", TRUE);
+  DeviceSort sweep_forced (device, SortKey::Int32, SortOrder::Ascending, onesweep ("", 0));
+  fail_unless (sweep_forced.onesweep (1000).shape ().name () == "32x4");
+  expect_sorted (sweep_forced, random_values<int32_t> (1000, 4), 1, 1000, "random");
+  for (const char *name : { "serial", "33x4" }) {
+    g_setenv (sweep_variable.c_str (), name, TRUE);
+    DeviceSort wrong (device, SortKey::Int32, SortOrder::Ascending, onesweep ("", 0));
+    fail_unless (fails_with (Kind::Settings, [&] { wrong.onesweep (1000); }),
+        "GST_OPENCL_VARIANT_SORT_ONESWEEP=%s accepted", name);
+  }
+  g_unsetenv (sweep_variable.c_str ());
+  fail_unless (fails_with (Kind::Settings, [&] {
+            gst_opencl::OnesweepSort wrong (device, RadixShape { 1, 1 });
+          }), "a serial onesweep sort accepted");
+  fail_unless (fails_with (Kind::Settings, [&] {
+            gst_opencl::OnesweepSort wrong (device,
+                RadixShape { device.max_work_group_size * 2, 1 });
+          }), "%zu work-items accepted", device.max_work_group_size * 2);
 }
 GST_END_TEST;
 
@@ -858,6 +1129,10 @@ GST_START_TEST (test_radix_too_large)
               sort.enqueue (keys, keys, shape.first, shape.second);
             }), "%zu x %zu keys accepted with 64 KiB allocations", shape.first, shape.second);
   }
+  /* The onesweep sort's tiles' states: 256 words per tile of 2 keys. */
+  DeviceSort sweeps (*small, SortKey::Int32, SortOrder::Ascending, onesweep ("2x1", 8));
+  fail_unless (fails_with (Kind::TooLarge, [&] { sweeps.enqueue (keys, keys, 1, 1000); }),
+      "1000 keys in tiles of 2 accepted with 64 KiB allocations");
   small->queue.finish ();
 }
 GST_END_TEST;
@@ -869,8 +1144,10 @@ sort_layer_suite (void)
       test_empty_and_shapes, test_int32_lengths, test_uint32_lengths, test_float32_lengths,
       test_small_chunk_schedule, test_global_passes, test_batches, test_structured_input,
       test_special_floats, test_packed_key_index, test_radix_lengths, test_radix_small_blocks,
-      test_radix_batches, test_radix_structured_input, test_radix_reuse, test_strategy_choice,
-      test_radix_shapes, test_radix_too_large);
+      test_radix_batches, test_radix_structured_input, test_radix_reuse, test_onesweep_lengths,
+      test_onesweep_small_tiles, test_onesweep_batches, test_onesweep_structured_input,
+      test_onesweep_reuse, test_strategy_choice, test_long_rows_timed, test_radix_shapes,
+      test_radix_too_large);
 }
 
 TESTUTIL_LAYER_MAIN (sort_layer);

@@ -5,9 +5,10 @@
  * SECTION:element-openclsort
  * @title: openclsort
  *
- * Sorts on an OpenCL device: rows shorter than a threshold per device type (256 keys on CPUs,
- * 65536 on GPUs) with a bitonic network, longer ones with an LSD radix sort; no host wait between
- * passes. GST_OPENCL_VARIANT_SORT=bitonic or radix forces one for every row (docs/openclsort.md).
+ * Sorts on an OpenCL device: short rows with a bitonic network, longer ones with an LSD radix
+ * sort (on GPUs the onesweep sort, five launches in all), by thresholds per device type; no
+ * host wait between passes. GST_OPENCL_VARIANT_SORT=bitonic, radix or onesweep forces one for
+ * every row (docs/openclsort.md).
  *
  * Arrays: `other/tensors,format=static,num_tensors=1,types={int32,uint32,float32},
  * dimensions=L[:R...]` (dimensions innermost first): each row of L values is sorted, every

@@ -38,16 +38,73 @@ is_power_of_two (size_t value)
   return value && (value & (value - 1)) == 0;
 }
 
-std::string
-radix_source ()
-{
-  return kernel_source ("sort") + "\n" + kernel_source ("radixsort");
-}
-
 size_t
 kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
 {
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
+}
+
+/* One program holds both radix sorts. */
+std::string
+radix_source ()
+{
+  return kernel_source ("sort") + "\n" + kernel_source ("radixsort") + "\n" +
+      kernel_source ("onesweep");
+}
+
+std::string
+radix_options (unsigned digit_bits, const RadixShape & shape, unsigned split_bits)
+{
+  return "-DRADIX_BITS=" + std::to_string (digit_bits) + " -DRADIX_GROUP=" +
+      std::to_string (shape.group_size) + " -DRADIX_KEYS_PER_ITEM=" +
+      std::to_string (shape.keys_per_item) + " -DRADIX_SPLIT_BITS=" +
+      std::to_string (split_bits);
+}
+
+/* Throws unless the digits have 4 or 8 bits and the split steps 2 or 4 (no more than the
+ * digit). */
+void
+check_digits (unsigned digit_bits, unsigned split_bits)
+{
+  if (digit_bits != 4 && digit_bits != 8)
+    throw Failure (Failure::Kind::Settings, "radix digits of " + std::to_string (digit_bits) +
+        " bits (4 or 8 only)");
+  if (split_bits != 2 && split_bits != 4)
+    throw Failure (Failure::Kind::Settings, "radix split steps of " +
+        std::to_string (split_bits) + " bits (2 or 4 only)");
+}
+
+/* The local memory of a tiled scatter's ranking: the padded tile and the split steps' scan. */
+size_t
+ranking_bytes (const RadixShape & shape, unsigned split_bits)
+{
+  const size_t tile = shape.group_size * shape.keys_per_item;
+  return (tile + tile / 32) * 4 + shape.group_size * (split_bits == 2 ? 8 : 32);
+}
+
+/* Throws unless the device runs work-groups of the shape's size and has `local_bytes` of local
+ * memory. */
+void
+check_shape_fits (const Device & device, const RadixShape & shape, size_t local_bytes)
+{
+  if (shape.group_size > device.max_work_group_size)
+    throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + ": " +
+        device.name + " runs at most " + std::to_string (device.max_work_group_size) +
+        " work-items per group");
+  if (local_bytes > device.local_mem_bytes)
+    throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + " needs " +
+        std::to_string (local_bytes) + " bytes of local memory, " + device.name + " has " +
+        std::to_string (device.local_mem_bytes));
+}
+
+void
+check_kernel_fits (const cl::Kernel & kernel, const Device & device, const RadixShape & shape)
+{
+  const size_t limit = kernel_group_limit (kernel, device.device);
+  if (limit < shape.group_size)
+    throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + ": a "
+        "kernel runs at most " + std::to_string (limit) + " work-items per group on " +
+        device.name);
 }
 
 }  // namespace
@@ -83,46 +140,29 @@ RadixShape::parse (const std::string & name, RadixShape * shape)
 }
 
 RadixSort::RadixSort (Device & device, const RadixShape & shape, unsigned digit_bits,
-    size_t serial_tile_keys)
+    size_t serial_tile_keys, unsigned split_bits)
   : device_ (device), shape_ (shape), digit_bits_ (digit_bits),
     serial_tile_keys_ (serial_tile_keys)
 {
-  if (digit_bits != 4 && digit_bits != 8)
-    throw Failure (Failure::Kind::Settings, "radix digits of " + std::to_string (digit_bits) +
-        " bits (4 or 8 only)");
+  check_digits (digit_bits, split_bits);
   const size_t digits = size_t (1) << digit_bits;
   const size_t group = shape.group_size;
   if (!shape.serial () && (!is_power_of_two (group) || shape.keys_per_item < 1 ||
           group * shape.keys_per_item > MAX_TILE_KEYS))
     throw Failure (Failure::Kind::Settings, "no radix sort shape " + shape.name ());
-  if (group > device.max_work_group_size)
-    throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + ": " +
-        device.name + " runs at most " + std::to_string (device.max_work_group_size) +
-        " work-items per group");
-  /* The scatter's local memory: the padded tile, the split scan, the digits' bases. */
-  const size_t tile = group * shape.keys_per_item;
-  const size_t local_bytes = (tile + tile / 32) * 4 + group * 8 + digits * 4;
-  if (!shape.serial () && local_bytes > device.local_mem_bytes)
-    throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + " needs " +
-        std::to_string (local_bytes) + " bytes of local memory, " + device.name + " has " +
-        std::to_string (device.local_mem_bytes));
+  /* The scatter's local memory: the ranking's, the digits' bases. */
+  check_shape_fits (device, shape, shape.serial () ? 0 : ranking_bytes (shape, split_bits) +
+      digits * 4);
 
-  const std::string options = "-DRADIX_BITS=" + std::to_string (digit_bits) +
-      " -DRADIX_GROUP=" + std::to_string (group) + " -DRADIX_KEYS_PER_ITEM=" +
-      std::to_string (shape.keys_per_item);
   cl::Program program = device.programs.get (device.context, device.device, "radixsort",
-      radix_source (), options);
+      radix_source (), radix_options (digit_bits, shape, split_bits));
   count_ = cl::Kernel (program, shape.serial () ? "radix_count_serial" : "radix_count");
   scatter_ = cl::Kernel (program, shape.serial () ? "radix_scatter_serial" : "radix_scatter");
   scan_reduce_ = cl::Kernel (program, "radix_scan_reduce");
   scan_top_ = cl::Kernel (program, "radix_scan_top");
   scan_down_ = cl::Kernel (program, "radix_scan_down");
-  for (const auto & kernel : { count_, scatter_, scan_reduce_, scan_top_, scan_down_ }) {
-    if (kernel_group_limit (kernel, device.device) < group)
-      throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + ": a "
-          "kernel runs at most " + std::to_string (kernel_group_limit (kernel,
-                  device.device)) + " work-items per group on " + device.name);
-  }
+  for (const auto & kernel : { count_, scatter_, scan_reduce_, scan_top_, scan_down_ })
+    check_kernel_fits (kernel, device, shape);
   scan_group_ = group;
   scan_span_ = std::max (SCAN_SPAN, group * SCAN_ITEMS);
   compute_units_ = std::max<size_t> (1, device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
@@ -249,38 +289,21 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
   for (const char *name : TILED_SHAPES)
     candidates.push_back ({ name, true });
   {
-    /* Timed on one row of random keys, each shape sorting src into dst. */
+    /* Timed on one row of random keys, each shape sorting them. */
     const size_t keys = std::min (TUNING_KEYS, (size_t) device.max_alloc_bytes / 4);
-    cl::Buffer src, dst;
+    SortTiming timing (device, keys);
     std::map<size_t, std::unique_ptr<RadixSort>> sorts;
     auto time_one = [&](size_t candidate) -> double {
-      if (!src ()) {
-        std::vector<cl_uint> values (keys);
-        std::mt19937 random (1);
-        for (auto & value : values)
-          value = random ();
-        src = cl::Buffer (device.context, CL_MEM_READ_WRITE, keys * 4);
-        dst = cl::Buffer (device.context, CL_MEM_READ_WRITE, keys * 4);
-        device.queue.enqueueWriteBuffer (src, CL_TRUE, 0, keys * 4, values.data ());
-      }
       auto & sort = sorts[candidate];
       if (!sort) {
         RadixShape candidate_shape;
         RadixShape::parse (candidates[candidate].name, &candidate_shape);
         sort = std::make_unique<RadixSort> (device, candidate_shape, digit_bits);
       }
-      std::vector<cl::Event> events;
-      sort->enqueue (src, dst, 1, keys, SortKey::UInt32, SortOrder::Ascending,
-          [&](const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
-            events.emplace_back ();
-            device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
-                &events.back ());
+      return timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
+              const DeviceSort::Launcher & launch) {
+            sort->enqueue (src, dst, 1, keys, SortKey::UInt32, SortOrder::Ascending, launch);
           });
-      device.queue.finish ();
-      double ms = 0;
-      for (const auto & event : events)
-        ms += event_milliseconds (event);
-      return ms;
     };
     const std::string key = "digits " + std::to_string (digit_bits) + " source " +
         std::to_string (stable_hash (radix_source ()));
@@ -288,6 +311,161 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
     RadixShape::parse (candidates[index].name, &shape);
   }
   return shape;
+}
+
+OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits,
+    unsigned split_bits)
+  : device_ (device), shape_ (shape), digit_bits_ (digit_bits), split_bits_ (split_bits)
+{
+  check_digits (digit_bits, split_bits);
+  RadixShape checked;
+  if (shape.serial () || !RadixShape::parse (shape.name (), &checked))
+    throw Failure (Failure::Kind::Settings, "no onesweep sort shape " + shape.name () +
+        " (<work-items>x<keys per work-item>, at most 32768 keys)");
+  const size_t digits = size_t (1) << digit_bits;
+  const size_t group = shape.group_size;
+  /* The scatter's local memory: the ranking's, the digits' scan, counts and bases, the tile
+   * number; the histogram kernel's counts are smaller. */
+  check_shape_fits (device, shape, ranking_bytes (shape, split_bits) + group * 4 +
+      digits * 8 + 4);
+  cl::Program program = device.programs.get (device.context, device.device, "radixsort",
+      radix_source (), radix_options (digit_bits, shape, split_bits));
+  histograms_ = cl::Kernel (program, "onesweep_histograms");
+  scatter_ = cl::Kernel (program, "onesweep_scatter");
+  for (const auto & kernel : { histograms_, scatter_ })
+    check_kernel_fits (kernel, device, shape);
+  compute_units_ = std::max<size_t> (1, device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
+  tile_counters_ = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+      (32 / digit_bits) * sizeof (cl_uint));
+  GST_DEBUG ("onesweep sort on %s: tiles of %s, %u-bit digits", device.name.c_str (),
+      shape.name ().c_str (), digit_bits);
+}
+
+void
+OnesweepSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows,
+    size_t length, SortKey key, SortOrder order, const DeviceSort::Launcher & launch)
+{
+  if (rows == 0 || length == 0)
+    return;
+  const size_t keys = rows * length;
+  const size_t digits = size_t (1) << digit_bits_;
+  const unsigned passes = 32 / digit_bits_;
+  const size_t tile = tile_keys ();
+  const size_t tiles_per_row = (length + tile - 1) / tile;
+  const size_t tiles = rows * tiles_per_row;
+  const size_t state_words = tiles * digits;
+  const size_t histogram_words = rows * passes * digits;
+  if (length > MAX_LENGTH)
+    throw Failure (Failure::Kind::TooLarge, "the onesweep sort takes rows of at most " +
+        std::to_string (MAX_LENGTH) + " keys, not " + std::to_string (length));
+  auto too_large = [&](const std::string & what, size_t bytes) {
+    return Failure (Failure::Kind::TooLarge, "onesweep sorting " + std::to_string (rows) +
+        " rows of " + std::to_string (length) + " keys needs " + std::to_string (bytes) +
+        " bytes of " + what + ", more than " + device_.name + " can allocate");
+  };
+  if (state_words > MAX_COUNT_WORDS || state_words * 4 > device_.max_alloc_bytes)
+    throw too_large ("tile states", state_words * 4);
+  if (histogram_words > MAX_COUNT_WORDS || histogram_words * 4 > device_.max_alloc_bytes)
+    throw too_large ("digit counts", histogram_words * 4);
+  if (keys * 4 > device_.max_alloc_bytes)
+    throw too_large ("scratch", keys * 4);
+  auto grow = [this](cl::Buffer & buffer, size_t words) {
+    buffer = cl::Buffer (device_.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+        words * sizeof (cl_uint));
+  };
+  if (scratch_words_ < keys) {
+    grow (scratch_, keys);
+    scratch_words_ = keys;
+  }
+  if (state_words_ < state_words) {
+    grow (states_[0], state_words);
+    grow (states_[1], state_words);
+    state_words_ = state_words;
+  }
+  if (histogram_words_ < histogram_words) {
+    /* Cleared once here; the sorts leave them clear. */
+    histograms_buffer_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE,
+        histogram_words * sizeof (cl_uint));
+    const std::vector<cl_uint> zeros (histogram_words, 0);
+    device_.queue.enqueueWriteBuffer (histograms_buffer_, CL_TRUE, 0,
+        histogram_words * sizeof (cl_uint), zeros.data ());
+    histogram_words_ = histogram_words;
+  }
+
+  /* The histogram kernel: a few work-groups per compute unit, each a run of one row's tiles. */
+  constexpr size_t HISTOGRAM_GROUPS_PER_UNIT = 4;
+  const size_t wanted_groups = HISTOGRAM_GROUPS_PER_UNIT * compute_units_;
+  const size_t tiles_per_group = std::clamp<size_t> ((tiles + wanted_groups - 1) / wanted_groups,
+      1, tiles_per_row);
+  const size_t groups_per_row = (tiles_per_row + tiles_per_group - 1) / tiles_per_group;
+  const size_t group = shape_.group_size;
+  const cl_int key_type = (cl_int) key;
+  const cl_int descending = order == SortOrder::Descending;
+  try {
+    set_args (histograms_, src, histograms_buffer_, states_[0], tile_counters_,
+        (cl_uint) length, (cl_uint) tiles_per_row, (cl_uint) groups_per_row,
+        (cl_uint) tiles_per_group, key_type, descending);
+    launch (histograms_, cl::NDRange (rows * groups_per_row * group), cl::NDRange (group));
+    for (unsigned pass = 0; pass < passes; pass++) {
+      const cl::Buffer & in = pass == 0 ? src : pass % 2 ? scratch_ : dst;
+      const cl::Buffer & out = pass % 2 ? dst : scratch_;
+      set_args (scatter_, in, out, histograms_buffer_, states_[pass % 2],
+          states_[(pass + 1) % 2], tile_counters_, (cl_uint) length, (cl_uint) tiles_per_row,
+          (cl_uint) pass, (cl_int) (pass == 0), (cl_int) (pass == passes - 1), key_type,
+          descending);
+      launch (scatter_, cl::NDRange (tiles * group), cl::NDRange (group));
+    }
+  } catch (...) {
+    /* A sort cut short may leave counts behind: clear them again before the next one. */
+    histogram_words_ = 0;
+    throw;
+  }
+}
+
+RadixShape
+choose_onesweep_shape (const std::string & forced, const RadixShape & fallback)
+{
+  const std::string variable = variant_environment_name ("sort-onesweep");
+  const char *named = forced.empty () ? g_getenv (variable.c_str ()) : forced.c_str ();
+  if (!named)
+    return fallback;
+  RadixShape shape;
+  if (!RadixShape::parse (named, &shape) || shape.serial ())
+    throw Failure (Failure::Kind::Settings, std::string ("no onesweep sort shape \"") + named +
+        "\"" + (forced.empty () ? " in " + variable : "") + " (<work-items>x<keys per "
+        "work-item>, e.g. 256x16, at most 32768 keys)");
+  return shape;
+}
+
+SortTiming::SortTiming (Device & device, size_t keys) : device_ (device), keys_ (keys)
+{
+}
+
+double
+SortTiming::time (const std::function<void (const cl::Buffer & src, const cl::Buffer & dst,
+        const DeviceSort::Launcher & launch)> & enqueue)
+{
+  if (!src_ ()) {
+    std::vector<cl_uint> values (keys_);
+    std::mt19937 random (1);
+    for (auto & value : values)
+      value = random ();
+    src_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys_ * 4);
+    dst_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE, keys_ * 4);
+    device_.queue.enqueueWriteBuffer (src_, CL_TRUE, 0, keys_ * 4, values.data ());
+  }
+  std::vector<cl::Event> events;
+  enqueue (src_, dst_, [&](const cl::Kernel & kernel, const cl::NDRange & global,
+          const cl::NDRange & local) {
+        events.emplace_back ();
+        device_.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global, local, nullptr,
+            &events.back ());
+      });
+  device_.queue.finish ();
+  double ms = 0;
+  for (const auto & event : events)
+    ms += event_milliseconds (event);
+  return ms;
 }
 
 }  // namespace gst_opencl

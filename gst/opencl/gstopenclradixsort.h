@@ -1,9 +1,11 @@
-/* gst-opencl: LSD radix sort of rows of 32-bit keys in device memory (kernels/radixsort.cl), the
- * path DeviceSort takes for long rows.
+/* gst-opencl: LSD radix sorts of rows of 32-bit keys in device memory, the paths DeviceSort takes
+ * for long rows: RadixSort (kernels/radixsort.cl) and OnesweepSort (kernels/onesweep.cl).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Passes of 8-bit (or 4-bit) digits, each a stable counting sort: per-block digit counts, one
- * exclusive prefix sum over (row, digit, block), a stable scatter. Keys are mapped to the same
+ * Passes of 8-bit (or 4-bit) digits, each a stable counting sort. RadixSort: per-block digit
+ * counts, one exclusive prefix sum over (row, digit, block), a stable scatter, five launches a
+ * pass. OnesweepSort: the counts of every pass in one launch, then one launch a pass (see
+ * below). Keys are mapped to the same
  * order-preserving words as in the bitonic sort, so both give the result std::sort gives (see
  * gstopenclsort.h). The passes go src -> scratch -> dst -> scratch -> ... -> dst (an even
  * number of them), enqueued back to back with no host wait; the scratch and count buffers are
@@ -11,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,10 +50,11 @@ public:
   /* Builds kernels/sort.cl + kernels/radixsort.cl for the shape and digits of `digit_bits`
    * bits (8: four passes, 4: eight) through the device's program cache. `serial_tile_keys`
    * fixes the block of the serial kernels (0: by the shape of the sort, see tile_keys ()).
+   * The tiled ranking splits by `split_bits` bits a step (2 or 4, kernels/radixsort.cl).
    * Throws Failure (Settings) when the shape or the digits do not fit the device (work-group
    * size, local memory) or are none of the above, BuildFailure, cl::Error. */
   RadixSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8,
-      size_t serial_tile_keys = 0);
+      size_t serial_tile_keys = 0, unsigned split_bits = 2);
 
   /* As DeviceSort::enqueue, whose checks the caller has made (buffer sizes, rows x length at
    * most DeviceSort::MAX_WORDS). Throws Failure (TooLarge) when the scratch or the counts do not
@@ -87,6 +91,83 @@ private:
   size_t counts_words_ = 0;
   cl::Buffer sums_;
   size_t sums_words_ = 0;
+};
+
+/* The LSD radix sort in 1 + passes launches (kernels/onesweep.cl): one kernel counts the
+ * digits of every pass in one read of the keys, then one kernel per pass ranks tiles of
+ * shape.group_size x shape.keys_per_item keys in local memory (as RadixSort's tiled scatter)
+ * and finds where each tile's digits go by a decoupled look-back over the tiles before it in
+ * its row. Same results as RadixSort (stable passes, the same words). Rows of a batch are
+ * sorted by the same launches. Tiled shapes only (no serial one); rows shorter than
+ * MAX_LENGTH. */
+class OnesweepSort
+{
+public:
+  /* A tile's digit count and its flag share one 32-bit word: 30 bits for the count. */
+  static constexpr size_t MAX_LENGTH = (size_t (1) << 30) - 1;
+  /* The histogram kernel, then one kernel per pass. */
+  static size_t launches (unsigned digit_bits) { return 1 + 32 / digit_bits; }
+
+  /* Builds kernels/sort.cl + radixsort.cl + onesweep.cl for the shape, digits of `digit_bits`
+   * bits and split steps of `split_bits` through the device's program cache. Throws Failure
+   * (Settings) when the shape is serial or does not fit the device, or for other digits than
+   * 4 or 8 or split steps than 2 or 4; BuildFailure, cl::Error. */
+  OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits = 8,
+      unsigned split_bits = 2);
+
+  /* As RadixSort::enqueue; rows of at most MAX_LENGTH keys. Throws Failure (TooLarge) when
+   * the scratch or the tiles' states do not fit the device or the kernels' 32-bit indices,
+   * cl::Error. Allocates only when a buffer must grow. */
+  void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
+      SortKey key, SortOrder order, const DeviceSort::Launcher & launch);
+
+  size_t launch_count (size_t rows, size_t length) const
+  {
+    return rows && length ? launches (digit_bits_) : 0;
+  }
+  const RadixShape & shape () const { return shape_; }
+  unsigned digit_bits () const { return digit_bits_; }
+  size_t tile_keys () const { return shape_.group_size * shape_.keys_per_item; }
+  unsigned split_bits () const { return split_bits_; }
+
+private:
+  Device & device_;
+  RadixShape shape_;
+  unsigned digit_bits_ = 8;
+  unsigned split_bits_ = 2;
+  size_t compute_units_ = 1;
+  cl::Kernel histograms_;
+  cl::Kernel scatter_;
+  cl::Buffer scratch_;
+  size_t scratch_words_ = 0;
+  /* Per row and pass, the digit counts; clear between sorts (see kernels/onesweep.cl). */
+  cl::Buffer histograms_buffer_;
+  size_t histogram_words_ = 0;
+  /* Two arrays of per-tile, per-digit states, the passes alternating between them. */
+  cl::Buffer states_[2];
+  size_t state_words_ = 0;
+  cl::Buffer tile_counters_;
+};
+
+/* The onesweep sort's shape: `forced` when not empty, else the one
+ * GST_OPENCL_VARIANT_SORT_ONESWEEP names, else `fallback`. Throws Failure (Settings) for a
+ * name that is no tiled shape. */
+RadixShape choose_onesweep_shape (const std::string & forced, const RadixShape & fallback);
+
+/* Times sorts for the tuners: one row of `keys` random uint32 keys, written to the device on
+ * the first time (); time (enqueue) has `enqueue` sort src into dst through the launcher it is
+ * given and returns the kernel time of its launches in ms, once they are done. */
+class SortTiming
+{
+public:
+  SortTiming (Device & device, size_t keys);
+  double time (const std::function<void (const cl::Buffer & src, const cl::Buffer & dst,
+          const DeviceSort::Launcher & launch)> & enqueue);
+
+private:
+  Device & device_;
+  size_t keys_;
+  cl::Buffer src_, dst_;
 };
 
 /* The radix shape for a device and digit size: `forced` when not empty (a shape name), else the

@@ -16,7 +16,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclradixsort.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -51,16 +54,39 @@ kernel_group_limit (const cl::Kernel & kernel, const cl::Device & device)
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
 }
 
-/* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, or Automatic when unset. */
+/* The onesweep sort's tiles and split steps when none are named, by row length: the first
+ * entry whose max_length the row does not exceed (GPUs; CPUs take 256x16). Measured on an H100
+ * with tests/bench/sort-gpu-check.sh (docs/openclsort.md): 256x4 fastest from 2^14 to 2^16,
+ * 256x8 at 2^17, 2^18 and 2^22, 256x16 at 2^19 to 2^21. */
+struct OnesweepTiles
+{
+  size_t max_length;
+  RadixShape shape;
+  unsigned split_bits;
+};
+const OnesweepTiles ONESWEEP_TILES[] = {
+  { size_t (1) << 16, { 256, 4 }, 2 },
+  { size_t (1) << 18, { 256, 8 }, 2 },
+  { size_t (1) << 21, { 256, 16 }, 2 },
+  { SIZE_MAX, { 256, 8 }, 2 },
+  { SIZE_MAX, { 256, 16 }, 2 },  /* CPUs, every length */
+};
+constexpr size_t ONESWEEP_TILE_CHOICES = sizeof ONESWEEP_TILES / sizeof ONESWEEP_TILES[0];
+constexpr size_t ONESWEEP_CPU_TILES = ONESWEEP_TILE_CHOICES - 1;
+
+/* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, Onesweep, or Automatic when unset. */
 SortStrategy
 forced_strategy ()
 {
-  const std::vector<TuningCandidate> candidates { { "bitonic", false }, { "radix", false } };
+  const std::vector<TuningCandidate> candidates { { "bitonic", false }, { "radix", false },
+    { "onesweep", false } };
   switch (forced_variant ("sort", candidates)) {
     case 0:
       return SortStrategy::Bitonic;
     case 1:
       return SortStrategy::Radix;
+    case 2:
+      return SortStrategy::Onesweep;
     default:
       return SortStrategy::Automatic;
   }
@@ -102,10 +128,18 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
     case SortStrategy::Automatic:
       radix_min_length_ = tuning.radix_min_length ? tuning.radix_min_length :
           cpu ? RADIX_MIN_LENGTH_CPU : RADIX_MIN_LENGTH_GPU;
-      gpu_batch_rule_ = !cpu && !tuning.radix_min_length;
+      onesweep_min_length_ = tuning.onesweep_min_length ? tuning.onesweep_min_length :
+          cpu ? ONESWEEP_MIN_LENGTH_CPU : ONESWEEP_MIN_LENGTH_GPU;
+      gpu_batch_rule_ = !cpu && !tuning.radix_min_length && !tuning.onesweep_min_length;
+      time_long_rows_ = gpu_batch_rule_ || tuning.time_long_rows;
       break;
     case SortStrategy::Radix:
       radix_min_length_ = 0;
+      break;
+    case SortStrategy::Onesweep:
+      /* Rows too long for the onesweep sort's 30-bit counts take the radix sort. */
+      radix_min_length_ = OnesweepSort::MAX_LENGTH + 1;
+      onesweep_min_length_ = 0;
       break;
     default:
       radix_min_length_ = SIZE_MAX;
@@ -177,11 +211,47 @@ SortStrategy
 DeviceSort::strategy_for (size_t rows, size_t length) const
 {
   if (length >= radix_min_length_)
-    return SortStrategy::Radix;
+    return time_long_rows_ && length <= OnesweepSort::MAX_LENGTH ? long_rows_sort () :
+        SortStrategy::Radix;
   if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
       rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
     return SortStrategy::Radix;
+  if (length >= onesweep_min_length_)
+    return SortStrategy::Onesweep;
   return strategy_;
+}
+
+SortStrategy
+DeviceSort::long_rows_sort () const
+{
+  if (long_rows_ != SortStrategy::Automatic)
+    return long_rows_;
+  /* Untimed and unnamed: the radix sort, the H100's choice from 2^23 keys. */
+  if (!tuning_.time_long_rows && !g_getenv (variant_environment_name ("sort-long").c_str ())) {
+    long_rows_ = SortStrategy::Radix;
+    return long_rows_;
+  }
+  const std::vector<TuningCandidate> candidates { { "radix", true }, { "onesweep", true } };
+  const SortStrategy strategies[] = { SortStrategy::Radix, SortStrategy::Onesweep };
+  /* Each sort forced on one row of random keys. */
+  const size_t keys = std::min (tuning_.long_rows_timed_keys ? tuning_.long_rows_timed_keys :
+      LONG_ROWS_TIMED_KEYS, (size_t) device_.max_alloc_bytes / 4);
+  SortTiming timing (device_, keys);
+  auto time_one = [&](size_t candidate) -> double {
+    SortTuning forced = tuning_;
+    forced.strategy = strategies[candidate];
+    DeviceSort sort (device_, SortKey::UInt32, SortOrder::Ascending, forced);
+    return timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
+            const DeviceSort::Launcher & launch) { sort.enqueue (src, dst, 1, keys, launch); });
+  };
+  const std::string key = "keys " + std::to_string (keys) + " digits " +
+      std::to_string (radix_digit_bits_) + " source " + std::to_string (stable_hash (
+          kernel_source ("radixsort") + kernel_source ("onesweep")));
+  long_rows_ = strategies[choose_variant (device_.device, "sort-long", key, candidates,
+          time_one)];
+  GST_DEBUG ("sort on %s: rows of %zu keys or more take the %s sort", device_.name.c_str (),
+      radix_min_length_, long_rows_ == SortStrategy::Radix ? "radix" : "onesweep");
+  return long_rows_;
 }
 
 RadixSort &
@@ -190,8 +260,38 @@ DeviceSort::radix ()
   if (!radix_)
     radix_ = std::make_unique<RadixSort> (device_, choose_radix_shape (device_,
             tuning_.radix_shape, radix_digit_bits_), radix_digit_bits_,
-        tuning_.radix_tile_keys);
+        tuning_.radix_tile_keys, split_bits ());
   return *radix_;
+}
+
+OnesweepSort &
+DeviceSort::onesweep (size_t length)
+{
+  /* One sort per entry of the table; a named shape serves every length, from a slot of its
+   * own. */
+  const bool gpu = !(device_.type & CL_DEVICE_TYPE_CPU);
+  size_t choice = ONESWEEP_CPU_TILES;
+  for (size_t i = 0; gpu && i < ONESWEEP_CPU_TILES; i++) {
+    if (length <= ONESWEEP_TILES[i].max_length) {
+      choice = i;
+      break;
+    }
+  }
+  const bool named = !tuning_.onesweep_shape.empty () ||
+      g_getenv (variant_environment_name ("sort-onesweep").c_str ());
+  const RadixShape shape = choose_onesweep_shape (tuning_.onesweep_shape,
+      ONESWEEP_TILES[choice].shape);
+  unsigned split = named ? RADIX_SPLIT_BITS : ONESWEEP_TILES[choice].split_bits;
+  if (tuning_.radix_split_bits)
+    split = tuning_.radix_split_bits;
+  if (named)
+    choice = ONESWEEP_TILE_CHOICES;
+  if (onesweep_.empty ())
+    onesweep_.resize (ONESWEEP_TILE_CHOICES + 1);
+  auto & sort = onesweep_[choice];
+  if (!sort || sort->shape ().name () != shape.name () || sort->split_bits () != split)
+    sort = std::make_unique<OnesweepSort> (device_, shape, radix_digit_bits_, split);
+  return *sort;
 }
 
 template <typename Visit>
@@ -234,8 +334,16 @@ DeviceSort::schedule (size_t rows, size_t length, Visit && visit) const
 size_t
 DeviceSort::launch_count (size_t rows, size_t length) const
 {
-  if (strategy_for (rows, length) == SortStrategy::Radix)
-    return rows && length ? RadixSort::launches (radix_digit_bits_) : 0;
+  if (rows == 0 || length == 0)
+    return 0;
+  switch (strategy_for (rows, length)) {
+    case SortStrategy::Radix:
+      return RadixSort::launches (radix_digit_bits_);
+    case SortStrategy::Onesweep:
+      return OnesweepSort::launches (radix_digit_bits_);
+    default:
+      break;
+  }
   size_t count = 0;
   schedule (rows, length, [&count](const Pass &) { count++; });
   return count;
@@ -267,9 +375,15 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
     throw Failure (Failure::Kind::Settings, "sort buffers hold fewer than " +
         std::to_string (rows) + " x " + std::to_string (length) + " keys");
 
-  if (strategy_for (rows, length) == SortStrategy::Radix) {
-    radix ().enqueue (src, dst, rows, length, key_, order_, launch);
-    return;
+  switch (strategy_for (rows, length)) {
+    case SortStrategy::Radix:
+      radix ().enqueue (src, dst, rows, length, key_, order_, launch);
+      return;
+    case SortStrategy::Onesweep:
+      onesweep (length).enqueue (src, dst, rows, length, key_, order_, launch);
+      return;
+    default:
+      break;
   }
 
   const size_t chunk = bitonic_.chunk_words;

@@ -1,5 +1,7 @@
 /* gst-opencl: sorting rows of keys in device memory: a bitonic network (kernels/sort.cl) for
- * short rows, an LSD radix sort (kernels/radixsort.cl, gstopenclradixsort.h) for long ones.
+ * short rows, LSD radix sorts (gstopenclradixsort.h) for long ones: the onesweep sort
+ * (kernels/onesweep.cl, 1 + 4 launches with 8-bit digits) and the sort of five launches per
+ * pass (kernels/radixsort.cl).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A DeviceSort is built once per (device, key type, order) and then enqueues, on the device's
@@ -10,8 +12,8 @@
  * enqueued back to back with no host wait; the caller waits (reads the result, finishes the
  * queue) when it needs the keys.
  *
- * Which sort: rows of at least radix_min_length () keys take the radix sort, shorter rows the
- * bitonic network (see SortStrategy; GST_OPENCL_VARIANT_SORT=bitonic|radix forces one).
+ * Which sort: by the row's length (see SortStrategy and strategy_for ();
+ * GST_OPENCL_VARIANT_SORT=bitonic|radix|onesweep forces one).
  *
  * Orders (the result is the one std::sort gives with the same strict total order, so it is
  * unique bit for bit, whichever sort runs):
@@ -33,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "opencl/gstopenclcontext.h"
 
@@ -42,9 +45,11 @@ enum class SortKey { Int32 = 0, UInt32 = 1, Float32 = 2 };
 enum class SortOrder { Ascending = 0, Descending = 1 };
 
 /* Which sort, and how the bitonic network is scheduled.
- *   Automatic     rows of at least radix_min_length () keys: Radix; shorter rows: the bitonic
- *                 network scheduled by device type (LocalStages on GPUs, GlobalPasses on CPUs).
- *                 GST_OPENCL_VARIANT_SORT=bitonic or radix makes it Bitonic or Radix.
+ *   Automatic     rows of at least radix_min_length () keys: Radix; else rows of at least
+ *                 onesweep_min_length () keys: Onesweep; shorter rows: the bitonic network
+ *                 scheduled by device type (LocalStages on GPUs, GlobalPasses on CPUs).
+ *                 GST_OPENCL_VARIANT_SORT=bitonic, radix or onesweep makes it Bitonic, Radix
+ *                 or Onesweep.
  *   Bitonic       the bitonic network for every row, scheduled by device type.
  *   LocalStages   the bitonic network: every stride shorter than a work-group's chunk runs in
  *                 local memory, longer ones in global passes of up to four strides each held in
@@ -53,8 +58,10 @@ enum class SortOrder { Ascending = 0, Descending = 1 };
  *                 maps and pads the keys and one that maps them back (CPUs: their local memory
  *                 is ordinary cache and a barrier costs more than a step; PoCL runs one-stride
  *                 passes fastest).
- *   Radix         the LSD radix sort for every row. */
-enum class SortStrategy { Automatic, LocalStages, GlobalPasses, Bitonic, Radix };
+ *   Radix         the LSD radix sort of five launches per pass for every row.
+ *   Onesweep      the onesweep radix sort for every row (rows of more than
+ *                 OnesweepSort::MAX_LENGTH keys, 2^30 - 1, take Radix). */
+enum class SortStrategy { Automatic, LocalStages, GlobalPasses, Bitonic, Radix, Onesweep };
 
 /* The bitonic network's shape on one device, from its limits and SortTuning. */
 struct BitonicShape
@@ -88,12 +95,29 @@ struct SortTuning
   std::string radix_shape;
   /* Radix, serial shape: keys per block (default: by the sort's shape). */
   size_t radix_tile_keys = 0;
-  /* Radix: bits per digit, 8 (four passes) or 4 (eight) (default by device type:
+  /* Radix and Onesweep: bits per digit, 8 (four passes) or 4 (eight) (default by device type:
    * RADIX_DIGIT_BITS_CPU, RADIX_DIGIT_BITS_GPU). */
   unsigned radix_digit_bits = 0;
+  /* Automatic: the shortest row that takes the onesweep sort (when shorter than the radix
+   * sort's; default by device type: ONESWEEP_MIN_LENGTH_CPU, ONESWEEP_MIN_LENGTH_GPU). */
+  size_t onesweep_min_length = 0;
+  /* Radix (tiled) and Onesweep: bits per split step of the tile ranking, 2 or 4 (default:
+   * RADIX_SPLIT_BITS for Radix, by row length for Onesweep as its tiles). */
+  unsigned radix_split_bits = 0;
+  /* Onesweep: the shape of its tiles, "<work-items>x<keys per work-item>" for every row
+   * (default: GST_OPENCL_VARIANT_SORT_ONESWEEP, else by row length on GPUs, see
+   * gstopenclsort.cpp, and 256x16 on CPUs). */
+  std::string onesweep_shape;
+  /* Automatic: rows from radix_min_length keys on take whichever of the radix and onesweep
+   * sorts was faster on one row of long_rows_timed_keys keys (default LONG_ROWS_TIMED_KEYS),
+   * timed once through the shared tuner (family "sort-long"); else the radix sort, or on a GPU
+   * the one GST_OPENCL_VARIANT_SORT_LONG names. */
+  bool time_long_rows = false;
+  size_t long_rows_timed_keys = 0;
 };
 
 class RadixSort;
+class OnesweepSort;
 
 class DeviceSort
 {
@@ -105,20 +129,31 @@ public:
   /* rows * padded length may not exceed this (flat word indices are 32-bit in the kernels). */
   static constexpr size_t MAX_WORDS = size_t (1) << 31;
 
-  /* Default radix_min_length () by device type. On a CPU (PoCL) the radix sort, one work-item
-   * counting and scattering each block, was faster than the network from rows of 256 keys on,
-   * alone or in batches (docs/openclsort.md). On a GPU (H100) the network was faster for one
-   * row up to 2^18 keys and the radix sort from 2^20; for a batch of 1080 rows the network up to
-   * rows of 2^12 and the radix sort from 2^13 (8.8 M keys in all): so a GPU takes the radix sort
-   * for rows of RADIX_MIN_LENGTH_GPU keys, or of RADIX_MIN_BATCH_LENGTH_GPU keys when the batch
-   * holds RADIX_MIN_BATCH_KEYS_GPU keys or more. */
+  /* Default radix_min_length () and onesweep_min_length () by device type
+   * (docs/openclsort.md). On a CPU (PoCL) the radix sort, one work-item counting and
+   * scattering each block, was faster than the network from rows of 256 keys on, alone or in
+   * batches, and far faster than the onesweep sort. On a GPU (H100, one row) the network was
+   * fastest up to 2^13 keys, the onesweep sort from 2^14 to 2^22 (a row of 2^13 + 1 keys pads to
+   * 2^14 in the network), and the radix sort of five launches per pass from 2^23; for a batch
+   * of 1080 rows the network up to rows of 2^12 and the radix sort from 2^13 (8.8 M keys in
+   * all): so a GPU also takes the radix sort for rows of RADIX_MIN_BATCH_LENGTH_GPU keys when
+   * the batch holds RADIX_MIN_BATCH_KEYS_GPU keys or more. */
   static constexpr size_t RADIX_MIN_LENGTH_CPU = 256;
-  static constexpr size_t RADIX_MIN_LENGTH_GPU = size_t (1) << 19;
+  static constexpr size_t RADIX_MIN_LENGTH_GPU = size_t (1) << 23;
   static constexpr size_t RADIX_MIN_BATCH_LENGTH_GPU = size_t (1) << 13;
   static constexpr size_t RADIX_MIN_BATCH_KEYS_GPU = size_t (1) << 23;
+  static constexpr size_t ONESWEEP_MIN_LENGTH_CPU = SIZE_MAX;
+  static constexpr size_t ONESWEEP_MIN_LENGTH_GPU = (size_t (1) << 13) + 1;
+  /* Rows of RADIX_MIN_LENGTH_GPU keys or more take, on a GPU, the radix sort (the H100's
+   * faster one from 2^23 to 2^26 keys), or the one GST_OPENCL_VARIANT_SORT_LONG names; with
+   * SortTuning::time_long_rows, the faster of the two on one row of LONG_ROWS_TIMED_KEYS keys
+   * (the shared tuner, family "sort-long"). */
+  static constexpr size_t LONG_ROWS_TIMED_KEYS = size_t (1) << 24;
   /* Default radix digits by device type (docs/openclsort.md). */
   static constexpr unsigned RADIX_DIGIT_BITS_CPU = 4;
   static constexpr unsigned RADIX_DIGIT_BITS_GPU = 8;
+  /* Default bits per split step of the tiled ranking. */
+  static constexpr unsigned RADIX_SPLIT_BITS = 2;
 
   /* Builds kernels/sort.cl through the device's program cache (one program for every key type
    * and order) and picks the schedule for the device: on GPUs local stages with 512 work-items
@@ -146,11 +181,16 @@ public:
   SortOrder order () const { return order_; }
   /* The bitonic network's schedule: LocalStages or GlobalPasses. */
   SortStrategy strategy () const { return strategy_; }
-  /* What enqueue () runs for that shape: Radix, LocalStages or GlobalPasses. */
+  /* What enqueue () runs for that shape: Radix, Onesweep, LocalStages or GlobalPasses. */
   SortStrategy strategy_for (size_t rows, size_t length) const;
   /* Rows of at least this many keys take the radix sort: 0 with Radix, SIZE_MAX with a bitonic
    * strategy. */
   size_t radix_min_length () const { return radix_min_length_; }
+  /* Rows of at least this many keys (and shorter than radix_min_length ()) take the onesweep
+   * sort: 0 with Onesweep, SIZE_MAX when it is never taken. */
+  size_t onesweep_min_length () const { return onesweep_min_length_; }
+  /* The onesweep sort for rows of `length` keys, built on first use. Throws as enqueue (). */
+  OnesweepSort & onesweep (size_t length);
   /* The radix sort, built on first use (its shape: radix ().shape ()). Throws as enqueue (). */
   RadixSort & radix ();
   /* Words a work-group sorts in local memory, and its work-items (LocalStages). */
@@ -192,9 +232,20 @@ private:
   SortOrder order_;
   SortTuning tuning_;
   size_t radix_min_length_ = 0;
+  size_t onesweep_min_length_ = SIZE_MAX;
   bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */
+  bool time_long_rows_ = false;  /* long rows take the faster radix sort (long_rows_sort ()) */
+  /* Automatic on a GPU, no override: rows of radix_min_length_ keys or more take the faster
+   * of the two radix sorts, timed once per device on first need (long_rows_sort ()). */
+  mutable SortStrategy long_rows_ = SortStrategy::Automatic;
+  SortStrategy long_rows_sort () const;
   unsigned radix_digit_bits_ = 8;
+  unsigned split_bits () const
+  {
+    return tuning_.radix_split_bits ? tuning_.radix_split_bits : RADIX_SPLIT_BITS;
+  }
   std::unique_ptr<RadixSort> radix_;
+  std::vector<std::unique_ptr<OnesweepSort>> onesweep_;  /* one per tile shape used */
   SortStrategy strategy_ = SortStrategy::LocalStages;
   BitonicShape bitonic_;
   cl::Kernel chunks_;

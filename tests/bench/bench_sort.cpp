@@ -1,14 +1,14 @@
 /* gst-opencl: benchmark of the device sort (gst_opencl::DeviceSort, the sort openclsort runs):
- * its bitonic network and its radix sort against std::sort on one core, the table of the
- * bitonic-sort article.
+ * its bitonic network and its two radix sorts (five launches per pass, and onesweep) against
+ * std::sort on one core, the table of the bitonic-sort article.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * For every size 2^n it makes random non-negative int32 keys (std::mt19937, fixed seed; --rows
  * rows of 2^n keys for a batch), then measures in turns (so all see the same load on a shared
  * machine):
  *   - std::sort on a copy, on this one thread, --cpu-runs times (median);
- *   - each sort of the device sort (--algorithms: the bitonic network, the radix sort) on one
- *     row of 2^n keys, --runs times after --warmup runs: the keys are copied on the device into
+ *   - each sort of the device sort (--algorithms: the bitonic network, the radix sort, the
+ *     onesweep sort) on the row(s), --runs times after --warmup runs: the keys are copied on the device into
  *     the work buffer (not timed), the sort is enqueued (every launch records a profiling
  *     event, nothing waits in between), and the queue is finished once. Per run it records the
  *     kernel time (sum of the launches' END - START), the device span (first START to last
@@ -63,8 +63,11 @@ struct Options
   int max_steps = 0;
   std::string strategy = "automatic";
   int article_runs = 3;
-  std::vector<std::string> algorithms { "bitonic", "radix" };
+  std::vector<std::string> algorithms { "bitonic", "radix", "onesweep" };
   std::string radix_shape;
+  std::string onesweep_shape;
+  int onesweep_min_length = 0;
+  int split_bits = 0;
   int radix_tile = 0;
   int radix_min_length = 0;
   int radix_bits = 0;
@@ -106,6 +109,20 @@ struct SizeResult
   }
 };
 
+/* The name of the sort DeviceSort runs for a strategy (as in --algorithms). */
+const char *
+algorithm_name (gst_opencl::SortStrategy strategy)
+{
+  switch (strategy) {
+    case gst_opencl::SortStrategy::Radix:
+      return "radix";
+    case gst_opencl::SortStrategy::Onesweep:
+      return "onesweep";
+    default:
+      return "bitonic";
+  }
+}
+
 /* The device sorts measured, each forced to one sort. */
 struct Sorts
 {
@@ -139,8 +156,14 @@ parse_options (int argc, char **argv)
       .text ("--strategy S", &options.strategy, "the bitonic network's schedule: automatic "
       "(default: by device type), local or global (see gstopenclsort.h)")
       .count ("--steps N", &options.max_steps, 1, "strides per global pass, 1 to 4 (default 4)", 4)
-      .list ("--algorithms L", &options.algorithms, "the sorts measured: bitonic,radix (default "
-      "both)")
+      .list ("--algorithms L", &options.algorithms, "the sorts measured: bitonic,radix,onesweep "
+      "(default all three)")
+      .text ("--onesweep-shape S", &options.onesweep_shape, "the onesweep sort's tiles: "
+      "<work-items>x<keys each> (default: the device sort's choice, gstopenclradixsort.h)")
+      .count ("--split-bits N", &options.split_bits, 2, "bits per split step of the radix "
+      "sorts' tile ranking, 2 or 4 (default 2)", 4)
+      .count ("--onesweep-min N", &options.onesweep_min_length, 1, "the shortest row the "
+      "automatic choice gives the onesweep sort (default: the device type's)", 1 << 30)
       .text ("--radix-shape S", &options.radix_shape, "the radix sort's blocks: serial or "
       "<work-items>x<keys each> (default: the device's choice, gstopenclradixsort.h)")
       .count ("--radix-tile N", &options.radix_tile, 1, "keys per block of the serial radix "
@@ -160,7 +183,7 @@ parse_options (int argc, char **argv)
       options.strategy != "global")
     table.reject ("unknown strategy " + options.strategy);
   for (const auto & name : options.algorithms)
-    if (name != "bitonic" && name != "radix")
+    if (name != "bitonic" && name != "radix" && name != "onesweep")
       table.reject ("unknown sort " + name);
   return options;
 }
@@ -255,7 +278,7 @@ measure_size (const Options & options, gst_opencl::Device & device, const Sorts 
     AlgorithmResult algorithm;
     algorithm.name = name;
     algorithm.launches = sort->launch_count (rows, length);
-    if ((name == "radix") == (chosen == gst_opencl::SortStrategy::Radix))
+    if (name == algorithm_name (chosen))
       result.chosen = result.algorithms.size ();
     result.algorithms.push_back (algorithm);
   }
@@ -327,7 +350,7 @@ bitonic_description (const gst_opencl::DeviceSort & sort)
 std::string
 results_json (const Options & options, const std::string & command_line,
     const gst_opencl::Device & device, const Sorts & sorts, const std::string & radix_shape,
-    const std::vector<SizeResult> & results)
+    const std::string & onesweep_shape, const std::vector<SizeResult> & results)
 {
   std::ostringstream file;
   const auto & automatic = *sorts.automatic;
@@ -339,17 +362,21 @@ results_json (const Options & options, const std::string & command_line,
   file << "  \"device_name\": " << json_string (device.name) << ",\n";
   const bool local = automatic.strategy () == gst_opencl::SortStrategy::LocalStages;
   file << "  \"strategy\": " << json_string ("automatic: radix from " +
-      std::to_string (automatic.radix_min_length ()) + " keys, bitonic " +
+      std::to_string (automatic.radix_min_length ()) + " keys, onesweep from " +
+      std::to_string (automatic.onesweep_min_length ()) + " keys, bitonic " +
       (local ? "local stages" : "global passes") + " below") << ",\n";
   file << "  \"radix_min_length\": " << automatic.radix_min_length () << ",\n";
+  file << "  \"onesweep_min_length\": " << automatic.onesweep_min_length () << ",\n";
   for (const auto & [name, sort] : sorts.forced) {
     if (name == "bitonic") {
       file << "  \"bitonic\": " << json_string (bitonic_description (*sort)) << ",\n";
       if (sort->strategy () == gst_opencl::SortStrategy::LocalStages)
         file << "  \"chunk_words\": " << sort->chunk_words () << ", \"group_size\": " <<
             sort->group_size () << ",\n";
-    } else {
+    } else if (name == "radix") {
       file << "  \"radix_shape\": " << json_string (radix_shape) << ",\n";
+    } else {
+      file << "  \"onesweep_shape\": " << json_string (onesweep_shape) << ",\n";
     }
   }
   file << "  \"runs\": " << options.runs << ", \"warmup\": " << options.warmup <<
@@ -417,24 +444,43 @@ main (int argc, char **argv)
     radix_tuning.radix_shape = options.radix_shape;
     radix_tuning.radix_tile_keys = (size_t) options.radix_tile;
     radix_tuning.radix_digit_bits = (unsigned) options.radix_bits;
+    radix_tuning.radix_split_bits = (unsigned) options.split_bits;
+    gst_opencl::SortTuning onesweep_tuning = radix_tuning;
+    onesweep_tuning.strategy = gst_opencl::SortStrategy::Onesweep;
+    onesweep_tuning.onesweep_shape = options.onesweep_shape;
     gst_opencl::SortTuning automatic_tuning = bitonic_tuning;
     automatic_tuning.strategy = gst_opencl::SortStrategy::Automatic;
     automatic_tuning.radix_min_length = (size_t) options.radix_min_length;
+    automatic_tuning.onesweep_min_length = (size_t) options.onesweep_min_length;
+    automatic_tuning.radix_shape = options.radix_shape;
+    automatic_tuning.radix_digit_bits = (unsigned) options.radix_bits;
+    automatic_tuning.onesweep_shape = options.onesweep_shape;
     const auto key = gst_opencl::SortKey::Int32;
     const auto order = gst_opencl::SortOrder::Ascending;
     gst_opencl::DeviceSort bitonic (device, key, order, bitonic_tuning);
     gst_opencl::DeviceSort radix (device, key, order, radix_tuning);
+    gst_opencl::DeviceSort onesweep (device, key, order, onesweep_tuning);
     gst_opencl::DeviceSort automatic (device, key, order, automatic_tuning);
     Sorts sorts;
     sorts.automatic = &automatic;
     for (const auto & name : options.algorithms)
-      sorts.forced.push_back ({ name, name == "radix" ? &radix : &bitonic });
+      sorts.forced.push_back ({ name, name == "radix" ? &radix : name == "onesweep" ?
+          &onesweep : &bitonic });
     /* Builds the radix sort (and chooses its shape: timed once per device, then cached). */
     const std::string radix_shape = radix.radix ().shape ().name () + ", " +
         std::to_string (radix.radix ().digit_bits ()) + "-bit digits";
-    std::printf ("device sort on %s: bitonic %s; radix %s; automatic: radix from %zu keys\n",
-        device.name.c_str (), bitonic_description (bitonic).c_str (), radix_shape.c_str (),
-        automatic.radix_min_length ());
+    /* The onesweep sort's tiles may depend on the length: those of the first and last size. */
+    auto & shortest = onesweep.onesweep (size_t (1) << options.log2_sizes.front ());
+    auto & longest = onesweep.onesweep (size_t (1) << options.log2_sizes.back ());
+    const std::string onesweep_shape = shortest.shape ().name () + " (2^" +
+        std::to_string (options.log2_sizes.front ()) + ") to " + longest.shape ().name () +
+        " (2^" + std::to_string (options.log2_sizes.back ()) + "), " +
+        std::to_string (longest.digit_bits ()) + "-bit digits, " +
+        std::to_string (longest.split_bits ()) + "-bit split steps";
+    std::printf ("device sort on %s: bitonic %s; radix %s; onesweep %s; automatic: radix from "
+        "%zu keys, onesweep from %zu\n", device.name.c_str (),
+        bitonic_description (bitonic).c_str (), radix_shape.c_str (), onesweep_shape.c_str (),
+        automatic.radix_min_length (), automatic.onesweep_min_length ());
     std::printf ("%-5s %10s %12s", "log2", "N", "std::sort");
     for (const auto & name : options.algorithms)
       std::printf (" %12s %8s %8s", name.c_str (), "launches", "speed-up");
@@ -464,7 +510,7 @@ main (int argc, char **argv)
     }
     if (!options.json_path.empty ()) {
       if (!bench::write_file (options.json_path, results_json (options, command_line, device,
-                  sorts, radix_shape, results))) {
+                  sorts, radix_shape, onesweep_shape, results))) {
         gst_object_unref (context);
         return 1;
       }
