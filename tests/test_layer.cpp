@@ -110,6 +110,32 @@ GST_START_TEST (test_device_selection)
     fail_unless (std::string (e.what ()).find ("available devices") != std::string::npos);
   }
   fail_unless (thrown);
+
+  /* From a property's string: the same device as its parsed spec; a malformed string is a
+   * settings error that names it; the empty string follows GST_OPENCL_DEVICE. */
+  fail_unless (gst_opencl::select_device (std::string ("cpu")) () == cpu ());
+  thrown = false;
+  try {
+    gst_opencl::select_device (std::string ("cpu:x"));
+  } catch (const gst_opencl::Failure & e) {
+    thrown = e.kind == gst_opencl::Failure::Kind::Settings &&
+        std::string (e.what ()).find ("\"cpu:x\"") != std::string::npos;
+  }
+  fail_unless (thrown, "a malformed device string must be a settings error naming it");
+  const gchar *previous = g_getenv ("GST_OPENCL_DEVICE");
+  const std::string kept = previous ? previous : "";
+  g_setenv ("GST_OPENCL_DEVICE", "zzz", TRUE);
+  thrown = false;
+  try {
+    gst_opencl::select_device (std::string ());
+  } catch (const gst_opencl::Failure & e) {
+    thrown = e.kind == gst_opencl::Failure::Kind::NotFound;
+  }
+  if (previous)
+    g_setenv ("GST_OPENCL_DEVICE", kept.c_str (), TRUE);
+  else
+    g_unsetenv ("GST_OPENCL_DEVICE");
+  fail_unless (thrown, "GST_OPENCL_DEVICE=zzz must be followed");
 }
 GST_END_TEST;
 

@@ -81,6 +81,16 @@ effective_device_string (const std::string & property_value)
   return env ? env : "";
 }
 
+cl::Device
+select_device (const std::string & property_value)
+{
+  const std::string text = effective_device_string (property_value);
+  const auto spec = parse_device_spec (text);
+  if (!spec)
+    throw Failure (Failure::Kind::Settings, "malformed OpenCL device string \"" + text + "\"");
+  return select_device (*spec, text);
+}
+
 std::string
 describe_device (const cl::Device & device)
 {

@@ -31,6 +31,11 @@ std::string effective_device_string (const std::string & property_value);
  * or with the list of existing devices when the spec matches none. */
 cl::Device select_device (const DeviceSpec & spec, const std::string & original_text);
 
+/* The device a `device` property (or a program's --device option) names: the value, else
+ * GST_OPENCL_DEVICE, else automatic, parsed and chosen. Throws Failure (Settings) naming the
+ * string when it is malformed, and as select_device () above when nothing matches. */
+cl::Device select_device (const std::string & property_value);
+
 /* "NVIDIA H200 (NVIDIA CUDA)" */
 std::string describe_device (const cl::Device & device);
 

@@ -417,13 +417,7 @@ main (int argc, char **argv)
   const Options options = parse_options (argc, argv);
 
   try {
-    auto spec = gst_opencl::parse_device_spec (gst_opencl::effective_device_string (
-            options.device));
-    if (!spec) {
-      std::fprintf (stderr, "bad --device %s\n", options.device.c_str ());
-      return 2;
-    }
-    cl::Device device = gst_opencl::select_device (*spec, options.device);
+    cl::Device device = gst_opencl::select_device (options.device);
     cl::Platform platform (device.getInfo<CL_DEVICE_PLATFORM> ());
     const std::string path = cache_path (device);
     std::printf ("device %s, driver %s\n", gst_opencl::describe_device (device).c_str (),

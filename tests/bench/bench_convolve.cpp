@@ -380,13 +380,7 @@ int
 compiler_report (const Options & options)
 {
   try {
-    auto spec = gst_opencl::parse_device_spec (gst_opencl::effective_device_string (
-            options.device));
-    if (!spec) {
-      std::fprintf (stderr, "bad --device %s\n", options.device.c_str ());
-      return 2;
-    }
-    cl::Device device = gst_opencl::select_device (*spec, options.device);
+    cl::Device device = gst_opencl::select_device (options.device);
     cl::Context context (device);
     const bool nvidia = device.getInfo<CL_DEVICE_VENDOR> ().find ("NVIDIA") != std::string::npos;
     const auto limits = gst_opencl::ConvolutionLimits::of (device);
