@@ -849,6 +849,20 @@ GST_START_TEST (test_strategy_choice)
     fail_unless (automatic.strategy_for (1, radix_threshold - 1) == SortStrategy::Onesweep);
     fail_unless (automatic.strategy_for (1, radix_threshold) == SortStrategy::Radix);
   }
+  /* The GPU's batch rule, on any device: the keys of the whole batch count, so a single row
+   * just short of 2^23 keys is no batch (a rounded-down division once made it one). */
+  const size_t batch_keys = DeviceSort::RADIX_MIN_BATCH_KEYS_GPU;
+  const size_t min_batch_row = DeviceSort::RADIX_MIN_BATCH_LENGTH_GPU;
+  fail_unless (!DeviceSort::gpu_batch_takes_radix (1, batch_keys - 1));
+  fail_unless (DeviceSort::gpu_batch_takes_radix (1, batch_keys));
+  fail_unless (!DeviceSort::gpu_batch_takes_radix (2, batch_keys / 2 - 1));
+  fail_unless (DeviceSort::gpu_batch_takes_radix (2, batch_keys / 2));
+  fail_unless (!DeviceSort::gpu_batch_takes_radix (3, batch_keys / 3));
+  fail_unless (DeviceSort::gpu_batch_takes_radix (3, batch_keys / 3 + 1));
+  fail_unless (DeviceSort::gpu_batch_takes_radix (batch_keys / min_batch_row, min_batch_row));
+  fail_unless (!DeviceSort::gpu_batch_takes_radix (batch_keys / min_batch_row - 1,
+          min_batch_row));
+  fail_unless (!DeviceSort::gpu_batch_takes_radix (batch_keys, min_batch_row - 1));
   if (cpu) {
     fail_unless (automatic.strategy_for (100, threshold - 1) == bitonic);
   } else {

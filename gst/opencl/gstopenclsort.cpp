@@ -213,12 +213,20 @@ DeviceSort::strategy_for (size_t rows, size_t length) const
   if (length >= radix_min_length_)
     return time_long_rows_ && length <= OnesweepSort::MAX_LENGTH ? long_rows_sort () :
         SortStrategy::Radix;
-  if (gpu_batch_rule_ && length >= RADIX_MIN_BATCH_LENGTH_GPU &&
-      rows >= RADIX_MIN_BATCH_KEYS_GPU / length)
+  if (gpu_batch_rule_ && gpu_batch_takes_radix (rows, length))
     return SortStrategy::Radix;
   if (length >= onesweep_min_length_)
     return SortStrategy::Onesweep;
   return strategy_;
+}
+
+bool
+DeviceSort::gpu_batch_takes_radix (size_t rows, size_t length)
+{
+  /* rows >= keys / length rounded up, i.e. rows x length >= keys without the product's
+   * overflow; rounded down, one row just short of 2^23 keys would count as a batch of 2^23. */
+  return length >= RADIX_MIN_BATCH_LENGTH_GPU &&
+      rows >= (RADIX_MIN_BATCH_KEYS_GPU + length - 1) / length;
 }
 
 SortStrategy

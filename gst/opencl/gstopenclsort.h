@@ -183,6 +183,9 @@ public:
   SortStrategy strategy () const { return strategy_; }
   /* What enqueue () runs for that shape: Radix, Onesweep, LocalStages or GlobalPasses. */
   SortStrategy strategy_for (size_t rows, size_t length) const;
+  /* The GPU's batch rule alone: rows of RADIX_MIN_BATCH_LENGTH_GPU keys or more, and
+   * RADIX_MIN_BATCH_KEYS_GPU keys or more in all. */
+  static bool gpu_batch_takes_radix (size_t rows, size_t length);
   /* Rows of at least this many keys take the radix sort: 0 with Radix, SIZE_MAX with a bitonic
    * strategy. */
   size_t radix_min_length () const { return radix_min_length_; }

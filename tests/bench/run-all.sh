@@ -108,8 +108,8 @@ fi
 # of rows like a video frame's, where the automatic choice between the two matters most.
 if wanted sort && [ -x "$bin/bench_sort" ]; then
   if [ "$device" = gpu ]; then
-    run sort 240 bash "$bench_here/run-sort.sh" --no-build --build "$build" \
-      --sizes 12,14,16,18,20,22,24,25,26 --peer-runs 30 --out "$out/sort.json" \
+    run sort 300 bash "$bench_here/run-sort.sh" --no-build --build "$build" \
+      --sizes 12,13,14,15,16,17,18,19,20,21,22,23,24,25,26 --peer-runs 30 --out "$out/sort.json" \
       -- --device gpu --runs 10 --warmup 2 --cpu-runs 1
     run sort-batch 120 bash "$bench_here/run-sort.sh" --no-build --build "$build" --no-peer \
       --sizes 8,10,11,12,13,14 --out "$out/sort-batch.json" \
