@@ -38,7 +38,9 @@
  *   KX, KY, KZ     filter size per axis (odd)          NUM_FILTERS  N
  *   UNROLL, ROWS   outputs per work-item along x, y    GROUP_X, GROUP_Y  work-group shape
  *   FILTER_BLOCK   filters per work-item (divides N; N unless OUT_MODE is 0)
- *   TILE           1: input planes staged in local memory per work-group
+ *   TILE           1: input planes staged in local memory per work-group; 2: the same in two
+ *                  buffers, the next plane's values loaded into registers while the current
+ *                  plane is computed (one barrier per plane, the loads' latency hidden)
  *   CHANNELS       1, or 4 (four interleaved channels filtered alike, RGBA pixels)
  *   IN_FLOAT       0: uchar input, 1: float input
  *   OUT_MODE       0: float, N responses contiguous per voxel (tensor layout)
@@ -170,7 +172,19 @@ typedef float value_t;
 #endif
 #define TILE_PITCH ((GROUP_X - 1) * UNROLL + SPAN_PAD)
 #define TILE_H (GROUP_Y * ROWS + KY - 1)
+#define TILE_VALUES (TILE_PITCH * TILE_H)
 #define GROUP_SIZE (GROUP_X * GROUP_Y)
+/* Values of a plane each work-item stages. */
+#define STAGE_STEPS ((TILE_VALUES + GROUP_SIZE - 1) / GROUP_SIZE)
+#if TILE == 2
+#define TILE_BUFFERS 2
+#else
+#define TILE_BUFFERS 1
+#endif
+/* float4s of one staged plane, and the values of one buffer (whole float4s, so the second
+ * buffer stays aligned for vector reads). */
+#define TILE_VECTORS ((TILE_VALUES * CHANNELS + 3) / 4)
+#define TILE_BUFFER_VALUES (TILE_VECTORS * 4 / CHANNELS)
 /* A plain row of outputs read straight from global memory walks the input columns one value at
  * a time instead of holding windows (fewer live values: CPU drivers, which turn every private
  * value into a vector register across work-items, run it faster). */
@@ -192,6 +206,20 @@ plane_offset (int z, int l, int depth, int plane_stride, int16 slots)
 #endif
 }
 
+#if TILE
+/* Value k of this work-item's share of a staged plane (row r, column c of the tile, clamped to
+ * the input); consecutive work-items take consecutive values, so the reads coalesce. */
+inline value_t
+stage_value (__global const in_scalar_t * plane, int t, int tile_x, int tile_y, int width,
+    int height, int src_row_stride)
+{
+  const int r = t / TILE_PITCH;
+  const int c = t - r * TILE_PITCH;
+  return LOAD_VALUE (plane + (size_t) clamp (tile_y + r, 0, height - 1) * src_row_stride,
+      clamp (tile_x + c, 0, width - 1));
+}
+#endif
+
 __kernel __attribute__ ((reqd_work_group_size (GROUP_X, GROUP_Y, 1)))
 void
 convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_stride,
@@ -205,7 +233,7 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
   __local float4 filter_storage[(BLOCK_TAPS + 3) / 4];
 #endif
 #if TILE
-  __local float4 tile_storage[(TILE_PITCH * TILE_H * CHANNELS + 3) / 4];
+  __local float4 tile_storage[TILE_BUFFERS * TILE_VECTORS];
 #endif
   const int local_x = (int) get_local_id (0);
   const int local_y = (int) get_local_id (1);
@@ -260,24 +288,52 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
     }
   }
 
+#if TILE == 2
+  /* Plane 0 staged before the loop; plane l + 1 loaded while plane l is computed. */
+  value_t staged[STAGE_STEPS];
+  {
+    __global const in_scalar_t *first = src + plane_offset (z, 0, depth, src_plane_stride,
+        slots);
+#pragma unroll
+    for (int k = 0; k < STAGE_STEPS; k++) {
+      const int t = local_index + k * GROUP_SIZE;
+      if (t < TILE_VALUES)
+        tile[t] = stage_value (first, t, tile_x, tile_y, width, height, src_row_stride);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+#endif
+
   for (int l = 0; l < KZ; l++) {
+#if TILE == 2
+    __local const value_t *plane_tile = tile + (l & 1) * TILE_BUFFER_VALUES;
+    if (l + 1 < KZ) {
+      __global const in_scalar_t *next = src + plane_offset (z, l + 1, depth,
+          src_plane_stride, slots);
+#pragma unroll
+      for (int k = 0; k < STAGE_STEPS; k++) {
+        const int t = local_index + k * GROUP_SIZE;
+        if (t < TILE_VALUES)
+          staged[k] = stage_value (next, t, tile_x, tile_y, width, height, src_row_stride);
+      }
+    }
+#elif TILE
     __global const in_scalar_t *plane = src + plane_offset (z, l, depth, src_plane_stride,
         slots);
-#if TILE
+    __local const value_t *plane_tile = tile;
     barrier (CLK_LOCAL_MEM_FENCE);      /* the previous plane is no longer read */
     /* Consecutive work-items stage consecutive values (coalesced reads, no bank conflicts);
      * the trip count is a constant, so the loads can be in flight together. */
 #pragma unroll 8
-    for (int k = 0; k < (TILE_PITCH * TILE_H + GROUP_SIZE - 1) / GROUP_SIZE; k++) {
+    for (int k = 0; k < STAGE_STEPS; k++) {
       const int t = local_index + k * GROUP_SIZE;
-      if (t < TILE_PITCH * TILE_H) {
-        const int r = t / TILE_PITCH;
-        const int c = t - r * TILE_PITCH;
-        tile[t] = LOAD_VALUE (plane + (size_t) clamp (tile_y + r, 0, height - 1) *
-            src_row_stride, clamp (tile_x + c, 0, width - 1));
-      }
+      if (t < TILE_VALUES)
+        tile[t] = stage_value (plane, t, tile_x, tile_y, width, height, src_row_stride);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
+#else
+    __global const in_scalar_t *plane = src + plane_offset (z, l, depth, src_plane_stride,
+        slots);
 #endif
     for (int j = 0; j < KY; j++) {
       FILTER_SPACE const float *f_row = f + (l * KY + j) * KX * FILTER_STRIDE;
@@ -305,7 +361,7 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #pragma unroll
       for (int v = 0; v < ROWS; v++) {
 #if TILE
-        __local const value_t *window = tile + (local_y * ROWS + v + j) * TILE_PITCH +
+        __local const value_t *window = plane_tile + (local_y * ROWS + v + j) * TILE_PITCH +
             local_x * UNROLL;
 #if WINDOW_VECTOR == 4
 #pragma unroll
@@ -362,6 +418,20 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
       }
 #endif
     }
+#if TILE == 2
+    /* The other buffer was last read in the plane before this one, which every work-item
+     * finished before the barrier that ended it. */
+    if (l + 1 < KZ) {
+      __local value_t *next_tile = tile + ((l + 1) & 1) * TILE_BUFFER_VALUES;
+#pragma unroll
+      for (int k = 0; k < STAGE_STEPS; k++) {
+        const int t = local_index + k * GROUP_SIZE;
+        if (t < TILE_VALUES)
+          next_tile[t] = staged[k];
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+#endif
   }
 
 #pragma unroll

@@ -97,7 +97,16 @@ GST_START_TEST (test_variant_strings)
   const std::string block_text = v->to_string ();
   fail_unless_equals_string (block_text.c_str (), "4x2f8:16x8:local:tile");
   v = ConvolutionVariant::parse ("8f16:32x4:tile", &memory_given);
-  fail_unless (v && !memory_given && v->tile && v->rows == 1 && v->filter_block == 16);
+  fail_unless (v && !memory_given && v->tile == 1 && v->rows == 1 && v->filter_block == 16);
+  /* Two staging buffers. */
+  v = ConvolutionVariant::parse ("4x2f8:16x8:local:tile2", &memory_given);
+  fail_unless (v && memory_given && v->tile == 2 && v->filter_memory == FilterMemory::Local);
+  const std::string double_text = v->to_string ();
+  fail_unless_equals_string (double_text.c_str (), "4x2f8:16x8:local:tile2");
+  v = ConvolutionVariant::parse ("3x2:4x4:tile2", &memory_given);
+  fail_unless (v && !memory_given && v->tile == 2 && v->unroll == 3);
+  fail_unless (*ConvolutionVariant::parse ("4:16x4:tile") != *ConvolutionVariant::parse (
+          "4:16x4:tile2"));
   v = ConvolutionVariant::parse ("1x4:8x8:global", &memory_given);
   fail_unless (v && memory_given && !v->tile && v->rows == 4 && v->filter_block == 0);
   /* Rows 1 is the field left out. */
@@ -112,7 +121,8 @@ GST_START_TEST (test_variant_strings)
            "4f8x2:16x4", "4x17:16x4", "4f65:16x4", "17:16x4", "4:16x4:tile:local",
            "4:16x4:tile:", "4:16x4::tile", "4:16x4:tile:tile", "4:16x4:constant:local",
            "4:16x4:Tile", "4:16x4:constant:tile:", "4x2x2:16x4", "4f8f8:16x4", "4 :16x4",
-           "4x99999:16x4" })
+           "4x99999:16x4", "4:16x4:tile3", "4:16x4:tile2:tile", "4:16x4:tile2:local",
+           "4:16x4:Tile2", "4:16x4:tile2:", "4:16x4:tile22", "mma:4:2x2:tile2" })
     fail_unless (!ConvolutionVariant::parse (bad).has_value (), "\"%s\" accepted", bad);
 }
 GST_END_TEST;
@@ -453,6 +463,17 @@ GST_START_TEST (test_resolve)
     resolved ("16x16:64x16:tile", huge);
   } catch (const gst_opencl::Failure & e) {
     threw = e.kind == gst_opencl::Failure::Kind::Settings;
+  }
+  fail_unless (threw);
+  /* A plane of 136 x 70 floats (38,080 bytes) fits 48 KiB once, not twice. */
+  auto one = Bench::tensor_spec (1, 7, 7, 7);
+  check ("8x4:16x16:constant:tile", one, "8x4:16x16:constant:tile");
+  threw = false;
+  try {
+    resolved ("8x4:16x16:constant:tile2", one);
+  } catch (const gst_opencl::Failure & e) {
+    threw = e.kind == gst_opencl::Failure::Kind::Settings &&
+        std::string (e.what ()).find ("8x4:16x16:constant:tile2") != std::string::npos;
   }
   fail_unless (threw);
   /* The GPU candidates of the benchmark's shapes: at most 8 each, all within budget. */

@@ -273,7 +273,7 @@ GST_START_TEST (test_gpu_layouts)
   const char *blocks = local_mem >= 41600 + 1024 ? "8x2:16x8:tile" : "8x2:16x4:tile";
   g_printerr ("device local memory %" G_GUINT64_FORMAT " bytes: %s\n", local_mem, blocks);
   for (const char *variant : { blocks, "4x4:8x8:local:tile", "3x2:4x4:global:tile",
-           "2x3:8x4:global" }) {
+           "2x3:8x4:global", "4x4:8x8:constant:tile2", "3x2:4x4:global:tile2" }) {
     g_setenv ("GST_OPENCL_VARIANT_CONVOLUTION", variant, TRUE);
     check_stream (GST_VIDEO_FORMAT_RGBA, 37, 13, 4, custom (3, 5, 3, seed), seed + 1, 0);
     check_stream (GST_VIDEO_FORMAT_GRAY8, 29, 11, 4, custom (5, 3, 3, seed + 2, -0.4, 0.5,

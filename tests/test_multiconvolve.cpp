@@ -350,7 +350,8 @@ GST_START_TEST (test_gpu_layouts)
   /* Sizes that are no multiple of any block, so every edge of a block is cut somewhere. */
   uint32_t seed = 700;
   for (const char *variant : { "4x2f8:16x8:local:tile", "8x2:16x8:tile", "4x4f4:8x8:constant:tile",
-           "2x3f2:8x4:global", "3x2:4x4:local:tile" }) {
+           "2x3f2:8x4:global", "3x2:4x4:local:tile", "4x2f8:16x8:local:tile2",
+           "3x2:4x4:constant:tile2" }) {
     g_setenv (VARIANT_VARIABLE, variant, TRUE);
     check_volume (random_bank (8, 3, 3, seed), 37, 11, 5, seed + 1);
     check_volume (random_bank (32, 3, 2, seed + 2), 21, 9, 3, seed + 3);

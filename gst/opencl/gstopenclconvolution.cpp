@@ -81,7 +81,7 @@ local_bytes (const ConvolutionSpec & spec, const ConvolutionVariant & variant)
     const cl_ulong span_pad = (cl_ulong) ((span + vector - 1) / vector * vector);
     const cl_ulong pitch = (cl_ulong) (variant.group_x - 1) * variant.unroll + span_pad;
     const cl_ulong rows = (cl_ulong) variant.group_y * variant.rows + spec.ky - 1;
-    bytes += (pitch * rows * spec.channels + 3) / 4 * 16;
+    bytes += (cl_ulong) variant.tile * ((pitch * rows * spec.channels + 3) / 4 * 16);
   }
   return bytes;
 }
@@ -200,35 +200,39 @@ struct CandidateShape
 {
   int unroll, rows, filters, group_x, group_y;
   FilterMemory memory;
-  bool memory_given, tile;
+  bool memory_given;
+  int tile;                     /* ConvolutionVariant::tile */
 };
 
 /* GPUs, tensor output with 8 or more filters: blocks of 8 (or 16) filters x 4 or 8 columns x 2
- * or 4 rows per work-item, each tap read as a float4 of four filters from local memory (or the
- * constant cache) and used UNROLL x ROWS times, the input staged in local memory; and the plain
- * layout as the reference the others must beat. The first is the default. */
+ * rows per work-item, each tap read as a float4 of four filters from local memory (or the
+ * constant cache) and used UNROLL x ROWS times, the input staged in local memory in one buffer or
+ * two; and the plain layout as the reference the others must beat. The first is the default: on
+ * an H100 (256^3, 7^3 filters) the second buffer made 4x2f8:16x8:local 10% faster at N = 8 and
+ * 9% at N = 32. 8x2f8 in two buffers spills (255 registers) yet stays within 9% of the best;
+ * 4x4f8 spills too and was dropped. */
 const CandidateShape GPU_MANY_FILTERS[] = {
-  { 4, 2, 8, 16, 8, FilterMemory::Local, true, true },
-  { 4, 4, 8, 16, 8, FilterMemory::Local, true, true },
-  { 8, 2, 8, 16, 8, FilterMemory::Local, true, true },
-  { 4, 2, 16, 16, 8, FilterMemory::Local, true, true },
-  { 4, 2, 8, 32, 4, FilterMemory::Local, true, true },
-  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, true },
-  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, false },
-  { 0, 1, 0, 16, 8, FilterMemory::Constant, false, false },
+  { 4, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
+  { 4, 2, 8, 32, 4, FilterMemory::Local, true, 2 },
+  { 4, 2, 16, 16, 8, FilterMemory::Local, true, 1 },
+  { 4, 2, 8, 16, 8, FilterMemory::Local, true, 1 },
+  { 8, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
+  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, 2 },
+  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, 0 },
+  { 0, 1, 0, 16, 8, FilterMemory::Constant, false, 0 },
 };
 
 /* GPUs, few filters or pixel output (which needs all of them per work-item): 2D blocks of
  * outputs from a staged input, or from global memory, and plain rows. */
 const CandidateShape GPU_FEW_FILTERS[] = {
-  { 8, 2, 0, 16, 8, FilterMemory::Constant, false, true },
-  { 4, 4, 0, 16, 8, FilterMemory::Constant, false, true },
-  { 8, 4, 0, 16, 8, FilterMemory::Constant, false, true },
-  { 4, 2, 0, 32, 4, FilterMemory::Constant, false, true },
-  { 8, 2, 0, 16, 8, FilterMemory::Constant, false, false },
-  { 0, 1, 0, 16, 8, FilterMemory::Constant, false, false },
-  { 4, 1, 0, 32, 4, FilterMemory::Constant, false, false },
-  { 1, 1, 0, 32, 4, FilterMemory::Constant, false, false },
+  { 8, 2, 0, 16, 8, FilterMemory::Constant, false, 1 },
+  { 4, 4, 0, 16, 8, FilterMemory::Constant, false, 1 },
+  { 8, 4, 0, 16, 8, FilterMemory::Constant, false, 1 },
+  { 4, 2, 0, 32, 4, FilterMemory::Constant, false, 1 },
+  { 8, 2, 0, 16, 8, FilterMemory::Constant, false, 0 },
+  { 0, 1, 0, 16, 8, FilterMemory::Constant, false, 0 },
+  { 4, 1, 0, 32, 4, FilterMemory::Constant, false, 0 },
+  { 1, 1, 0, 32, 4, FilterMemory::Constant, false, 0 },
 };
 
 /* NVIDIA GPUs with tensor cores, specs mma supports: rows per warp, filters per warp (0: all),
@@ -325,7 +329,7 @@ ConvolutionVariant::to_string () const
   text += ":" + std::to_string (group_x) + "x" + std::to_string (group_y) + ":" +
       memory_name (filter_memory);
   if (tile)
-    text += ":tile";
+    text += tile == 2 ? ":tile2" : ":tile";
   return text;
 }
 
@@ -374,7 +378,7 @@ parse_mma (const std::string & text, bool * memory_given)
 std::optional<ConvolutionVariant>
 ConvolutionVariant::parse (const std::string & text, bool * memory_given)
 {
-  /* UNROLL[xROWS][fFILTERS]:GXxGY[:MEMORY][:tile], nothing else around it. */
+  /* UNROLL[xROWS][fFILTERS]:GXxGY[:MEMORY][:tile|:tile2], nothing else around it. */
   ConvolutionVariant variant;
   size_t pos = 0;
   bool has_rows = false, has_filters = false;
@@ -417,8 +421,8 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
       field++;
     }
   }
-  if (field < fields.size () && fields[field] == "tile") {
-    variant.tile = true;
+  if (field < fields.size () && (fields[field] == "tile" || fields[field] == "tile2")) {
+    variant.tile = fields[field] == "tile2" ? 2 : 1;
     field++;
   }
   if (field != fields.size ())
@@ -528,7 +532,7 @@ resolve_mma (const ConvolutionVariant & requested, const ConvolutionSpec & spec,
   variant.unroll = MMA_VOXELS;
   if (variant.filter_memory != FilterMemory::Global)
     variant.filter_memory = FilterMemory::Local;
-  variant.tile = false;
+  variant.tile = 0;
   variant.filter_block = mma_effective_filter_block (spec, variant.filter_block);
   check_fits (variant, spec, limits, (size_t) mma_group_size (variant),
       mma_local_bytes (spec, variant, !limits.tensor_cores ()));
@@ -584,7 +588,7 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
     budget = MAX_ACCUMULATORS;
     for (int unroll : { 8, 4, 2, 1 }) {
       if (shapes.size () < 2 && (unroll == 1 || unroll * per_output <= CPU_ACCUMULATORS))
-        shapes.push_back ({ unroll, 1, 0, 16, 4, FilterMemory::Constant, false, false });
+        shapes.push_back ({ unroll, 1, 0, 16, 4, FilterMemory::Constant, false, 0 });
     }
   }
 
@@ -676,7 +680,7 @@ Convolution::program (const ConvolutionSpec & spec, const ConvolutionVariant & v
     text = g_strdup_printf ("%s -DUNROLL=%d -DROWS=%d -DFILTER_BLOCK=%d -DGROUP_X=%d "
         "-DGROUP_Y=%d -DFILTER_MEM=%d -DTILE=%d", spec.build_options ().c_str (),
         variant.unroll, variant.rows, filters_per_item (spec, variant), variant.group_x,
-        variant.group_y, (int) variant.filter_memory, variant.tile ? 1 : 0);
+        variant.group_y, (int) variant.filter_memory, variant.tile);
   Program program;
   program.file = program.kernel = variant.mma ? "convolve_mma" : "convolve";
   program.options = text;

@@ -63,10 +63,12 @@ struct ConvolutionVariant
   int group_x = 16;
   int group_y = 4;
   FilterMemory filter_memory = FilterMemory::Constant;
-  bool tile = false;         /* the work-group's input plane is staged in local memory */
+  /* The work-group's input plane staged in local memory: 0 no, 1 one buffer, 2 two buffers
+   * (the next plane loaded into registers while one is computed). */
+  int tile = 0;
   bool mma = false;          /* the tensor-core kernel */
 
-  /* "<unroll>[x<rows>][f<filters>]:<group x>x<group y>:<constant|local|global>[:tile]", the
+  /* "<unroll>[x<rows>][f<filters>]:<group x>x<group y>:<constant|local|global>[:tile|:tile2]", the
    * rows and filters fields left out when 1 and all; for mma variants
    * "mma:<rows per warp>[f<filters per warp>]:<warps x>x<warps y>". */
   std::string to_string () const;
