@@ -204,21 +204,22 @@ struct CandidateShape
   int tile;                     /* ConvolutionVariant::tile */
 };
 
-/* GPUs, tensor output with 8 or more filters: blocks of 8 (or 16) filters x 4 or 8 columns x 2
- * rows per work-item, each tap read as a float4 of four filters from local memory (or the
+/* GPUs, tensor output with 8 or more filters: blocks of 8 (or 16) filters x 2 to 4 columns x 2
+ * or 3 rows per work-item, each tap read as a float4 of four filters from local memory (or the
  * constant cache) and used UNROLL x ROWS times, the input staged in local memory in one buffer or
- * two; and the plain layout as the reference the others must beat. The first is the default: on
- * an H100 (256^3, 7^3 filters) the second buffer made 4x2f8:16x8:local 10% faster at N = 8 and
- * 9% at N = 32. 8x2f8 in two buffers spills (255 registers) yet stays within 9% of the best;
- * 4x4f8 spills too and was dropped. */
+ * two; and the plain layout as the reference the others must beat. The first is the default.
+ * On an H100 (256^3, 7^3 filters; tests/bench/results/convolve-tile2-h100/) the second buffer
+ * made 4x2f8:16x8:local 10% faster at N = 8 and 9% at N = 32, and 2x2 outputs, 32 accumulators
+ * in 128 registers (16 warps per multiprocessor against 12 for 4x2f8's 161), another 16% at
+ * N = 8 but 2% less at N = 32; 4x4f8 and 8x2f8 in two buffers spill. */
 const CandidateShape GPU_MANY_FILTERS[] = {
+  { 2, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
   { 4, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
-  { 4, 2, 8, 32, 4, FilterMemory::Local, true, 2 },
+  { 2, 2, 8, 8, 8, FilterMemory::Local, true, 2 },
+  { 2, 3, 8, 16, 8, FilterMemory::Local, true, 2 },
+  { 2, 2, 8, 16, 16, FilterMemory::Local, true, 1 },
   { 4, 2, 16, 16, 8, FilterMemory::Local, true, 1 },
-  { 4, 2, 8, 16, 8, FilterMemory::Local, true, 1 },
-  { 8, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
-  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, 2 },
-  { 4, 2, 8, 16, 8, FilterMemory::Constant, true, 0 },
+  { 2, 2, 8, 16, 8, FilterMemory::Constant, true, 2 },
   { 0, 1, 0, 16, 8, FilterMemory::Constant, false, 0 },
 };
 
