@@ -218,6 +218,21 @@ stage_value (__global const in_scalar_t * plane, int t, int tile_x, int tile_y, 
   return LOAD_VALUE (plane + (size_t) clamp (tile_y + r, 0, height - 1) * src_row_stride,
       clamp (tile_x + c, 0, width - 1));
 }
+
+/* Stages a whole plane into `dest`. Consecutive work-items stage consecutive values (coalesced
+ * reads, no bank conflicts); the trip count is a constant, so the loads can be in flight
+ * together. */
+inline void
+stage_plane (__local value_t * dest, __global const in_scalar_t * plane, int local_index,
+    int tile_x, int tile_y, int width, int height, int src_row_stride)
+{
+#pragma unroll 8
+  for (int k = 0; k < STAGE_STEPS; k++) {
+    const int t = local_index + k * GROUP_SIZE;
+    if (t < TILE_VALUES)
+      dest[t] = stage_value (plane, t, tile_x, tile_y, width, height, src_row_stride);
+  }
+}
 #endif
 
 __kernel __attribute__ ((reqd_work_group_size (GROUP_X, GROUP_Y, 1)))
@@ -291,17 +306,9 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #if TILE == 2
   /* Plane 0 staged before the loop; plane l + 1 loaded while plane l is computed. */
   value_t staged[STAGE_STEPS];
-  {
-    __global const in_scalar_t *first = src + plane_offset (z, 0, depth, src_plane_stride,
-        slots);
-#pragma unroll
-    for (int k = 0; k < STAGE_STEPS; k++) {
-      const int t = local_index + k * GROUP_SIZE;
-      if (t < TILE_VALUES)
-        tile[t] = stage_value (first, t, tile_x, tile_y, width, height, src_row_stride);
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
+  stage_plane (tile, src + plane_offset (z, 0, depth, src_plane_stride, slots), local_index,
+      tile_x, tile_y, width, height, src_row_stride);
+  barrier (CLK_LOCAL_MEM_FENCE);
 #endif
 
   for (int l = 0; l < KZ; l++) {
@@ -322,14 +329,7 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
         slots);
     __local const value_t *plane_tile = tile;
     barrier (CLK_LOCAL_MEM_FENCE);      /* the previous plane is no longer read */
-    /* Consecutive work-items stage consecutive values (coalesced reads, no bank conflicts);
-     * the trip count is a constant, so the loads can be in flight together. */
-#pragma unroll 8
-    for (int k = 0; k < STAGE_STEPS; k++) {
-      const int t = local_index + k * GROUP_SIZE;
-      if (t < TILE_VALUES)
-        tile[t] = stage_value (plane, t, tile_x, tile_y, width, height, src_row_stride);
-    }
+    stage_plane (tile, plane, local_index, tile_x, tile_y, width, height, src_row_stride);
     barrier (CLK_LOCAL_MEM_FENCE);
 #else
     __global const in_scalar_t *plane = src + plane_offset (z, l, depth, src_plane_stride,
