@@ -434,6 +434,12 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #endif
   }
 
+#if OUT_MODE == 0 && FILTER_BLOCK % 4 == 0 && NUM_FILTERS % 4 == 0
+  /* Four responses per store where every voxel's block starts 16 bytes aligned (the buffer's
+   * base always is): a store per float would ask the memory for each 4 bytes on its own, which
+   * cost an H100 up to 30% of the kernel time with 32 filters. The same for every work-item. */
+  const bool vector_out = ((dst_offset | dst_row_stride | dst_plane_stride) & 3) == 0;
+#endif
 #pragma unroll
   for (int v = 0; v < ROWS; v++) {
     const int y = y0 + v;
@@ -442,6 +448,20 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #if OUT_MODE == 0
     __global float *out = (__global float *) dst + dst_offset + (size_t) z * dst_plane_stride +
         (size_t) y * dst_row_stride + block * FILTER_BLOCK;
+#if FILTER_BLOCK % 4 == 0 && NUM_FILTERS % 4 == 0
+    if (vector_out) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++) {
+        if (x0 + u < width) {
+#pragma unroll
+          for (int n = 0; n < FILTER_BLOCK; n += 4)
+            *(__global float4 *) (out + (size_t) (x0 + u) * NUM_FILTERS + n) =
+                (float4) (acc[v][u][n], acc[v][u][n + 1], acc[v][u][n + 2], acc[v][u][n + 3]);
+        }
+      }
+      continue;
+    }
+#endif
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
       if (x0 + u < width) {

@@ -180,24 +180,26 @@ struct Bench
   }
 
   /* Runs the spec's filters (tensor output) on the volume with `convolution` and checks every
-   * response against the float64 reference; returns the responses. */
+   * response against the float64 reference; returns the responses. The responses start
+   * `dst_offset` floats into the output buffer. */
   std::vector<float> run_and_check (gst_opencl::Convolution & convolution,
-      const gst_opencl::ConvolutionSpec & spec)
+      const gst_opencl::ConvolutionSpec & spec, int dst_offset = 0)
   {
     const auto taps = taps_for (spec);
     convolution.configure (device.device (), spec, taps);
     const int n = spec.num_filters;
     const size_t outputs = volume.size () * n;
-    if (!output () || output.getInfo<CL_MEM_SIZE> () < outputs * sizeof (float))
-      output = cl::Buffer (device.device ().context, CL_MEM_READ_WRITE,
-          outputs * sizeof (float));
+    const size_t floats = outputs + dst_offset;
+    if (!output () || output.getInfo<CL_MEM_SIZE> () < floats * sizeof (float))
+      output = cl::Buffer (device.device ().context, CL_MEM_READ_WRITE, floats * sizeof (float));
     /* NaN everywhere first, so an output the kernel skips cannot pass. */
-    device.device ().queue.enqueueFillBuffer (output, NAN, 0, outputs * sizeof (float));
+    device.device ().queue.enqueueFillBuffer (output, NAN, 0, floats * sizeof (float));
     gst_opencl::ConvolutionArgs args;
     args.src = &input;
     args.src_row_stride = width;
     args.src_plane_stride = width * height;
     args.dst = &output;
+    args.dst_offset = dst_offset;
     args.dst_row_stride = width * n;
     args.dst_plane_stride = width * height * n;
     args.width = width;
@@ -205,8 +207,8 @@ struct Bench
     args.depth = depth;
     convolution.run (device, args);
     std::vector<float> result (outputs);
-    device.device ().queue.enqueueReadBuffer (output, CL_TRUE, 0, result.size () *
-        sizeof (float), result.data ());
+    device.device ().queue.enqueueReadBuffer (output, CL_TRUE, dst_offset * sizeof (float),
+        result.size () * sizeof (float), result.data ());
     device.finish_frame ();
     auto expected = reference::correlate (std::vector<double> (volume.begin (), volume.end ()),
         width, height, depth, std::vector<double> (taps.begin (), taps.end ()), n, spec.kx,
@@ -420,6 +422,32 @@ GST_START_TEST (test_every_candidate)
         fail_unless (std::memcmp (first.data (), result.data (), first.size () *
                 sizeof (float)) == 0, "%s differs from %s for %s", name.c_str (),
             variants[0].to_string ().c_str (), spec.build_options ().c_str ());
+    }
+  }
+  g_unsetenv (VARIABLE);
+}
+GST_END_TEST;
+
+/* Tensor output starting anywhere in the buffer: from a multiple of four floats the kernel stores
+ * four responses at a time, elsewhere one; both must give the reference's values, in place. */
+GST_START_TEST (test_output_offsets)
+{
+  Bench bench (37, 19, 5);
+  for (const char *variant : { "2x2f8:16x8:local:tile2", "4x2f8:8x8:constant:tile", "2x3f4:8x4" }) {
+    g_setenv (VARIABLE, variant, TRUE);
+    for (int filters : { 8, 32, 12 }) {
+      const auto spec = Bench::tensor_spec (filters, 3, 3, 3);
+      std::vector<float> first;
+      for (int offset : { 0, 1, 2, 3, 4, 36 }) {
+        gst_opencl::Convolution convolution;
+        auto result = bench.run_and_check (convolution, spec, offset);
+        if (first.empty ())
+          first = result;
+        else
+          fail_unless (std::memcmp (first.data (), result.data (), first.size () *
+                  sizeof (float)) == 0, "%s, %d filters: offset %d differs from offset 0",
+              variant, filters, offset);
+      }
     }
   }
   g_unsetenv (VARIABLE);
@@ -670,7 +698,7 @@ convolution_layer_suite (void)
 {
   return TESTUTIL_SUITE ("convolution-layer", 600,
       test_separate, test_variant_strings, test_variant_choice, test_every_candidate,
-      test_resolve, test_mma_strings, test_mma_kernel, test_wrong_tap_count);
+      test_output_offsets, test_resolve, test_mma_strings, test_mma_kernel, test_wrong_tap_count);
 }
 
 int
