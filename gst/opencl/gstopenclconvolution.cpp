@@ -211,13 +211,16 @@ struct CandidateShape
  * On an H100 (256^3, 7^3 filters; tests/bench/results/convolve-tile2-h100/) the second buffer
  * made 4x2f8:16x8:local 10% faster at N = 8 and 9% at N = 32, and 2x2 outputs, 32 accumulators
  * in 128 registers (16 warps per multiprocessor against 12 for 4x2f8's 161), another 16% at
- * N = 8 but 2% less at N = 32; 4x4f8 and 8x2f8 in two buffers spill. */
+ * N = 8 but 2% less at N = 32; 4x4f8 and 8x2f8 in two buffers spill. Once the outputs were
+ * stored four at a time, 2x2f8 in 16x16 groups from one buffer (80 registers, 24 warps per
+ * multiprocessor) ran fastest at both N, 1% ahead of the same blocks in two buffers
+ * (tests/bench/results/run-gpu-h100-vecstore/), so it leads. */
 const CandidateShape GPU_MANY_FILTERS[] = {
+  { 2, 2, 8, 16, 16, FilterMemory::Local, true, 1 },
   { 2, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
   { 4, 2, 8, 16, 8, FilterMemory::Local, true, 2 },
   { 2, 2, 8, 8, 8, FilterMemory::Local, true, 2 },
   { 2, 3, 8, 16, 8, FilterMemory::Local, true, 2 },
-  { 2, 2, 8, 16, 16, FilterMemory::Local, true, 1 },
   { 4, 2, 16, 16, 8, FilterMemory::Local, true, 1 },
   { 2, 2, 8, 16, 8, FilterMemory::Constant, true, 2 },
   { 0, 1, 0, 16, 8, FilterMemory::Constant, false, 0 },

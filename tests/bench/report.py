@@ -16,6 +16,7 @@
 import json
 import math
 import pathlib
+import re
 import sys
 
 # bench_ceilings' frame-path figures: their names in its JSON and in the report.
@@ -97,6 +98,7 @@ class Run:
         self.summary = None
         self.targets = []      # (target, measured, met: True/False/None for not measured)
         self.pipeline_cases = []   # every bench_pipeline case of the folder, in file order
+        self.compiler = {}     # (N, variant) -> compiler figures, from compiler-report.txt
 
     def copy_bandwidth(self):
         return self.ceilings["copy"]["bytes_per_s"] if self.ceilings else None
@@ -530,6 +532,51 @@ def fp32_variant_ms(case, kernel_ms):
     return best
 
 
+def parse_compiler_report(text):
+    """bench_convolve --compiler-report's output: per "== N = n, K = k, variant v" block, the
+    registers, spilled bytes and shared memory ptxas reports and the theoretical occupancy."""
+    figures = {}
+    current = None
+    for line in text.splitlines():
+        m = re.match(r"== N = (\d+), K = \d+, variant (\S+)", line)
+        if m:
+            current = {}
+            figures[(int(m.group(1)), m.group(2))] = current
+            continue
+        if current is None:
+            continue
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            current["spills"] = int(m.group(1)) + int(m.group(2))
+        m = re.search(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?", line)
+        if m:
+            current["registers"] = int(m.group(1))
+            current["smem"] = int(m.group(2) or 0)
+        m = re.search(r"(\d+) of (\d+) warps = (\d+)%", line)
+        if m:
+            current["warps"] = f"{m.group(1)} of {m.group(2)} ({m.group(3)}%)"
+    return figures
+
+
+def compiler_table(run, cases):
+    # Every candidate the compiler report built, beside its time in the tuned case of that N.
+    print("The NVIDIA compiler's report of each candidate (`bench_convolve --compiler-report`, "
+          "`-cl-nv-verbose`; theoretical occupancy in warps per multiprocessor) and its median "
+          "time in the tuned case above:\n")
+    table_head("N", "variant", "registers", "spilled bytes", "shared memory bytes",
+               "warps per multiprocessor", "median ms")
+    times = {}
+    for c in cases:
+        for v in c.get("variants", []):
+            for t in v.get("candidates", []):
+                times[(c["num_filters"], t.get("name"))] = t.get("median_ms")
+    for (n, variant), f in run.compiler.items():
+        print(f"| {n} | `{variant}` | {f.get('registers', '-')} | {f.get('spills', '-')} | "
+              f"{f.get('smem', '-')} | {f.get('warps', '-')} | "
+              f"{fmt_ms(times.get((n, variant)))} |")
+    print()
+
+
 def convolve(run, path, data):
     # bench_convolve's JSON: volume cases (num_filters, useful_flop = 2 (S-K+1)^3 K^3 N) and
     # video cases; the torch.nn.functional.conv3d peer is its own file (peer_torch_conv3d.py)
@@ -597,6 +644,8 @@ def convolve(run, path, data):
                 print(f"| {c.get('name')} | `{v.get('variant')}` | {v.get('source')} | "
                       f"{times or '-'} |")
         print()
+    if run.compiler:
+        compiler_table(run, volume)
     def forced_cells(c):
         kernel = c["kernel_ms"]["median"]
         rate = c["useful_flop"] / (kernel * 1e-3)
@@ -683,6 +732,9 @@ def load_runs(argv, root):
             paths = [target]
             label = str(target)
         run = Run(label)
+        report = target / "compiler-report.txt"
+        if target.is_dir() and report.exists():
+            run.compiler = parse_compiler_report(report.read_text())
         for path in paths:
             try:
                 data = json.loads(path.read_text())

@@ -143,6 +143,10 @@ if wanted convolve && [ -x "$bin/bench_convolve" ]; then
   if [ "$device" = gpu ]; then
     run convolve 360 "$bin/bench_convolve" --device gpu --reps 20 --warmup 3 --frames 100 \
       --json "$out/convolve.json"
+    # The NVIDIA compiler's registers, spills and shared memory of every candidate, with the
+    # theoretical occupancy (report.py puts them beside the candidates' times).
+    run convolve-compiler 90 bash -c '"$0" --compiler-report --device gpu --filters 1,8,32 \
+      --kernel-size 7 >"$1"' "$bin/bench_convolve" "$out/compiler-report.txt"
     if bench_has_cuda_torch; then
       run convolve-peer 120 python3 "$bench_here/peer_torch_conv3d.py" --reps 20 --warmup 3 \
         --json "$out/convolve-peer.json"
