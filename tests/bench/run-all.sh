@@ -100,6 +100,12 @@ if wanted histogram; then
       --sizes "$([ "$quick" = 1 ] && echo 1920x1080,3840x2160:5 || echo 1280x720,1920x1080,3840x2160)" \
       --out "$out/histogram.json" -- --device cpu --frames 20 --warmup 3 \
       --variants "$([ "$quick" = 1 ] && echo tuned || echo cpu)" "${ceilings[@]}"
+    # What plain C++ on the same cores makes of the same counting: the bound the element's
+    # figures are read against.
+    if [ -x "$bin/bench_count_bound" ]; then
+      run count-bound 300 "$bin/bench_count_bound" --frames "$([ "$quick" = 1 ] && echo 5 || echo 20)" \
+        "${ceilings[@]}" --json "$out/count-bound.json"
+    fi
   fi
 fi
 
