@@ -334,28 +334,33 @@ main (int argc, char **argv)
   bool failed = false, first_case = true;
   std::printf ("%dx%d RGBA, %d threads, %d frames%s\n", width, height, threads, frames,
       copy > 0 ? "" : " (no --ceilings: no fraction of the copy bandwidth)");
-  for (const auto &kind : { std::make_pair ("random", &random_frame),
-           std::make_pair ("one colour", &flat_frame) }) {
+  struct FrameKind
+  {
+    const char *name;
+    const std::vector<uint8_t> *frame;
+  };
+  const FrameKind kinds[] = { { "random", &random_frame }, { "one colour", &flat_frame } };
+  for (const FrameKind &kind : kinds) {
     Histograms reference (CHANNELS * BINS), result (CHANNELS * BINS);
-    run_frame (METHODS[2], *kind.second, scratch, partial, reference);
+    run_frame (METHODS[2], *kind.frame, scratch, partial, reference);
     for (const Named &m : METHODS) {
       std::vector<double> ms;
       for (int f = -2; f < frames; f++) {
         const auto start = Clock::now ();
-        run_frame (m, *kind.second, scratch, partial, result);
+        run_frame (m, *kind.frame, scratch, partial, result);
         const double elapsed =
             std::chrono::duration<double, std::milli> (Clock::now () - start).count ();
         if (f >= 0)
           ms.push_back (elapsed);
         if (m.counts && result != reference) {
-          std::fprintf (stderr, "%s: %s counts differ from count-1\n", kind.first, m.name);
+          std::fprintf (stderr, "%s: %s counts differ from count-1\n", kind.name, m.name);
           failed = true;
           break;
         }
       }
       const double med = median (ms), gbps = bytes / (med * 1e-3) * 1e-9;
       const double samples_per_ns = (double) bytes / (med * 1e6);
-      std::printf ("%-10s %-8s %8.3f ms  %6.2f GB/s  %5.2f samples/ns", kind.first, m.name, med,
+      std::printf ("%-10s %-8s %8.3f ms  %6.2f GB/s  %5.2f samples/ns", kind.name, m.name, med,
           gbps, samples_per_ns);
       if (copy > 0)
         std::printf ("  %5.1f%% of copy", 100.0 * gbps * 1e9 / copy);
@@ -363,7 +368,7 @@ main (int argc, char **argv)
       char line[512];
       std::snprintf (line, sizeof line, "%s{\"frame\": \"%s\", \"method\": \"%s\", "
           "\"median_ms\": %.6f, \"gb_per_s\": %.4f, \"of_copy\": %.4f}", first_case ? "" : ", ",
-          kind.first, m.name, med, gbps, copy > 0 ? gbps * 1e9 / copy : -1.0);
+          kind.name, m.name, med, gbps, copy > 0 ? gbps * 1e9 / copy : -1.0);
       json += line;
       first_case = false;
     }
