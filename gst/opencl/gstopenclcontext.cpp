@@ -79,6 +79,8 @@ gst_opencl_context_new (const std::string & device_string,
         "malformed device string \"" + device_string +
         "\": expected gpu, cpu or <platform name>[:<device index>]");
 
+  /* From the choice of the device to its queues: one thread at a time (hold_driver ()). */
+  auto held = gst_opencl::hold_driver ();
   auto device = std::make_unique<gst_opencl::Device> ();
   device->device = gst_opencl::select_device (*spec, device_string);
   device->name = gst_opencl::describe_device (device->device);
@@ -116,6 +118,8 @@ gst_opencl_context_new (const std::string & device_string,
     device->upload_queue = device->queue;
     device->download_queue = device->queue;
   }
+
+  held.unlock ();
 
   auto *self = GST_OPENCL_CONTEXT (g_object_new (GST_TYPE_OPENCL_CONTEXT, nullptr));
   gst_object_ref_sink (self);

@@ -91,9 +91,18 @@ select_device (const std::string & property_value)
   return select_device (*spec, text);
 }
 
+std::unique_lock<std::recursive_mutex>
+hold_driver ()
+{
+  /* Function-local: constructed on first use, and a mutex holds no OpenCL object. */
+  static std::recursive_mutex driver_mutex;
+  return std::unique_lock<std::recursive_mutex> (driver_mutex);
+}
+
 std::string
 describe_device (const cl::Device & device)
 {
+  auto held = hold_driver ();
   cl::Platform platform (device.getInfo<CL_DEVICE_PLATFORM> ());
   return trim (device.getInfo<CL_DEVICE_NAME> ()) + " (" +
       trim (platform.getInfo<CL_PLATFORM_NAME> ()) + ")";
@@ -139,6 +148,7 @@ list_available (const std::vector<cl::Platform> & platforms)
 cl::Device
 select_device (const DeviceSpec & spec, const std::string & original_text)
 {
+  auto held = hold_driver ();
   auto platforms = list_platforms ();
   if (platforms.empty ())
     throw Failure (Failure::Kind::NotFound,

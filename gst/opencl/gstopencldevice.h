@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -38,5 +39,14 @@ cl::Device select_device (const std::string & property_value);
 
 /* "NVIDIA H200 (NVIDIA CUDA)" */
 std::string describe_device (const cl::Device & device);
+
+/* Held, process-wide, while the plugin lists platforms and devices, reads their properties and
+ * creates contexts and queues. Drivers do not all make their first initialisation safe against
+ * a second thread: PoCL 3.1 hands out its devices before their names are filled in, so two
+ * pipelines started at the same moment read a null name (SIGSEGV) or find no device at all
+ * (docs/reliability.md#pipelines-started-at-the-same-moment). Recursive, so that a caller may
+ * hold it across select_device () and describe_device (). Never held while a kernel or a copy
+ * runs: only set-up takes it. */
+std::unique_lock<std::recursive_mutex> hold_driver ();
 
 }  // namespace gst_opencl

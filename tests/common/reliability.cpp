@@ -8,6 +8,7 @@
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <unistd.h>
@@ -205,6 +206,74 @@ resident_bytes ()
   fail_unless (fscanf (file, "%llu %llu", &size, &resident) == 2);
   fclose (file);
   return resident * (uint64_t) sysconf (_SC_PAGESIZE);
+}
+
+void
+MemoryGrowth::add (double step, uint64_t bytes)
+{
+  samples_.emplace_back (step, bytes);
+}
+
+double
+MemoryGrowth::median_slope () const
+{
+  std::vector<double> slopes;
+  for (size_t i = 1; i < samples_.size (); i++) {
+    const double span = samples_[i].first - samples_[i - 1].first;
+    if (span > 0)
+      slopes.push_back (((double) samples_[i].second - (double) samples_[i - 1].second) / span);
+  }
+  if (slopes.empty ())
+    return 0;
+  std::sort (slopes.begin (), slopes.end ());
+  const size_t middle = slopes.size () / 2;
+  return slopes.size () % 2 ? slopes[middle] : (slopes[middle - 1] + slopes[middle]) / 2;
+}
+
+double
+MemoryGrowth::least_squares_slope () const
+{
+  const double n = (double) samples_.size ();
+  if (n < 2)
+    return 0;
+  double mean_x = 0, mean_y = 0;
+  for (const auto & [x, y] : samples_) {
+    mean_x += x / n;
+    mean_y += (double) y / n;
+  }
+  double covariance = 0, variance = 0;
+  for (const auto & [x, y] : samples_) {
+    covariance += (x - mean_x) * ((double) y - mean_y);
+    variance += (x - mean_x) * (x - mean_x);
+  }
+  return variance > 0 ? covariance / variance : 0;
+}
+
+double
+MemoryGrowth::steady_slope () const
+{
+  return std::min (median_slope (), least_squares_slope ());
+}
+
+double
+MemoryGrowth::steady_growth_bytes () const
+{
+  if (samples_.size () < 2)
+    return 0;
+  return steady_slope () * (samples_.back ().first - samples_.front ().first);
+}
+
+std::string
+MemoryGrowth::describe () const
+{
+  if (samples_.empty ())
+    return "no samples";
+  char text[256];
+  g_snprintf (text, sizeof text, "%.2f -> %.2f MiB over %.0f steps, median %.1f KiB/step, "
+      "least squares %.1f KiB/step, %zu samples", samples_.front ().second / 1048576.0,
+      samples_.back ().second / 1048576.0, samples_.back ().first - samples_.front ().first,
+      median_slope () / 1024, least_squares_slope () / 1024, samples_.size ());
+  return text;
 }
 
 KernelOverride::KernelOverride (const std::string & files, const std::string & source)

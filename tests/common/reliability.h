@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reliability {
@@ -69,6 +70,33 @@ GstElement *first_of (GstElement * pipeline, const char *factory);
 
 /* Resident set size of this process in bytes (/proc/self/statm). */
 uint64_t resident_bytes ();
+
+/* Resident memory sampled along a run (after its warm-up), judged by its steady growth: the
+ * smaller of two fitted slopes. The median of the slopes between consecutive samples ignores a
+ * one-off step (an allocator arena, a driver cache growing once while another test loads the
+ * machine: it raises one interval); the least-squares slope ignores noise that goes up and
+ * down (pages taken and given back), which can tilt the median. A leak raises both. */
+class MemoryGrowth
+{
+public:
+  /* One sample: `bytes` resident after `step` cycles or frames. */
+  void add (double step, uint64_t bytes);
+  void add_now (double step) { add (step, resident_bytes ()); }
+
+  /* The median of consecutive slopes, in bytes per step; 0 with fewer than two samples. */
+  double median_slope () const;
+  /* The least-squares slope, in bytes per step; 0 with fewer than two samples. */
+  double least_squares_slope () const;
+  /* The smaller of the two, in bytes per step. */
+  double steady_slope () const;
+  /* Steady growth over the sampled span: steady_slope () times the span, in bytes. */
+  double steady_growth_bytes () const;
+  /* "first -> last MiB over N steps, median x KiB/step, least squares y KiB/step, N samples" */
+  std::string describe () const;
+
+private:
+  std::vector<std::pair<double, uint64_t>> samples_;
+};
 
 /* A temporary GST_OPENCL_KERNEL_DIR holding <file>.cl for every file of the comma-separated
  * list; removed (and the variable unset) by the destructor. */
