@@ -7,7 +7,8 @@
 #   BUILD_DIR holds gst/libgstopencl.so and tests/test_* (copied from a build here; see
 #   docs/testing.md). The GL tests need a display: on the GPU machine set
 #   GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device (a headless EGL display); without a display
-#   they skip. The pipeline scripts need gst-launch-1.0's plugins and are not run.
+#   they skip. `gl_soak` is tests/gl-soak.sh (every GL path SOAK_RUNS times, 50 by default,
+#   under a watchdog), counted as one test. The pipeline scripts need gst-launch-1.0's plugins and are not run.
 #   GPU_SUITE_JOBS=N runs N test programs at once (default 1);
 #   GPU_SUITE_LOGS=DIR keeps each program's whole output as DIR/NAME.log.
 #   The H.264 clips of the CUDA test are taken from BUILD_DIR/clips (tests/bench/pack-gpu.sh puts
@@ -18,7 +19,7 @@ shift
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(layer hostile context exit errors no_platform memory bilateral
   histogram sort sort_layer convolution_layer convolve3d multiconvolve mandelbox reliability gl
-  gl_interop frame_path media kernel new_element cuda)
+  gl_interop frame_path media kernel new_element cuda concurrent_start gl_soak)
 export GST_OPENCL_TEST_CLIPS=${GST_OPENCL_TEST_CLIPS:-$build/clips}
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin
 export CK_DEFAULT_TIMEOUT=600 GST_DEBUG=${GST_DEBUG:-*:1}
@@ -32,6 +33,21 @@ gst-inspect-1.0 opencl >/dev/null 2>&1 || true
 
 run_one() {
   local name=$1 log=$logs/$1.log status summary
+  if [ "$name" = gl_soak ]; then
+    # tests/gl-soak.sh: every GL path SOAK_RUNS (50) times under a watchdog; it needs a display.
+    if [ -z "${GST_GL_PLATFORM:-}${DISPLAY:-}" ]; then
+      echo "SKIP  gl_soak: no display (set GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device)"
+      return
+    fi
+    SOAK_LOGS=$logs/gl-soak timeout 3000 bash "$(dirname "$0")/gl-soak.sh" "$build" >"$log" 2>&1
+    status=$?
+    summary=$(tail -n 1 "$log")
+    if [ "$status" -eq 0 ]; then echo "ok    gl_soak: $summary"; else
+      echo "FAIL  gl_soak (status $status): $summary"
+      grep -E "^(FAIL|HANG)" "$log" | head -n 10 | sed 's/^/      | /'
+    fi
+    return
+  fi
   timeout 600 "$build/tests/test_$name" >"$log" 2>&1
   status=$?
   summary=$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1)

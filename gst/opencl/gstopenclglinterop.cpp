@@ -277,9 +277,11 @@ on_gl_thread (GstGLContext * context, F && work)
   {
     F *work;
   } call { &work };
+  GST_LOG ("to the GL thread");
   gst_gl_context_thread_add (context, [](GstGLContext * gl, gpointer data) {
         (*static_cast<Call *> (data)->work) (gl);
       }, &call);
+  GST_LOG ("back from the GL thread");
 }
 
 /* The buffer's texture when the backend can use it from its GL context (2D RGBA8 of the
@@ -361,15 +363,28 @@ struct GlStepTimes
   double gpu_in_seconds = 0;
   guint64 gpu_in_frames = 0;
 
-  /* Adds the time from its making to its end to `step`. */
+  static const char *step_name (Step step)
+  {
+    static const char *names[Count] = { "wait for the previous frame", "texture in",
+      "wait for the kernels", "texture out" };
+    return names[step];
+  }
+
+  /* Adds the time from its making to its end to `step`. Its start and end are logged (LOG
+   * level): a stream that stops shows the step it stopped in (tests/gl-soak.sh). */
   struct Scope
   {
     GlStepTimes & times;
     Step step;
     Clock::time_point start = Clock::now ();
+    Scope (GlStepTimes & times, Step step) : times (times), step (step)
+    {
+      GST_LOG ("GL step: %s", step_name (step));
+    }
     ~Scope ()
     {
       times.seconds[step] += std::chrono::duration<double> (Clock::now () - start).count ();
+      GST_LOG ("GL step done: %s", step_name (step));
     }
   };
   void log (const char *path) const

@@ -32,6 +32,28 @@ strip --strip-unneeded "$out/gst/libgstopencl.so" "$out"/tests/bench/bench_* \
   "$out"/tests/test_* "$out"/tests/*.so 2>/dev/null || true
 # The H.264 clips of the CUDA test and the decoder benchmark, where this machine can encode.
 bash "$(dirname "$0")/../media/make-h264-clips.sh" "$out/clips" || echo "no clips: the CUDA test's decoder case and the decoder benchmark will skip"
-gomp=$(ldconfig -p | awk '/libgomp.so.1 / {print $NF; exit}')
-if [ -n "$gomp" ]; then cp "$gomp" "$out/"; fi
+# awk reads ldconfig's whole list: an early `exit` would end ldconfig with SIGPIPE, and under
+# pipefail the script would stop here without a word.
+gomp=$(ldconfig -p | awk '/libgomp.so.1 / && !found {print $NF; found = 1}')
+if [ -n "$gomp" ]; then
+  cp "$gomp" "$out/"
+  echo "packed the OpenMP runtime $gomp"
+else
+  echo "no libgomp.so.1 here: the OpenMP peers will not start on the GPU machine"
+fi
+# eu-stack (elfutils), for tests/gl-soak.sh's stacks of a hung run: the GPU machine has no
+# debugger. Its libraries (libdw1, libelf1) come with .device/.
+mkdir -p "$out/tools"
+if command -v eu-stack >/dev/null; then
+  cp "$(command -v eu-stack)" "$out/tools/"
+else
+  fetched=$(mktemp -d)
+  if (cd "$fetched" && apt-get download elfutils >/dev/null 2>&1); then
+    dpkg-deb -x "$fetched"/elfutils_*.deb "$fetched/root" &&
+      cp "$fetched/root/usr/bin/eu-stack" "$out/tools/"
+  fi
+  rm -rf "$fetched"
+fi
+[ -x "$out/tools/eu-stack" ] && echo "packed eu-stack" || echo "no eu-stack: stacks of hung runs from /proc only"
 du -sh "$out"
+echo "packed $build into $out"
