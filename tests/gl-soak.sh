@@ -10,13 +10,19 @@
 #     gl-sink      the same without gldownload (GL textures into fakesink)
 #     gl-upload    videotestsrc ! glupload ! openclbilateral ! openclhistogram ! gldownload
 #     gl-bench     bench_pipeline --cases gl,gl-host,gl-sink (when BUILD_DIR has it)
+#     gl-after-host  bench_pipeline's system-memory cases, then gl and gl-host, in one process
+#                  (the order tests/bench/run-all.sh runs them in)
 #     gl-decoder   a 1080p H.264 clip through nvh264dec ! glupload ! glcolorconvert !
 #                  openclbilateral ! gldownload (when nvh264dec and BUILD_DIR/clips exist)
+#     gl-decoder-default  the same with GStreamer's own choice of GL platform and window
+#                  (GST_GL_PLATFORM and GST_GL_WINDOW unset, as a user's shell has them)
 #   SOAK_RUNS (50) runs of each case; SOAK_FRAMES (60) frames a run; SOAK_SIZE (1920x1080);
 #   SOAK_TIMEOUT (60) seconds before a run counts as hung; SOAK_LOGS (a temporary folder) keeps
 #   the report of every hung run as <case>-<run>.hang.
 #   Stacks come from eu-stack (elfutils) when it is on PATH or in BUILD_DIR/tools, else from
-#   /proc (each thread's name, kernel wait channel and system call).
+#   /proc (each thread's name, kernel wait channel and system call). BUILD_DIR/tests/
+#   crash_stack.so, when there, is preloaded: a crashed run prints its stacks too, and a hung
+#   one may be traced by the watchdog.
 # Ends with "N passed, N failed": one test per case, failed when any of its runs hung or failed.
 set -uo pipefail
 build=$(cd "${1:?usage: gl-soak.sh BUILD_DIR [CASE ...]}" && pwd)
@@ -32,6 +38,8 @@ mkdir -p "$logs"
 export GST_PLUGIN_PATH=$build/gst
 export GST_OPENCL_TUNING=${GST_OPENCL_TUNING:-0}
 PATH=$PATH:$build/tools
+preload=""
+[ -f "$build/tests/crash_stack.so" ] && preload=$build/tests/crash_stack.so
 [ -d "$build/tools/lib" ] && export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$build/tools/lib
 
 clip=""
@@ -55,8 +63,14 @@ case_command () {
       [ -x "$build/tests/bench/bench_pipeline" ] || return 0
       echo "'$build/tests/bench/bench_pipeline' --cases gl,gl-host,gl-sink --sizes $size" \
         "--frames $frames --warmup 2 --json /dev/null" ;;
-    gl-decoder)
+    gl-after-host)
+      [ -x "$build/tests/bench/bench_pipeline" ] || return 0
+      echo "'$build/tests/bench/bench_pipeline' --cases" \
+        "resident,round-trip,filter-host,histogram-host,filter-pool,gl,gl-host --sizes $size" \
+        "--frames $frames --warmup 5 --json /dev/null" ;;
+    gl-decoder|gl-decoder-default)
       [ -n "$clip" ] && gst-inspect-1.0 nvh264dec >/dev/null 2>&1 || return 0
+      [ "$1" = gl-decoder-default ] && printf "env -u GST_GL_PLATFORM -u GST_GL_WINDOW "
       echo "gst-launch-1.0 -q filesrc location='$clip' ! h264parse ! nvh264dec ! glupload !" \
         "glcolorconvert ! 'video/x-raw(memory:GLMemory),format=RGBA' ! openclbilateral !" \
         "gldownload ! fakesink sync=false" ;;
@@ -84,7 +98,7 @@ run_once () {
   # The debug log goes to stderr, which is not buffered: a run killed by the watchdog keeps
   # its last lines (GST_DEBUG_FILE's stream would lose them).
   GST_DEBUG=${SOAK_DEBUG:-*:2,opencl*:6,glcontext:5} GST_DEBUG_NO_COLOR=1 \
-    bash -c "exec $command" >"$log" 2>&1 &
+    SOAK_PRELOAD=$preload bash -c "LD_PRELOAD=\$SOAK_PRELOAD exec $command" >"$log" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     if [ "$waited" -ge $((limit * 10)) ]; then
@@ -116,7 +130,8 @@ run_once () {
 }
 
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(gl-chain gl-sink gl-upload gl-bench gl-decoder)
+[ ${#cases[@]} -gt 0 ] || cases=(gl-chain gl-sink gl-upload gl-bench gl-after-host gl-decoder
+  gl-decoder-default)
 passed=0
 failed=0
 for name in "${cases[@]}"; do
