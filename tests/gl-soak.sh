@@ -17,8 +17,9 @@
 #     gl-decoder-default  the same with GStreamer's own choice of GL platform and window
 #                  (GST_GL_PLATFORM and GST_GL_WINDOW unset, as a user's shell has them)
 #   SOAK_RUNS (50) runs of each case; SOAK_FRAMES (60) frames a run; SOAK_SIZE (1920x1080);
-#   SOAK_TIMEOUT (60) seconds before a run counts as hung; SOAK_LOGS (a temporary folder) keeps
-#   the report of every hung run as <case>-<run>.hang.
+#   SOAK_TIMEOUT (60) seconds before a run counts as hung; SOAK_MAX_HANGS (0: no limit) hung
+#   runs end a case early; SOAK_LOGS (a temporary folder) keeps the report of every hung run as
+#   <case>-<run>.hang and the output of every failed one as <case>-<run>.log.
 #   Stacks come from eu-stack (elfutils) when it is on PATH or in BUILD_DIR/tools, else from
 #   /proc (each thread's name, kernel wait channel and system call). BUILD_DIR/tests/
 #   crash_stack.so, when there, is preloaded: a crashed run prints its stacks too, and a hung
@@ -77,18 +78,23 @@ case_command () {
   esac
 }
 
-# Everything that tells where a hung process stands, into $2.
+# Everything that tells where a hung process stands, into $2: first what /proc tells (each
+# thread's name, wait channel, system call and kernel stack: a thread stuck inside a driver's
+# ioctl shows there), then eu-stack, bounded (tracing a thread stuck in the kernel can block).
 report_hang () {
   local pid=$1 report=$2 task
   {
     echo "== threads of $pid"
-    if command -v eu-stack >/dev/null; then
-      eu-stack -p "$pid" 2>&1 || echo "(eu-stack failed)"
-    fi
     for task in /proc/"$pid"/task/*; do
       echo "-- thread ${task##*/} $(cat "$task/comm" 2>/dev/null)" \
+        "state=$(awk '/^State:/ {print $2}' "$task/status" 2>/dev/null)" \
         "wchan=$(cat "$task/wchan" 2>/dev/null) syscall=$(cut -d' ' -f1 "$task/syscall" 2>/dev/null)"
+      sed 's/^/     kernel: /' "$task/stack" 2>/dev/null | head -n 12
     done
+    if command -v eu-stack >/dev/null; then
+      echo "== eu-stack"
+      timeout -s KILL 30 eu-stack -p "$pid" 2>&1 || echo "(eu-stack failed or timed out)"
+    fi
   } >"$report" 2>&1
 }
 
@@ -102,16 +108,16 @@ run_once () {
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     if [ "$waited" -ge $((limit * 10)) ]; then
-      local child
-      child=$(pgrep -P "$pid" | head -n 1)
-      report_hang "${child:-$pid}" "$logs/$name-$run.hang"
-      report_hang "$pid" "$logs/$name-$run.hang.outer"
+      # The run's shell exec'ed the program: $pid is the program itself.
+      report_hang "$pid" "$logs/$name-$run.hang"
       { echo "== the last 200 lines of the output and debug log"; tail -n 200 "$log"; } \
         >>"$logs/$name-$run.hang"
       kill -9 "$pid" 2>/dev/null
-      wait "$pid" 2>/dev/null
+      # A thread stuck in the kernel keeps even a killed process: wait 10 s at most.
+      for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -0 "$pid" 2>/dev/null && echo "      (run $run still there after SIGKILL: stuck in the kernel)"
       echo "HANG  $name run $run after $limit s: $logs/$name-$run.hang"
-      sed -n '1,80p' "$logs/$name-$run.hang" | sed 's/^/      | /'
+      sed -n '1,120p' "$logs/$name-$run.hang" | sed 's/^/      | /'
       return 2
     fi
     sleep 0.1
@@ -147,13 +153,17 @@ for name in "${cases[@]}"; do
       1) failures=$((failures + 1)) ;;
       2) hangs=$((hangs + 1)) ;;
     esac
+    if [ "${SOAK_MAX_HANGS:-0}" -gt 0 ] && [ "$hangs" -ge "${SOAK_MAX_HANGS:-0}" ]; then
+      echo "      (stopping $name after $hangs hung runs)"
+      break
+    fi
   done
   seconds=$(( $(date +%s) - start ))
   if [ $((hangs + failures)) -eq 0 ]; then
     echo "ok    $name: $runs runs in $seconds s"
     passed=$((passed + 1))
   else
-    echo "FAIL  $name: $hangs hung, $failures failed of $runs runs ($seconds s)"
+    echo "FAIL  $name: $hangs hung, $failures failed of $run runs ($seconds s)"
     failed=$((failed + 1))
   fi
 done

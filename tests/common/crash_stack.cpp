@@ -5,8 +5,8 @@
  *  - lets any process of the same user trace the program (PR_SET_PTRACER), so that a watchdog
  *    may run eu-stack on a program that hangs even where Yama allows tracing descendants only;
  *  - on SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT writes "crash-stack: signal N in thread T",
- *    the crashing thread's frames (glibc's backtrace) and, when eu-stack is on PATH, every
- *    thread's stack, to stderr; then the signal takes its default action (the same exit status).
+ *    the crashing thread's frames (glibc's backtrace: library and offset) and, when eu-stack is
+ *    on PATH, every thread's stack (given 30 s), to stderr; then the signal takes its default action (the same exit status).
  * Nothing of it runs unless the program crashes. Not async-signal-safe: a diagnosis, not a
  * recovery.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -38,7 +38,8 @@ all_stacks ()
   pid_t child = fork ();
   if (child == 0) {
     dup2 (STDERR_FILENO, STDOUT_FILENO);
-    execlp ("eu-stack", "eu-stack", "-p", pid, (char *) nullptr);
+    /* Bounded: tracing a thread stuck inside a driver can block. */
+    execlp ("timeout", "timeout", "-s", "KILL", "30", "eu-stack", "-p", pid, (char *) nullptr);
     write_text ("crash-stack: no eu-stack on PATH: the crashing thread only\n");
     _exit (127);
   }
