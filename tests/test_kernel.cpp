@@ -562,6 +562,75 @@ GST_START_TEST (test_kernel_time_is_reported)
 }
 GST_END_TEST;
 
+/* Runs `launch`; returns what was written to stderr meanwhile. */
+static std::string
+stderr_of_pipeline (const std::string & launch, std::string * error)
+{
+  gchar *path = nullptr;
+  int capture = g_file_open_tmp ("gst-opencl-stderr-XXXXXX", &path, nullptr);
+  fail_unless (capture >= 0);
+  fflush (stderr);
+  int saved = dup (STDERR_FILENO);
+  dup2 (capture, STDERR_FILENO);
+  *error = testutil::run_pipeline (launch);
+  fflush (stderr);
+  dup2 (saved, STDERR_FILENO);
+  close (saved);
+  close (capture);
+  gchar *text = nullptr;
+  g_file_get_contents (path, &text, nullptr, nullptr);
+  std::string written = text ? text : "";
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+  return written;
+}
+
+static void
+collect_log (GstDebugCategory * category, GstDebugLevel, const gchar *, const gchar *, gint,
+    GObject *, GstDebugMessage * message, gpointer data)
+{
+  if (g_strcmp0 (gst_debug_category_get_name (category), "opencl") == 0)
+    *static_cast<std::string *> (data) += std::string (gst_debug_message_get (message)) + "\n";
+}
+
+/* A program with a compiler warning ("expression result unused") builds without a word on the
+ * terminal (PoCL's compiler printed "1 warning generated." there); with the layer's debug log
+ * at DEBUG, the build log, warning included, is in the debug log instead. */
+GST_START_TEST (test_compiler_warnings_stay_off_the_terminal)
+{
+  /* Code of its own in each run: a driver's cache of built programs (PoCL's, keyed by the
+   * preprocessed source, so not by comments) builds nothing for a program it has seen, and
+   * prints nothing either. */
+  const std::string run_id = std::to_string (g_get_real_time () % 1000000000);
+  auto launch = [&](const char *part) {
+    return std::string ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=16,"
+        "height=16 ! openclkernel source=\"__kernel void k (__read_only image2d_t src, "
+        "__write_only image2d_t dst) { int2 p = (int2) (get_global_id (0), get_global_id "
+        "(1)); 1 + ") + run_id + part + "; write_imagef (dst, p, read_imagef (src, p)); }\" ! "
+        "fakesink";
+  };
+  gst_debug_set_threshold_for_name ("opencl", GST_LEVEL_WARNING);
+  std::string error;
+  std::string written = stderr_of_pipeline (launch ("1"), &error);
+  TESTUTIL_EXPECT_NO_ERROR (error);
+  fail_if (testutil::contains (written, "generated") || testutil::contains (written,
+          "result unused"), "the compiler wrote on stderr: %s", written.c_str ());
+
+  std::string log;
+  gst_debug_add_log_function (collect_log, &log, nullptr);
+  gst_debug_set_threshold_for_name ("opencl", GST_LEVEL_DEBUG);
+  error = testutil::run_pipeline (launch ("2"));
+  gst_debug_set_threshold_for_name ("opencl", GST_LEVEL_WARNING);
+  gst_debug_remove_log_function (collect_log);
+  TESTUTIL_EXPECT_NO_ERROR (error);
+  /* Which warnings a compiler gives is its own: PoCL's (clang) gives this one. */
+  if (testutil::contains (testutil::default_device_vendor (), "Portable Computing Language"))
+    fail_unless (testutil::contains (log, "result unused"), "no warning in the debug log:\n%s",
+        log.c_str ());
+}
+GST_END_TEST;
+
 static Suite *
 kernel_suite (void)
 {
@@ -574,6 +643,7 @@ kernel_suite (void)
   tcase_add_test (tc, test_program_replaced_while_playing);
   tcase_add_test (tc, test_resampling_kernel);
   tcase_add_test (tc, test_kernel_time_is_reported);
+  tcase_add_test (tc, test_compiler_warnings_stay_off_the_terminal);
   tcase_add_test (tc, test_source_every_format);
   tcase_add_test (tc, test_source_errors_and_live);
   tcase_add_test (tc, test_every_format_system_memory);

@@ -107,6 +107,20 @@ store_binary (const cl::Program & program, const std::string & path)
   }
 }
 
+/* The options a build from source is given. Compiler warnings stay off the user's terminal:
+ * PoCL's compiler prints "N warnings generated." on stderr for every program with a warning
+ * (every element start, in gst-launch-1.0 and applications alike), so builds inhibit warnings
+ * (-w, an OpenCL build option) unless this category's debug log is at DEBUG or above, where the
+ * build log, warnings included, is logged instead. Errors are never inhibited: a failed build's
+ * log goes into the error message. */
+static std::string
+driver_options (const std::string & options)
+{
+  if (gst_debug_category_get_threshold (gst_opencl_debug) >= GST_LEVEL_DEBUG)
+    return options;
+  return options.empty () ? "-w" : options + " -w";
+}
+
 cl::Program
 ProgramCache::get (const cl::Context & context, const cl::Device & device,
     const std::string & name, const std::string & source, const std::string & options,
@@ -136,11 +150,17 @@ ProgramCache::get (const cl::Context & context, const cl::Device & device,
   GST_INFO ("building program %s [%s] from source", name.c_str (), options.c_str ());
   cl::Program program (context, source);
   try {
-    program.build ({ device }, options.c_str ());
+    program.build ({ device }, driver_options (options).c_str ());
   } catch (const cl::Error & e) {
     std::string log = build_log (program, device);
     throw BuildFailure ("kernel " + name + " failed to build (" +
         gst_opencl_error_name (e.err ()) + ")", log);
+  }
+  if (gst_debug_category_get_threshold (gst_opencl_debug) >= GST_LEVEL_DEBUG) {
+    std::string log = build_log (program, device);
+    if (log.find_first_not_of (" \t\r\n") != std::string::npos)
+      GST_DEBUG ("build log of program %s [%s]:\n%s", name.c_str (), options.c_str (),
+          log.c_str ());
   }
   stats_.source_builds++;
   if (!path.empty ())
