@@ -709,6 +709,45 @@ GST_START_TEST (test_variants_listed)
 }
 GST_END_TEST;
 
+static void
+collect_variant (GstDebugCategory * category, GstDebugLevel, const gchar *, const gchar *, gint,
+    GObject *, GstDebugMessage * message, gpointer data)
+{
+  const gchar *text = gst_debug_message_get (message);
+  if (g_strcmp0 (gst_debug_category_get_name (category), "openclmandelboxsrc") == 0 &&
+      g_str_has_prefix (text, "variant "))
+    *static_cast<std::string *> (data) = text + strlen ("variant ");
+}
+
+/* The variant a CPU device renders with when none is forced: 16-lane tiles where the device's
+ * native float vector has 16 lanes (AVX-512), 8-lane tiles below (AVX2, SSE, NEON). The
+ * device's own width first, then 16, 8 and 4 through GST_OPENCL_CPU_LANES. */
+GST_START_TEST (test_cpu_variant_follows_vector_width)
+{
+  const guint native = testutil::cpu_device_native_float_lanes ();
+  if (native == 0) {
+    GST_INFO ("no CPU device: nothing to choose for");
+    return;
+  }
+  auto expected = [](guint lanes) { return lanes >= 16 ? "lanes-4x4x3" : "lanes-4x2x2"; };
+  std::string chosen;
+  gst_debug_add_log_function (collect_variant, &chosen, nullptr);
+  gst_debug_set_threshold_for_name ("openclmandelboxsrc", GST_LEVEL_INFO);
+  for (guint lanes : { 0u, 16u, 8u, 4u }) {
+    if (lanes)
+      g_setenv ("GST_OPENCL_CPU_LANES", std::to_string (lanes).c_str (), TRUE);
+    chosen.clear ();
+    std::string error = testutil::run_pipeline ("openclmandelboxsrc device=cpu num-buffers=1 ! "
+        "video/x-raw,width=32,height=16 ! fakesink");
+    g_unsetenv ("GST_OPENCL_CPU_LANES");
+    fail_unless (error.empty (), "%s", error.c_str ());
+    const guint width = lanes ? lanes : native;
+    fail_unless_equals_string (chosen.c_str (), expected (width));
+  }
+  gst_debug_remove_log_function (collect_variant);
+}
+GST_END_TEST;
+
 #ifdef HAVE_GL
 GST_START_TEST (test_gl_memory_output)
 {
@@ -755,7 +794,8 @@ mandelbox_suite (void)
       test_animation_follows_stream_time, test_seek_moves_the_animation, test_live_latency,
       test_kernel_time_and_device_name, test_shares_context_with_filter,
       test_unsupported_caps_fail_clearly, test_too_large_frame_fails_clearly,
-      test_unknown_device_fails_clearly, test_variants_listed);
+      test_unknown_device_fails_clearly, test_variants_listed,
+      test_cpu_variant_follows_vector_width);
   tcase_add_loop_test (tc, test_variant, 0,
       G_N_ELEMENTS (all_variants));
 #ifdef HAVE_GL

@@ -100,7 +100,31 @@ struct Variant
 constexpr Variant VARIANTS[] = { { "scalar", 1, 1, 0 }, { "lanes-4x4x3", 4, 4, 3 },
   { "lanes-4x4x2", 4, 4, 2 }, { "lanes-4x4x1", 4, 4, 1 }, { "lanes-8x2x2", 8, 2, 2 },
   { "lanes-16x1x2", 16, 1, 2 }, { "lanes-4x2x2", 4, 2, 2 } };
-constexpr size_t CPU_DEFAULT = 1;
+/* A CPU device's variant follows the width of its native float vector
+ * (CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT): 16-lane tiles where a vector holds 16 floats (AVX-512:
+ * lanes-4x4x3 led there, tests/bench/results/cpu-pocl-mandelbox-variants.json), 8-lane tiles
+ * otherwise (AVX2: lanes-4x2x2 ran at 9.0 fps against 6.1 for lanes-4x4x3 at 640x360; SSE and
+ * NEON split them in two). GST_OPENCL_CPU_LANES=<n> stands in for the device's width (tests, and
+ * comparisons on one machine). */
+constexpr size_t CPU_WIDE = 1, CPU_NARROW = 6;
+static_assert (VARIANTS[CPU_WIDE].tile_width == 4 && VARIANTS[CPU_WIDE].vector_height == 4 &&
+    VARIANTS[CPU_WIDE].chains == 3, "CPU_WIDE is lanes-4x4x3");
+static_assert (VARIANTS[CPU_NARROW].tile_width == 4 && VARIANTS[CPU_NARROW].vector_height == 2 &&
+    VARIANTS[CPU_NARROW].chains == 2, "CPU_NARROW is lanes-4x2x2");
+
+size_t
+cpu_variant_for (const cl::Device & device)
+{
+  cl_uint lanes = device.getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT> ();
+  if (const char *forced = g_getenv ("GST_OPENCL_CPU_LANES")) {
+    guint64 value = 0;
+    if (g_ascii_string_to_unsigned (forced, 10, 1, 64, &value, nullptr))
+      lanes = (cl_uint) value;
+    else
+      GST_WARNING ("GST_OPENCL_CPU_LANES=%s is not a lane count from 1 to 64: ignored", forced);
+  }
+  return lanes >= 16 ? CPU_WIDE : CPU_NARROW;
+}
 
 struct State
 {
@@ -194,7 +218,8 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info
         names.push_back ({ variant.name, false });
       const long forced = gst_opencl::forced_variant ("mandelbox", names);
       const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-      const Variant & variant = VARIANTS[forced >= 0 ? (size_t) forced : cpu ? CPU_DEFAULT : 0];
+      const Variant & variant = VARIANTS[forced >= 0 ? (size_t) forced :
+          cpu ? cpu_variant_for (device.device) : 0];
       state.tile_width = variant.tile_width;
       state.tile_height = variant.vector_height * std::max (variant.chains, 1);
       state.kernel = variant.chains == 0 ? device.kernel ("mandelbox", "mandelbox", "") :

@@ -324,6 +324,26 @@ default_device_info (cl_device_info param, T fallback)
   return value;
 }
 
+guint
+cpu_device_native_float_lanes ()
+{
+  cl_uint n_platforms = 0;
+  if (clGetPlatformIDs (0, nullptr, &n_platforms) != CL_SUCCESS || n_platforms == 0)
+    return 0;
+  std::vector<cl_platform_id> platforms (n_platforms);
+  if (clGetPlatformIDs (n_platforms, platforms.data (), nullptr) != CL_SUCCESS)
+    return 0;
+  for (cl_platform_id platform : platforms) {
+    cl_device_id device = nullptr;
+    cl_uint lanes = 0;
+    if (clGetDeviceIDs (platform, CL_DEVICE_TYPE_CPU, 1, &device, nullptr) == CL_SUCCESS &&
+        device && clGetDeviceInfo (device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof (lanes),
+            &lanes, nullptr) == CL_SUCCESS)
+      return lanes;
+  }
+  return 0;
+}
+
 guint64
 default_device_local_mem_bytes ()
 {

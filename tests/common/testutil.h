@@ -104,6 +104,10 @@ std::string run_pipeline_with_max_alloc (const char *max_alloc_bytes,
  * devices. */
 std::string default_device_vendor ();
 
+/* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT of the first CPU device (what device=cpu chooses), 0 when
+ * there is none. */
+guint cpu_device_native_float_lanes ();
+
 /* CL_DEVICE_LOCAL_MEM_SIZE of that device, 0 without one. */
 guint64 default_device_local_mem_bytes ();
 
