@@ -476,6 +476,8 @@ GST_START_TEST (test_bad_inputs_are_clear_errors)
   expect_error (quoted (SHIFT) + " parameters=\"p,amount=3\" kernel=nothere",
       "no kernel named 'nothere'");
   expect_error ("location=/nonexistent/k.cl", "cannot read the kernel file '/nonexistent/k.cl'");
+  /* Read through 16 MiB and no further (it read /dev/zero until memory ran out). */
+  expect_error ("location=/dev/zero", "the kernel file '/dev/zero' is larger than 16777216 bytes");
   expect_error ("source=\"__kernel void f (__write_only image2d_t o) { syntax error }\"",
       "failed to build");
   expect_error ("source=\"__kernel void f (__read_only image2d_t i, int x) { }\"",

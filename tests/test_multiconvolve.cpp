@@ -307,6 +307,11 @@ GST_START_TEST (test_bad_settings_are_errors)
   error = pipeline_error ("kernels-file=" + path);
   TESTUTIL_EXPECT_ERROR (error, "holds 40 bytes");
   g_remove (path.c_str ());
+  /* Read through the bank's size and no further: a file without end is refused unread. */
+  error = pipeline_error ("kernels-file=/dev/zero");
+  TESTUTIL_EXPECT_ERROR (error, "kernels-file \"/dev/zero\" holds more than");
+  error = pipeline_error ("kernels-file=/tmp");
+  TESTUTIL_EXPECT_ERROR (error, "cannot read kernels-file \"/tmp\"");
   error = pipeline_error ("kernel-size=4 kernels=\"<1.0>\"");
   TESTUTIL_EXPECT_ERROR (error, "kernel-size must be odd");
   /* A volume buffer shorter than its caps say (longer is refused too: test_reliability). */

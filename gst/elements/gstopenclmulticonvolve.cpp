@@ -38,7 +38,10 @@
 #include "elements/gstopenclmulticonvolve.h"
 #include "elements/gstopenclmulticonvolvecaps.h"
 
+#include <glib/gstdio.h>
 #include <gst/video/video.h>
+
+#include <sys/stat.h>
 
 #include <cmath>
 #include <mutex>
@@ -105,29 +108,37 @@ load_filters (const Settings & s)
     if (!s.kernels.empty ())
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
           "set kernels or kernels-file, not both");
-    gchar *contents = nullptr;
-    gsize length = 0;
-    GError *error = nullptr;
-    if (!g_file_get_contents (s.kernels_file.c_str (), &contents, &length, &error)) {
-      std::string message = "cannot read kernels-file \"" + s.kernels_file + "\": " +
-          error->message;
-      g_clear_error (&error);
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, message);
+    /* Read through the size the bank needs and no further: a larger file (or /dev/zero) is
+     * refused without reading it whole. */
+    const size_t expected_bytes = expected * sizeof (float);
+    const std::string what = "kernels-file \"" + s.kernels_file + "\"";
+    const std::string needs = shape + " (" + std::to_string (expected_bytes) +
+        " bytes of little-endian float32)";
+    std::string contents;
+    try {
+      contents = gst_opencl::read_file_bounded (s.kernels_file, expected_bytes, what,
+          gst_opencl::Failure::Kind::Settings);
+    } catch (const gst_opencl::Failure & failure) {
+      if (g_str_has_prefix (failure.what (), "cannot read"))
+        throw;
+      /* A regular file's size is known without reading it; a device's is not. */
+      GStatBuf status;
+      const bool regular = g_stat (s.kernels_file.c_str (), &status) == 0 &&
+          S_ISREG (status.st_mode);
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, what + " holds " +
+          (regular ? std::to_string ((guint64) status.st_size) : "more than " +
+              std::to_string (expected_bytes)) + " bytes, but " + needs);
     }
-    if (length != expected * sizeof (float)) {
-      g_free (contents);
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "kernels-file \"" +
-          s.kernels_file + "\" holds " + std::to_string (length) + " bytes, but " + shape +
-          " (" + std::to_string (expected * sizeof (float)) + " bytes of little-endian float32)");
-    }
+    if (contents.size () != expected_bytes)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, what + " holds " +
+          std::to_string (contents.size ()) + " bytes, but " + needs);
     filters.resize (expected);
     for (size_t t = 0; t < expected; t++) {
       guint32 bits;
-      memcpy (&bits, contents + t * sizeof (float), sizeof bits);
+      memcpy (&bits, contents.data () + t * sizeof (float), sizeof bits);
       bits = GUINT32_FROM_LE (bits);
       memcpy (&filters[t], &bits, sizeof bits);
     }
-    g_free (contents);
   } else {
     if (s.kernels.empty ())
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,

@@ -180,20 +180,20 @@ format_supported (const std::vector<cl::ImageFormat> & formats, cl_channel_order
   });
 }
 
+/* The largest kernel file openclkernel and openclkernelsrc read (docs/openclkernel.md). */
+constexpr size_t kMaxProgramBytes = 16 * 1024 * 1024;
+
 std::string
 read_program (const std::string & location, std::string & origin)
 {
   origin = "'" + location + "'";
-  gchar *contents = nullptr;
-  GError *error = nullptr;
-  if (!g_file_get_contents (location.c_str (), &contents, nullptr, &error)) {
-    std::string message = "cannot read the kernel file '" + location + "': " +
-        error->message;
-    g_error_free (error);
-    throw Failure (Failure::Kind::NotFound, message);
-  }
-  std::string text (contents);
-  g_free (contents);
+  /* OpenCL C programs are text of kilobytes: a larger file is a mistake (or /dev/zero). */
+  std::string text = read_file_bounded (location, kMaxProgramBytes,
+      "the kernel file '" + location + "'", Failure::Kind::NotFound);
+  /* The program is C text: an embedded NUL would end it early without a word. */
+  if (text.find ('\0') != std::string::npos)
+    throw Failure (Failure::Kind::Settings, "the kernel file '" + location +
+        "' is not text (it holds a NUL byte)");
   return text;
 }
 

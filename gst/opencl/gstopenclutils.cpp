@@ -2,6 +2,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclutils.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
 GST_DEBUG_CATEGORY (gst_opencl_debug);
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -91,6 +95,34 @@ gst_opencl_check (cl_int code, const char *call, const char *file, int line)
 }
 
 namespace gst_opencl {
+
+std::string
+read_file_bounded (const std::string & path, size_t max_bytes, const std::string & what,
+    Failure::Kind kind)
+{
+  FILE *file = fopen (path.c_str (), "rb");
+  if (!file)
+    throw Failure (kind, "cannot read " + what + ": " + g_strerror (errno));
+  std::string text;
+  char chunk[65536];
+  bool failed = false;
+  while (text.size () <= max_bytes) {
+    const size_t want = MIN (sizeof chunk, max_bytes + 1 - text.size ());
+    const size_t got = fread (chunk, 1, want, file);
+    text.append (chunk, got);
+    if (got < want) {
+      failed = ferror (file) != 0;
+      break;
+    }
+  }
+  const int read_errno = errno;
+  fclose (file);
+  if (failed)
+    throw Failure (kind, "cannot read " + what + ": " + g_strerror (read_errno));
+  if (text.size () > max_bytes)
+    throw Failure (kind, what + " is larger than " + std::to_string (max_bytes) + " bytes");
+  return text;
+}
 
 std::string
 describe_exception (std::exception_ptr error)

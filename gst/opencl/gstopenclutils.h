@@ -42,6 +42,13 @@ public:
   std::string build_log;
 };
 
+/* The text of the file at `path`, read through at most `max_bytes` (and one byte more, to tell
+ * that there is more): a file larger than that, or a device that never ends (/dev/zero), is
+ * refused, not read whole into memory. Throws Failure (`kind`): "cannot read <what>: <reason>"
+ * or "<what> is larger than <max_bytes> bytes"; `what` names the file ("the kernel file 'k.cl'"). */
+std::string read_file_bounded (const std::string & path, size_t max_bytes,
+    const std::string & what, Failure::Kind kind);
+
 /* Describes any exception in one line: "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES". */
 std::string describe_exception (std::exception_ptr error);
 
