@@ -311,7 +311,11 @@ gst_opencl_src_query (GstBaseSrc * base, GstQuery * query)
           priv->info.fps_n) : 0;
       GST_OBJECT_UNLOCK (base);
       if (known) {
-        gst_query_set_latency (query, gst_base_src_is_live (base), latency, latency);
+        /* No upper bound: the source does not drop a frame it is late with (downstream may
+         * queue as much as it likes), as videotestsrc says. A maximum of one frame made sinks
+         * warn that the pipeline needs queues. Not live: nothing to wait for. */
+        const bool live = gst_base_src_is_live (base);
+        gst_query_set_latency (query, live, live ? latency : 0, GST_CLOCK_TIME_NONE);
         return TRUE;
       }
       break;
@@ -473,7 +477,7 @@ gst_opencl_src_class_init (GstOpenCLSrcClass * klass)
    * GstOpenCLSrc:is-live:
    *
    * Whether the source is live: it then produces frames only in PLAYING, each when the pipeline
-   * clock reaches its timestamp, and reports one frame duration of latency.
+   * clock reaches its timestamp, and reports one frame duration of latency (no maximum).
    */
   g_object_class_install_property (gobject_class, PROP_IS_LIVE,
       g_param_spec_boolean ("is-live", "Is live",
