@@ -148,6 +148,10 @@ GST_START_TEST (test_frame_too_large_for_device)
       "videotestsrc num-buffers=1 ! "
       "video/x-raw,format=RGBA,width=1024,height=1024 ! openclbilateral ! fakesink");
   TESTUTIL_EXPECT_ERROR (error, "exceeds the largest buffer");
+  /* A limit that is no number is an error, not ignored. */
+  error = testutil::run_pipeline_with_max_alloc ("banana", "videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=16,height=16 ! openclbilateral ! fakesink");
+  TESTUTIL_EXPECT_ERROR (error, "GST_OPENCL_MAX_ALLOC_BYTES=banana is not a number of bytes");
 }
 GST_END_TEST;
 

@@ -471,6 +471,11 @@ GST_START_TEST (test_bad_inputs_are_clear_errors)
   expect_error (gain + " parameters=\"p,gain=(string)x,offset=1.0\"",
       "field 'gain' is a string");
   expect_error (gain + " parameters=\"p,gain=<1,1,1>,offset=1.0\"", "has 3 numbers, not 4");
+  /* Numbers a float argument cannot hold never reach the kernel. */
+  expect_error (gain + " parameters=\"p,gain=<1,1,1,1>,offset=(double)1e300\"",
+      "field 'offset' is out of the argument's range");
+  expect_error (gain + " parameters=\"p,gain=<1,1,1,1>,offset=(double)NaN\"",
+      "field 'offset' is not a finite number");
   expect_error (quoted (SHIFT) + " parameters=\"p,amount=1.5\"",
       "field 'amount' is a floating-point number");
   expect_error (quoted (SHIFT) + " parameters=\"p,amount=3\" kernel=nothere",
@@ -479,7 +484,7 @@ GST_START_TEST (test_bad_inputs_are_clear_errors)
   /* Read through 16 MiB and no further (it read /dev/zero until memory ran out). */
   expect_error ("location=/dev/zero", "the kernel file '/dev/zero' is larger than 16777216 bytes");
   expect_error ("source=\"__kernel void f (__write_only image2d_t o) { syntax error }\"",
-      "failed to build");
+      "the kernel program from the source property failed to build (CL_BUILD_PROGRAM_FAILURE)");
   expect_error ("source=\"__kernel void f (__read_only image2d_t i, int x) { }\"",
       "writes nothing");
   expect_error ("source=\"__kernel void a (__global uchar * dst) { } "

@@ -627,6 +627,15 @@ GST_START_TEST (test_too_large_frame_fails_clearly)
       "video/x-raw,width=256,height=256 ! fakesink");
   fail_unless (contains (error, "a 256x256 frame (262144 bytes) exceeds the largest buffer"),
       "%s", error.c_str ());
+  /* Frames GStreamer cannot describe at all: the sizes and the limit named, not "invalid
+   * caps". */
+  error = testutil::run_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+      "video/x-raw,width=32768,height=32768 ! fakesink");
+  fail_unless (contains (error, "cannot make 32768x32768 RGBA frames: GStreamer describes video "
+          "frames of at most 2147483647 bytes"), "%s", error.c_str ());
+  error = testutil::run_pipeline ("openclmandelboxsrc num-buffers=1 ! "
+      "video/x-raw,width=2147483647,height=1 ! fakesink");
+  fail_unless (contains (error, "cannot make 2147483647x1 RGBA frames"), "%s", error.c_str ());
 }
 GST_END_TEST;
 

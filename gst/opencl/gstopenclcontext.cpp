@@ -90,7 +90,11 @@ gst_opencl_context_new (const std::string & device_string,
    * keep it from taking a shared GPU's memory, and to let tests meet the "too large" path with
    * frames GStreamer can describe (a GstVideoInfo stops at 2 GiB, below most drivers' limit). */
   if (const char *limit = g_getenv ("GST_OPENCL_MAX_ALLOC_BYTES")) {
-    guint64 bytes = g_ascii_strtoull (limit, nullptr, 10);
+    guint64 bytes = 0;
+    if (*limit && !g_ascii_string_to_unsigned (limit, 10, 1, G_MAXUINT64, &bytes, nullptr))
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+          std::string ("GST_OPENCL_MAX_ALLOC_BYTES=") + limit +
+          " is not a number of bytes (a whole number from 1)");
     if (bytes > 0 && bytes < device->max_alloc_bytes)
       device->max_alloc_bytes = bytes;
   }

@@ -4,6 +4,7 @@
 #include "opencl/gstopenclkernelargs.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -67,6 +68,10 @@ encode_lane (const ArgType & type, unsigned char *out, double number, bool exact
     gint64 integer)
 {
   if (type.kind == 'f') {
+    /* NaN and infinities are refused, and so are numbers a float cannot hold (1e300 became
+     * infinity in the kernel). */
+    if (!std::isfinite (number) || (type.bytes == 4 && std::fabs (number) > FLT_MAX))
+      return false;
     if (type.bytes == 4) {
       float v = (float) number;
       memcpy (out, &v, 4);
@@ -118,6 +123,8 @@ encode_scalar (const ArgType & type, const GValue * value, unsigned char *out)
     number = (double) as_integer;
   else if (type.kind != 'f')
     return "is a floating-point number (write it as (int) for an integer argument)";
+  if (type.kind == 'f' && !std::isfinite (number))
+    return "is not a finite number";
   if (!encode_lane (type, out, number, integer, as_integer))
     return "is out of the argument's range";
   return "";

@@ -184,7 +184,23 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
 
   GstVideoInfo info;
   if (!gst_video_info_from_caps (&info, caps)) {
-    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("invalid caps"), ("%" GST_PTR_FORMAT, caps));
+    /* Fixed caps that GStreamer cannot describe: a frame past GstVideoInfo's sizes (its
+     * strides and size are ints), or fields missing. Say which. */
+    const GstStructure *s = gst_caps_get_structure (caps, 0);
+    gint width = 0, height = 0;
+    const gchar *format = gst_structure_get_string (s, "format");
+    if (gst_structure_get_int (s, "width", &width) && gst_structure_get_int (s, "height",
+            &height) && width > 0 && height > 0) {
+      const guint64 bytes = (guint64) width * (guint64) height * 4;
+      GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("cannot make %dx%d %s frames: GStreamer "
+              "describes video frames of at most %d bytes and a row of at most %d bytes "
+              "(%" G_GUINT64_FORMAT " bytes at 4 bytes a pixel)", width, height,
+              format ? format : "video", G_MAXINT, G_MAXINT, bytes),
+          ("%" GST_PTR_FORMAT, caps));
+    } else {
+      GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("caps without a positive width and "
+              "height"), ("%" GST_PTR_FORMAT, caps));
+    }
     return FALSE;
   }
   priv->out_port.configure (&info, gst_opencl::frame_memory_of (caps));

@@ -566,8 +566,11 @@ UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & s
     result->program = device.programs.get (device.context, device.device, result->origin, text,
         options, false);
   } catch (const BuildFailure & e) {
-    throw BuildFailure ("the kernel program from " + result->origin + " failed to build",
-        e.build_log);
+    /* The driver's code stays in the message: "... failed to build (CL_BUILD_PROGRAM_FAILURE)". */
+    const std::string inner = e.what ();
+    const size_t code = inner.rfind (" (");
+    throw BuildFailure ("the kernel program from " + result->origin + " failed to build" +
+        (code != std::string::npos ? inner.substr (code) : std::string ()), e.build_log);
   }
 
   std::vector<cl::Kernel> kernels;
