@@ -76,6 +76,16 @@ GST_START_TEST (test_variant_strings)
   bool memory_given = true;
   auto v = ConvolutionVariant::parse ("8:32x4", &memory_given);
   fail_unless (v.has_value ());
+  /* The right form with a number out of range says which. */
+  std::string why;
+  fail_unless (!ConvolutionVariant::parse ("8:128x64", nullptr, &why));
+  fail_unless (why.find ("a work-group of 128x64 is 8192 work-items") == 0, "%s", why.c_str ());
+  why.clear ();
+  fail_unless (!ConvolutionVariant::parse ("32:8x8", nullptr, &why));
+  fail_unless (why.find ("an unroll of 32") == 0, "%s", why.c_str ());
+  why.clear ();
+  fail_unless (!ConvolutionVariant::parse ("8:8x8:nonsense", nullptr, &why));
+  fail_unless (why.empty (), "a malformed string is no range problem: %s", why.c_str ());
   fail_unless (!memory_given);
   fail_unless_equals_int (v->unroll, 8);
   fail_unless_equals_int (v->rows, 1);

@@ -380,7 +380,7 @@ parse_mma (const std::string & text, bool * memory_given)
 }  // namespace
 
 std::optional<ConvolutionVariant>
-ConvolutionVariant::parse (const std::string & text, bool * memory_given)
+ConvolutionVariant::parse (const std::string & text, bool * memory_given, std::string * why)
 {
   /* UNROLL[xROWS][fFILTERS]:GXxGY[:MEMORY][:tile|:tile2], nothing else around it. */
   ConvolutionVariant variant;
@@ -396,10 +396,23 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given)
       text[pos++] != 'x' || !read_small_number (text, pos, variant.group_y))
     return std::nullopt;
   /* "f0" is not a way of writing "all filters": that is the field left out. */
-  if (variant.unroll < 1 || variant.unroll > 16 || variant.rows < 1 || variant.rows > 16 ||
-      (has_filters && (variant.filter_block < 1 || variant.filter_block > 64)) ||
-      variant.group_x < 1 || variant.group_y < 1 || variant.group_x * variant.group_y > 4096)
+  std::string range;
+  if (variant.unroll < 1 || variant.unroll > 16)
+    range = "an unroll of " + std::to_string (variant.unroll) + " is not 1 to 16";
+  else if (variant.rows < 1 || variant.rows > 16)
+    range = std::to_string (variant.rows) + " rows are not 1 to 16";
+  else if (has_filters && (variant.filter_block < 1 || variant.filter_block > 64))
+    range = "a block of " + std::to_string (variant.filter_block) + " filters is not 1 to 64";
+  else if (variant.group_x < 1 || variant.group_y < 1 || variant.group_x * variant.group_y > 4096)
+    range = "a work-group of " + std::to_string (variant.group_x) + "x" +
+        std::to_string (variant.group_y) + " is " + std::to_string (variant.group_x *
+        variant.group_y) + " work-items; at least 1 and at most 4096 (and at most the "
+        "device's CL_DEVICE_MAX_WORK_GROUP_SIZE)";
+  if (!range.empty ()) {
+    if (why)
+      *why = range;
     return std::nullopt;
+  }
 
   /* The fields after the work-group, each after a ':' and none empty. */
   std::vector<std::string> fields;
@@ -838,6 +851,14 @@ Convolution::choose_variant (ElementDevice & element, const ConvolutionArgs & ar
   auto parses = [](const std::string & name) {
     return ConvolutionVariant::parse (name).has_value ();
   };
+  /* A forced variant of the right form with a number out of range is told as such, not as a
+   * name that is no variant. */
+  const std::string variable = variant_environment_name (FAMILY);
+  if (const char *forced = g_getenv (variable.c_str ())) {
+    std::string why;
+    if (!ConvolutionVariant::parse (forced, nullptr, &why) && !why.empty ())
+      throw Failure (Failure::Kind::Settings, variable + "=" + forced + ": " + why);
+  }
   const std::string key = tuning_key (spec_, variants);
   const TuningChoice choice = tune_variant (device.device, FAMILY, key, names, time_one, 3,
       parses);

@@ -73,9 +73,10 @@ struct ConvolutionVariant
    * "mma:<rows per warp>[f<filters per warp>]:<warps x>x<warps y>". */
   std::string to_string () const;
   /* Parses to_string ()'s form, strictly; the memory field is optional (nullopt there =
-   * automatic). */
+   * automatic). When the form is right but a number is out of its range, *why (if given) says
+   * which ("a work-group of 128x64 is 8192 work-items; at most 4096"). */
   static std::optional<ConvolutionVariant> parse (const std::string & text,
-      bool * memory_given = nullptr);
+      bool * memory_given = nullptr, std::string * why = nullptr);
   bool operator== (const ConvolutionVariant & other) const;
   bool operator!= (const ConvolutionVariant & other) const { return !(*this == other); }
 };
