@@ -1054,6 +1054,106 @@ GST_START_TEST (test_hostile_tensors)
 }
 GST_END_TEST;
 
+/* A value for `pspec` other than `current`, within its range; false when there is none to try
+ * (strings, arrays, objects). */
+static bool
+other_value (GParamSpec * pspec, const GValue * current, GValue * other)
+{
+  g_value_init (other, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  if (G_IS_PARAM_SPEC_INT (pspec)) {
+    auto *spec = G_PARAM_SPEC_INT (pspec);
+    const gint now = g_value_get_int (current);
+    g_value_set_int (other, now < spec->maximum ? now + 1 : now - 1);
+  } else if (G_IS_PARAM_SPEC_UINT (pspec)) {
+    auto *spec = G_PARAM_SPEC_UINT (pspec);
+    const guint now = g_value_get_uint (current);
+    g_value_set_uint (other, now < spec->maximum ? now + 1 : now - 1);
+  } else if (G_IS_PARAM_SPEC_DOUBLE (pspec)) {
+    auto *spec = G_PARAM_SPEC_DOUBLE (pspec);
+    const gdouble now = g_value_get_double (current);
+    g_value_set_double (other, now < spec->maximum ? MIN (now + 1, spec->maximum) :
+        MAX (now - 1, spec->minimum));
+  } else if (G_IS_PARAM_SPEC_BOOLEAN (pspec)) {
+    g_value_set_boolean (other, !g_value_get_boolean (current));
+  } else if (G_IS_PARAM_SPEC_ENUM (pspec)) {
+    auto *spec = G_PARAM_SPEC_ENUM (pspec);
+    const gint now = g_value_get_enum (current);
+    for (guint i = 0; i < spec->enum_class->n_values; i++) {
+      if (spec->enum_class->values[i].value != now) {
+        g_value_set_enum (other, spec->enum_class->values[i].value);
+        return true;
+      }
+    }
+    return false;
+  } else if (G_IS_PARAM_SPEC_STRING (pspec) && g_strcmp0 (pspec->name, "device") == 0) {
+    g_value_set_string (other, "no-such-platform");
+  } else {
+    g_value_unset (other);
+    return false;
+  }
+  return g_param_values_cmp (pspec, current, other) != 0;
+}
+
+/* Properties that take effect only when the element starts ("changeable only in NULL or READY
+ * state") set while PLAYING: the element keeps the old value and posts a WARNING naming the
+ * property (they were taken silently and changed nothing); set in READY, they are taken. */
+GST_START_TEST (test_ready_only_properties_while_playing)
+{
+  int checked = 0;
+  for (const auto & row : rows ()) {
+    std::string line = row_line (row, -1, row.formats[0], 16, 8, true) +
+        " ! fakesink name=sink sync=true";
+    GstElement *pipeline = gst_parse_launch (line.c_str (), nullptr);
+    fail_unless (pipeline != nullptr, "%s", line.c_str ());
+    GstElement *element = first_of (pipeline, row.factory);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 60 * GST_SECOND) !=
+        GST_STATE_CHANGE_FAILURE, "%s: %s", row.name, testutil::first_error (bus).c_str ());
+    guint n_specs = 0;
+    GParamSpec **specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (element), &n_specs);
+    for (guint i = 0; i < n_specs; i++) {
+      GParamSpec *pspec = specs[i];
+      if (!(pspec->flags & GST_PARAM_MUTABLE_READY) || !(pspec->flags & G_PARAM_WRITABLE))
+        continue;
+      GValue before = G_VALUE_INIT, other = G_VALUE_INIT, after = G_VALUE_INIT;
+      g_value_init (&before, G_PARAM_SPEC_VALUE_TYPE (pspec));
+      g_object_get_property (G_OBJECT (element), pspec->name, &before);
+      if (!other_value (pspec, &before, &other)) {
+        g_value_unset (&before);
+        continue;
+      }
+      gst_bus_set_flushing (bus, TRUE);
+      gst_bus_set_flushing (bus, FALSE);
+      g_object_set_property (G_OBJECT (element), pspec->name, &other);
+      g_value_init (&after, G_PARAM_SPEC_VALUE_TYPE (pspec));
+      g_object_get_property (G_OBJECT (element), pspec->name, &after);
+      fail_unless (g_param_values_cmp (pspec, &before, &after) == 0,
+          "%s: '%s' changed while PLAYING", row.name, pspec->name);
+      GstMessage *warning = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+      fail_unless (warning != nullptr, "%s: no warning for '%s'", row.name, pspec->name);
+      std::string text = testutil::message_text (warning);
+      gst_message_unref (warning);
+      fail_unless (testutil::contains (text, std::string ("property '") + pspec->name +
+              "' can change only in the NULL or READY state"), "%s", text.c_str ());
+      checked++;
+      g_value_unset (&before);
+      g_value_unset (&other);
+      g_value_unset (&after);
+    }
+    g_free (specs);
+    fail_unless (testutil::first_error (bus).empty ());
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (element);
+    gst_object_unref (pipeline);
+  }
+  /* openclconvolve3d and openclmulticonvolve have several such properties. */
+  fail_unless (checked >= 6, "only %d properties checked", checked);
+}
+GST_END_TEST;
+
 /* The memory judge of test_state_cycles and test_long_run_memory_flat on made-up series: the
  * shape of the rusticl failure of 2026-11 (a 5.9 MiB step, flat before and after) passes, a leak
  * of 40 KiB a cycle fails, and pages taken and given back around a flat line pass. */
@@ -1086,7 +1186,7 @@ reliability_suite (void)
       test_hostile_tensors, test_largest_frame_and_one_beyond, test_bad_property_values,
       test_bad_kernel_arrays, test_property_hammer_while_playing, test_broken_kernel_then_reuse,
       test_parallel_pipelines, test_two_of_a_kind, test_long_run_memory_flat,
-      test_memory_growth_judge);
+      test_memory_growth_judge, test_ready_only_properties_while_playing);
 }
 
 int

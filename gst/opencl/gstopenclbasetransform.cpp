@@ -57,6 +57,8 @@ static void
 gst_opencl_base_transform_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
 {
+  if (gst_opencl::refused_while_running (object, pspec))
+    return;
   if (!get_priv (GST_OPENCL_BASE_TRANSFORM (object))->device.set_property (PROP_DEVICE_FIRST,
           prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include "opencl/gstopenclutils.h"
 
 namespace gst_opencl {
 
@@ -77,6 +78,7 @@ GType enum_type (const char *name, std::initializer_list<GEnumValue> values);
 
 /* The debug line of a property set from outside (name and new value). */
 void log_property_set (GObject * object, GParamSpec * pspec, const GValue * value);
+
 
 /* Built once in class_init: it takes over the class's set_property, get_property and finalize
  * (which deletes `impl`, so the element's _init only creates it); each add () installs the next
@@ -177,6 +179,8 @@ private:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       return;
     }
+    if (refused_while_running (object, pspec))
+      return;
     Impl *impl = impl_of (object);
     {
       std::lock_guard<std::mutex> lock (impl->lock);

@@ -86,6 +86,8 @@ static void
 gst_opencl_src_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
 {
+  if (gst_opencl::refused_while_running (object, pspec))
+    return;
   auto *priv = get_priv (GST_OPENCL_SRC (object));
   if (priv->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
     return;

@@ -96,6 +96,24 @@ gst_opencl_check (cl_int code, const char *call, const char *file, int line)
 
 namespace gst_opencl {
 
+bool
+refused_while_running (GObject * object, GParamSpec * pspec)
+{
+  if (!(pspec->flags & GST_PARAM_MUTABLE_READY) || !GST_IS_ELEMENT (object))
+    return false;
+  GstElement *element = GST_ELEMENT (object);
+  GST_OBJECT_LOCK (element);
+  const GstState state = GST_STATE (element);
+  GST_OBJECT_UNLOCK (element);
+  if (state <= GST_STATE_READY)
+    return false;
+  GST_ELEMENT_WARNING (element, CORE, STATE_CHANGE, ("property '%s' can change only in the "
+          "NULL or READY state; it keeps its value while %s", pspec->name,
+          gst_element_state_get_name (state)), ("set it before the pipeline starts, or stop "
+          "it first"));
+  return true;
+}
+
 std::string
 read_file_bounded (const std::string & path, size_t max_bytes, const std::string & what,
     Failure::Kind kind)
