@@ -113,10 +113,18 @@ store_binary (const cl::Program & program, const std::string & path)
  * (-w, an OpenCL build option) unless this category's debug log is at DEBUG or above, where the
  * build log, warnings included, is logged instead. Errors are never inhibited: a failed build's
  * log goes into the error message. */
+static bool
+build_logs_wanted ()
+{
+  /* The category is null in programs that link the layer without registering it. */
+  return gst_opencl_debug &&
+      gst_debug_category_get_threshold (gst_opencl_debug) >= GST_LEVEL_DEBUG;
+}
+
 static std::string
 driver_options (const std::string & options)
 {
-  if (gst_debug_category_get_threshold (gst_opencl_debug) >= GST_LEVEL_DEBUG)
+  if (build_logs_wanted ())
     return options;
   return options.empty () ? "-w" : options + " -w";
 }
@@ -156,7 +164,7 @@ ProgramCache::get (const cl::Context & context, const cl::Device & device,
     throw BuildFailure ("kernel " + name + " failed to build (" +
         gst_opencl_error_name (e.err ()) + ")", log);
   }
-  if (gst_debug_category_get_threshold (gst_opencl_debug) >= GST_LEVEL_DEBUG) {
+  if (build_logs_wanted ()) {
     std::string log = build_log (program, device);
     if (log.find_first_not_of (" \t\r\n") != std::string::npos)
       GST_DEBUG ("build log of program %s [%s]:\n%s", name.c_str (), options.c_str (),

@@ -107,6 +107,16 @@ refused_while_running (GObject * object, GParamSpec * pspec)
   GST_OBJECT_UNLOCK (element);
   if (state <= GST_STATE_READY)
     return false;
+  /* Before caps are negotiated the element has not read its settings yet (a harness, or a
+   * pipeline still prerolling): the value is taken and used. */
+  bool negotiated = false;
+  gst_element_foreach_pad (element, [](GstElement *, GstPad * pad, gpointer data) -> gboolean {
+        if (gst_pad_has_current_caps (pad))
+          *static_cast<bool *> (data) = true;
+        return TRUE;
+      }, &negotiated);
+  if (!negotiated)
+    return false;
   GST_ELEMENT_WARNING (element, CORE, STATE_CHANGE, ("property '%s' can change only in the "
           "NULL or READY state; it keeps its value while %s", pspec->name,
           gst_element_state_get_name (state)), ("set it before the pipeline starts, or stop "

@@ -51,8 +51,8 @@ std::string read_file_bounded (const std::string & path, size_t max_bytes,
 
 /* Whether a set of `pspec` is refused because the element runs: a property flagged
  * GST_PARAM_MUTABLE_READY ("changeable only in NULL or READY state", what the element reads
- * when it starts) set in PAUSED or PLAYING keeps its value, with a WARNING on the bus naming it,
- * rather than taking a value that changes nothing. */
+ * when it starts or negotiates) set in PAUSED or PLAYING once caps are negotiated keeps its
+ * value, with a WARNING on the bus naming it, rather than taking a value that changes nothing. */
 bool refused_while_running (GObject * object, GParamSpec * pspec);
 
 /* Describes any exception in one line: "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES". */
