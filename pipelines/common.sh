@@ -6,7 +6,8 @@
 #                     GST_PLUGIN_PATH was unset (an installed plugin is then found the usual way)
 #   NUM_BUFFERS       frames each source produces; empty = run until the stream ends or Ctrl-C
 #   source_limit      array: ("num-buffers=N"), or () when NUM_BUFFERS is empty
-#   OUT_DIR           where files are written (default <repo>/out, created)
+#   OUT_DIR           where files are written (default <repo>/out, created; ./out for an
+#                     installed copy of the scripts)
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -51,6 +52,12 @@ fi
 source_limit=()
 [ -z "$NUM_BUFFERS" ] || source_limit=("num-buffers=$NUM_BUFFERS")
 
+# An installed copy of these scripts (the Debian package's
+# /usr/share/doc/gstreamer1.0-opencl/examples/pipelines, no meson.build beside it) writes into
+# ./out of the current folder instead.
+if [ -z "${OUT_DIR:-}" ] && [ ! -f "$REPO_ROOT/meson.build" ]; then
+  OUT_DIR=$PWD/out
+fi
 OUT_DIR=${OUT_DIR:-$REPO_ROOT/out}
 mkdir -p "$OUT_DIR"
 OUT_DIR=$(cd "$OUT_DIR" && pwd)
