@@ -25,6 +25,12 @@ struct GstOpenCLBaseTransformPrivate
   gst_opencl::CudaBridge cuda;
   gst_opencl::FramePort in_port;    /* frames in (in-place elements use only this one) */
   gst_opencl::FramePort out_port;   /* frames out */
+  /* The sink pad's caps the input frames were last checked against (streaming thread). */
+  GstCaps *checked_caps = nullptr;
+  bool checked_video = false;
+  GstVideoInfo checked_info {};
+
+  ~GstOpenCLBaseTransformPrivate () { gst_clear_caps (&checked_caps); }
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLBaseTransform, gst_opencl_base_transform,
@@ -115,7 +121,48 @@ gst_opencl_base_transform_stop (GstBaseTransform * trans)
   priv->gl.reset ();
   priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (trans));
+  gst_clear_caps (&priv->checked_caps);
   return TRUE;
+}
+
+/* Whether `input` is a frame of caps negotiated before the current ones. Caps change between
+ * buffers (a serialized event), but a frame of the old caps may still come after the new caps
+ * event: input-selector pushes a buffer of its previously active pad when that pad's thread had
+ * passed its check before the switch, and a producer may push a frame it took from the pool of
+ * the old caps. The frame's own memory or video meta says so; it cannot be processed as a frame
+ * of the new caps (its kernels would read and write past its end), so it is dropped. */
+static bool
+frame_of_earlier_caps (GstOpenCLBaseTransform * self, GstBuffer * input)
+{
+  auto *priv = get_priv (self);
+  GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+  if (caps != priv->checked_caps) {
+    gst_caps_replace (&priv->checked_caps, caps);
+    priv->checked_video = caps && gst_caps_get_size (caps) == 1 &&
+        gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw") &&
+        gst_video_info_from_caps (&priv->checked_info, caps);
+  }
+  gst_clear_caps (&caps);
+  std::string why;
+  if (!priv->checked_video ||
+      !gst_opencl::frame_of_other_caps (input, &priv->checked_info, &why))
+    return false;
+  GST_WARNING_OBJECT (self, "dropping a frame of earlier caps: %s", why.c_str ());
+  return true;
+}
+
+static GstFlowReturn
+gst_opencl_base_transform_submit_input_buffer (GstBaseTransform * trans, gboolean is_discont,
+    GstBuffer * input)
+{
+  /* The parent applies QoS and keeps the buffer in queued_buf for generate_output, which makes
+   * nothing when there is none. */
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->
+      submit_input_buffer (trans, is_discont, input);
+  if (ret == GST_FLOW_OK && trans->queued_buf &&
+      frame_of_earlier_caps (GST_OPENCL_BASE_TRANSFORM (trans), trans->queued_buf))
+    gst_clear_buffer (&trans->queued_buf);
+  return ret;
 }
 
 /* Video caps in system memory, where the plugin's host-visible frames may serve. */
@@ -275,6 +322,7 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   trans_class->query = gst_opencl_base_transform_query;
   trans_class->propose_allocation = gst_opencl_base_transform_propose_allocation;
   trans_class->decide_allocation = gst_opencl_base_transform_decide_allocation;
+  trans_class->submit_input_buffer = gst_opencl_base_transform_submit_input_buffer;
   trans_class->before_transform = gst_opencl_base_transform_before_transform;
   trans_class->transform_size = gst_opencl_base_transform_transform_size;
   trans_class->transform_caps = gst_opencl_base_transform_transform_caps;

@@ -90,7 +90,69 @@ device_context (ElementDevice & device)
   return device.context ();
 }
 
+std::string
+frame_name (GstVideoFormat format, guint width, guint height)
+{
+  return std::to_string (width) + "x" + std::to_string (height) + " " +
+      gst_video_format_to_string (format);
+}
+
+/* The kernels of a frame run with the negotiated layout, and some take the frame's size from its
+ * device view: a device buffer of OpenCL memory made for other caps (smaller, or of another
+ * format) would be read and written past its end, and on a device that shares the host's memory
+ * that is the process's heap. So a frame must be one of the port's caps (the base transform
+ * drops frames of earlier caps before they get here; this is the frame path's own guard). */
+void
+check_frame_caps (GstBuffer * buffer, const FramePort & port)
+{
+  std::string why;
+  if (GST_VIDEO_INFO_FORMAT (&port.info ()) != GST_VIDEO_FORMAT_UNKNOWN &&
+      frame_of_other_caps (buffer, &port.info (), &why))
+    throw Failure (Failure::Kind::Failed, "a frame of other caps: " + why);
+}
+
+/* And a resident frame's planes, at the offsets and strides of its video meta, must lie inside
+ * its memory. */
+void
+check_resident_frame (GstBuffer * buffer, const DeviceFrameView & view)
+{
+  const gsize memory_bytes = opencl_memory_info (gst_buffer_peek_memory (buffer, 0))->size;
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&view.info); plane++) {
+    const gsize end = view.info.offset[plane] + plane_span_bytes (&view.info, plane);
+    if (view.info.stride[plane] <= 0 || end > memory_bytes)
+      throw Failure (Failure::Kind::Failed, "plane " + std::to_string (plane) + " of the "
+          "frame's video meta ends at byte " + std::to_string (end) + " of OpenCL memory of " +
+          std::to_string (memory_bytes) + " bytes");
+  }
+}
+
 }  // namespace
+
+bool
+frame_of_other_caps (GstBuffer * buffer, const GstVideoInfo * info, std::string * why)
+{
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  const guint width = GST_VIDEO_INFO_WIDTH (info);
+  const guint height = GST_VIDEO_INFO_HEIGHT (info);
+  const GstVideoInfo *made = nullptr;
+  GstMemory *memory = sole_memory (buffer);
+  if (memory && gst_is_opencl_memory (memory))
+    made = opencl_memory_info (memory);
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  std::string frame;
+  if (made && (GST_VIDEO_INFO_FORMAT (made) != format ||
+          (guint) GST_VIDEO_INFO_WIDTH (made) != width ||
+          (guint) GST_VIDEO_INFO_HEIGHT (made) != height))
+    frame = "OpenCL memory made for " + frame_name (GST_VIDEO_INFO_FORMAT (made),
+        GST_VIDEO_INFO_WIDTH (made), GST_VIDEO_INFO_HEIGHT (made));
+  else if (meta && (meta->format != format || meta->width != width || meta->height != height))
+    frame = "a video meta of " + frame_name (meta->format, meta->width, meta->height);
+  else
+    return false;
+  if (why)
+    *why = frame + " where the caps say " + frame_name (format, width, height);
+  return true;
+}
 
 std::string
 size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
@@ -310,8 +372,10 @@ FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buff
 {
   const bool reads = access != FrameAccess::Write;
   const bool writes = access != FrameAccess::Read;
+  check_frame_caps (buffer, port);
   DeviceFrameView view;
   if (buffer_device_frame (buffer, device_context (device), writes, &view)) {
+    check_resident_frame (buffer, view);
     route_ = FrameRoute::Resident;
     frame_.buffer = view.buffer;
     frame_.info = view.info;
@@ -498,8 +562,10 @@ copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
     const GstOpenCLFrame & target)
 {
   auto & queue = device.device ().queue;
+  check_frame_caps (buffer, port);
   DeviceFrameView view;
   if (buffer_device_frame (buffer, device_context (device), false, &view)) {
+    check_resident_frame (buffer, view);
     copy_on_device (queue, GstOpenCLFrame { view.buffer, view.info }, target);
     return;
   }

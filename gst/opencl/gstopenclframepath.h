@@ -192,6 +192,15 @@ void copy_frame_on_host (FramePort & in_port, GstBuffer * in, FramePort & out_po
 void copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * buffer,
     gsize bytes);
 
+/* Whether `buffer` says that it holds a frame of another format or size than `info`: its
+ * GstOpenCLMemory was made for other caps, or its GstVideoMeta describes another frame. Such a
+ * frame is one of caps negotiated earlier, still in flight when the caps changed (a pool frame of
+ * the old caps that upstream pushes after the new caps event: input-selector does when its active
+ * pad changes while the old pad's thread is on its way to push). `why`, when given, says how it
+ * differs. Buffers that say nothing (plain memory without a meta) are not judged here: mapping
+ * them as a frame of `info` checks their size. */
+bool frame_of_other_caps (GstBuffer * buffer, const GstVideoInfo * info, std::string * why);
+
 /* "a buffer of N bytes where <what> needs M (caps ...)": the message of a buffer that does not
  * match its caps. */
 std::string size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
