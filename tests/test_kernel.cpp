@@ -569,6 +569,35 @@ GST_START_TEST (test_kernel_time_is_reported)
 }
 GST_END_TEST;
 
+/* A local-size the device cannot run is refused when negotiated, naming the limit, and while
+ * playing with a WARNING, the previous size going on (the stream stopped with
+ * CL_INVALID_WORK_GROUP_SIZE at the next frame). 128x128 is past every driver here. */
+GST_START_TEST (test_local_size_beyond_the_device)
+{
+  expect_error (quoted (SHIFT) + " parameters=\"p,amount=1\" local-size=128x128",
+      "local-size 128x128 ");
+  Rig rig ("system", quoted (SHIFT) + " parameters=\"p,amount=1\"");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (rig.h->element, bus);
+  Frame in = rig.caps_and_input (GST_VIDEO_FORMAT_RGBA, 64, 32, Pattern::Random, 1);
+  Frame first = rig.push (in);
+  g_object_set (rig.k, "local-size", "128x128", nullptr);
+  Frame second = rig.push (in);
+  auto same = testutil::compare (second, first, { 0, 0, 0, 0 });
+  fail_unless (same.over == 0, "%s", testutil::describe (same).c_str ());
+  GstMessage *warning = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (warning != nullptr, "no warning for the local-size");
+  std::string text = testutil::message_text (warning);
+  gst_message_unref (warning);
+  fail_unless (testutil::contains (text, "local-size 128x128") &&
+      testutil::contains (text, "the previous one stays"),
+      "%s", text.c_str ());
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == nullptr);
+  gst_element_set_bus (rig.h->element, nullptr);
+  gst_object_unref (bus);
+}
+GST_END_TEST;
+
 /* Runs `launch`; returns what was written to stderr meanwhile. */
 static std::string
 stderr_of_pipeline (const std::string & launch, std::string * error)
@@ -651,6 +680,7 @@ kernel_suite (void)
   tcase_add_test (tc, test_resampling_kernel);
   tcase_add_test (tc, test_kernel_time_is_reported);
   tcase_add_test (tc, test_compiler_warnings_stay_off_the_terminal);
+  tcase_add_test (tc, test_local_size_beyond_the_device);
   tcase_add_test (tc, test_source_every_format);
   tcase_add_test (tc, test_source_errors_and_live);
   tcase_add_test (tc, test_every_format_system_memory);

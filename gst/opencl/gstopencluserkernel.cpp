@@ -694,6 +694,31 @@ UserKernelHost::ensure_built (ElementDevice & device)
   current_generation_ = generation;
 }
 
+/* Why `kernel` cannot run work-groups of `local` on its device, or "" when it can (or when the
+ * driver chooses the size). Named with the limit, so that a size is refused when it is set or
+ * negotiated, never met as CL_INVALID_WORK_GROUP_SIZE at a frame. */
+static std::string
+local_size_problem (const cl::Kernel & kernel, const std::string & kernel_name,
+    const SizeSpec & local)
+{
+  if (!local.set || local.scaled || !kernel ())
+    return "";
+  const cl::Device device = kernel.getInfo<CL_KERNEL_PROGRAM> ().getInfo<CL_PROGRAM_DEVICES> ()[0];
+  const auto dimensions = device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES> ();
+  const std::string asked = "local-size " + std::to_string (local.width) + "x" +
+      std::to_string (local.height);
+  if (dimensions.size () >= 2 && (local.width > dimensions[0] || local.height > dimensions[1]))
+    return asked + " exceeds the device's largest work-group, " + std::to_string (dimensions[0]) +
+        "x" + std::to_string (dimensions[1]) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES)";
+  const size_t most = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device);
+  const size_t items = local.width * local.height;
+  if (items > most)
+    return asked + " is " + std::to_string (items) + " work-items; kernel '" + kernel_name +
+        "' runs at most " + std::to_string (most) + " in a group on this device "
+        "(CL_KERNEL_WORK_GROUP_SIZE)";
+  return "";
+}
+
 void
 UserKernelHost::prepare (GstElement * element, ElementDevice & device, const GstVideoInfo * in,
     const GstVideoInfo * out)
@@ -729,6 +754,10 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
         "' takes no width and height to sample with");
   if (local.set && local.scaled)
     throw Failure (Failure::Kind::Settings, "local-size must be WxH");
+  const std::string local_problem = local_size_problem (current_->kernel,
+      current_->kernel_name, local);
+  if (!local_problem.empty ())
+    throw Failure (Failure::Kind::Settings, local_problem);
   global_ = global_range (global, *out);
   local_ = local.set ? cl::NDRange (local.width, local.height) : cl::NullRange;
   applied_sizes_ = sizes_generation;
@@ -822,8 +851,12 @@ UserKernelHost::take_updates (GstElement * element)
     }
     if (applied_sizes_ != global_generation_) {
       applied_sizes_ = global_generation_;
+      const std::string local_problem = local_size_problem (current_->kernel,
+          current_->kernel_name, settings_.local);
       if (settings_.local.set && settings_.local.scaled) {
         problem = "local-size must be WxH; the previous one stays";
+      } else if (!local_problem.empty ()) {
+        problem = local_problem + "; the previous one stays";
       } else {
         global_ = global_range (settings_.global, out_info_);
         local_ = settings_.local.set ? cl::NDRange (settings_.local.width,
