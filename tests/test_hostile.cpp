@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common/suite.h"
@@ -103,9 +104,11 @@ GST_START_TEST (test_hostile_device_strings)
 }
 GST_END_TEST;
 
-/* A real allocation failure from the driver (a buffer twice the device's largest allocation, so
- * nothing the plugin would ever ask for) becomes an element error naming the OpenCL call and the
- * error code, through the same boundary every vfunc uses. */
+/* A real allocation failure from the driver (a buffer twice the device's largest allocation and
+ * twice its whole memory, so nothing the plugin would ever ask for) becomes an element error
+ * naming the OpenCL call and the error code, through the same boundary every vfunc uses. Twice
+ * the largest allocation alone is not enough: NVIDIA's driver on an H200 (141 GB) allocated
+ * 75 GB, twice its CL_DEVICE_MAX_MEM_ALLOC_SIZE. */
 GST_START_TEST (test_driver_allocation_failure_names_the_call)
 {
   GstOpenCLContext *context = gst_opencl_context_new ("");
@@ -113,7 +116,8 @@ GST_START_TEST (test_driver_allocation_failure_names_the_call)
   GstElement *element = gst_element_factory_make ("fakesink", nullptr);
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (element, bus);
-  const cl_ulong too_many = device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> () * 2;
+  const cl_ulong too_many = std::max (device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> (),
+      device.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE> ()) * 2;
   gboolean ok = GST_OPENCL_GUARD (element, "cannot allocate", [&]() {
     cl::Buffer buffer (device.context, CL_MEM_READ_WRITE, too_many);
     /* Some drivers only fail when the memory is first used. */

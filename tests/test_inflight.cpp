@@ -10,6 +10,7 @@
  * wait for the compiler while frames queue up behind them. */
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 
@@ -457,12 +458,52 @@ GST_START_TEST (test_upload_bilateral_download)
 }
 GST_END_TEST;
 
+/* A plain buffer (system memory, no video meta) of exactly the earlier caps' frame size, after
+ * new caps: the first frames of a source's own pool after input-selector switched to it. It is
+ * dropped, not refused as truncated; a buffer of any other wrong size is still an error. */
+GST_START_TEST (test_plain_frame_of_earlier_caps)
+{
+  GstHarness *h = gst_harness_new ("openclbilateral");
+  GstVideoInfo earlier, current;
+  gst_video_info_set_format (&earlier, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  gst_video_info_set_format (&current, GST_VIDEO_FORMAT_RGBA, 40, 30);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&earlier));
+  testutil::Frame gray = testutil::filled (testutil::Frame (64, 48, 1),
+      testutil::Pattern::Random, 1);
+  fail_unless_equals_int (gst_harness_push (h, testutil::to_buffer (gray,
+              GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&current));
+  GstBuffer *plain = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&earlier), nullptr);
+  gst_buffer_memset (plain, 0, 0x5a, gst_buffer_get_size (plain));
+  fail_unless (gst_buffer_get_video_meta (plain) == nullptr);
+  fail_unless_equals_int (gst_harness_push (h, plain), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == nullptr, "the earlier caps' frame was processed");
+  testutil::Frame rgba = testutil::filled (testutil::Frame (40, 30, 4),
+      testutil::Pattern::Random, 2);
+  fail_unless_equals_int (gst_harness_push (h, testutil::to_buffer (rgba,
+              GST_VIDEO_FORMAT_RGBA)), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull (h);
+  fail_unless (out != nullptr);
+  fail_unless_equals_int (gst_buffer_get_size (out), GST_VIDEO_INFO_SIZE (&current));
+  gst_buffer_unref (out);
+
+  /* Neither size: refused with an error, as a truncated frame. */
+  GstBuffer *odd = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&earlier) - 1, nullptr);
+  gst_buffer_memset (odd, 0, 0, gst_buffer_get_size (odd));
+  fail_if (gst_harness_push (h, odd) == GST_FLOW_OK, "a truncated frame was taken");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 Suite *
 inflight_suite (void)
 {
   return TESTUTIL_SUITE ("inflight", 0, test_bilateral, test_histogram, test_sort,
       test_convolve3d, test_multiconvolve, test_kernel, test_bilateral_sort,
-      test_bilateral_histogram, test_convolve3d_bilateral, test_upload_bilateral_download);
+      test_bilateral_histogram, test_convolve3d_bilateral, test_upload_bilateral_download,
+      test_plain_frame_of_earlier_caps);
 }
 
 }  // namespace

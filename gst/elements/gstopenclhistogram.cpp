@@ -370,7 +370,7 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     /* prepare_output_buffer made the buffer writable for this; process_ip asked the base to
      * wait for the counts. */
     if (settings_snapshot (impl).tensor_meta && gst_buffer_is_writable (buffer)) {
-      frame->read.wait ();
+      gst_opencl::device_of (trans).wait (frame->read);
       attach_tensor_meta (buffer, impl->state.channels, frame->bins, frame->counts);
     }
     cl::Event read = frame->read;

@@ -29,6 +29,9 @@ struct GstOpenCLBaseTransformPrivate
   GstCaps *checked_caps = nullptr;
   bool checked_video = false;
   GstVideoInfo checked_info {};
+  /* The caps checked before those (a frame of them may still come, see frame_of_earlier_caps). */
+  bool previous_video = false;
+  GstVideoInfo previous_info {};
 
   ~GstOpenCLBaseTransformPrivate () { gst_clear_caps (&checked_caps); }
 };
@@ -89,6 +92,16 @@ gst_opencl_base_transform_set_context (GstElement * element, GstContext * contex
   GST_ELEMENT_CLASS (gst_opencl_base_transform_parent_class)->set_context (element, context);
 }
 
+/* On the way to READY, waits for the device are bounded before the pads are deactivated (which
+ * waits for the streaming thread): a kernel that never ends cannot hold the state change. */
+static GstStateChangeReturn
+gst_opencl_base_transform_change_state (GstElement * element, GstStateChange transition)
+{
+  get_priv (GST_OPENCL_BASE_TRANSFORM (element))->device.state_changing (transition);
+  return GST_ELEMENT_CLASS (gst_opencl_base_transform_parent_class)->change_state (element,
+      transition);
+}
+
 static gboolean
 gst_opencl_base_transform_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
@@ -122,6 +135,7 @@ gst_opencl_base_transform_stop (GstBaseTransform * trans)
   priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (trans));
   gst_clear_caps (&priv->checked_caps);
+  priv->checked_video = priv->previous_video = false;
   return TRUE;
 }
 
@@ -137,6 +151,8 @@ frame_of_earlier_caps (GstOpenCLBaseTransform * self, GstBuffer * input)
   auto *priv = get_priv (self);
   GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
   if (caps != priv->checked_caps) {
+    priv->previous_video = priv->checked_video;
+    priv->previous_info = priv->checked_info;
     gst_caps_replace (&priv->checked_caps, caps);
     priv->checked_video = caps && gst_caps_get_size (caps) == 1 &&
         gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw") &&
@@ -144,9 +160,26 @@ frame_of_earlier_caps (GstOpenCLBaseTransform * self, GstBuffer * input)
   }
   gst_clear_caps (&caps);
   std::string why;
-  if (!priv->checked_video ||
-      !gst_opencl::frame_of_other_caps (input, &priv->checked_info, &why))
+  if (!priv->checked_video)
     return false;
+  if (!gst_opencl::frame_of_other_caps (input, &priv->checked_info, &why)) {
+    /* A plain buffer tells nothing of its caps but its size: one of exactly the earlier caps'
+     * frame size (and not the new one's) is taken as the earlier caps' frame that it is, the
+     * first frames of a source's own pool after input-selector switched to it. Any other size
+     * goes on, to be refused as truncated. */
+    const gsize size = gst_buffer_get_size (input);
+    GstMemory *memory = gst_buffer_n_memory (input) == 1 ? gst_buffer_peek_memory (input, 0) :
+        nullptr;
+    if (!priv->previous_video || gst_buffer_get_video_meta (input) ||
+        (memory && gst_is_opencl_memory (memory)) ||
+        size != priv->previous_info.size || size == priv->checked_info.size)
+      return false;
+    why = "a buffer of " + std::to_string (size) + " bytes, the size of a " +
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&priv->previous_info)) + " " +
+        std::to_string (GST_VIDEO_INFO_WIDTH (&priv->previous_info)) + "x" +
+        std::to_string (GST_VIDEO_INFO_HEIGHT (&priv->previous_info)) +
+        " frame of the earlier caps";
+  }
   GST_WARNING_OBJECT (self, "dropping a frame of earlier caps: %s", why.c_str ());
   return true;
 }
@@ -314,6 +347,7 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
 
   element_class->set_context = gst_opencl_base_transform_set_context;
+  element_class->change_state = gst_opencl_base_transform_change_state;
 
   klass->host_frames_on_device = TRUE;
   trans_class->passthrough_on_same_caps = FALSE;

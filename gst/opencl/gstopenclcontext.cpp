@@ -28,6 +28,13 @@ gst_opencl_context_finalize (GObject * object)
    * The queue is drained first, so no driver thread works for this context once it is gone;
    * then the programs, the queue and the context are released in that order (members of
    * Device, destroyed in reverse order of declaration). */
+  if (self->device && self->device->waits.abandoned ()) {
+    /* A command on its queue will not end, and the driver would wait for it before releasing
+     * the queue: the device's objects are kept until the process ends (gstopenclwait.h). */
+    GST_WARNING_OBJECT (self, "keeping the OpenCL objects of %s until the process ends: %s",
+        self->device->name.c_str (), self->device->waits.abandoned_reason ().c_str ());
+    self->device = nullptr;
+  }
   if (self->device) {
     try {
       self->device->upload_queue.finish ();
@@ -37,6 +44,7 @@ gst_opencl_context_finalize (GObject * object)
       GST_WARNING_OBJECT (self, "finishing the queue failed: %s",
           gst_opencl_error_name (e.err ()));
     }
+    self->device->waits.drain_callbacks ();
   }
   delete self->device;
   self->spec.~DeviceSpec ();
@@ -143,6 +151,9 @@ bool
 gst_opencl_context_satisfies (GstOpenCLContext * context, const gst_opencl::DeviceSpec & spec)
 {
   using Kind = gst_opencl::DeviceSpec::Kind;
+  /* A context whose queue was given up runs nothing any more (gstopenclwait.h). */
+  if (context->device->waits.abandoned ())
+    return false;
   switch (spec.kind) {
     case Kind::Automatic:
       return true;
@@ -256,6 +267,16 @@ gst_opencl_ensure_element_context (GstElement * element, const std::string & dev
     GST_OBJECT_UNLOCK (element);
     return present;
   };
+  {
+    /* A context set earlier whose queue was given up runs nothing any more. */
+    GST_OBJECT_LOCK (element);
+    GstOpenCLContext *stale = *slot && (*slot)->device->waits.abandoned () ? *slot : nullptr;
+    if (stale)
+      *slot = nullptr;
+    GST_OBJECT_UNLOCK (element);
+    if (stale)
+      gst_object_unref (stale);
+  }
   if (have ())
     return;
 

@@ -8,6 +8,7 @@
 
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclprogram.h"
+#include "opencl/gstopenclwait.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,8 @@ struct Device
    * (CL_MEM_USE_HOST_PTR) starts at a multiple of it, so the device uses it in place. */
   cl_uint base_align_bytes = 1;
   ProgramCache programs;
+  /* The host's waits on these queues, and whether one gave them up (gstopenclwait.h). */
+  DeviceWaits waits;
 
   /* Whether copies of OpenCL memory run on their own queues. */
   bool separate_transfers () const { return upload_queue () != queue (); }

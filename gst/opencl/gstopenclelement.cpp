@@ -14,6 +14,8 @@ ElementDevice::~ElementDevice ()
 {
   /* Events of the last frames first: they belong to the context, which this may hold last. */
   discard_frame ();
+  if (context_)
+    gst_opencl_context_device (context_).waits.remove_watch (&watch_);
   gst_clear_object (&context_);
 }
 
@@ -163,10 +165,13 @@ ElementDevice::start (GstElement * element)
 {
   kernel_time_ns_ = 0;
   gl_interop_ = 0;
+  watch_.clear_stop ();
   set_memory ("");
   discard_frame ();
   gst_opencl_ensure_element_context (element, device_string (), &context_);
   element_ = element;
+  watch_.element = element;
+  gst_opencl_context_device (context_).waits.add_watch (&watch_);
   GST_INFO_OBJECT (element, "running on %s", gst_opencl_context_device (context_).name.c_str ());
 }
 
@@ -179,6 +184,9 @@ ElementDevice::bind_to_gl (GstElement * element,
   GstOpenCLContext *old = context_;
   context_ = bound;
   GST_OBJECT_UNLOCK (element);
+  if (old)
+    gst_opencl_context_device (old).waits.remove_watch (&watch_);
+  gst_opencl_context_device (bound).waits.add_watch (&watch_);
   discard_frame ();
   gst_clear_object (&old);
   GST_INFO_OBJECT (element, "OpenCL context created against the GL context");
@@ -188,13 +196,37 @@ ElementDevice::bind_to_gl (GstElement * element,
 void
 ElementDevice::stop (GstElement * element)
 {
+  if (context_ && !device ().waits.abandoned ()) {
+    /* The element's work ends before its watch goes: a kernel that does not end is given up
+     * here, within the grace of a stop, which also frees a wait upstream (a map of the frame
+     * it writes) that would otherwise wait for it with no watch at all. */
+    if (watch_.stop_requested_at.load () == 0)
+      watch_.request_stop ();
+    try {
+      finish ();
+    } catch (const std::exception & e) {
+      GST_WARNING_OBJECT (element, "at stop: %s", e.what ());
+    }
+  }
   discard_frame ();
   element_ = nullptr;
   GST_OBJECT_LOCK (element);
   GstOpenCLContext *context = context_;
   context_ = nullptr;
   GST_OBJECT_UNLOCK (element);
+  if (context)
+    gst_opencl_context_device (context).waits.remove_watch (&watch_);
+  watch_.element = nullptr;
   gst_clear_object (&context);
+}
+
+void
+ElementDevice::state_changing (GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    watch_.request_stop ();
+  else if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    watch_.clear_stop ();
 }
 
 void
@@ -249,6 +281,7 @@ ElementDevice::launch (const cl::Kernel & kernel, const cl::NDRange & global,
   cl::Event event;
   device ().queue.enqueueNDRangeKernel (kernel, cl::NullRange, padded, local, wait_for, &event);
   kernel_events_.push_back (event);
+  watch_.note_launch (event);
   if (event_out)
     *event_out = event;
 }
@@ -286,7 +319,7 @@ ElementDevice::oldest_deferred_done (bool wait)
   auto & oldest = deferred_[deferred_head_];
   if (!oldest.empty ()) {
     if (wait)
-      oldest.back ().wait ();
+      this->wait (oldest.back ());
     else if (oldest.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () != CL_COMPLETE)
       return false;
     sum_kernel_time (oldest);

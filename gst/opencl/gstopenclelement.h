@@ -17,6 +17,7 @@
 
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencltuning.h"
+#include "opencl/gstopenclwait.h"
 
 namespace gst_opencl {
 
@@ -70,6 +71,24 @@ public:
   void end_frame (bool waited) { waited ? finish_frame () : defer_frame (); }
   /* Drops the recorded events without reading them (after a failure). */
   void discard_frame ();
+
+  /* The host's waits for this element's work: every one goes through these, never through the
+   * driver's blocking calls, so that a command that never ends can be given up
+   * (gstopenclwait.h). Throw cl::Error, or Failure (Abandoned). */
+  void wait (const cl::Event & event) { wait_event (device (), event, &watch_); }
+  /* Waits for everything enqueued so far on the kernel queue. */
+  void finish () { finish_queue (device (), &watch_); }
+  /* Whether a wait gave up the device's queue (then nothing its commands use may be freed). */
+  bool abandoned () { return context_ && device ().waits.abandoned (); }
+  /* The bases call this from change_state, before chaining up: on the way from PAUSED to READY
+   * a wait gives the device WaitWatch::kStopGraceMs more, then gives up, so that the state
+   * change returns even when a kernel never ends. */
+  void state_changing (GstStateChange transition);
+  /* The longest a wait may last, in milliseconds (0: no limit), and what it waits for, for
+   * messages ("kernel 'blur'"): set by elements with a `timeout` property. */
+  void set_wait_limit (guint timeout_ms) { watch_.timeout_ms = timeout_ms; }
+  void set_wait_subject (const std::string & subject) { watch_.set_subject (subject); }
+  const WaitWatch & watch () const { return watch_; }
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }
 
   /* What `gl-interop` reports (a GlInteropPath): set by the base classes at negotiation. */
@@ -96,6 +115,7 @@ private:
   GstElement *element_ = nullptr;  /* the owner, between start () and stop () */
   std::atomic<guint64> kernel_time_ns_ { 0 };
   std::atomic<int> gl_interop_ { 0 };
+  WaitWatch watch_;
   std::string memory_;  /* under settings_lock_ */
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
   std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */

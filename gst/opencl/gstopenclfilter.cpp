@@ -124,7 +124,7 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       }
       bool waited = frame.finish (written && writable);
       if (!waited && results_now) {
-        device.device ().queue.finish ();
+        device.finish ();
         waited = true;
       }
       /* Uploads that have completed let their frames go (all of them after a wait). */

@@ -266,6 +266,15 @@ FramePort::unmap (Upload & upload)
 }
 
 void
+FramePort::keep_for_ever ()
+{
+  if (!uploads_.empty ())
+    GST_WARNING ("keeping %zu host frames that the device may still read, for the life of the "
+        "process", uploads_.size ());
+  uploads_.clear ();  /* neither unmapped nor unreferenced */
+}
+
+void
 FramePort::release_uploaded (bool wait)
 {
   while (!uploads_.empty ()) {
@@ -273,10 +282,15 @@ FramePort::release_uploaded (bool wait)
     try {
       if (oldest.done ()) {
         if (wait)
-          oldest.done.wait ();
+          wait_event (*oldest.device, oldest.done, oldest.watch);
         else if (oldest.done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () > CL_COMPLETE)
           break;  /* still running: so are the later ones (one in-order queue) */
       }
+    } catch (const Failure & e) {
+      if (e.kind != Failure::Kind::Abandoned)
+        throw;
+      keep_for_ever ();
+      return;
     } catch (const std::exception & e) {
       /* A failed transfer no longer reads the frame. */
       GST_WARNING ("an upload failed: %s", e.what ());
@@ -287,12 +301,14 @@ FramePort::release_uploaded (bool wait)
 }
 
 void
-FramePort::keep_until_uploaded (Upload && upload)
+FramePort::keep_until_uploaded (ElementDevice & device, Upload && upload)
 {
   gst_buffer_ref (upload.buffer);
+  upload.device = &device.device ();
+  upload.watch = &device.watch ();
   uploads_.push_back (std::move (upload));
   if (uploads_.size () > MAX_UPLOADS_IN_FLIGHT && uploads_.front ().done ())
-    uploads_.front ().done.wait ();
+    device.wait (uploads_.front ().done);
   release_uploaded (false);
 }
 
@@ -481,10 +497,10 @@ FrameTrip::finish (bool written)
       auto & queue = device_.device ().queue;
       if (written) {
         /* The host sees what the kernels wrote once a map of the buffer has completed. */
-        void *view = queue.enqueueMapBuffer (frame_.buffer, CL_TRUE, CL_MAP_READ, 0,
+        void *view = queue.enqueueMapBuffer (frame_.buffer, CL_FALSE, CL_MAP_READ, 0,
             host_.map[0].size);
         queue.enqueueUnmapMemObject (frame_.buffer, view);
-        queue.finish ();
+        device_.finish ();
         frame_.buffer = cl::Buffer ();
         gst_video_frame_unmap (&host_);
         mapped_ = false;
@@ -497,7 +513,7 @@ FrameTrip::finish (bool written)
       upload.wrap = frame_.buffer;
       queue.enqueueMarkerWithWaitList (nullptr, &upload.done);
       mapped_ = false;
-      port_.keep_until_uploaded (std::move (upload));
+      port_.keep_until_uploaded (device_, std::move (upload));
       return false;
     }
     case FrameRoute::Host:
@@ -513,7 +529,7 @@ FrameTrip::finish (bool written)
         queue.enqueueReadBuffer (frame_.buffer, CL_FALSE, frame_.info.offset[plane], span,
             GST_VIDEO_FRAME_PLANE_DATA (&host_, plane));
     }
-    queue.finish ();  /* the host needs the pixels: the one wait of this route */
+    device_.finish ();  /* the host needs the pixels: the one wait of this route */
     gst_video_frame_unmap (&host_);
     mapped_ = false;
     return true;
@@ -524,7 +540,7 @@ FrameTrip::finish (bool written)
     upload.buffer = buffer_;
     upload.done = upload_done_;
     mapped_ = false;
-    port_.keep_until_uploaded (std::move (upload));
+    port_.keep_until_uploaded (device_, std::move (upload));
   } else {
     gst_video_frame_unmap (&host_);
     mapped_ = false;
@@ -539,9 +555,15 @@ FrameTrip::~FrameTrip ()
   /* Unfinished (an error): copies may still read or write the frame; let them end first. */
   try {
     if (device_.started ())
-      device_.device ().queue.finish ();
+      device_.finish ();
   } catch (...) {
     GST_WARNING ("the queue failed while a frame was abandoned");
+  }
+  if (device_.started () && device_.abandoned ()) {
+    /* The device may still read or write the frame, for ever: it is never let go. */
+    if (mapped_)
+      gst_buffer_ref (buffer_);
+    return;
   }
   try {
     if (route_ == FrameRoute::Gl && !finished_)
@@ -556,6 +578,22 @@ FrameTrip::~FrameTrip ()
 }
 
 /* Copies in and out */
+
+/* After a failed copy: waits for the queue, so that the host may let the copy's frame go.
+ * False when the device's queue was given up (the frame must then be kept for ever). */
+static bool
+finished_or_given_up (ElementDevice & device)
+{
+  try {
+    device.finish ();
+    return true;
+  } catch (const Failure & e) {
+    if (e.kind == Failure::Kind::Abandoned)
+      return false;
+  } catch (...) {
+  }
+  return !device.abandoned ();
+}
 
 void
 copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
@@ -605,11 +643,13 @@ copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
       count_transfer (true, region[0] * region[1]);
     }
   } catch (...) {
-    queue.finish ();
-    gst_video_frame_unmap (&upload.frame);
+    if (finished_or_given_up (device))
+      gst_video_frame_unmap (&upload.frame);
+    else
+      gst_buffer_ref (buffer);  /* the device may still read it: kept, mapped, for ever */
     throw;
   }
-  port.keep_until_uploaded (std::move (upload));
+  port.keep_until_uploaded (device, std::move (upload));
 }
 
 void
@@ -633,11 +673,13 @@ copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
         nullptr, &upload.done);
     count_transfer (true, bytes);
   } catch (...) {
-    device.device ().queue.finish ();
-    gst_buffer_unmap (buffer, &upload.map);
+    if (finished_or_given_up (device))
+      gst_buffer_unmap (buffer, &upload.map);
+    else
+      gst_buffer_ref (buffer);  /* the device may still read it: kept, mapped, for ever */
     throw;
   }
-  port.keep_until_uploaded (std::move (upload));
+  port.keep_until_uploaded (device, std::move (upload));
 }
 
 void
@@ -669,13 +711,13 @@ copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFrame &
   GstVideoFrame frame;
   map_frame (&frame, &port.info (), buffer, GST_MAP_WRITE, "the output frame");
   try {
-    copy_frame_from_device (device.device ().queue, source.buffer, &source.info, &frame, true);
+    copy_frame_from_device (device.device ().queue, source.buffer, &source.info, &frame, false);
+    device.finish ();
   } catch (...) {
-    try {
-      device.device ().queue.finish ();
-    } catch (...) {
-    }
-    gst_video_frame_unmap (&frame);
+    if (finished_or_given_up (device))
+      gst_video_frame_unmap (&frame);
+    else
+      gst_buffer_ref (buffer);  /* the device may still write it: kept, mapped, for ever */
     throw;
   }
   gst_video_frame_unmap (&frame);
@@ -711,10 +753,14 @@ copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * b
     throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the output", nullptr));
   }
   try {
-    device.device ().queue.enqueueReadBuffer (source, CL_TRUE, 0, bytes, map.data);
+    device.device ().queue.enqueueReadBuffer (source, CL_FALSE, 0, bytes, map.data);
     count_transfer (false, bytes);
+    device.finish ();
   } catch (...) {
-    gst_buffer_unmap (buffer, &map);
+    if (finished_or_given_up (device))
+      gst_buffer_unmap (buffer, &map);
+    else
+      gst_buffer_ref (buffer);  /* the device may still write it: kept, mapped, for ever */
     throw;
   }
   gst_buffer_unmap (buffer, &map);

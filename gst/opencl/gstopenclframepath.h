@@ -93,9 +93,14 @@ private:
     bool video = true;
     cl::Event done;
     cl::Buffer wrap;          /* the frame wrapped for the device (wrapped route) */
+    Device *device = nullptr; /* whose queue runs `done`, and the element's watch over it */
+    const WaitWatch *watch = nullptr;
   };
 
-  void keep_until_uploaded (Upload && upload);
+  void keep_until_uploaded (ElementDevice & device, Upload && upload);
+  /* Keeps the host frames still read by the device mapped and referenced for the life of the
+   * process: the device's queue was given up while they were in use (gstopenclwait.h). */
+  void keep_for_ever ();
   /* The device buffer wrapping `bytes` of host memory at `base` (CL_MEM_USE_HOST_PTR), made
    * once per place: producers reuse their buffers, so wraps are remembered, a few at a time. */
   cl::Buffer wrapped (Device & device, guint8 * base, gsize bytes, cl_mem_flags flags);

@@ -99,7 +99,7 @@ static void
 finish_upload (MemoryImpl * impl)
 {
   if (impl->upload ()) {
-    impl->upload.wait ();
+    gst_opencl::wait_event (impl->device (), impl->upload, nullptr);
     impl->upload = cl::Event ();
   }
 }
@@ -126,7 +126,7 @@ after_device_use (MemoryImpl * impl)
   if (!impl->last_use ())
     return nullptr;
   if (impl->device ().transfer_order != gst_opencl::Device::TransferOrder::Events) {
-    impl->last_use.wait ();
+    gst_opencl::wait_event (impl->device (), impl->last_use, nullptr);
     return nullptr;
   }
   /* Another queue waits for the marker: it must have been flushed (OpenCL's rule for events
@@ -147,7 +147,7 @@ upload_host_copy (MemoryImpl * impl)
     device.upload_queue.enqueueWriteBuffer (impl->buffer, CL_FALSE, 0, impl->info.size,
         impl->host, after_device_use (impl), &impl->upload);
     if (device.transfer_order == gst_opencl::Device::TransferOrder::HostUpload) {
-      impl->upload.wait ();
+      gst_opencl::wait_event (device, impl->upload, nullptr);
     } else {
       device.upload_queue.flush ();
       impl->wait_list.assign (1, impl->upload);
@@ -169,12 +169,15 @@ download_device_copy (MemoryImpl * impl, guint8 * host)
 {
   finish_upload (impl);
   auto & device = impl->device ();
+  cl::Event read;
   if (device.separate_transfers ()) {
-    device.download_queue.enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host,
-        after_device_use (impl));
+    device.download_queue.enqueueReadBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, host,
+        after_device_use (impl), &read);
   } else {
-    device.queue.enqueueReadBuffer (impl->buffer, CL_TRUE, 0, impl->info.size, host);
+    device.queue.enqueueReadBuffer (impl->buffer, CL_FALSE, 0, impl->info.size, host, nullptr,
+        &read);
   }
+  gst_opencl::wait_event (device, read, nullptr);
   gst_opencl::count_transfer (false, impl->info.size);
   impl->newest = Newest::Both;
 }
@@ -184,9 +187,14 @@ download_device_copy (MemoryImpl * impl, guint8 * host)
 static guint8 *
 map_unified (MemoryImpl * impl)
 {
-  if (impl->host_maps++ == 0)
-    impl->host = static_cast<guint8 *> (impl->queue ().enqueueMapBuffer (impl->buffer, CL_TRUE,
-            CL_MAP_READ | CL_MAP_WRITE, 0, impl->info.size));
+  if (impl->host_maps == 0) {
+    cl::Event mapped;
+    auto *host = static_cast<guint8 *> (impl->queue ().enqueueMapBuffer (impl->buffer, CL_FALSE,
+            CL_MAP_READ | CL_MAP_WRITE, 0, impl->info.size, nullptr, &mapped));
+    gst_opencl::wait_event (impl->device (), mapped, nullptr);
+    impl->host = host;
+  }
+  impl->host_maps++;
   return impl->host;
 }
 
@@ -208,8 +216,11 @@ pinned_host_copy (MemoryImpl * impl)
     auto & device = gst_opencl_context_device (impl->context);
     impl->pinned = cl::Buffer (device.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
         impl->info.size);
-    impl->host = static_cast<guint8 *> (impl->queue ().enqueueMapBuffer (impl->pinned, CL_TRUE,
-            CL_MAP_READ | CL_MAP_WRITE, 0, impl->info.size));
+    cl::Event mapped;
+    auto *host = static_cast<guint8 *> (impl->queue ().enqueueMapBuffer (impl->pinned, CL_FALSE,
+            CL_MAP_READ | CL_MAP_WRITE, 0, impl->info.size, nullptr, &mapped));
+    gst_opencl::wait_event (device, mapped, nullptr);
+    impl->host = host;
   }
   return impl->host;
 }

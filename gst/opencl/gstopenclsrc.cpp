@@ -128,6 +128,15 @@ gst_opencl_src_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (gst_opencl_src_parent_class)->set_context (element, context);
 }
 
+/* On the way to READY, waits for the device are bounded before the streaming thread is
+ * stopped: a kernel that never ends cannot hold the state change. */
+static GstStateChangeReturn
+gst_opencl_src_change_state (GstElement * element, GstStateChange transition)
+{
+  get_priv (GST_OPENCL_SRC (element))->device.state_changing (transition);
+  return GST_ELEMENT_CLASS (gst_opencl_src_parent_class)->change_state (element, transition);
+}
+
 /* Start and stop both leave the source unnegotiated: caps come again with the next run. */
 static void
 forget_negotiation (GstBaseSrc * base, GstOpenCLSrcPrivate * priv)
@@ -491,6 +500,7 @@ gst_opencl_src_class_init (GstOpenCLSrcClass * klass)
   gobject_class->get_property = gst_opencl_src_get_property;
 
   gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
+  element_class->change_state = gst_opencl_src_change_state;
   /**
    * GstOpenCLSrc:is-live:
    *

@@ -322,6 +322,11 @@ UserKernelHost::install_properties (GObjectClass * klass, guint first_id, bool f
       g_param_spec_string ("local-size", "Local size",
           "Work-group size \"WxH\" (empty: the driver's choice); the global size is rounded up "
           "to a multiple of it", "", flags));
+  g_object_class_install_property (klass, first_id + TIMEOUT,
+      g_param_spec_uint ("timeout", "Timeout",
+          "Longest wait for a frame's kernel, in milliseconds (0: no limit); past it the "
+          "element posts an error naming the kernel and gives the device's queue up (OpenCL "
+          "cannot stop a running kernel)", 0, 3600000, 0, flags));
 }
 
 UserKernelHost::UserKernelHost (bool for_source) : for_source_ (for_source)
@@ -366,6 +371,8 @@ UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_i
       if (offset == LOCATION || offset == SOURCE)
         s.program.source_wins = offset == SOURCE;
       program_generation_++;
+    } else if (offset == TIMEOUT) {
+      timeout_ms_ = g_value_get_uint (value);
     } else if (offset == PARAMETERS) {
       const GstStructure *parameters = gst_value_get_structure (value);
       if (s.parameters)
@@ -418,6 +425,8 @@ UserKernelHost::get_property (guint first_id, guint prop_id, GValue * value)
     value_from (s.program.*text_member, value);
   else if (offset == PARAMETERS)
     gst_value_set_structure (value, s.parameters);
+  else if (offset == TIMEOUT)
+    g_value_set_uint (value, timeout_ms_);
   else
     g_value_set_string (value, (offset == GLOBAL_SIZE ? s.global : s.local).text.c_str ());
   return true;
@@ -964,6 +973,11 @@ UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpen
     }
   }
   set_frame_arguments (device, in, out, stream_time, frame_number);
+  device.set_wait_limit (timeout_ms_);
+  if (named_in_waits_ != current_.get ()) {
+    device.set_wait_subject ("kernel '" + current_->kernel_name + "'");
+    named_in_waits_ = current_.get ();
+  }
   device.launch (current_->kernel, global_, local_);
   if (current_->has (ArgRole::OutputImage) && !frames_->viewable (out, false)) {
     auto & from = frames_->from_image;
@@ -993,6 +1007,7 @@ UserKernelHost::stop ()
   pending_generation_ = 0;
   current_.reset ();
   current_generation_ = 0;
+  named_in_waits_ = nullptr;
   frames_.reset ();
   values_.clear ();
 }

@@ -13,6 +13,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,7 +65,8 @@ class UserKernelHost
 public:
   enum PropertyOffset : guint
   {
-    LOCATION = 0, SOURCE, KERNEL, PARAMETERS, BUILD_OPTIONS, GLOBAL_SIZE, LOCAL_SIZE, COUNT
+    LOCATION = 0, SOURCE, KERNEL, PARAMETERS, BUILD_OPTIONS, GLOBAL_SIZE, LOCAL_SIZE, TIMEOUT,
+    COUNT
   };
 
   explicit UserKernelHost (bool for_source);
@@ -167,6 +169,9 @@ private:
   bool have_in_ = false;
   GstVideoInfo in_info_ {};
   std::unique_ptr<Frames> frames_;
+  /* `timeout`, in milliseconds (0: none): how long the host waits for a frame's kernel. */
+  std::atomic<guint> timeout_ms_ { 0 };
+  const UserKernel *named_in_waits_ = nullptr;  /* the kernel the waits' messages name */
 };
 
 /* The private struct (`impl`) of openclkernel and openclkernelsrc, or the base of one: the host,

@@ -200,6 +200,10 @@ post_exception (GstElement * element, std::exception_ptr error, const char *cont
         domain = GST_STREAM_ERROR;
         code = GST_STREAM_ERROR_FORMAT;
         break;
+      case Failure::Kind::Abandoned:
+        domain = GST_RESOURCE_ERROR;
+        code = GST_RESOURCE_ERROR_BUSY;
+        break;
       case Failure::Kind::Failed:
         break;
     }

@@ -27,7 +27,8 @@ namespace gst_opencl {
 class Failure : public std::runtime_error
 {
 public:
-  enum class Kind { NotFound, Settings, Failed, TooLarge };
+  /* Abandoned: the host stopped waiting for a command that did not end (gstopenclwait.h). */
+  enum class Kind { NotFound, Settings, Failed, TooLarge, Abandoned };
   Failure (Kind kind, const std::string & message)
     : std::runtime_error (message), kind (kind) {}
   Kind kind;

@@ -1,0 +1,226 @@
+/* gst-opencl: the host's waits for the device, which an element can give up.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "opencl/gstopenclwait.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclutils.h"
+
+#define GST_CAT_DEFAULT gst_opencl_debug
+
+namespace gst_opencl {
+
+/* How often a wait looks at its watch when no callback wakes it. */
+static constexpr auto kWatchPeriod = std::chrono::milliseconds (50);
+
+std::string
+DeviceWaits::abandoned_reason ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  return reason_;
+}
+
+void CL_CALLBACK
+DeviceWaits::on_complete (cl_event, cl_int, void *data)
+{
+  auto *self = static_cast<DeviceWaits *> (data);
+  std::lock_guard<std::mutex> guard (self->lock_);
+  self->pending_callbacks_--;
+  self->signal_.notify_all ();
+}
+
+void
+DeviceWaits::drain_callbacks ()
+{
+  /* Every registered event is complete once the queues are finished; its callback may still
+   * be on its way from the driver's thread. */
+  std::unique_lock<std::mutex> guard (lock_);
+  signal_.wait_for (guard, std::chrono::seconds (10), [this] { return pending_callbacks_ <= 0; });
+  if (pending_callbacks_ > 0)
+    GST_WARNING ("%d event callbacks never came", pending_callbacks_);
+}
+
+static cl_int
+execution_status (const cl::Event & event)
+{
+  cl_int status = CL_COMPLETE;
+  GST_OPENCL_CHECK (clGetEventInfo (event (), CL_EVENT_COMMAND_EXECUTION_STATUS,
+          sizeof (status), &status, nullptr));
+  return status;
+}
+
+void
+abandon_device (Device & device, const std::string & reason)
+{
+  DeviceWaits & waits = device.waits;
+  {
+    std::lock_guard<std::mutex> guard (waits.lock_);
+    if (waits.abandoned_)
+      return;
+    waits.reason_ = reason;
+    waits.abandoned_ = true;
+    waits.signal_.notify_all ();
+  }
+  GST_ERROR ("the queue of %s is given up: %s", device.name.c_str (), reason.c_str ());
+}
+
+void
+DeviceWaits::add_watch (WaitWatch * watch)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  watches_.push_back (watch);
+}
+
+void
+DeviceWaits::remove_watch (WaitWatch * watch)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  watches_.erase (std::remove (watches_.begin (), watches_.end (), watch), watches_.end ());
+}
+
+static const char *kGivenUp = ": the host stopped waiting, and the device's queue is given up "
+    "(OpenCL cannot stop a running kernel; its context stays allocated until the process ends)";
+
+/* Why a wait that began at `started` should give up because of `watch`, or "". `own`: the
+ * watch of the element that waits; another element's timeout counts only while its last
+ * kernel has not ended (then that kernel is what holds the queue). */
+static std::string
+reason_to_give_up (WaitWatch & watch, bool own, gint64 started, gint64 now)
+{
+  const guint timeout_ms = watch.timeout_ms.load ();
+  const gint64 stop_at = watch.stop_requested_at.load ();
+  std::lock_guard<std::mutex> guard (watch.lock);
+  if (timeout_ms > 0 && now - started >= (gint64) timeout_ms * 1000) {
+    bool running = own;
+    if (!own && watch.last_kernel ()) {
+      cl_int status = CL_COMPLETE;
+      clGetEventInfo (watch.last_kernel (), CL_EVENT_COMMAND_EXECUTION_STATUS,
+          sizeof (status), &status, nullptr);
+      running = status > CL_COMPLETE;
+    }
+    if (running)
+      return watch.subject + " did not end within the element's timeout of " +
+          std::to_string (timeout_ms) + " ms" + kGivenUp;
+  }
+  if (stop_at > 0 && now - stop_at >= WaitWatch::kStopGraceMs * 1000)
+    return watch.subject + " still ran " + std::to_string (WaitWatch::kStopGraceMs / 1000) +
+        " s after the element was asked to stop" + kGivenUp;
+  return "";
+}
+
+/* Whether the element's output is refused for now: its source pad or the pad it pushes to is
+ * flushing. That is the first sign of a stop (the sink downstream is deactivated before the
+ * element itself is told, and it waits for the thread this wait holds), and of a flush. */
+static bool
+output_flushing (GstElement * element)
+{
+  if (!element)
+    return false;
+  GstPad *pad = gst_element_get_static_pad (element, "src");
+  if (!pad)
+    return false;
+  bool flushing = GST_PAD_IS_FLUSHING (pad);
+  if (GstPad *peer = gst_pad_get_peer (pad)) {
+    flushing = flushing || GST_PAD_IS_FLUSHING (peer);
+    gst_object_unref (peer);
+  }
+  gst_object_unref (pad);
+  return flushing;
+}
+
+void
+wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
+{
+  DeviceWaits & waits = device.waits;
+  cl_int status = execution_status (event);
+  if (status == CL_COMPLETE)
+    return;
+  if (status < 0)
+    throw cl::Error (status, "a command the host waited for");
+  if (waits.abandoned ())
+    throw Failure (Failure::Kind::Abandoned, waits.abandoned_reason ());
+
+  /* The command must reach the device before anything can wake us. */
+  cl_command_queue queue = nullptr;
+  if (clGetEventInfo (event (), CL_EVENT_COMMAND_QUEUE, sizeof (queue), &queue, nullptr) ==
+      CL_SUCCESS && queue)
+    clFlush (queue);
+
+  auto *own = const_cast<WaitWatch *> (watch);
+  /* Registered with the lock let go: a driver may run the callback at once, on this thread,
+   * when the event completed meanwhile (PoCL does). */
+  {
+    std::lock_guard<std::mutex> counting (waits.lock_);
+    waits.pending_callbacks_++;
+  }
+  if (clSetEventCallback (event (), CL_COMPLETE, DeviceWaits::on_complete, &waits) !=
+      CL_SUCCESS) {
+    std::lock_guard<std::mutex> counting (waits.lock_);
+    waits.pending_callbacks_--;  /* then the watch period alone wakes us */
+  }
+  std::unique_lock<std::mutex> guard (waits.lock_);
+  const gint64 started = g_get_monotonic_time ();
+  gint64 flushing_since = 0;  /* when an element on the device was first seen flushing */
+  WaitWatch *flushing = nullptr;
+  for (;;) {
+    status = execution_status (event);
+    if (status == CL_COMPLETE)
+      return;
+    if (status < 0)
+      throw cl::Error (status, "a command the host waited for");
+    if (waits.abandoned_)
+      throw Failure (Failure::Kind::Abandoned, waits.reason_);
+    const gint64 now = g_get_monotonic_time ();
+    std::string reason;
+    WaitWatch *culprit = nullptr;
+    if (own)
+      reason = reason_to_give_up (*own, true, started, now);
+    for (size_t i = 0; reason.empty () && i < waits.watches_.size (); i++) {
+      WaitWatch *other = waits.watches_[i];
+      if (other != own)
+        reason = reason_to_give_up (*other, false, started, now);
+      culprit = other == own ? nullptr : other;
+      if (!flushing && now - started >= WaitWatch::kStopGraceMs * 1000 / 4 &&
+          output_flushing (other->element)) {
+        flushing = other;
+        flushing_since = now;
+      }
+    }
+    if (reason.empty () && flushing &&
+        now - flushing_since >= WaitWatch::kStopGraceMs * 1000) {
+      std::lock_guard<std::mutex> subject_guard (flushing->lock);
+      reason = flushing->subject + " still ran " +
+          std::to_string (WaitWatch::kStopGraceMs / 1000) + " s after the element's output "
+          "began to flush (the pipeline stops or seeks)" + kGivenUp;
+      culprit = flushing == own ? nullptr : flushing;
+    }
+    if (!reason.empty ()) {
+      /* An element that does not wait itself hears of it on its bus, from this thread (once
+       * the lock is let go: a bus handler may change states). */
+      GstElement *tell = culprit && culprit->element ?
+          GST_ELEMENT (gst_object_ref (culprit->element)) : nullptr;
+      guard.unlock ();
+      abandon_device (device, reason);
+      if (tell) {
+        gst_element_message_full (tell, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_BUSY, g_strdup (reason.c_str ()), nullptr, __FILE__,
+            GST_FUNCTION, __LINE__);
+        gst_object_unref (tell);
+      }
+      throw Failure (Failure::Kind::Abandoned, reason);
+    }
+    waits.signal_.wait_for (guard, kWatchPeriod);
+  }
+}
+
+void
+finish_queue (Device & device, const WaitWatch * watch)
+{
+  cl::Event marker;
+  device.queue.enqueueMarkerWithWaitList (nullptr, &marker);
+  wait_event (device, marker, watch);
+}
+
+}  // namespace gst_opencl
