@@ -286,6 +286,106 @@ wait_message (GstBus * bus, GstMessageType type, int seconds,
   return nullptr;
 }
 
+/* ---- checked mode ---- */
+
+/* A byte kernel that also writes where it must not: `row` past the end of dst (row `height`),
+ * before it (row -1), into src, or past src's end. Every work-item of row 0 writes one pixel
+ * there, 0xEE (never the guards' fill byte) or, into src, the complement of what is there. */
+std::string
+stray_bytes_kernel (const std::string & where)
+{
+  std::string stray =
+      where == "after" ? "dst[height * dst_stride + x * bpp + c] = 0xEE;" :
+      where == "before" ? "dst[-dst_stride + x * bpp + c] = 0xEE;" :
+      where == "into-src" ? "src[x * bpp + c] = (uchar) ~src[x * bpp + c];" :
+      "src[height * src_stride + x * bpp + c] = 0xEE;";
+  return std::string (R"CL(
+__kernel void stray (__global uchar * src, __global uchar * dst, int src_stride,
+    int dst_stride, int width, int height, int bpp)
+{
+  const int x = get_global_id (0), y = get_global_id (1);
+  if (x >= width || y >= height)
+    return;
+  for (int c = 0; c < bpp; c++)
+    dst[y * dst_stride + x * bpp + c] = src[y * src_stride + x * bpp + c];
+  if (y == 0)
+    for (int c = 0; c < bpp; c++)
+      )CL") + stray + "\n}\n";
+}
+
+/* A copy of `frame` in memory aligned as the CPU device wraps it without a copy
+ * (CL_MEM_USE_HOST_PTR at a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN): the application's own
+ * memory is then what a buffer kernel is given. */
+GstBuffer *
+aligned_buffer (const Frame & frame, GstVideoFormat format)
+{
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = MAX (testutil::default_device_base_align_bytes (), 1u) - 1;
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, frame.bytes.size (), &params);
+  gst_buffer_fill (buffer, 0, frame.bytes.data (), frame.bytes.size ());
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { frame.stride };
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE, format, frame.width,
+      frame.height, 1, offset, stride);
+  return buffer;
+}
+
+/* The element has `checked` (so a kernel writing outside its frames runs only under checked
+ * mode here: in the default mode it may take the test process down). */
+void
+expect_checked_property (GstElement * element)
+{
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (element), "checked") !=
+      nullptr, "%s has no 'checked' property", GST_OBJECT_NAME (element));
+}
+
+/* A source of buffers (dst only): a ramp in x, y and channel, moved on by the frame number. */
+const char *RAMP_BYTES = R"CL(
+__kernel void ramp (__global uchar * dst, int dst_stride, int width, int height, int frame)
+{
+  const int x = get_global_id (0), y = get_global_id (1);
+  if (x >= width || y >= height)
+    return;
+  for (int c = 0; c < 4; c++)
+    dst[y * dst_stride + x * 4 + c] = (uchar) (x * 3 + y * 5 + c * 7 + frame);
+}
+)CL";
+
+/* Frames of openclkernelsrc with `properties`, pulled from an appsink: `frames` of them, or as
+ * many as come before an error (its text in *error). */
+std::vector<Frame>
+source_frames (const std::string & properties, int width, int height, int frames,
+    std::string * error)
+{
+  GstElement *pipeline = testutil::parse_pipeline ("openclkernelsrc name=s num-buffers=" +
+      std::to_string (frames) + " " + properties + " ! video/x-raw,format=RGBA,width=" +
+      std::to_string (width) + ",height=" + std::to_string (height) +
+      ",framerate=30/1 ! appsink name=sink sync=false");
+  GstElement *source = gst_bin_get_by_name (GST_BIN (pipeline), "s");
+  expect_checked_property (source);
+  gst_object_unref (source);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<Frame> pulled;
+  for (int n = 0; n < frames; n++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 60 * GST_SECOND);
+    if (!sample)
+      break;
+    pulled.push_back (testutil::from_buffer (gst_sample_get_buffer (sample), &info));
+    gst_sample_unref (sample);
+  }
+  GstBus *bus = gst_element_get_bus (pipeline);
+  *error = testutil::first_error (bus);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return pulled;
+}
+
 }  // namespace
 
 GST_START_TEST (test_every_format_system_memory)
@@ -667,6 +767,188 @@ GST_START_TEST (test_compiler_warnings_stay_off_the_terminal)
 }
 GST_END_TEST;
 
+
+/* Checked mode catches a buffer kernel writing one row past dst, one row before it, into src
+ * and past src: an element error naming the kernel, the side, the bytes and the first offset,
+ * and the frame is not pushed. Run only in checked mode: in the default mode the same kernels
+ * write into the heap (docs/openclkernel.md#the-cpu-devices-shared-frames). */
+GST_START_TEST (test_checked_catches_writes_outside_frames)
+{
+  const struct { const char *where; const char *words; } cases[] = {
+    { "after", "kernel 'stray' wrote 256 bytes after its output frame (first at byte 0 past "
+          "the end), found by checked mode" },
+    { "before", "kernel 'stray' wrote 256 bytes before its output frame (first at byte 256 "
+          "before the start), found by checked mode" },
+    { "into-src", "kernel 'stray' wrote 256 bytes into its input frame (first at byte 0), "
+          "found by checked mode" },
+    { "after-src", "kernel 'stray' wrote 256 bytes after its input frame (first at byte 0 "
+          "past the end), found by checked mode" },
+  };
+  for (const auto & c : cases) {
+    for (const char *memory : { "system", "opencl" }) {
+      Rig rig (memory, quoted (stray_bytes_kernel (c.where).c_str ()) +
+          " parameters=\"p,bpp=4\"");
+      expect_checked_property (rig.k);
+      g_object_set (rig.k, "checked", TRUE, nullptr);
+      GstBus *bus = gst_bus_new ();
+      gst_element_set_bus (rig.h->element, bus);
+      rig.caps (GST_VIDEO_FORMAT_RGBA, 64, 16);
+      Frame in = testutil::filled (Frame (64, 16, 4), Pattern::Random, 11);
+      GstBuffer *buffer = aligned_buffer (in, GST_VIDEO_FORMAT_RGBA);
+      GST_BUFFER_PTS (buffer) = 0;
+      const GstFlowReturn flow = gst_harness_push (rig.h, buffer);
+      fail_unless (flow == GST_FLOW_ERROR, "%s, %s: the frame went on (%s)", c.where, memory,
+          gst_flow_get_name (flow));
+      fail_unless_equals_int (gst_harness_buffers_received (rig.h), 0);
+      const std::string text = testutil::first_error (bus);
+      fail_unless (testutil::contains (text, c.words), "%s, %s: expected \"%s\", got: %s",
+          c.where, memory, c.words, text.empty () ? "(no error)" : text.c_str ());
+      gst_element_set_bus (rig.h->element, nullptr);
+      gst_object_unref (bus);
+    }
+  }
+}
+GST_END_TEST;
+
+/* A correct kernel gives the same bytes with and without checked mode, both the CPU
+ * reference's: RGBA and GRAY8, an odd size and padded rows, random frames, system and OpenCL
+ * memory, several frames in a row (the guards' fill changes every frame). */
+GST_START_TEST (test_checked_output_is_identical)
+{
+  const struct { GstVideoFormat format; int channels; int width, height, stride_pad; } cases[] = {
+    { GST_VIDEO_FORMAT_RGBA, 4, 67, 45, 0 }, { GST_VIDEO_FORMAT_GRAY8, 1, 67, 45, 0 },
+    { GST_VIDEO_FORMAT_RGBA, 4, 64, 40, 44 }, { GST_VIDEO_FORMAT_GRAY8, 1, 64, 40, 20 },
+  };
+  for (const char *memory : { "system", "opencl" }) {
+    for (const auto & c : cases) {
+      const std::string properties = quoted (BYTES) + " parameters=\"p,bpp=" +
+          std::to_string (c.channels) + ",gain=1.25,offset=-7\"";
+      Rig plain (memory, properties);
+      Rig checked (memory, properties);
+      expect_checked_property (checked.k);
+      g_object_set (checked.k, "checked", TRUE, nullptr);
+      gboolean on = FALSE;
+      g_object_get (checked.k, "checked", &on, nullptr);
+      fail_unless (on);
+      plain.caps (c.format, c.width, c.height);
+      checked.caps (c.format, c.width, c.height);
+      for (int n = 0; n < 3; n++) {
+        Frame in (c.width, c.height, c.channels, GST_ROUND_UP_4 (c.width * c.channels) +
+            c.stride_pad);
+        testutil::fill (in, Pattern::Random, 100 * n + c.width + c.channels);
+        const std::string label = std::string (memory) + " " +
+            gst_video_format_to_string (c.format) + " " + std::to_string (c.width) + "x" +
+            std::to_string (c.height) + " stride " + std::to_string (in.stride) + " frame " +
+            std::to_string (n);
+        const Frame expected = plain.push (in);
+        expect_same (expected, bytes_reference (in, 1.25, -7), 0, label + " default mode");
+        expect_same (checked.push (in), expected, 0, label + " checked against default");
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* The source under checked mode: the same frames as without it, the reference's; a kernel
+ * writing past its frame is an error and no frame is pushed. */
+GST_START_TEST (test_checked_source)
+{
+  std::string error;
+  const std::vector<Frame> plain = source_frames (quoted (RAMP_BYTES), 67, 45, 3, &error);
+  TESTUTIL_EXPECT_NO_ERROR (error);
+  const std::vector<Frame> checked = source_frames (quoted (RAMP_BYTES) + " checked=true", 67,
+      45, 3, &error);
+  TESTUTIL_EXPECT_NO_ERROR (error);
+  fail_unless_equals_int (plain.size (), 3);
+  fail_unless_equals_int (checked.size (), 3);
+  for (int n = 0; n < 3; n++) {
+    Frame expected (67, 45, 4);
+    for (int y = 0; y < 45; y++)
+      for (int x = 0; x < 67; x++)
+        for (int c = 0; c < 4; c++)
+          expected.row (y)[x * 4 + c] = (uint8_t) (x * 3 + y * 5 + c * 7 + n);
+    expect_same (plain[n], expected, 0, "source, default mode, frame " + std::to_string (n));
+    expect_same (checked[n], expected, 0, "source, checked mode, frame " + std::to_string (n));
+  }
+
+  const std::string past = R"CL(
+__kernel void past (__global uchar * dst, int dst_stride, int width, int height)
+{
+  const int x = get_global_id (0), y = get_global_id (1);
+  if (x >= width || y >= height)
+    return;
+  dst[y * dst_stride + x * 4] = 1;
+  if (y == height - 1)
+    dst[(y + 1) * dst_stride + x * 4] = 0xEE;
+}
+)CL";
+  const std::vector<Frame> none = source_frames (quoted (past.c_str ()) + " checked=true", 67,
+      45, 3, &error);
+  fail_unless_equals_int (none.size (), 0);
+  TESTUTIL_EXPECT_ERROR (error, "kernel 'past' wrote 67 bytes after its output frame (first "
+      "at byte 0 past the end), found by checked mode");
+}
+GST_END_TEST;
+
+/* Checked mode turned on and off while playing: from the next frame, the same output; turned
+ * on, it catches a kernel replaced while playing that writes past dst. */
+GST_START_TEST (test_checked_while_playing)
+{
+  Rig rig ("system", quoted (BYTES) + " parameters=\"p,bpp=4,gain=1.25,offset=-7\"");
+  expect_checked_property (rig.k);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (rig.h->element, bus);
+  Frame in = rig.caps_and_input (GST_VIDEO_FORMAT_RGBA, 67, 45, Pattern::Random, 4);
+  const Frame expected = bytes_reference (in, 1.25, -7);
+  expect_same (rig.push (in), expected, 0, "before checked mode");
+  g_object_set (rig.k, "checked", TRUE, nullptr);
+  expect_same (rig.push (in), expected, 0, "checked mode turned on");
+  expect_same (rig.push (in), expected, 0, "checked mode, second frame");
+  g_object_set (rig.k, "checked", FALSE, nullptr);
+  expect_same (rig.push (in), expected, 0, "checked mode turned off");
+  g_object_set (rig.k, "checked", TRUE, nullptr);
+  expect_same (rig.push (in), expected, 0, "checked mode on again");
+
+  g_object_set (rig.k, "source", stray_bytes_kernel ("after").c_str (), nullptr);
+  GstFlowReturn flow = GST_FLOW_OK;
+  for (int i = 0; i < 600 && flow == GST_FLOW_OK; i++) {
+    GstBuffer *buffer = aligned_buffer (in, GST_VIDEO_FORMAT_RGBA);
+    flow = gst_harness_push (rig.h, buffer);
+    if (flow == GST_FLOW_OK) {
+      gst_buffer_unref (gst_harness_pull (rig.h));
+      g_usleep (50000);
+    }
+  }
+  fail_unless (flow == GST_FLOW_ERROR, "the new kernel was never caught (%s)",
+      gst_flow_get_name (flow));
+  TESTUTIL_EXPECT_ERROR (testutil::first_error (bus), "kernel 'stray' wrote 268 bytes after "
+      "its output frame (first at byte 0 past the end), found by checked mode");
+  gst_element_set_bus (rig.h->element, nullptr);
+  gst_object_unref (bus);
+}
+GST_END_TEST;
+
+/* GST_OPENCL_CHECKED=1 turns checked mode on without the property (read at negotiation). */
+GST_START_TEST (test_checked_by_environment)
+{
+  Rig probe ("system", quoted (BYTES));
+  expect_checked_property (probe.k);
+  gboolean on = TRUE;
+  g_object_get (probe.k, "checked", &on, nullptr);
+  fail_if (on, "checked mode is on by default");
+  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (probe.k), "checked");
+  fail_unless (spec->flags & GST_PARAM_MUTABLE_PLAYING);
+  fail_unless (testutil::contains (g_param_spec_get_blurb (spec), "guard"));
+
+  g_setenv ("GST_OPENCL_CHECKED", "1", TRUE);
+  const std::string text = error_of (quoted (stray_bytes_kernel ("after").c_str ()) +
+      " parameters=\"p,bpp=4\"");
+  g_unsetenv ("GST_OPENCL_CHECKED");
+  TESTUTIL_EXPECT_ERROR (text, "kernel 'stray' wrote 128 bytes after its output frame (first "
+      "at byte 0 past the end), found by checked mode");
+}
+GST_END_TEST;
+
 static Suite *
 kernel_suite (void)
 {
@@ -686,6 +968,15 @@ kernel_suite (void)
   tcase_add_test (tc, test_every_format_system_memory);
   tcase_add_test (tc, test_every_format_opencl_memory);
   tcase_add_test (tc, test_gl_memory);
+  /* Checked mode (CK_RUN_CASE=checked). */
+  TCase *checked = tcase_create ("checked");
+  tcase_set_timeout (checked, 900);
+  suite_add_tcase (s, checked);
+  tcase_add_test (checked, test_checked_catches_writes_outside_frames);
+  tcase_add_test (checked, test_checked_output_is_identical);
+  tcase_add_test (checked, test_checked_source);
+  tcase_add_test (checked, test_checked_while_playing);
+  tcase_add_test (checked, test_checked_by_environment);
   return s;
 }
 

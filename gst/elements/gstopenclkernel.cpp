@@ -28,6 +28,13 @@
  * `opencl-kernel` element message says so); if it fails to build, a warning carries the build
  * log and the previous kernel goes on. See docs/openclkernel.md.
  *
+ * On a CPU device the frames are shared with the application without a copy, so a buffer
+ * kernel that indexes outside `src` or `dst` writes into the application's memory. For
+ * developing kernels, `checked=true` (or GST_OPENCL_CHECKED=1) gives it copies of the frames
+ * with guard zones around them instead, checked after every frame: a write outside the output
+ * frame or into the input is an error naming the kernel, and the frame is not pushed. It costs
+ * copies and a wait per frame; image arguments are not guarded.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! \

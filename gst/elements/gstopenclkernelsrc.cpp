@@ -14,7 +14,9 @@
  * fields are also controllable child objects (`name::value=`). Size and framerate are
  * negotiated (1280x720 at 30/1 unless downstream asks otherwise); with `is-live` frames come at
  * the pace of the clock. Every property may change while playing, as for openclkernel (see
- * docs/openclkernel.md).
+ * docs/openclkernel.md). For developing kernels, `checked=true` gives a `dst` kernel a copy of
+ * the frame with guard zones around it, checked after every frame: a write outside the frame is
+ * an error naming the kernel, and the frame is not pushed.
  *
  * ## Example launch lines
  * |[

@@ -6,7 +6,11 @@
  * names, types and qualifiers come from the driver; each gets a role (frame, element-filled
  * value, or parameter) once per build. While playing, a changed program is built on a thread of
  * its own and taken up by the streaming thread at the first frame after it is ready; until then,
- * and for good if it fails, the previous kernel runs. */
+ * and for good if it fails, the previous kernel runs.
+ *
+ * Checked mode gives a buffer kernel copies of the frames with guard zones around them instead
+ * of the frames themselves (on a CPU device those are the application's memory, shared without
+ * a copy), and reports a kernel that wrote outside them: see UserKernelHost::Checked. */
 #include "opencl/gstopencluserkernel.h"
 
 #include <algorithm>
@@ -287,6 +291,143 @@ struct UserKernelHost::Frames
   }
 };
 
+
+/* ---- checked mode ---- */
+
+namespace {
+
+/* Each guard zone is at least two rows of its frame and at least this, rounded up to the
+ * device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (a sub-buffer's origin must be a multiple of it). */
+constexpr size_t kMinGuardBytes = 4096;
+
+/* The bytes of a frame a buffer kernel indexes: from the buffer's start to the end of the last
+ * row of its plane, padding included (at most the buffer's size). */
+size_t
+frame_bytes (const GstVideoInfo & info)
+{
+  return GST_VIDEO_INFO_PLANE_OFFSET (&info, 0) +
+      (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) * plane_rows (&info, 0);
+}
+
+size_t
+frame_bytes (const GstOpenCLFrame & frame)
+{
+  return std::min (frame_bytes (frame.info), frame.buffer.getInfo<CL_MEM_SIZE> ());
+}
+
+/* How many bytes of a guard no longer hold the fill byte, and the lowest one's index. */
+struct Changed
+{
+  size_t count = 0;
+  size_t first = 0;
+};
+
+Changed
+changed_bytes (const std::vector<guint8> & guard, guint8 fill)
+{
+  Changed changed;
+  for (size_t i = 0; i < guard.size (); i++) {
+    if (guard[i] != fill && changed.count++ == 0)
+      changed.first = i;
+  }
+  return changed;
+}
+
+}  // namespace
+
+/* The guarded copies of checked mode. Each frame a buffer kernel takes (src, dst) gets a buffer
+ * of the element's own, [guard][frame][guard], made once for a layout (never per frame); the
+ * kernel is given the frame part as a sub-buffer, at the frame's own strides. Per frame: both
+ * guards are filled with a fill byte (0xA5 and 0x5A on alternate frames, so that a kernel
+ * writing one of them is caught at the next frame), the frame's bytes are copied in (dst's too:
+ * a pixel the kernel does not write keeps what the output buffer held, as without checked
+ * mode); after the kernel the guards are read back, and count_changed (kernels/checked.cl)
+ * compares src with the input frame. Only when nothing changed is dst copied into the output
+ * frame. Reads outside the frames are not caught (they read the guards' fill byte), nor writes
+ * beyond the guards. */
+struct UserKernelHost::Checked
+{
+  struct Side
+  {
+    cl::Buffer whole;   /* guard, frame, guard */
+    cl::Buffer frame;   /* the frame part: what the kernel is given */
+    size_t guard = 0;   /* bytes of each guard */
+    size_t bytes = 0;   /* bytes of the frame part */
+    size_t stride = 0;  /* the frame's row stride the guards were sized by */
+    std::vector<guint8> before, after;  /* the guards, read back */
+
+    bool fits (size_t frame_bytes, size_t row_stride) const
+    {
+      return whole () && bytes == frame_bytes && stride == row_stride;
+    }
+
+    void make (Device & device, size_t frame_bytes, size_t row_stride)
+    {
+      const size_t align = MAX (device.base_align_bytes, 1u);
+      const size_t least = MAX (2 * row_stride, kMinGuardBytes);
+      const size_t guard_bytes = (least + align - 1) / align * align;
+      const size_t total = 2 * guard_bytes + frame_bytes;
+      if (total > device.max_alloc_bytes)
+        throw Failure (Failure::Kind::TooLarge, "checked mode needs a buffer of " +
+            std::to_string (total) + " bytes, more than " + device.name + " can allocate (" +
+            std::to_string (device.max_alloc_bytes) + " bytes)");
+      whole = cl::Buffer (device.context, CL_MEM_READ_WRITE, total);
+      cl_buffer_region region { guard_bytes, frame_bytes };
+      frame = whole.createSubBuffer (CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+      guard = guard_bytes;
+      bytes = frame_bytes;
+      stride = row_stride;
+      before.assign (guard, 0);
+      after.assign (guard, 0);
+    }
+
+    /* Fills the guards and copies the frame's bytes in. */
+    void fill (cl::CommandQueue & queue, const cl::Buffer & from, guint8 fill_byte)
+    {
+      queue.enqueueFillBuffer (whole, fill_byte, 0, guard);
+      queue.enqueueFillBuffer (whole, fill_byte, guard + bytes, guard);
+      queue.enqueueCopyBuffer (from, whole, 0, guard, bytes);
+    }
+
+    /* Enqueues the reads of both guards (the caller waits for them). */
+    void read_guards (cl::CommandQueue & queue)
+    {
+      queue.enqueueReadBuffer (whole, CL_FALSE, 0, guard, before.data ());
+      queue.enqueueReadBuffer (whole, CL_FALSE, guard + bytes, guard, after.data ());
+    }
+
+    /* Adds what changed in the guards to `found` ("N bytes before its output frame (...)"). */
+    void describe (guint8 fill_byte, const char *frame_name, std::string & found) const
+    {
+      const Changed ahead = changed_bytes (before, fill_byte);
+      if (ahead.count)
+        found += std::string (found.empty () ? "" : " and ") + std::to_string (ahead.count) +
+            " bytes before its " + frame_name + " (first at byte " +
+            std::to_string (guard - ahead.first) + " before the start)";
+      const Changed behind = changed_bytes (after, fill_byte);
+      if (behind.count)
+        found += std::string (found.empty () ? "" : " and ") + std::to_string (behind.count) +
+            " bytes after its " + frame_name + " (first at byte " +
+            std::to_string (behind.first) + " past the end)";
+    }
+  };
+
+  Side in, out;
+  cl::Kernel count_changed;  /* kernels/checked.cl */
+  cl::Buffer counts;         /* its result: bytes changed, the first */
+  cl_uint counted[2] = { 0, 0 };
+  guint8 fill_byte = 0xA5;
+  guint64 frames = 0;
+
+  void make_counter (Device & device)
+  {
+    if (count_changed ())
+      return;
+    count_changed = device.kernel ("checked", "count_changed", "");
+    counts = cl::Buffer (device.context, CL_MEM_READ_WRITE, sizeof counted);
+  }
+};
+
 /* ---- properties ---- */
 
 void
@@ -327,6 +468,17 @@ UserKernelHost::install_properties (GObjectClass * klass, guint first_id, bool f
           "Longest wait for a frame's kernel, in milliseconds (0: no limit); past it the "
           "element posts an error naming the kernel and gives the device's queue up (OpenCL "
           "cannot stop a running kernel)", 0, 3600000, 0, flags));
+  g_object_class_install_property (klass, first_id + CHECKED,
+      g_param_spec_boolean ("checked", "Checked",
+          for_source ? "For developing kernels: dst is a copy of the frame with guard zones "
+          "before and after it, checked after every frame; a write outside the frame is an "
+          "error naming the kernel, and the frame is not pushed. Costs a copy and a wait per "
+          "frame; images are not guarded. GST_OPENCL_CHECKED=1 turns it on too" :
+          "For developing kernels: src and dst are copies of the frames with guard zones "
+          "before and after them, checked after every frame; a write outside the output frame "
+          "or into the input is an error naming the kernel, and the frame is not pushed. Costs "
+          "copies and a wait per frame; images are not guarded. GST_OPENCL_CHECKED=1 turns it "
+          "on too", FALSE, flags));
 }
 
 UserKernelHost::UserKernelHost (bool for_source) : for_source_ (for_source)
@@ -373,6 +525,8 @@ UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_i
       program_generation_++;
     } else if (offset == TIMEOUT) {
       timeout_ms_ = g_value_get_uint (value);
+    } else if (offset == CHECKED) {
+      s.checked = g_value_get_boolean (value);
     } else if (offset == PARAMETERS) {
       const GstStructure *parameters = gst_value_get_structure (value);
       if (s.parameters)
@@ -427,6 +581,8 @@ UserKernelHost::get_property (guint first_id, guint prop_id, GValue * value)
     gst_value_set_structure (value, s.parameters);
   else if (offset == TIMEOUT)
     g_value_set_uint (value, timeout_ms_);
+  else if (offset == CHECKED)
+    g_value_set_boolean (value, s.checked);
   else
     g_value_set_string (value, (offset == GLOBAL_SIZE ? s.global : s.local).text.c_str ());
   return true;
@@ -744,6 +900,9 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
     sizes_generation = global_generation_;
     if (settings_.parameters)
       parameters = gst_structure_copy (settings_.parameters);
+    /* As GST_OPENCL_IMAGE_VIEWS below: read when caps are set. */
+    checked_by_env_ = g_strcmp0 (g_getenv ("GST_OPENCL_CHECKED"), "1") == 0;
+    checked_ = settings_.checked || checked_by_env_;
   }
   std::unique_ptr<GstStructure, decltype (&gst_structure_free)> owned (parameters,
       gst_structure_free);
@@ -804,10 +963,22 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
     frames_->from_image = d.kernel ("image_io", "image_to_frame", "");
     frames_->views.reserve (Frames::MAX_VIEWS);
   }
-  GST_DEBUG_OBJECT (element, "kernel %s from %s: %zu arguments, %zu parameters, images %s",
+  /* Checked mode's copies, for the negotiated layouts: a frame of another layout (a video meta's
+   * strides) makes them again, once. */
+  guarded_.reset ();
+  if (checked_) {
+    guarded_ = std::make_unique<Checked> ();
+    if (in && current_->has (ArgRole::SrcBuffer)) {
+      guarded_->in.make (d, frame_bytes (*in), GST_VIDEO_INFO_PLANE_STRIDE (in, 0));
+      guarded_->make_counter (d);
+    }
+    if (current_->has (ArgRole::DstBuffer))
+      guarded_->out.make (d, frame_bytes (*out), GST_VIDEO_INFO_PLANE_STRIDE (out, 0));
+  }
+  GST_DEBUG_OBJECT (element, "kernel %s from %s: %zu arguments, %zu parameters, images %s%s",
       current_->kernel_name.c_str (), current_->origin.c_str (), current_->arguments.size (),
       values_.size (), !current_->uses_images () ? "none" : frames_->views_possible ?
-      "viewed where aligned" : "copied");
+      "viewed where aligned" : "copied", checked_ ? ", checked mode" : "");
 }
 
 bool
@@ -858,6 +1029,7 @@ UserKernelHost::take_updates (GstElement * element)
         problem = std::string (e.what ()) + "; the previous parameters stay";
       }
     }
+    checked_ = settings_.checked || checked_by_env_;
     if (applied_sizes_ != global_generation_) {
       applied_sizes_ = global_generation_;
       const std::string local_problem = local_size_problem (current_->kernel,
@@ -912,10 +1084,10 @@ UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFram
             frames_->view (d, out, false) : frames_->copy_image (d, out.info, false));
         continue;
       case ArgRole::SrcBuffer:
-        kernel.setArg (arg.index, in->buffer);
+        kernel.setArg (arg.index, checked_ ? guarded_->in.frame : in->buffer);
         continue;
       case ArgRole::DstBuffer:
-        kernel.setArg (arg.index, out.buffer);
+        kernel.setArg (arg.index, checked_ ? guarded_->out.frame : out.buffer);
         continue;
       case ArgRole::Parameter:
         continue;
@@ -951,6 +1123,76 @@ UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFram
 }
 
 void
+UserKernelHost::guard_frames (Device & device, const GstOpenCLFrame * in,
+    const GstOpenCLFrame & out)
+{
+  if (!guarded_)
+    guarded_ = std::make_unique<Checked> ();  /* turned on while playing: made once, here */
+  Checked & g = *guarded_;
+  g.fill_byte = g.frames++ % 2 ? 0x5A : 0xA5;
+  if (current_->has (ArgRole::SrcBuffer)) {
+    const size_t bytes = frame_bytes (*in);
+    const size_t stride = GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0);
+    if (!g.in.fits (bytes, stride)) {
+      GST_DEBUG ("checked mode: a copy of %zu bytes for the input frame", bytes);
+      g.in.make (device, bytes, stride);
+    }
+    g.make_counter (device);
+    g.in.fill (device.queue, in->buffer, g.fill_byte);
+  }
+  if (current_->has (ArgRole::DstBuffer)) {
+    const size_t bytes = frame_bytes (out);
+    const size_t stride = GST_VIDEO_INFO_PLANE_STRIDE (&out.info, 0);
+    if (!g.out.fits (bytes, stride)) {
+      GST_DEBUG ("checked mode: a copy of %zu bytes for the output frame", bytes);
+      g.out.make (device, bytes, stride);
+    }
+    g.out.fill (device.queue, out.buffer, g.fill_byte);
+  }
+}
+
+void
+UserKernelHost::check_and_copy_out (Device & device, const GstOpenCLFrame * in,
+    const GstOpenCLFrame & out)
+{
+  Checked & g = *guarded_;
+  auto & queue = device.queue;
+  const bool src = current_->has (ArgRole::SrcBuffer);
+  const bool dst = current_->has (ArgRole::DstBuffer);
+  if (!src && !dst)
+    return;  /* images only: nothing to guard */
+  if (src) {
+    const cl_uint2 start = { { 0, 0xffffffffu } };
+    queue.enqueueFillBuffer (g.counts, start, 0, sizeof start);
+    set_args (g.count_changed, in->buffer, g.in.frame, (cl_uint) g.in.bytes, g.counts);
+    queue.enqueueNDRangeKernel (g.count_changed, cl::NullRange,
+        cl::NDRange ((g.in.bytes + 15) / 16), cl::NullRange);
+    queue.enqueueReadBuffer (g.counts, CL_FALSE, 0, sizeof g.counted, g.counted);
+    g.in.read_guards (queue);
+  }
+  if (dst)
+    g.out.read_guards (queue);
+  /* Checked mode waits for its guards, through the waits a kernel that never ends cannot hold
+   * (the element's watch is the device's: its timeout and its stop apply). */
+  finish_queue (device, nullptr);
+
+  std::string found;
+  if (dst)
+    g.out.describe (g.fill_byte, "output frame", found);
+  if (src) {
+    if (g.counted[0])
+      found += std::string (found.empty () ? "" : " and ") + std::to_string (g.counted[0]) +
+          " bytes into its input frame (first at byte " + std::to_string (g.counted[1]) + ")";
+    g.in.describe (g.fill_byte, "input frame", found);
+  }
+  if (!found.empty ())
+    throw Failure (Failure::Kind::Failed, "kernel '" + current_->kernel_name + "' wrote " +
+        found + ", found by checked mode");
+  if (dst)
+    queue.enqueueCopyBuffer (g.out.whole, out.buffer, g.out.guard, 0, g.out.bytes);
+}
+
+void
 UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpenCLFrame * in,
     const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number)
 {
@@ -972,6 +1214,10 @@ UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpen
       }
     }
   }
+  if (checked_)
+    guard_frames (device.device (), in, out);
+  else
+    guarded_.reset ();
   set_frame_arguments (device, in, out, stream_time, frame_number);
   device.set_wait_limit (timeout_ms_);
   if (named_in_waits_ != current_.get ()) {
@@ -979,6 +1225,9 @@ UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpen
     named_in_waits_ = current_.get ();
   }
   device.launch (current_->kernel, global_, local_);
+  /* Before an output image's copy, which comes after the kernel's writes to dst. */
+  if (checked_)
+    check_and_copy_out (device.device (), in, out);
   if (current_->has (ArgRole::OutputImage) && !frames_->viewable (out, false)) {
     auto & from = frames_->from_image;
     from.setArg (0, frames_->copy_image (device.device (), out.info, false));
@@ -1009,6 +1258,7 @@ UserKernelHost::stop ()
   current_generation_ = 0;
   named_in_waits_ = nullptr;
   frames_.reset ();
+  guarded_.reset ();
   values_.clear ();
 }
 

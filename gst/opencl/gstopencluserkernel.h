@@ -7,7 +7,13 @@
  * arguments are the input and output frames (normalised 8-bit, RGBA channel order whatever the
  * frame's byte order); `__global` arguments named src and dst are the frames' bytes, with
  * src_stride and dst_stride; width, height, time and frame are filled by the element; every
- * other argument comes, by name, from the `parameters` structure. */
+ * other argument comes, by name, from the `parameters` structure.
+ *
+ * Checked mode (`checked`, or GST_OPENCL_CHECKED=1), for developing kernels: src and dst are
+ * not the frames but sub-buffers of buffers of the element's own, made once, with guard zones
+ * before and after them; the guards are filled with a known byte before the kernel and read
+ * back after it (the host waits), and any changed byte is an element error naming the kernel,
+ * the side and the first offset. dst is copied into the frame only when nothing changed. */
 #pragma once
 
 #include <gst/gst.h>
@@ -66,6 +72,7 @@ public:
   enum PropertyOffset : guint
   {
     LOCATION = 0, SOURCE, KERNEL, PARAMETERS, BUILD_OPTIONS, GLOBAL_SIZE, LOCAL_SIZE, TIMEOUT,
+    CHECKED,
     COUNT
   };
 
@@ -95,8 +102,9 @@ public:
 
   /* Per frame: takes up a kernel built in the background and changed parameters (a WARNING and
    * the old ones when they do not fit), syncs the parameters' controllers at `stream_time`, sets
-   * the arguments and launches through `device`. No allocation, build or wait after warm-up.
-   * Throws cl::Error. */
+   * the arguments and launches through `device`. No allocation, build or wait after warm-up;
+   * in checked mode, one wait for the guards, and a Failure naming what the kernel wrote
+   * outside its frames (the output frame is then left as it was). Throws cl::Error. */
   void run (GstElement * element, ElementDevice & device, const GstOpenCLFrame * in,
       const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number);
 
@@ -126,8 +134,10 @@ private:
     ProgramSettings program;
     GstStructure *parameters = nullptr;
     SizeSpec global, local;
+    bool checked = false;
   };
   struct Frames;  /* images and their views (gstopencluserkernel.cpp) */
+  struct Checked; /* checked mode's guarded copies of src and dst (gstopencluserkernel.cpp) */
 
   /* The string member a property offset stands for (location, source, kernel, build-options);
    * null for the others. */
@@ -141,6 +151,14 @@ private:
   void take_updates (GstElement * element);
   void set_frame_arguments (ElementDevice & device, const GstOpenCLFrame * in,
       const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number);
+  /* Checked mode, per frame: the guarded copies for the frames' layouts (made only when a
+   * layout is new: at negotiation, or when checked mode is turned on while playing), their
+   * guards filled and the frames' bytes copied in; after the kernel, the guards read back and
+   * checked (the one wait), and dst copied into the output frame. Throws Failure naming what
+   * the kernel wrote outside its frames. */
+  void guard_frames (Device & device, const GstOpenCLFrame * in, const GstOpenCLFrame & out);
+  void check_and_copy_out (Device & device, const GstOpenCLFrame * in,
+      const GstOpenCLFrame & out);
 
   std::mutex lock_;  /* settings_, generations, pending_, children_ */
   Settings settings_;
@@ -172,6 +190,9 @@ private:
   /* `timeout`, in milliseconds (0: none): how long the host waits for a frame's kernel. */
   std::atomic<guint> timeout_ms_ { 0 };
   const UserKernel *named_in_waits_ = nullptr;  /* the kernel the waits' messages name */
+  bool checked_ = false;        /* checked mode for the frame being run */
+  bool checked_by_env_ = false; /* GST_OPENCL_CHECKED=1, read at negotiation */
+  std::unique_ptr<Checked> guarded_;
 };
 
 /* The private struct (`impl`) of openclkernel and openclkernelsrc, or the base of one: the host,
