@@ -204,7 +204,7 @@ caps_take_host_frames (GstOpenCLBaseTransform * self, GstCaps * caps, GstVideoIn
 {
   auto *klass = GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self);
   if (!klass->host_frames_on_device || !gst_opencl::host_frames_enabled () || !caps ||
-      gst_opencl::caps_are_opencl_memory (caps) || gst_opencl::caps_are_cuda (caps) ||
+      gst_opencl::caps_are_tensors (caps) || gst_opencl::caps_are_opencl_memory (caps) || gst_opencl::caps_are_cuda (caps) ||
       gst_opencl::GlBridge::caps_are_gl (caps) || !get_priv (self)->device.started ())
     return false;
   return gst_video_info_from_caps (info, caps) && info->size > 0;
@@ -270,7 +270,9 @@ gst_opencl_base_transform_decide_allocation (GstBaseTransform * trans, GstQuery 
     return FALSE;
   GstVideoInfo info;
   bool failed = false;
-  if (caps && !cuda && !gst_opencl::GlBridge::caps_are_gl (caps) && priv->device.started ())
+  /* Frame pools are for video; tensors are bytes (no video info to make of their caps). */
+  if (caps && !cuda && !gst_opencl::GlBridge::caps_are_gl (caps) &&
+      !gst_opencl::caps_are_tensors (caps) && priv->device.started ())
     gst_opencl::decide_frame_pool (GST_ELEMENT (trans), query, priv->device.context (),
         caps_take_host_frames (self, caps, &info), &failed);
   if (failed)

@@ -44,7 +44,7 @@ gst_opencl_context_finalize (GObject * object)
       GST_WARNING_OBJECT (self, "finishing the queue failed: %s",
           gst_opencl_error_name (e.err ()));
     }
-    self->device->waits.drain_callbacks ();
+    self->device->waits.shut_down ();
   }
   delete self->device;
   self->spec.~DeviceSpec ();

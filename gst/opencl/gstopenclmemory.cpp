@@ -52,6 +52,14 @@ struct MemoryImpl
 
   ~MemoryImpl ()
   {
+    if (context && device ().waits.abandoned ()) {
+      /* A command that will not end may use the buffer, and NVIDIA's driver blocks an unmap or
+       * a release of it until that command ends: the buffers are kept (gstopenclwait.h). */
+      pinned () = nullptr;
+      buffer () = nullptr;
+      host = nullptr;
+      host_maps = 0;
+    }
     try {
       if (pinned () && host)
         queue ().enqueueUnmapMemObject (pinned, host);

@@ -12,7 +12,7 @@
 
 namespace gst_opencl {
 
-/* How often a wait looks at its watch when no callback wakes it. */
+/* How often a wait looks at its watches when nothing wakes it. */
 static constexpr auto kWatchPeriod = std::chrono::milliseconds (50);
 
 std::string
@@ -22,24 +22,34 @@ DeviceWaits::abandoned_reason ()
   return reason_;
 }
 
-void CL_CALLBACK
-DeviceWaits::on_complete (cl_event, cl_int, void *data)
+void
+DeviceWaits::helper_loop ()
 {
-  auto *self = static_cast<DeviceWaits *> (data);
-  std::lock_guard<std::mutex> guard (self->lock_);
-  self->pending_callbacks_--;
-  self->signal_.notify_all ();
+  std::unique_lock<std::mutex> guard (lock_);
+  for (;;) {
+    helper_signal_.wait (guard, [this] { return quit_ || !requests_.empty (); });
+    if (requests_.empty ())
+      return;  /* quit_, and nothing left */
+    cl_event event = requests_.front ();
+    requests_.erase (requests_.begin ());
+    guard.unlock ();
+    clWaitForEvents (1, &event);  /* its status says how it ended; the wait reads it */
+    clReleaseEvent (event);
+    guard.lock ();
+    signal_.notify_all ();
+  }
 }
 
 void
-DeviceWaits::drain_callbacks ()
+DeviceWaits::shut_down ()
 {
-  /* Every registered event is complete once the queues are finished; its callback may still
-   * be on its way from the driver's thread. */
-  std::unique_lock<std::mutex> guard (lock_);
-  signal_.wait_for (guard, std::chrono::seconds (10), [this] { return pending_callbacks_ <= 0; });
-  if (pending_callbacks_ > 0)
-    GST_WARNING ("%d event callbacks never came", pending_callbacks_);
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    quit_ = true;
+    helper_signal_.notify_all ();
+  }
+  if (helper_.joinable ())
+    helper_.join ();
 }
 
 static cl_int
@@ -149,18 +159,12 @@ wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
     clFlush (queue);
 
   auto *own = const_cast<WaitWatch *> (watch);
-  /* Registered with the lock let go: a driver may run the callback at once, on this thread,
-   * when the event completed meanwhile (PoCL does). */
-  {
-    std::lock_guard<std::mutex> counting (waits.lock_);
-    waits.pending_callbacks_++;
-  }
-  if (clSetEventCallback (event (), CL_COMPLETE, DeviceWaits::on_complete, &waits) !=
-      CL_SUCCESS) {
-    std::lock_guard<std::mutex> counting (waits.lock_);
-    waits.pending_callbacks_--;  /* then the watch period alone wakes us */
-  }
   std::unique_lock<std::mutex> guard (waits.lock_);
+  if (!waits.helper_.joinable ())
+    waits.helper_ = std::thread (&DeviceWaits::helper_loop, &waits);
+  clRetainEvent (event ());
+  waits.requests_.push_back (event ());
+  waits.helper_signal_.notify_one ();
   const gint64 started = g_get_monotonic_time ();
   gint64 flushing_since = 0;  /* when an element on the device was first seen flushing */
   WaitWatch *flushing = nullptr;
