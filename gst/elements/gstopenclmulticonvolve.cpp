@@ -111,7 +111,13 @@ load_filters (const Settings & s)
     /* Read through the size the bank needs and no further: a larger file (or /dev/zero) is
      * refused without reading it whole. */
     const size_t expected_bytes = expected * sizeof (float);
-    const std::string what = "kernels-file \"" + s.kernels_file + "\"";
+    /* Quoted valid UTF-8 and at most 200 bytes long: the value may be any bytes. */
+    gchar *shown = g_utf8_make_valid (s.kernels_file.c_str (), (gssize) MIN (s.kernels_file.size (),
+            (size_t) 200));
+    const std::string what = "kernels-file \"" + std::string (shown) +
+        (s.kernels_file.size () > 200 ? "... (" + std::to_string (s.kernels_file.size ()) +
+            " bytes)" : "") + "\"";
+    g_free (shown);
     const std::string needs = shape + " (" + std::to_string (expected_bytes) +
         " bytes of little-endian float32)";
     std::string contents;
@@ -284,6 +290,58 @@ gst_opencl_multi_convolve_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
     configure (self, incaps, outcaps);
   });
+}
+
+/* After a caps event GstBaseTransform could not take: when no output of this element for
+ * those caps is one downstream takes, says so. GstBaseTransform says nothing (its source then
+ * stops with "not-negotiated"), and the outputs depend on num-kernels, which may have changed
+ * since the pads were linked: video output holds at most 4 responses. */
+static void
+explain_negotiation (GstBaseTransform * trans, GstCaps * incaps)
+{
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  int num_kernels;
+  {
+    std::lock_guard<std::mutex> lock (impl->lock);
+    num_kernels = impl->settings.num_kernels;
+  }
+  GstCaps *offered = gst_opencl_multi_convolve_transform_caps (trans, GST_PAD_SINK, incaps,
+      nullptr);
+  GstCaps *downstream = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), nullptr);
+  if (!gst_caps_can_intersect (offered, downstream)) {
+    gchar *offered_text = gst_caps_to_string (offered);
+    gchar *downstream_text = gst_caps_to_string (downstream);
+    const bool video_in = !gst_opencl::caps_are_tensors (incaps);
+    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("downstream takes none of the outputs for "
+            "num-kernels=%d: %s", num_kernels, !video_in ? "volume input gives float32 tensors "
+            "only" : num_kernels > 4 ? "video output holds at most 4 responses (RGBA), so only "
+            "float32 tensors are left" : num_kernels > 1 ? "the outputs are float32 tensors and "
+            "RGBA video" : "the outputs are float32 tensors and GRAY8 video"),
+        ("outputs for %" GST_PTR_FORMAT ": %s; downstream takes %s", incaps, offered_text,
+            downstream_text));
+    g_free (offered_text);
+    g_free (downstream_text);
+  }
+  gst_caps_unref (offered);
+  gst_caps_unref (downstream);
+}
+
+static gboolean
+gst_opencl_multi_convolve_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCaps *incaps = nullptr;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &incaps);
+    gst_caps_ref (incaps);
+  }
+  const gboolean ok = GST_BASE_TRANSFORM_CLASS (gst_opencl_multi_convolve_parent_class)->
+      sink_event (trans, event);
+  if (incaps) {
+    if (!ok)
+      explain_negotiation (trans, incaps);
+    gst_caps_unref (incaps);
+  }
+  return ok;
 }
 
 /* Enqueues the copy of the input frame or volume into the packed device volume. */
@@ -470,5 +528,6 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   gst_opencl::stop_drops_run<GstOpenCLMultiConvolve> (GST_BASE_TRANSFORM_CLASS (klass));
   trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
   trans_class->set_caps = gst_opencl_multi_convolve_set_caps;
+  trans_class->sink_event = gst_opencl_multi_convolve_sink_event;
   trans_class->transform = gst_opencl_multi_convolve_transform;
 }

@@ -84,6 +84,20 @@ namespace gst_opencl {
 
 namespace {
 
+/* A property's value as messages quote it: the value may hold any bytes, and GStreamer drops
+ * a message's debug string that is not UTF-8 (with a g_warning); invalid bytes become U+FFFD.
+ * Values longer than `limit` bytes are cut there, with their length. */
+std::string
+printable (const std::string & text, size_t limit = G_MAXSIZE)
+{
+  const bool cut = text.size () > limit;
+  const std::string shown = cut ? text.substr (0, limit) : text;
+  gchar *valid = g_utf8_make_valid (shown.c_str (), (gssize) shown.size ());
+  std::string out = valid;
+  g_free (valid);
+  return cut ? out + "... (" + std::to_string (text.size ()) + " bytes)" : out;
+}
+
 /* ---- sizes ---- */
 
 bool
@@ -117,10 +131,15 @@ parse_size (const std::string & text, bool scalable, SizeSpec & spec)
   }
   if (!scalable || !g_ascii_isalpha (text[0]))
     return false;
-  GstStructure *s = gst_structure_from_string (text.c_str (), nullptr);
+  /* With an end pointer: GStreamer warns (g_warning) about text after the structure when the
+   * caller gives none ("scale,x=2,y=2 junk"); that text makes the size invalid. */
+  gchar *end = nullptr;
+  GstStructure *s = gst_structure_from_string (text.c_str (), &end);
   if (!s)
     return false;
-  bool ok = gst_structure_has_name (s, "scale");
+  while (end && g_ascii_isspace (*end))
+    end++;
+  bool ok = gst_structure_has_name (s, "scale") && end && *end == '\0';
   for (const char *axis : { "x", "y" }) {
     double factor = 1.0;
     const GValue *v = gst_structure_get_value (s, axis);
@@ -190,14 +209,14 @@ constexpr size_t kMaxProgramBytes = 16 * 1024 * 1024;
 std::string
 read_program (const std::string & location, std::string & origin)
 {
-  origin = "'" + location + "'";
+  origin = "'" + printable (location, 200) + "'";
   /* OpenCL C programs are text of kilobytes: a larger file is a mistake (or /dev/zero). */
   std::string text = read_file_bounded (location, kMaxProgramBytes,
-      "the kernel file '" + location + "'", Failure::Kind::NotFound);
+      "the kernel file " + origin, Failure::Kind::NotFound);
   /* The program is C text: an embedded NUL would end it early without a word. */
   if (text.find ('\0') != std::string::npos)
-    throw Failure (Failure::Kind::Settings, "the kernel file '" + location +
-        "' is not text (it holds a NUL byte)");
+    throw Failure (Failure::Kind::Settings, "the kernel file " + origin +
+        " is not text (it holds a NUL byte)");
   return text;
 }
 
@@ -540,7 +559,7 @@ UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_i
         global_generation_++;
       } else {
         invalid = std::string ("invalid ") + (global ? "global-size" : "local-size") +
-            " \"" + (text ? text : "") + "\": expected WxH" +
+            " \"" + printable (text ? text : "", 100) + "\": expected WxH" +
             (global ? " or scale,x=F,y=F" : "") + "; keeping \"" +
             (global ? s.global : s.local).text + "\"";
       }
@@ -731,11 +750,16 @@ UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & s
     result->program = device.programs.get (device.context, device.device, result->origin, text,
         options, false);
   } catch (const BuildFailure & e) {
-    /* The driver's code stays in the message: "... failed to build (CL_BUILD_PROGRAM_FAILURE)". */
+    /* The driver's code stays in the message: "... failed to build (CL_BUILD_PROGRAM_FAILURE)".
+     * The log may quote the program and the options, any bytes. */
     const std::string inner = e.what ();
     const size_t code = inner.rfind (" (");
-    throw BuildFailure ("the kernel program from " + result->origin + " failed to build" +
-        (code != std::string::npos ? inner.substr (code) : std::string ()), e.build_log);
+    std::string message = "the kernel program from " + result->origin + " failed to build" +
+        (code != std::string::npos ? inner.substr (code) : std::string ());
+    if (inner.find ("CL_INVALID_BUILD_OPTIONS") != std::string::npos)
+      message += ": the compiler refuses build-options '" +
+          printable (settings.build_options, 200) + "'";
+    throw BuildFailure (message, printable (e.build_log));
   }
 
   std::vector<cl::Kernel> kernels;
@@ -745,9 +769,10 @@ UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & s
       if (kernel.getInfo<CL_KERNEL_FUNCTION_NAME> () == settings.kernel)
         result->kernel = kernel;
     if (!result->kernel ())
-      throw Failure (Failure::Kind::Settings, "there is no kernel named '" + settings.kernel +
-          "' in " + result->origin + (kernels.empty () ? std::string (" (it has none)") :
-              " (it has: " + join_names (kernels) + ")"));
+      throw Failure (Failure::Kind::Settings, "there is no kernel named '" +
+          printable (settings.kernel, 200) + "' in " + result->origin +
+          (kernels.empty () ? std::string (" (it has none)") : " (it has: " +
+              join_names (kernels) + ")"));
   } else if (kernels.size () == 1) {
     result->kernel = kernels[0];
   } else if (kernels.empty ()) {
