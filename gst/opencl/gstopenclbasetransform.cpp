@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclbasetransform.h"
 
+#include <algorithm>
+#include <array>
 #include <new>
 
 #include "opencl/gstopenclframepath.h"
@@ -29,9 +31,11 @@ struct GstOpenCLBaseTransformPrivate
   GstCaps *checked_caps = nullptr;
   bool checked_video = false;
   GstVideoInfo checked_info {};
-  /* The caps checked before those (a frame of them may still come, see frame_of_earlier_caps). */
-  bool previous_video = false;
-  GstVideoInfo previous_info {};
+  /* The video caps of the last caps events, newest last: a frame of any of them may still come
+   * (see frame_of_earlier_caps). Written by the sink_event of the streaming thread. */
+  static constexpr size_t kCapsHistory = 4;
+  std::array<GstVideoInfo, kCapsHistory> recent_infos {};
+  size_t recent_count = 0;
 
   ~GstOpenCLBaseTransformPrivate () { gst_clear_caps (&checked_caps); }
 };
@@ -135,7 +139,8 @@ gst_opencl_base_transform_stop (GstBaseTransform * trans)
   priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (trans));
   gst_clear_caps (&priv->checked_caps);
-  priv->checked_video = priv->previous_video = false;
+  priv->checked_video = false;
+  priv->recent_count = 0;
   return TRUE;
 }
 
@@ -151,8 +156,6 @@ frame_of_earlier_caps (GstOpenCLBaseTransform * self, GstBuffer * input)
   auto *priv = get_priv (self);
   GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
   if (caps != priv->checked_caps) {
-    priv->previous_video = priv->checked_video;
-    priv->previous_info = priv->checked_info;
     gst_caps_replace (&priv->checked_caps, caps);
     priv->checked_video = caps && gst_caps_get_size (caps) == 1 &&
         gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw") &&
@@ -163,25 +166,55 @@ frame_of_earlier_caps (GstOpenCLBaseTransform * self, GstBuffer * input)
   if (!priv->checked_video)
     return false;
   if (!gst_opencl::frame_of_other_caps (input, &priv->checked_info, &why)) {
-    /* A plain buffer tells nothing of its caps but its size: one of exactly the earlier caps'
-     * frame size (and not the new one's) is taken as the earlier caps' frame that it is, the
-     * first frames of a source's own pool after input-selector switched to it. Any other size
+    /* A plain buffer tells nothing of its caps but its size: one of exactly the frame size of
+     * one of the last caps before the current ones (and not the current one's) is taken as the
+     * earlier caps' frame that it is, the first frames of a source's own pool after
+     * input-selector switched to it (maybe past a pad whose frames never came). Any other size
      * goes on, to be refused as truncated. */
     const gsize size = gst_buffer_get_size (input);
     GstMemory *memory = gst_buffer_n_memory (input) == 1 ? gst_buffer_peek_memory (input, 0) :
         nullptr;
-    if (!priv->previous_video || gst_buffer_get_video_meta (input) ||
-        (memory && gst_is_opencl_memory (memory)) ||
-        size != priv->previous_info.size || size == priv->checked_info.size)
+    if (gst_buffer_get_video_meta (input) || (memory && gst_is_opencl_memory (memory)) ||
+        size == priv->checked_info.size)
+      return false;
+    const GstVideoInfo *earlier = nullptr;
+    for (size_t i = 0; i + 1 < priv->recent_count && !earlier; i++) {
+      if (priv->recent_infos[i].size == size)
+        earlier = &priv->recent_infos[i];
+    }
+    if (!earlier)
       return false;
     why = "a buffer of " + std::to_string (size) + " bytes, the size of a " +
-        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&priv->previous_info)) + " " +
-        std::to_string (GST_VIDEO_INFO_WIDTH (&priv->previous_info)) + "x" +
-        std::to_string (GST_VIDEO_INFO_HEIGHT (&priv->previous_info)) +
-        " frame of the earlier caps";
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (earlier)) + " " +
+        std::to_string (GST_VIDEO_INFO_WIDTH (earlier)) + "x" +
+        std::to_string (GST_VIDEO_INFO_HEIGHT (earlier)) + " frame of earlier caps";
   }
   GST_WARNING_OBJECT (self, "dropping a frame of earlier caps: %s", why.c_str ());
   return true;
+}
+
+/* Keeps the video caps of the last caps events, for frame_of_earlier_caps. */
+static gboolean
+gst_opencl_base_transform_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
+    GstCaps *caps = nullptr;
+    gst_event_parse_caps (event, &caps);
+    GstVideoInfo info;
+    if (caps && gst_caps_get_size (caps) == 1 &&
+        gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw") &&
+        gst_video_info_from_caps (&info, caps)) {
+      auto & recent = priv->recent_infos;
+      if (priv->recent_count == recent.size ()) {
+        std::move (recent.begin () + 1, recent.end (), recent.begin ());
+        priv->recent_count--;
+      }
+      recent[priv->recent_count++] = info;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->sink_event (trans,
+      event);
 }
 
 static GstFlowReturn
@@ -359,6 +392,7 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   trans_class->propose_allocation = gst_opencl_base_transform_propose_allocation;
   trans_class->decide_allocation = gst_opencl_base_transform_decide_allocation;
   trans_class->submit_input_buffer = gst_opencl_base_transform_submit_input_buffer;
+  trans_class->sink_event = gst_opencl_base_transform_sink_event;
   trans_class->before_transform = gst_opencl_base_transform_before_transform;
   trans_class->transform_size = gst_opencl_base_transform_transform_size;
   trans_class->transform_caps = gst_opencl_base_transform_transform_caps;

@@ -114,7 +114,9 @@ reason_to_give_up (WaitWatch & watch, bool own, gint64 started, gint64 now)
       return watch.subject + " did not end within the element's timeout of " +
           std::to_string (timeout_ms) + " ms" + kGivenUp;
   }
-  if (stop_at > 0 && now - stop_at >= WaitWatch::kStopGraceMs * 1000)
+  /* The grace counts from the request, or from the start of a wait begun after it (the stop
+   * itself waits for the element's work, maybe long after the request, on a healthy queue). */
+  if (stop_at > 0 && now - MAX (stop_at, started) >= WaitWatch::kStopGraceMs * 1000)
     return watch.subject + " still ran " + std::to_string (WaitWatch::kStopGraceMs / 1000) +
         " s after the element was asked to stop" + kGivenUp;
   return "";
@@ -206,6 +208,11 @@ wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
       GstElement *tell = culprit && culprit->element ?
           GST_ELEMENT (gst_object_ref (culprit->element)) : nullptr;
       guard.unlock ();
+      cl_command_type type = 0;
+      clGetEventInfo (event (), CL_EVENT_COMMAND_TYPE, sizeof (type), &type, nullptr);
+      GST_WARNING ("giving up a wait of %.3f s for a command of type 0x%x (status %d), own "
+          "watch %p, culprit %p: %s", (now - started) / 1e6, type, status, own, culprit,
+          reason.c_str ());
       abandon_device (device, reason);
       if (tell) {
         gst_element_message_full (tell, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,

@@ -78,7 +78,8 @@ struct WaitWatch
   /* How long a wait may last before the queue is given up, in milliseconds; 0: no limit. */
   std::atomic<guint> timeout_ms { 0 };
   /* Set when the element goes from PAUSED to READY: a wait then gives the device
-   * kStopGraceMs more, and gives up after that. */
+   * kStopGraceMs more (from the request, or from its own start if it began later), and gives
+   * up after that. */
   std::atomic<gint64> stop_requested_at { 0 };  /* g_get_monotonic_time (), 0: none */
   /* What the element waits for, for messages ("kernel 'blur'"), and its last kernel while a
    * timeout is set; under `lock`. */
