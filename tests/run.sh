@@ -2,9 +2,11 @@
 # The README's test command: installs what is missing, builds, runs the quick suite (GL tests
 # under Xvfb), fuzzes the input parsers for a bounded time, and ends with one line
 # "N passed, N failed".
-#   bash tests/run.sh                  # the quick suite (meson test --setup quick), 10 s of fuzzing
-#   bash tests/run.sh --full           # the full suite (what .ci/run runs), 60 s of fuzzing
-#   bash tests/run.sh [--full] sort    # only these meson tests (arguments go to meson test)
+#   bash tests/run.sh                  # the quick suite (meson test --setup quick), then
+#                                      # 5,000 fuzz inputs a target
+#   bash tests/run.sh --full           # the full suite (what .ci/run runs), 30,000 inputs
+#   bash tests/run.sh [--full] sort    # only these meson tests (arguments go to meson test),
+#                                      # no fuzzing
 # The quick suite keeps every element, memory path and format, with fewer sizes, variants and
 # repetitions, and leaves out the deprecations test (docs/testing.md).
 set -uo pipefail
