@@ -29,6 +29,10 @@ set -uo pipefail
 build=$(cd "${1:?usage: gl-soak.sh BUILD_DIR [CASE ...]}" && pwd)
 shift
 runs=${SOAK_RUNS:-50}
+# The quick suite (meson test --setup quick: GST_OPENCL_TEST_QUICK=1) runs each case 3 times.
+if [ "${GST_OPENCL_TEST_QUICK:-0}" = 1 ] && [ "$runs" -gt 3 ]; then
+  runs=3
+fi
 frames=${SOAK_FRAMES:-60}
 size=${SOAK_SIZE:-1920x1080}
 width=${size%x*}

@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds, runs the whole suite (GL tests under
-# Xvfb), fuzzes the input parsers for a bounded time, and ends with one line "N passed, N failed".
+# The README's test command: installs what is missing, builds, runs the quick suite (GL tests
+# under Xvfb), fuzzes the input parsers for a bounded time, and ends with one line
+# "N passed, N failed".
+#   bash tests/run.sh                  # the quick suite (meson test --setup quick), then
+#                                      # 5,000 fuzz inputs a target
+#   bash tests/run.sh --full           # the full suite (what .ci/run runs), 30,000 inputs
+#   bash tests/run.sh [--full] sort    # only these meson tests (arguments go to meson test),
+#                                      # no fuzzing
+# The quick suite keeps every element, memory path and format, with fewer sizes, variants and
+# repetitions, and leaves out the deprecations test (docs/testing.md).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
+setup=(--setup quick)
+full=0
+if [ "${1:-}" = "--full" ]; then
+  full=1
+  setup=()
+  shift
+fi
 
 summary () { echo "$1 passed, $2 failed"; }
 
@@ -23,10 +38,14 @@ if ! ninja -C "$build"; then
   exit 1
 fi
 
+# meson test names its logs after the setup: testlog-quick.json for the quick suite.
+log=$build/meson-logs/testlog.json
+[ "$full" = 1 ] || log=$build/meson-logs/testlog-quick.json
+rm -f "$log"
 xvfb-run -a -s "-screen 0 1280x1024x24" meson test -C "$build" --print-errorlogs \
-  --timeout-multiplier "${TEST_TIMEOUT_MULTIPLIER:-3}" "$@"
+  --timeout-multiplier "${TEST_TIMEOUT_MULTIPLIER:-3}" ${setup[@]+"${setup[@]}"} "$@"
 
-counts=$(python3 - "$build/meson-logs/testlog.json" <<'PY'
+counts=$(python3 - "$log" <<'PY'
 import json, sys
 passed = failed = 0
 with open(sys.argv[1]) as log:
@@ -41,13 +60,20 @@ PY
 ) || counts="0 1"
 read -r passed failed <<<"$counts"
 
-# The whole suite also fuzzes the parsers of user input (device strings, tensor caps, kernel
-# arrays), repeatably: a fixed seed (FUZZ_SEED, 1) and FUZZ_RUNS inputs per target (30000),
-# bounded by FUZZ_SECONDS (60) per target; FUZZ_SECONDS=0 skips it. It counts as one more test.
+# A run of the whole suite (no test named) also fuzzes the parsers of user input (device
+# strings, tensor caps, kernel arrays), repeatably: a fixed seed (FUZZ_SEED, 1) and FUZZ_RUNS
+# inputs per target, bounded by FUZZ_SECONDS per target: 30000 inputs and 60 s in the full
+# suite, 5000 and 10 s in the quick one. FUZZ_SECONDS=0 skips it. It counts as one more test.
 # Open-ended fuzzing, which finds new inputs each run, is tests/fuzz/run.sh on its own.
-fuzz_seconds=${FUZZ_SECONDS:-60}
+if [ "$full" = 1 ]; then
+  fuzz_seconds=${FUZZ_SECONDS:-60}
+  fuzz_runs=${FUZZ_RUNS:-30000}
+else
+  fuzz_seconds=${FUZZ_SECONDS:-10}
+  fuzz_runs=${FUZZ_RUNS:-5000}
+fi
 if [ $# -eq 0 ] && [ "$fuzz_seconds" != 0 ]; then
-  if FUZZ_SECONDS=$fuzz_seconds FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_RUNS=${FUZZ_RUNS:-30000} \
+  if FUZZ_SECONDS=$fuzz_seconds FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_RUNS=$fuzz_runs \
       bash "$root/tests/fuzz/run.sh"; then
     passed=$((passed + 1))
   else

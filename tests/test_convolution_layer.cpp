@@ -1,6 +1,8 @@
 /* gst-opencl tests: the convolution generator of the shared layer on its own (no plugin):
  * separable detection, variant strings, the variant choice through the shared tuner (forced,
  * default, tuned, cached on disk), and every candidate variant against the float64 reference.
+ * Each variant of each filter shape is a program of its own: the quick suite
+ * (testutil::full_suite ()) builds fewer of them.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "common/suite.h"
+#include "common/testutil.h"
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopencltuning.h"
@@ -405,6 +408,10 @@ GST_START_TEST (test_every_candidate)
     Bench::tensor_spec (3, 5, 3, 3),
     Bench::tensor_spec (1, 7, 7, 7),
   };
+  /* The quick suite takes three of the shapes: 32 filters of 3^3, a 2D bank of 12, one 7^3
+   * filter. */
+  if (!testutil::full_suite ())
+    specs = { specs[0], specs[1], specs[4] };
   for (const auto & spec : specs) {
     std::vector<gst_opencl::ConvolutionVariant> variants =
         gst_opencl::Convolution::candidates (spec, here);
@@ -414,6 +421,15 @@ GST_START_TEST (test_every_candidate)
     const auto fp32 = std::count_if (variants.begin (), variants.end (),
         [](const ConvolutionVariant & v) { return !v.mma; });
     fail_unless (fp32 <= 10, "%d FP32 candidates", (int) fp32);
+    /* The quick suite runs this device's default and the GPUs' default of each shape (and the
+     * tensor-core kernel in test_mma_kernel). */
+    if (!testutil::full_suite ()) {
+      const auto gpu_default = gst_opencl::Convolution::candidates (spec, gpu).front ();
+      std::vector<gst_opencl::ConvolutionVariant> quick { variants.front () };
+      if (gpu_default != quick.front ())
+        quick.push_back (gpu_default);
+      variants = quick;
+    }
     std::vector<float> first;
     for (const auto & variant : variants) {
       const std::string name = variant.to_string ();
@@ -443,9 +459,18 @@ GST_END_TEST;
 GST_START_TEST (test_output_offsets)
 {
   Bench bench (37, 19, 5);
-  for (const char *variant : { "2x2f8:16x8:local:tile2", "4x2f8:8x8:constant:tile", "2x3f4:8x4" }) {
+  const char *const variants[] = { "2x2f8:16x8:local:tile2", "4x2f8:8x8:constant:tile",
+    "2x3f4:8x4" };
+  const int filter_counts[] = { 8, 32, 12 };
+  for (int v = 0; v < 3; v++) {
+    const char *variant = variants[v];
     g_setenv (VARIABLE, variant, TRUE);
-    for (int filters : { 8, 32, 12 }) {
+    for (int f = 0; f < 3; f++) {
+      /* Each variant and filter count is a program of its own: the quick suite runs each
+       * variant with one of the counts. */
+      if (!testutil::full_suite () && f != v)
+        continue;
+      const int filters = filter_counts[f];
       const auto spec = Bench::tensor_spec (filters, 3, 3, 3);
       std::vector<float> first;
       for (int offset : { 0, 1, 2, 3, 4, 36 }) {
@@ -665,6 +690,11 @@ GST_START_TEST (test_mma_kernel)
         .tensor_cores ();
     for (const Case & c : cases) {
       if (pattern == 1 && c.k != 7)
+        continue;
+      /* Each case is a program of its own: the quick suite runs three, a single tile (N = 1,
+       * k = 3), blocks of 16 filters (N = 32, k = 7) and B in global memory (N = 8, k = 7). */
+      if (!testutil::full_suite () && !g_str_equal (c.variant, "mma:2:2x2") &&
+          !g_str_equal (c.variant, "mma:4f16:2x4") && !g_str_equal (c.variant, "mma:4:2x2:global"))
         continue;
       g_setenv (VARIABLE, c.variant, TRUE);
       gst_opencl::Convolution convolution;

@@ -32,8 +32,10 @@
 namespace {
 
 /* Sets per element when PROPERTY_FUZZ_SETS is not given: the whole test took 79 s on PoCL with
- * 2 cores from empty kernel caches, 30 s with warm ones (docs/testing.md). */
+ * 2 cores from empty kernel caches, 30 s with warm ones (docs/testing.md). The quick suite
+ * (testutil::full_suite ()) runs the first QUICK_SETS of them. */
 constexpr int DEFAULT_SETS = 12;
+constexpr int QUICK_SETS = 3;
 /* Frames to wait for after PLAYING and after each round of changes while playing. */
 constexpr int FRAMES_PER_STEP = 2;
 /* Bounds: frames of one step, EOS at the end, the change back to NULL, and a whole set. */
@@ -55,7 +57,8 @@ int
 fuzz_sets ()
 {
   const char *text = g_getenv ("PROPERTY_FUZZ_SETS");
-  return text && *text ? (int) g_ascii_strtoll (text, nullptr, 10) : DEFAULT_SETS;
+  return text && *text ? (int) g_ascii_strtoll (text, nullptr, 10) :
+      testutil::full_suite () ? DEFAULT_SETS : QUICK_SETS;
 }
 
 /* PROPERTY_FUZZ_ONLY=<element>[:<set>]: the element ("" for all) and the set (-1 for all). */

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/suite.h"
+#include "common/testutil.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclradixsort.h"
@@ -301,6 +302,33 @@ const SortTuning ONESWEEP_SMALL[] = { onesweep ("2x1", 8), onesweep ("4x2", 4),
 const SortTuning ONESWEEP_SPLIT_4[] = { onesweep ("256x16", 8, 4), onesweep ("4x2", 8, 4),
   onesweep ("32x4", 4, 4) };
 
+/* Whether this suite sorts with `tuning`. Each radix or onesweep program (one per tile shape,
+ * digit size and split step) takes PoCL 10 to 30 s to build, so the quick suite runs them only
+ * in the four shapes it builds anyway: the CPU's own two (serial blocks for the radix sort,
+ * 256x16 tiles for the onesweep sort, 4-bit digits; openclsort's test builds them too), tiles of
+ * 2 keys with 8-bit digits (fewer work-items than digits; test_radix_too_large) and tiles of
+ * 32x4 keys with 4-bit digits (test_radix_shapes). The full suite builds eleven. The bitonic
+ * sorts are one program: every tuning of them runs. */
+bool
+in_this_suite (const SortTuning & tuning)
+{
+  if (testutil::full_suite () || (tuning.strategy != SortStrategy::Radix &&
+          tuning.strategy != SortStrategy::Onesweep))
+    return true;
+  const std::string & shape = tuning.strategy == SortStrategy::Radix ? tuning.radix_shape :
+      tuning.onesweep_shape;
+  const unsigned split_bits = tuning.radix_split_bits ? tuning.radix_split_bits : 2;
+  const struct
+  {
+    const char *shape;
+    unsigned digit_bits;
+  } quick[] = { { "serial", 4 }, { "256x16", 4 }, { "2x1", 8 }, { "32x4", 4 } };
+  for (const auto & kept : quick)
+    if (shape == kept.shape && tuning.radix_digit_bits == kept.digit_bits && split_bits == 2)
+      return true;
+  return false;
+}
+
 /* One random row of each length `lengths_of (sort)` gives, sorted both ways. With `radix`, every
  * length must take the sort the tuning forces (radix or onesweep), and rows of odd length are
  * sorted out of place. */
@@ -377,6 +405,8 @@ template <typename T>
 void
 check_radix_lengths (const SortTuning & tuning, size_t max_length)
 {
+  if (!in_this_suite (tuning))
+    return;
   check_each_length<T> (tuning, [max_length, &tuning](DeviceSort & sort) {
         return radix_lengths (tuning.strategy == SortStrategy::Onesweep ?
             sort.onesweep (1).tile_keys () : sort.radix ().tile_keys (1, 1), max_length);
@@ -532,6 +562,8 @@ GST_START_TEST (test_special_floats)
             RADIX_OTHER_DIGITS[0], RADIX_OTHER_DIGITS[1], RADIX_SMALL[2], ONESWEEP_GPU,
             ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[2], RADIX_SPLIT_4[0],
             ONESWEEP_SPLIT_4[0] }) {
+      if (!in_this_suite (tuning))
+        continue;
       DeviceSort sort (shared_device (), SortKey::Float32, order, tuning);
       for (size_t length : { 22, 23, 64, 1000, 4095, 4097, 20000 }) {
         std::vector<float> values = random_values<float> (length, (uint32_t) length);
@@ -558,6 +590,8 @@ GST_START_TEST (test_special_floats)
     values.push_back (value);
   }
   for (const auto & tuning : { SortTuning (), RADIX_CPU, RADIX_GPU, ONESWEEP_GPU }) {
+    if (!in_this_suite (tuning))
+      continue;
     DeviceSort sort (shared_device (), SortKey::Float32, SortOrder::Ascending, tuning);
     auto sorted = device_sort (sort, values, 1, values.size ());
     const uint32_t expected[] = { 0xFF800000u, 0xBF800000u, 0x80000000u, 0x00000000u,
@@ -628,6 +662,8 @@ GST_START_TEST (test_packed_key_index)
   for (const auto & tuning : { SortTuning (), local_stages (4, 16), RADIX_CPU, RADIX_GPU,
           RADIX_OTHER_DIGITS[0], RADIX_SMALL[3], ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS,
           ONESWEEP_SMALL[2], ONESWEEP_SPLIT_4[1], RADIX_SPLIT_4[1] }) {
+    if (!in_this_suite (tuning))
+      continue;
     DeviceSort sort (shared_device (), SortKey::UInt32, SortOrder::Ascending, tuning);
     for (size_t length : { 1, 640, 4097, 30000 }) {
       for (bool descending : { false, true }) {
@@ -657,6 +693,8 @@ GST_END_TEST;
 static void
 expect_long_rows (const SortTuning & tuning)
 {
+  if (!in_this_suite (tuning))
+    return;
   const size_t length = size_t (1) << 20;
   DeviceSort ints (shared_device (), SortKey::Int32, SortOrder::Ascending, tuning);
   DeviceSort uints (shared_device (), SortKey::UInt32, SortOrder::Descending, tuning);
@@ -671,6 +709,8 @@ expect_long_rows (const SortTuning & tuning)
 static void
 expect_short_rows (const SortTuning & tuning)
 {
+  if (!in_this_suite (tuning))
+    return;
   for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
     DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
     DeviceSort floats (shared_device (), SortKey::Float32, order, tuning);
@@ -691,6 +731,8 @@ expect_each_tuning (std::initializer_list<SortTuning> tunings, bool batches,
     std::initializer_list<size_t> lengths)
 {
   for (const auto & tuning : tunings) {
+    if (!in_this_suite (tuning))
+      continue;
     for (auto order : { SortOrder::Ascending, SortOrder::Descending }) {
       DeviceSort ints (shared_device (), SortKey::Int32, order, tuning);
       DeviceSort uints (shared_device (), SortKey::UInt32, order, tuning);
@@ -709,6 +751,8 @@ expect_each_tuning (std::initializer_list<SortTuning> tunings, bool batches,
 static void
 expect_reuse (const SortTuning & tuning)
 {
+  if (!in_this_suite (tuning))
+    return;
   DeviceSort sort (shared_device (), SortKey::Int32, SortOrder::Descending, tuning);
   for (auto shape : { std::pair<size_t, size_t> { 1, 10 }, { 3, 5000 }, { 1, 50000 },
           { 40, 300 }, { 2, 4097 }, { 1, 3 }, { 1, 50000 } })
@@ -798,8 +842,10 @@ GST_START_TEST (test_onesweep_batches)
 {
   expect_each_tuning ({ ONESWEEP_GPU, ONESWEEP_OTHER_DIGITS, ONESWEEP_SMALL[3] }, true,
       { 1, 2, 3, 100, 1000, 4097, 20000 });
-  /* Many rows of a few tiles each. */
-  DeviceSort many (shared_device (), SortKey::Int32, SortOrder::Ascending, ONESWEEP_SMALL[2]);
+  /* Many rows of a few tiles each (tiles of 128 keys; 4-bit digits in the quick suite). */
+  const SortTuning & few_tiles = in_this_suite (ONESWEEP_SMALL[2]) ? ONESWEEP_SMALL[2] :
+      ONESWEEP_SMALL[3];
+  DeviceSort many (shared_device (), SortKey::Int32, SortOrder::Ascending, few_tiles);
   expect_sorted (many, random_values<int32_t> (1000 * 300, 5), 1000, 300, "random");
 }
 GST_END_TEST;

@@ -45,6 +45,13 @@ set_float_array (gpointer object, const char *name, const std::vector<double> & 
 }
 
 bool
+full_suite ()
+{
+  const char *quick = g_getenv ("GST_OPENCL_TEST_QUICK");
+  return !quick || !*quick || g_str_equal (quick, "0");
+}
+
+bool
 contains (const std::string & text, const std::string & part)
 {
   return text.find (part) != std::string::npos;

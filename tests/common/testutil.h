@@ -6,10 +6,25 @@
 #include <gst/video/video.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 namespace testutil {
+
+/* Whether this is the full suite (the default: `meson test`, `bash tests/run.sh --full`) or the
+ * quick one (`meson test --setup quick`, which `bash tests/run.sh` runs: GST_OPENCL_TEST_QUICK=1).
+ * The quick suite keeps every element, memory path and format and every kind of input, with fewer
+ * sizes, variants and repetitions; docs/testing.md says what it leaves out. */
+bool full_suite ();
+
+/* `full` in the full suite, `quick` in the quick one: what a loop goes over. */
+template <typename T>
+std::vector<T>
+full_or_quick (std::initializer_list<T> full, std::initializer_list<T> quick)
+{
+  return full_suite () ? std::vector<T> (full) : std::vector<T> (quick);
+}
 
 /* Whether `text` contains `part`. */
 bool contains (const std::string & text, const std::string & part);
