@@ -143,8 +143,8 @@ GST_START_TEST (test_float_tile)
   uint32_t seed = 900;
   for (GstVideoFormat format : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx,
           GST_VIDEO_FORMAT_GRAY8 }) {
-    /* Each mode is a program of its own: the quick suite builds the colour mode only (its
-     * test_every_variant runs every mode through the tiled kernel). */
+    /* Each mode is a program of its own: the quick suite builds the colour mode only (the
+     * default variant runs every mode in test_every_format_and_mode_small_sizes). */
     for (BilateralMode mode : testutil::full_or_quick<BilateralMode> ({ BilateralMode::Color,
             BilateralMode::Luma, BilateralMode::PerChannel }, { BilateralMode::Color })) {
       Settings s;
