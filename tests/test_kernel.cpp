@@ -594,6 +594,11 @@ GST_START_TEST (test_bad_inputs_are_clear_errors)
   expect_error ("source=\"__kernel void f (__global uchar * dst, float width) { }\"",
       "make it an int");
   expect_error ("", "no kernel: set location");
+  /* Words that are not compiler options never reach the driver (one aborted rusticl). */
+  expect_error (gain + " build-options=\"-D X=1 6318816723608143463\"",
+      "'6318816723608143463' is not a compiler option");
+  expect_error (gain + " build-options=\"-cl-fast-relaxed-math -\"", "'-' is not a compiler option");
+  expect_error (gain + " build-options=\"-DX=1 -I\"", "end with -D or -I and no value");
   /* An invalid size is refused with a warning and the default stays: the pipeline runs. */
   const std::string text = error_of (gain + " parameters=\"p,gain=<1,1,1,1>,offset=0.0\" "
       "global-size=\"0x0\"");

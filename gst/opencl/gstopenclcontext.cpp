@@ -93,6 +93,12 @@ gst_opencl_context_new (const std::string & device_string,
   device->device = gst_opencl::select_device (*spec, device_string);
   device->name = gst_opencl::describe_device (device->device);
   device->type = device->device.getInfo<CL_DEVICE_TYPE> ();
+  {
+    /* Mesa's rusticl answers a running command's status only once it ends (gstopenclwait.h). */
+    cl::Platform platform (device->device.getInfo<CL_DEVICE_PLATFORM> ());
+    device->waits.status_query_blocks =
+        platform.getInfo<CL_PLATFORM_NAME> ().find ("rusticl") != std::string::npos;
+  }
   device->max_alloc_bytes = device->device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
   /* GST_OPENCL_MAX_ALLOC_BYTES lowers the largest allocation the plugin makes on a device: to
    * keep it from taking a shared GPU's memory, and to let tests meet the "too large" path with

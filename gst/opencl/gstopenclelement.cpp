@@ -281,7 +281,7 @@ ElementDevice::launch (const cl::Kernel & kernel, const cl::NDRange & global,
   cl::Event event;
   device ().queue.enqueueNDRangeKernel (kernel, cl::NullRange, padded, local, wait_for, &event);
   kernel_events_.push_back (event);
-  watch_.note_launch (event);
+  watch_.note_launch (event, device ().waits.status_query_blocks);
   if (event_out)
     *event_out = event;
 }
@@ -320,7 +320,9 @@ ElementDevice::oldest_deferred_done (bool wait)
   if (!oldest.empty ()) {
     if (wait)
       this->wait (oldest.back ());
-    else if (oldest.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () != CL_COMPLETE)
+    else if (device ().waits.status_query_blocks ?
+        !watch_.kernels_ended (deferred_launches_[deferred_head_]) :
+        oldest.back ().getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () != CL_COMPLETE)
       return false;
     sum_kernel_time (oldest);
   }
@@ -349,7 +351,9 @@ ElementDevice::defer_frame ()
   }
   if (deferred_count_ == deferred_.size ())
     oldest_deferred_done (true);
-  auto & slot = deferred_[(deferred_head_ + deferred_count_) % deferred_.size ()];
+  const size_t index = (deferred_head_ + deferred_count_) % deferred_.size ();
+  auto & slot = deferred_[index];
+  deferred_launches_[index] = watch_.launches ();
   slot.clear ();
   slot.swap (kernel_events_);  /* both keep their capacity: nothing allocated per frame */
   deferred_count_++;

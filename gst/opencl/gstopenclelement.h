@@ -122,6 +122,10 @@ private:
   /* Deferred frames' events, oldest at deferred_head_, until they complete. */
   static constexpr size_t kMaxFramesInFlight = 4;
   std::array<std::vector<cl::Event>, kMaxFramesInFlight> deferred_;
+  /* Where the status of a running kernel cannot be asked without waiting for it
+   * (DeviceWaits::status_query_blocks): the watch's count of launches after each deferred
+   * frame's last kernel; the frame is done once that many kernels ended. */
+  std::array<guint64, kMaxFramesInFlight> deferred_launches_ {};
   size_t deferred_head_ = 0;
   size_t deferred_count_ = 0;
 

@@ -727,6 +727,38 @@ UserKernelHost::children_count ()
 
 /* ---- building ---- */
 
+/* Refuses build options that are not compiler options before the driver sees them: every
+ * word starts with '-', and -D and -I alone take the next word as their value. Drivers differ
+ * in what they do with other text; Mesa's rusticl (25.0) aborts the process on some of it. */
+static void
+check_build_options (const std::string & options)
+{
+  gchar **words = g_strsplit_set (options.c_str (), " \t\r\n\f\v", -1);
+  std::string bad;
+  bool value_next = false;
+  for (gchar **word = words; *word && bad.empty (); word++) {
+    const std::string text = *word;
+    if (text.empty ())
+      continue;
+    if (value_next) {
+      value_next = false;
+      continue;
+    }
+    if (text.size () < 2 || text[0] != '-')
+      bad = text;
+    else if (text == "-D" || text == "-I")
+      value_next = true;
+  }
+  g_strfreev (words);
+  if (!bad.empty ())
+    throw Failure (Failure::Kind::Settings, "build-options '" + printable (options, 200) +
+        "': '" + printable (bad, 60) + "' is not a compiler option (options start with '-'; "
+        "-D and -I take the next word as their value)");
+  if (value_next)
+    throw Failure (Failure::Kind::Settings, "build-options '" + printable (options, 200) +
+        "' end with -D or -I and no value");
+}
+
 std::shared_ptr<UserKernel>
 UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & settings)
 {
@@ -745,6 +777,7 @@ UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & s
 
   /* From the context's cache (in memory: arguments' names need a build from source), so a
    * restart or a second element with the same program builds nothing. */
+  check_build_options (settings.build_options);
   const std::string options = "-cl-kernel-arg-info " + settings.build_options;
   try {
     result->program = device.programs.get (device.context, device.device, result->origin, text,

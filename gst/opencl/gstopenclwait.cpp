@@ -30,14 +30,51 @@ DeviceWaits::helper_loop ()
     helper_signal_.wait (guard, [this] { return quit_ || !requests_.empty (); });
     if (requests_.empty ())
       return;  /* quit_, and nothing left */
-    cl_event event = requests_.front ();
+    std::shared_ptr<Request> request = requests_.front ();
     requests_.erase (requests_.begin ());
     guard.unlock ();
-    clWaitForEvents (1, &event);  /* its status says how it ended; the wait reads it */
-    clReleaseEvent (event);
+    clWaitForEvents (1, &request->event);  /* its status says how it ended; the wait reads it */
+    clReleaseEvent (request->event);
     guard.lock ();
+    request->done = true;
     signal_.notify_all ();
   }
+}
+
+static void CL_CALLBACK
+kernel_ended (cl_event, cl_int, void *data)
+{
+  auto *ends = static_cast<KernelEnds *> (data);
+  ends->ended.fetch_add (1);
+  ends->unref ();
+}
+
+void
+WaitWatch::note_launch (const cl::Event & event, bool always)
+{
+  if (!always && timeout_ms.load () == 0)
+    return;
+  std::lock_guard<std::mutex> guard (lock);
+  ends->ref ();
+  if (clSetEventCallback (event (), CL_COMPLETE, kernel_ended, ends) != CL_SUCCESS) {
+    ends->unref ();
+    return;  /* not counted: this kernel never holds another element's wait */
+  }
+  launched++;
+}
+
+guint64
+WaitWatch::launches ()
+{
+  std::lock_guard<std::mutex> guard (lock);
+  return launched;
+}
+
+bool
+WaitWatch::kernel_running ()
+{
+  std::lock_guard<std::mutex> guard (lock);
+  return ends->ended.load () < launched;
 }
 
 void
@@ -101,23 +138,20 @@ reason_to_give_up (WaitWatch & watch, bool own, gint64 started, gint64 now)
 {
   const guint timeout_ms = watch.timeout_ms.load ();
   const gint64 stop_at = watch.stop_requested_at.load ();
-  std::lock_guard<std::mutex> guard (watch.lock);
+  std::string subject;
+  {
+    std::lock_guard<std::mutex> guard (watch.lock);
+    subject = watch.subject;
+  }
   if (timeout_ms > 0 && now - started >= (gint64) timeout_ms * 1000) {
-    bool running = own;
-    if (!own && watch.last_kernel ()) {
-      cl_int status = CL_COMPLETE;
-      clGetEventInfo (watch.last_kernel (), CL_EVENT_COMMAND_EXECUTION_STATUS,
-          sizeof (status), &status, nullptr);
-      running = status > CL_COMPLETE;
-    }
-    if (running)
-      return watch.subject + " did not end within the element's timeout of " +
+    if (own || watch.kernel_running ())
+      return subject + " did not end within the element's timeout of " +
           std::to_string (timeout_ms) + " ms" + kGivenUp;
   }
   /* The grace counts from the request, or from the start of a wait begun after it (the stop
    * itself waits for the element's work, maybe long after the request, on a healthy queue). */
   if (stop_at > 0 && now - MAX (stop_at, started) >= WaitWatch::kStopGraceMs * 1000)
-    return watch.subject + " still ran " + std::to_string (WaitWatch::kStopGraceMs / 1000) +
+    return subject + " still ran " + std::to_string (WaitWatch::kStopGraceMs / 1000) +
         " s after the element was asked to stop" + kGivenUp;
   return "";
 }
@@ -146,11 +180,16 @@ void
 wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
 {
   DeviceWaits & waits = device.waits;
-  cl_int status = execution_status (event);
-  if (status == CL_COMPLETE)
-    return;
-  if (status < 0)
-    throw cl::Error (status, "a command the host waited for");
+  cl_int status = CL_QUEUED;
+  /* Most waits find their command complete and end here, where asking cannot block
+   * (status_query_blocks). */
+  if (!waits.status_query_blocks) {
+    status = execution_status (event);
+    if (status == CL_COMPLETE)
+      return;
+    if (status < 0)
+      throw cl::Error (status, "a command the host waited for");
+  }
   if (waits.abandoned ())
     throw Failure (Failure::Kind::Abandoned, waits.abandoned_reason ());
 
@@ -161,21 +200,32 @@ wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
     clFlush (queue);
 
   auto *own = const_cast<WaitWatch *> (watch);
+  auto request = std::make_shared<DeviceWaits::Request> ();
+  request->event = event ();
+  clRetainEvent (event ());
   std::unique_lock<std::mutex> guard (waits.lock_);
   if (!waits.helper_.joinable ())
     waits.helper_ = std::thread (&DeviceWaits::helper_loop, &waits);
-  clRetainEvent (event ());
-  waits.requests_.push_back (event ());
+  waits.requests_.push_back (request);
   waits.helper_signal_.notify_one ();
   const gint64 started = g_get_monotonic_time ();
   gint64 flushing_since = 0;  /* when an element on the device was first seen flushing */
   WaitWatch *flushing = nullptr;
   for (;;) {
-    status = execution_status (event);
-    if (status == CL_COMPLETE)
+    /* Ended when the helper's wait for it returned, or, where asking cannot block, when its
+     * status says so (the helper may still wait for an earlier request of another thread). */
+    bool ended = request->done;
+    if (!ended && !waits.status_query_blocks) {
+      status = execution_status (event);
+      ended = status == CL_COMPLETE || status < 0;
+    }
+    if (ended) {
+      guard.unlock ();
+      status = execution_status (event);  /* final: asking cannot block */
+      if (status < 0)
+        throw cl::Error (status, "a command the host waited for");
       return;
-    if (status < 0)
-      throw cl::Error (status, "a command the host waited for");
+    }
     if (waits.abandoned_)
       throw Failure (Failure::Kind::Abandoned, waits.reason_);
     const gint64 now = g_get_monotonic_time ();

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,11 +50,18 @@ public:
   void add_watch (WaitWatch * watch);
   void remove_watch (WaitWatch * watch);
 
+  /* Whether the driver's clGetEventInfo (CL_EVENT_COMMAND_EXECUTION_STATUS) may block while
+   * the command runs: Mesa's rusticl holds an event's lock for as long as its command runs, so
+   * asking after a running kernel waits for its end (for ever, for a kernel that never ends).
+   * Waits then ask the helper thread instead, always. Set once, when the device is opened. */
+  bool status_query_blocks = false;
+
 private:
   friend void wait_event (Device & device, const cl::Event & event, const WaitWatch * watch);
   friend void abandon_device (Device & device, const std::string & reason);
   /* The helper thread: waits in the driver (clWaitForEvents) for the events waits hand it, one
-   * after the other, and wakes the waits when each ends. The driver's own wait is what wakes
+   * after the other, marks each request done and wakes the waits. A wait never asks after its
+   * event's status before the helper says it ended (see status_query_blocks). The driver's own wait is what wakes
    * soonest: with event callbacks instead, openclmandelboxsrc at 1080p on an H200 gave 274
    * frames per second, not 465 (each wait ended about 1.5 ms late); a wait that gives up leaves the
    * helper blocked on its event, never itself. Started by the first wait that blocks. */
@@ -63,11 +71,35 @@ private:
   std::condition_variable signal_;         /* an event ended, or the queue was given up */
   std::condition_variable helper_signal_;  /* a request, or the end */
   std::thread helper_;
-  std::vector<cl_event> requests_;         /* retained; under lock_ */
+  /* One wait's event, handed to the helper: `done` once the driver's wait for it returned.
+   * Shared by the wait and the helper, so a wait that gives up leaves it to the helper. */
+  struct Request
+  {
+    cl_event event = nullptr;  /* retained until the helper is done with it */
+    bool done = false;         /* under lock_ */
+  };
+  std::vector<std::shared_ptr<Request>> requests_;  /* under lock_ */
   bool quit_ = false;                      /* under lock_ */
   std::vector<WaitWatch *> watches_;  /* under lock_ */
   std::atomic<bool> abandoned_ { false };
   std::string reason_;         /* under lock_ */
+};
+
+/* How many of an element's kernels have ended, counted by the driver's completion callbacks
+ * (an element's timeout counts against a wait of another thread only while the element's last
+ * kernel runs, and asking a running kernel's status may block: status_query_blocks).
+ * Reference-counted by hand: a callback may come after the element is gone. */
+struct KernelEnds
+{
+  std::atomic<int> refs { 1 };
+  std::atomic<guint64> ended { 0 };
+
+  void ref () { refs.fetch_add (1); }
+  void unref ()
+  {
+    if (refs.fetch_sub (1) == 1)
+      delete this;
+  }
 };
 
 /* What one element's waits watch besides their event: a time limit (its `timeout` property,
@@ -75,17 +107,23 @@ private:
  * and property threads, read by the waiting thread. */
 struct WaitWatch
 {
+  WaitWatch () : ends (new KernelEnds) {}
+  ~WaitWatch () { ends->unref (); }
+  WaitWatch (const WaitWatch &) = delete;
+  WaitWatch & operator= (const WaitWatch &) = delete;
+
   /* How long a wait may last before the queue is given up, in milliseconds; 0: no limit. */
   std::atomic<guint> timeout_ms { 0 };
   /* Set when the element goes from PAUSED to READY: a wait then gives the device
    * kStopGraceMs more (from the request, or from its own start if it began later), and gives
    * up after that. */
   std::atomic<gint64> stop_requested_at { 0 };  /* g_get_monotonic_time (), 0: none */
-  /* What the element waits for, for messages ("kernel 'blur'"), and its last kernel while a
-   * timeout is set; under `lock`. */
+  /* What the element waits for, for messages ("kernel 'blur'"), and how many kernels it
+   * launched while a timeout was set; under `lock`. */
   std::mutex lock;
   std::string subject = "the element's kernels";
-  cl::Event last_kernel;
+  guint64 launched = 0;
+  KernelEnds *ends;
   /* The element, for an error posted by a wait of another thread; set from start to stop. */
   GstElement *element = nullptr;
 
@@ -98,15 +136,17 @@ struct WaitWatch
     std::lock_guard<std::mutex> guard (lock);
     subject = text;
   }
-  /* Launches, while a timeout is set: a wait of another thread tells whether this element's
-   * kernel is the one that does not end. */
-  void note_launch (const cl::Event & event)
-  {
-    if (timeout_ms.load () == 0)
-      return;
-    std::lock_guard<std::mutex> guard (lock);
-    last_kernel = event;
-  }
+  /* Launches, counted while a timeout is set or `always`: a wait of another thread tells
+   * whether this element's kernel is the one that does not end (a kernel still running: fewer
+   * ends than launches), and, where asking a kernel's status may block, whether a frame's
+   * kernels are done. */
+  void note_launch (const cl::Event & event, bool always);
+  /* Whether a kernel counted by note_launch has not ended yet. */
+  bool kernel_running ();
+  /* The kernels counted so far, and whether the first `count` of them have ended (in order:
+   * one in-order queue). */
+  guint64 launches ();
+  bool kernels_ended (guint64 count) { return ends->ended.load () >= count; }
 };
 
 /* Waits until `event` is complete. Throws cl::Error when the command failed, and Failure
