@@ -2,17 +2,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
 
-#include "elements/gstopenclbilateral.h"
-#include "elements/gstopenclconvolve3d.h"
-#include "elements/gstopenclmulticonvolve.h"
-#include "elements/gstopenclhistogram.h"
-#include "elements/gstopenclkernel.h"
-#include "elements/gstopenclkernelsrc.h"
-#include "elements/gstopencltransfer.h"
 #include "opencl/gstopenclmemory.h"
-#include "elements/gstopenclmandelboxsrc.h"
-#include "elements/gstopenclsort.h"
 #include "opencl/gstopenclutils.h"
+
+/* The elements of the list (gst/elements/meson.build): each one's registration function. */
+#define GST_OPENCL_ELEMENT(name) GST_ELEMENT_REGISTER_DECLARE (name)
+#include "elements/gstopenclelements.inc"
+#undef GST_OPENCL_ELEMENT
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -24,16 +20,9 @@ plugin_init (GstPlugin * plugin)
    * when they start. */
   gboolean ok = TRUE;
   gst_opencl_memory_init_once ();
-  ok &= GST_ELEMENT_REGISTER (openclbilateral, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclconvolve3d, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclmulticonvolve, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclhistogram, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclupload, plugin);
-  ok &= GST_ELEMENT_REGISTER (opencldownload, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclmandelboxsrc, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclsort, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclkernel, plugin);
-  ok &= GST_ELEMENT_REGISTER (openclkernelsrc, plugin);
+#define GST_OPENCL_ELEMENT(name) ok &= GST_ELEMENT_REGISTER (name, plugin);
+#include "elements/gstopenclelements.inc"
+#undef GST_OPENCL_ELEMENT
   return ok;
 }
 
