@@ -365,6 +365,9 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 
   /* Equal caps on both sides (set_caps insists). */
   gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
+  /* Pixels move along their lines: metas that say where things are in the frame (regions of
+   * interest, crops) do not hold for the output and are dropped; metas without tags stay. */
+  GST_OPENCL_BASE_TRANSFORM_CLASS (klass)->output_keeps_geometry = FALSE;
   gst_opencl::stop_drops_run<GstOpenCLSort> (GST_BASE_TRANSFORM_CLASS (klass));
   trans_class->set_caps = gst_opencl_sort_set_caps;
   trans_class->transform = gst_opencl_sort_transform;

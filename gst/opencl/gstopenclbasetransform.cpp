@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <new>
 
 #include "opencl/gstopenclframepath.h"
@@ -19,6 +20,27 @@ enum
   PROP_0,
   PROP_DEVICE_FIRST,  /* device, device-name, kernel-time, gl-interop: gstopenclelement.h */
 };
+
+namespace {
+
+/* What an output frame is of its input frame's picture, for the metas it keeps. */
+enum class OutputPicture { Other, Same, Scaled };
+
+const char *
+output_picture_name (OutputPicture picture)
+{
+  switch (picture) {
+    case OutputPicture::Same:
+      return "the input's";
+    case OutputPicture::Scaled:
+      return "the input's, scaled";
+    default:
+      break;
+  }
+  return "another";
+}
+
+}  // namespace
 
 struct GstOpenCLBaseTransformPrivate
 {
@@ -36,8 +58,28 @@ struct GstOpenCLBaseTransformPrivate
   static constexpr size_t kCapsHistory = 4;
   std::array<GstVideoInfo, kCapsHistory> recent_infos {};
   size_t recent_count = 0;
+  /* What an output is of its input's picture under the pads' caps (see meta_picture), for the
+   * metas it keeps; streaming thread. */
+  GstCaps *meta_in_caps = nullptr;
+  GstCaps *meta_out_caps = nullptr;
+  OutputPicture meta_picture = OutputPicture::Other;
+  bool meta_same_colors = false;
+  GstVideoInfo meta_in_info {};
+  GstVideoInfo meta_out_info {};
 
-  ~GstOpenCLBaseTransformPrivate () { gst_clear_caps (&checked_caps); }
+  void forget_meta_caps ()
+  {
+    gst_clear_caps (&meta_in_caps);
+    gst_clear_caps (&meta_out_caps);
+    meta_picture = OutputPicture::Other;
+    meta_same_colors = false;
+  }
+
+  ~GstOpenCLBaseTransformPrivate ()
+  {
+    gst_clear_caps (&checked_caps);
+    forget_meta_caps ();
+  }
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstOpenCLBaseTransform, gst_opencl_base_transform,
@@ -141,6 +183,7 @@ gst_opencl_base_transform_stop (GstBaseTransform * trans)
   gst_clear_caps (&priv->checked_caps);
   priv->checked_video = false;
   priv->recent_count = 0;
+  priv->forget_meta_caps ();
   return TRUE;
 }
 
@@ -369,6 +412,91 @@ gst_opencl_base_transform_transform_size (GstBaseTransform *, GstPadDirection, G
   return TRUE;
 }
 
+static bool
+caps_are_video (GstCaps * caps, GstVideoInfo * info)
+{
+  return caps && gst_caps_get_size (caps) == 1 &&
+      gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw") &&
+      gst_video_info_from_caps (info, caps);
+}
+
+/* What an output frame is of its input's picture under the pads' current caps (caps change
+ * between buffers, and downstream may renegotiate the output alone): worked out again only when
+ * either caps are new. */
+static OutputPicture
+meta_picture (GstOpenCLBaseTransform * self)
+{
+  auto *priv = get_priv (self);
+  GstCaps *in = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+  GstCaps *out = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (self));
+  if (in != priv->meta_in_caps || out != priv->meta_out_caps) {
+    priv->forget_meta_caps ();
+    gst_caps_replace (&priv->meta_in_caps, in);
+    gst_caps_replace (&priv->meta_out_caps, out);
+    GstVideoInfo & in_info = priv->meta_in_info;
+    GstVideoInfo & out_info = priv->meta_out_info;
+    if (GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self)->output_keeps_geometry &&
+        caps_are_video (in, &in_info) && caps_are_video (out, &out_info)) {
+      priv->meta_picture = GST_VIDEO_INFO_WIDTH (&in_info) == GST_VIDEO_INFO_WIDTH (&out_info) &&
+          GST_VIDEO_INFO_HEIGHT (&in_info) == GST_VIDEO_INFO_HEIGHT (&out_info) ?
+          OutputPicture::Same : OutputPicture::Scaled;
+      priv->meta_same_colors = GST_VIDEO_INFO_FORMAT (&in_info) ==
+          GST_VIDEO_INFO_FORMAT (&out_info) &&
+          gst_video_colorimetry_is_equal (&in_info.colorimetry, &out_info.colorimetry);
+    }
+    GST_DEBUG_OBJECT (self, "output picture: %s%s", output_picture_name
+        (priv->meta_picture), priv->meta_same_colors ? ", same colours" : "");
+  }
+  gst_clear_caps (&in);
+  gst_clear_caps (&out);
+  return priv->meta_picture;
+}
+
+/* The meta policy, for every element of the base (docs/design.md, "Metas"); GstBaseTransform
+ * asks it of every meta of an input buffer but those tagged `memory`, when the output is a new
+ * buffer (in place, the frame keeps all its metas). A meta without tags says nothing of the
+ * picture and is kept (GstBaseTransform's default). A tagged one is kept only when the output
+ * is the input's picture (the class's output_keeps_geometry, video caps on both sides) and
+ * each of its tags is one the element leaves true: `video`, `orientation`, `size` (through
+ * the meta's scale transform when the size changes), and `colorspace` when the format and
+ * colorimetry are the same on both sides. Any other tag drops it. */
+static gboolean
+gst_opencl_base_transform_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  auto *self = GST_OPENCL_BASE_TRANSFORM (trans);
+  const GstMetaInfo *info = meta->info;
+  const gchar *const *tags = gst_meta_api_type_get_tags (info->api);
+  if (!tags || !*tags)
+    return TRUE;
+  const OutputPicture picture = meta_picture (self);
+  bool sized = false;
+  bool keep = picture != OutputPicture::Other;
+  for (; keep && *tags; tags++) {
+    if (!strcmp (*tags, GST_META_TAG_VIDEO_SIZE_STR))
+      sized = true;
+    else if (!strcmp (*tags, GST_META_TAG_VIDEO_COLORSPACE_STR))
+      keep = get_priv (self)->meta_same_colors;
+    else
+      keep = !strcmp (*tags, GST_META_TAG_VIDEO_STR) ||
+          !strcmp (*tags, GST_META_TAG_VIDEO_ORIENTATION_STR);
+  }
+  if (!keep) {
+    GST_LOG_OBJECT (self, "dropping %s", g_type_name (info->api));
+    return FALSE;
+  }
+  if (sized && picture == OutputPicture::Scaled) {
+    /* The meta scales itself onto the output (or is dropped when it cannot). */
+    auto *priv = get_priv (self);
+    GstVideoMetaTransform scale = { &priv->meta_in_info, &priv->meta_out_info };
+    if (info->transform_func && !info->transform_func (outbuf, meta, inbuf,
+            gst_video_meta_transform_scale_get_quark (), &scale))
+      GST_LOG_OBJECT (self, "%s did not scale", g_type_name (info->api));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
 {
@@ -385,6 +513,7 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   element_class->change_state = gst_opencl_base_transform_change_state;
 
   klass->host_frames_on_device = TRUE;
+  klass->output_keeps_geometry = TRUE;
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_opencl_base_transform_start;
   trans_class->stop = gst_opencl_base_transform_stop;
@@ -397,8 +526,28 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   trans_class->transform_size = gst_opencl_base_transform_transform_size;
   trans_class->transform_caps = gst_opencl_base_transform_transform_caps;
   trans_class->fixate_caps = gst_opencl_base_transform_fixate_caps;
+  trans_class->transform_meta = gst_opencl_base_transform_transform_meta;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_BASE_TRANSFORM, (GstPluginAPIFlags) 0);
+}
+
+void
+gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuffer * input,
+    GstBuffer * output)
+{
+  auto *trans = GST_BASE_TRANSFORM (self);
+  auto *trans_class = GST_BASE_TRANSFORM_GET_CLASS (trans);
+  gpointer state = nullptr;
+  while (GstMeta *meta = gst_buffer_iterate_meta (input, &state)) {
+    const GstMetaInfo *info = meta->info;
+    if (gst_meta_api_type_has_tag (info->api, g_quark_from_static_string
+            (GST_META_TAG_MEMORY_STR)) || !info->transform_func ||
+        !trans_class->transform_meta || !trans_class->transform_meta (trans, output, meta,
+            input))
+      continue;
+    GstMetaTransformCopy copy = { FALSE, 0, (gsize) -1 };
+    info->transform_func (output, meta, input, _gst_meta_transform_copy, &copy);
+  }
 }
 
 gst_opencl::ElementDevice &

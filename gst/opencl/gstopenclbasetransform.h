@@ -34,6 +34,14 @@ struct _GstOpenCLBaseTransformClass
    * default; openclupload and opencldownload, whose job is the copy, set it FALSE. */
   gboolean host_frames_on_device;
 
+  /* Whether output pixel (x, y) is made from the input around (x, y): the output is the input's
+   * picture (scaled, when the output caps' size differs), so the metas that describe where
+   * things are in it (tagged `video`, `size`, `orientation`) stay true of the output and are
+   * kept; see the base's transform_meta (docs/design.md, "Metas"). TRUE by default; openclsort,
+   * whose pixels move along their lines, sets FALSE. Whatever it says, an output that is not
+   * video, or an input that is not, keeps only the metas without tags. */
+  gboolean output_keeps_geometry;
+
   gpointer padding[8];
 };
 
@@ -42,6 +50,13 @@ G_END_DECLS
 /* For elements whose caps are the same on both sides (or that set their own rule): puts back
  * GstBaseTransform's transform_caps and fixate_caps in place of the base's any-memory rule. */
 void gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass);
+
+/* Copies onto `output`, a new buffer, the metas of `input` that the element's output keeps,
+ * as GstBaseTransform's copy_metadata does (metas tagged `memory` never, the others as the
+ * class's transform_meta says): for outputs made outside GstBaseTransform's
+ * prepare_output_buffer (the temporal filter's). Streaming thread. */
+void gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuffer * input,
+    GstBuffer * output);
 
 /* The device part of the element: device (), launch (), context (); valid from start to stop. */
 gst_opencl::ElementDevice & gst_opencl_base_transform_device (GstOpenCLBaseTransform * self);

@@ -24,9 +24,12 @@ using gst_opencl::port_of;
 
 namespace {
 
-/* What output n copies from input n. */
+/* What output n copies from input n: its timestamps and flags, and the metas the output keeps
+ * (on an empty buffer that holds them, as the base's policy copied them from the input: the
+ * input itself is let go once it is in the window). */
 struct FrameStamp
 {
+  GstBuffer *metas = nullptr;
   GstClockTime pts = GST_CLOCK_TIME_NONE;
   GstClockTime dts = GST_CLOCK_TIME_NONE;
   GstClockTime duration = GST_CLOCK_TIME_NONE;
@@ -70,11 +73,19 @@ gst_opencl_temporal_filter_init (GstOpenCLTemporalFilter * filter)
       GstOpenCLTemporalFilterPrivate ();
 }
 
+static void
+clear_stamps (GstOpenCLTemporalFilterPrivate * priv)
+{
+  for (FrameStamp & stamp : priv->stamps)
+    gst_clear_buffer (&stamp.metas);
+}
+
 /* Forgets the window; frames still being copied into it are waited for and let go. */
 static void
 reset_window (GstOpenCLTemporalFilter * filter)
 {
   auto *priv = get_priv (filter);
+  clear_stamps (priv);
   try {
     port_of (filter, GST_PAD_SINK).release_uploaded (true);
   } catch (const std::exception & e) {
@@ -90,6 +101,7 @@ gst_opencl_temporal_filter_finalize (GObject * object)
 {
   auto *priv = get_priv (GST_OPENCL_TEMPORAL_FILTER (object));
   gst_clear_caps (&priv->caps);
+  clear_stamps (priv);
   priv->~GstOpenCLTemporalFilterPrivate ();
   G_OBJECT_CLASS (gst_opencl_temporal_filter_parent_class)->finalize (object);
 }
@@ -195,6 +207,13 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
   stamp.offset = GST_BUFFER_OFFSET (input);
   stamp.offset_end = GST_BUFFER_OFFSET_END (input);
   stamp.flags = (GstBufferFlags) GST_BUFFER_FLAGS (input);
+  gst_clear_buffer (&stamp.metas);
+  gpointer any = nullptr;
+  if (gst_buffer_iterate_meta (input, &any)) {
+    stamp.metas = gst_buffer_new ();
+    gst_opencl_base_transform_copy_metas (GST_OPENCL_BASE_TRANSFORM (filter), input,
+        stamp.metas);
+  }
   priv->received++;
 
   if (klass->frame_uploaded && !klass->frame_uploaded (filter, &priv->ring, slot))
@@ -293,6 +312,8 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
   GST_BUFFER_OFFSET (buffer) = stamp.offset;
   GST_BUFFER_OFFSET_END (buffer) = stamp.offset_end;
   GST_BUFFER_FLAGS (buffer) = stamp.flags;
+  if (stamp.metas)
+    gst_buffer_copy_into (buffer, stamp.metas, GST_BUFFER_COPY_META, 0, -1);
   priv->next_output++;
   *out_buffer = buffer;
   return GST_FLOW_OK;

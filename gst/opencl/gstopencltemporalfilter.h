@@ -4,7 +4,8 @@
  *
  * The last 2d + 1 input frames stay on the device in a ring of slots (frame i in slot
  * i mod (2d + 1)); each is uploaded once. Output n is made as soon as frame n + d has arrived,
- * keeps input n's timestamps and flags, and sees the window clamped to the stream: frames
+ * keeps input n's timestamps, flags and metas (those the base's meta policy keeps: the frames
+ * around it in time lend it only pixels), and sees the window clamped to the stream: frames
  * before the first are the first, and at EOS the last d outputs are made with the last frame
  * standing for the frames after it. A flush resets the window; a caps change first drains it.
  * The latency query reports d frame durations. */
