@@ -75,6 +75,14 @@ Device::kernel (const std::string & file, const std::string & kernel_name,
   return cl::Kernel (program, kernel_name.c_str ());
 }
 
+void
+finish_queue (Device & device, const WaitWatch * watch)
+{
+  cl::Event marker;
+  device.queue.enqueueMarkerWithWaitList (nullptr, &marker);
+  wait_event (device.waits, marker, watch);
+}
+
 }  // namespace gst_opencl
 
 GstOpenCLContext *
@@ -92,6 +100,7 @@ gst_opencl_context_new (const std::string & device_string,
   auto device = std::make_unique<gst_opencl::Device> ();
   device->device = gst_opencl::select_device (*spec, device_string);
   device->name = gst_opencl::describe_device (device->device);
+  device->waits.device_name = device->name;
   device->type = device->device.getInfo<CL_DEVICE_TYPE> ();
   {
     /* Mesa's rusticl answers a running command's status only once it ends (gstopenclwait.h). */

@@ -73,6 +73,23 @@ struct Device
       const std::string & options);
 };
 
+/* The waits of gstopenclwait.h on a device. */
+inline void
+wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
+{
+  wait_event (device.waits, event, watch);
+}
+
+inline void
+abandon_device (Device & device, const std::string & reason)
+{
+  abandon_device (device.waits, reason);
+}
+
+/* Waits for every command enqueued so far on the device's kernel queue (a marker), as
+ * clFinish does, under the rules of wait_event. */
+void finish_queue (Device & device, const WaitWatch * watch);
+
 }  // namespace gst_opencl
 
 /* Creates the context for a device string (see gstopencldevice.h), with extra context

@@ -938,36 +938,4 @@ separate (const std::vector<float> & taps, int kx, int ky, int kz, double relati
   return factors;
 }
 
-std::vector<float>
-float_array_from_value (const GValue * value)
-{
-  std::vector<float> values;
-  if (!GST_VALUE_HOLDS_ARRAY (value))
-    return values;
-  const guint count = gst_value_array_get_size (value);
-  values.reserve (count);
-  for (guint index = 0; index < count; index++) {
-    const GValue *element = gst_value_array_get_value (value, index);
-    GValue as_float = G_VALUE_INIT;
-    g_value_init (&as_float, G_TYPE_FLOAT);
-    if (g_value_transform (element, &as_float))
-      values.push_back (g_value_get_float (&as_float));
-    else
-      values.push_back (NAN);
-    g_value_unset (&as_float);
-  }
-  return values;
-}
-
-void
-float_array_to_value (const std::vector<float> & values, GValue * value)
-{
-  for (float v : values) {
-    GValue element = G_VALUE_INIT;
-    g_value_init (&element, G_TYPE_FLOAT);
-    g_value_set_float (&element, v);
-    gst_value_array_append_and_take_value (value, &element);
-  }
-}
-
 }  // namespace gst_opencl

@@ -201,9 +201,4 @@ struct SeparableFactors
 std::optional<SeparableFactors> separate (const std::vector<float> & taps, int kx, int ky,
     int kz, double relative_tolerance = 1e-5);
 
-/* The floats of a GstValueArray property value (elements of any type that converts to float);
- * and back. */
-std::vector<float> float_array_from_value (const GValue * value);
-void float_array_to_value (const std::vector<float> & values, GValue * value);
-
 }  // namespace gst_opencl

@@ -14,7 +14,6 @@
 
 #include "opencl/gstopenclcl.h"
 #include "opencl/gstopenclcontext.h"
-#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 

@@ -22,8 +22,8 @@
 
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
+#include "opencl/gstopenclmemory.h"
 
-#define GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "memory:CUDAMemory"
 
 namespace gst_opencl {
 

@@ -3,12 +3,44 @@
 #include "opencl/gstopenclelement.h"
 
 #include "opencl/gstopencldevice.h"
-#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
+/* The paths' names: the property's nicks, gl_interop_path_name () and GST_OPENCL_GL_INTEROP. */
+static const GEnumValue gl_interop_values[] = {
+  { (gint) gst_opencl::GlInteropPath::None, "No frames in GL memory", "none" },
+  { (gint) gst_opencl::GlInteropPath::HostCopy,
+      "Through system memory (download and upload)", "host-copy" },
+  { (gint) gst_opencl::GlInteropPath::ExternalMemory,
+      "Device memory imported by OpenCL and GL, copied on the device", "external-memory" },
+  { (gint) gst_opencl::GlInteropPath::KhrGlSharing,
+      "GL textures wrapped as OpenCL images (cl_khr_gl_sharing)", "khr-gl-sharing" },
+  { 0, nullptr, nullptr },
+};
+
+GType
+gst_opencl_gl_interop_get_type (void)
+{
+  static GType type = 0;
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstOpenCLGLInterop", gl_interop_values));
+  return type;
+}
+
 namespace gst_opencl {
+
+/* Read from the enum's table without registering the type: programs that link the layer in
+ * statically (the tests) load the plugin too, which registers it. */
+const char *
+gl_interop_path_name (GlInteropPath path)
+{
+  for (const GEnumValue *value = gl_interop_values; value->value_nick; value++)
+    if (value->value == (gint) path)
+      return value->value_nick;
+  return "?";
+}
+
 
 ElementDevice::~ElementDevice ()
 {

@@ -19,7 +19,18 @@
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclwait.h"
 
+G_BEGIN_DECLS
+#define GST_TYPE_OPENCL_GL_INTEROP (gst_opencl_gl_interop_get_type ())
+GType gst_opencl_gl_interop_get_type (void);
+G_END_DECLS
+
 namespace gst_opencl {
+
+/* The values of the `gl-interop` property (GstOpenCLGLInterop): which GL interop path a
+ * stream's GL frames take (gstopenclglinterop.h). */
+enum class GlInteropPath { None = 0, HostCopy = 1, ExternalMemory = 2, KhrGlSharing = 3 };
+
+const char *gl_interop_path_name (GlInteropPath path);
 
 class ElementDevice
 {

@@ -67,6 +67,11 @@ constexpr GParamFlags PROPERTY_CONTROLLABLE = (GParamFlags) (PROPERTY_PLAYING |
 constexpr GParamFlags PROPERTY_READY = (GParamFlags) (G_PARAM_READWRITE |
     G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
+/* The floats of a GstValueArray property value (elements of any type that converts to float);
+ * and back. */
+std::vector<float> float_array_from_value (const GValue * value);
+void float_array_to_value (const std::vector<float> & values, GValue * value);
+
 /* The spec of a property held in a std::vector<float> (a GstValueArray of floats of any value):
  * filter taps. */
 GParamSpec *float_array_spec (const char *name, const char *nick, const char *blurb,

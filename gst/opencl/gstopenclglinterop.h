@@ -34,26 +34,17 @@
 #include <vector>
 
 #include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclframe.h"
 
 #ifdef HAVE_GL
 #include <gst/gl/gl.h>
 #endif
 
-G_BEGIN_DECLS
-#define GST_TYPE_OPENCL_GL_INTEROP (gst_opencl_gl_interop_get_type ())
-GType gst_opencl_gl_interop_get_type (void);
-G_END_DECLS
-
 namespace gst_opencl {
 
 struct Device;
 class ElementDevice;
-
-/* The values of the `gl-interop` property (GstOpenCLGLInterop). */
-enum class GlInteropPath { None = 0, HostCopy = 1, ExternalMemory = 2, KhrGlSharing = 3 };
-
-const char *gl_interop_path_name (GlInteropPath path);
 
 /* What the path choice depends on, as probed on the drivers (or set by tests). */
 struct GlInteropProbe
@@ -159,8 +150,6 @@ bool configure_gl_interop (GstElement * element, ElementDevice & device, GlBridg
     GlInterop * in, const GstVideoInfo * in_info, GlInterop * out, const GstVideoInfo * out_info,
     bool *context_changed);
 
-/* Bytes as lower-case hex digits (device and GL UUIDs, as the probe compares them). */
-std::string hex_bytes (const unsigned char *bytes, size_t n);
 
 /* For the probe: extension lists as the drivers give them, checked word by word. */
 bool extension_listed (const std::string & extensions, const char *name);

@@ -2,7 +2,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclmemory.h"
 
-#include "opencl/gstopenclcuda.h"
 
 #include <memory>
 #include <mutex>

@@ -24,6 +24,9 @@ G_BEGIN_DECLS
 
 #define GST_CAPS_FEATURE_MEMORY_OPENCL "memory:OpenCLMemory"
 #define GST_OPENCL_MEMORY_TYPE_NAME "OpenCLMemory"
+/* GStreamer's CUDA memory (gst-plugins-bad's cuda library), named here so that the caps rules
+ * of frames in any memory need no CUDA header. */
+#define GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "memory:CUDAMemory"
 
 /* Map flag: the mapped pointer is the memory's cl::Buffer, not host bytes. */
 #define GST_MAP_OPENCL ((GstMapFlags) (GST_MAP_FLAG_LAST << 1))

@@ -184,7 +184,7 @@ RadixSort::tile_keys (size_t rows, size_t length) const
 
 void
 RadixSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
-    SortKey key, SortOrder order, const DeviceSort::Launcher & launch)
+    SortKey key, SortOrder order, const SortLauncher & launch)
 {
   if (rows == 0 || length == 0)
     return;
@@ -301,7 +301,7 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
         sort = std::make_unique<RadixSort> (device, candidate_shape, digit_bits);
       }
       return timing.time ([&](const cl::Buffer & src, const cl::Buffer & dst,
-              const DeviceSort::Launcher & launch) {
+              const SortLauncher & launch) {
             sort->enqueue (src, dst, 1, keys, SortKey::UInt32, SortOrder::Ascending, launch);
           });
     };
@@ -343,7 +343,7 @@ OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned 
 
 void
 OnesweepSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows,
-    size_t length, SortKey key, SortOrder order, const DeviceSort::Launcher & launch)
+    size_t length, SortKey key, SortOrder order, const SortLauncher & launch)
 {
   if (rows == 0 || length == 0)
     return;
@@ -443,7 +443,7 @@ SortTiming::SortTiming (Device & device, size_t keys) : device_ (device), keys_ 
 
 double
 SortTiming::time (const std::function<void (const cl::Buffer & src, const cl::Buffer & dst,
-        const DeviceSort::Launcher & launch)> & enqueue)
+        const SortLauncher & launch)> & enqueue)
 {
   if (!src_ ()) {
     std::vector<cl_uint> values (keys_);

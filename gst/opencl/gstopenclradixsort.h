@@ -17,7 +17,8 @@
 #include <memory>
 #include <string>
 
-#include "opencl/gstopenclsort.h"
+#include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclsortkeys.h"
 
 namespace gst_opencl {
 
@@ -60,7 +61,7 @@ public:
    * most DeviceSort::MAX_WORDS). Throws Failure (TooLarge) when the scratch or the counts do not
    * fit the device, cl::Error. Allocates only when a buffer must grow. */
   void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
-      SortKey key, SortOrder order, const DeviceSort::Launcher & launch);
+      SortKey key, SortOrder order, const SortLauncher & launch);
 
   size_t launch_count (size_t rows, size_t length) const
   {
@@ -119,7 +120,7 @@ public:
    * the scratch or the tiles' states do not fit the device or the kernels' 32-bit indices,
    * cl::Error. Allocates only when a buffer must grow. */
   void enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
-      SortKey key, SortOrder order, const DeviceSort::Launcher & launch);
+      SortKey key, SortOrder order, const SortLauncher & launch);
 
   size_t launch_count (size_t rows, size_t length) const
   {
@@ -162,7 +163,7 @@ class SortTiming
 public:
   SortTiming (Device & device, size_t keys);
   double time (const std::function<void (const cl::Buffer & src, const cl::Buffer & dst,
-          const DeviceSort::Launcher & launch)> & enqueue);
+          const SortLauncher & launch)> & enqueue);
 
 private:
   Device & device_;

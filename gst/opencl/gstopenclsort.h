@@ -38,11 +38,9 @@
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclsortkeys.h"
 
 namespace gst_opencl {
-
-enum class SortKey { Int32 = 0, UInt32 = 1, Float32 = 2 };
-enum class SortOrder { Ascending = 0, Descending = 1 };
 
 /* Which sort, and how the bitonic network is scheduled.
  *   Automatic     rows of at least radix_min_length () keys: Radix; else rows of at least
@@ -122,9 +120,7 @@ class OnesweepSort;
 class DeviceSort
 {
 public:
-  /* Enqueues one kernel; elements pass ElementDevice::launch so kernel-time counts the sort. */
-  using Launcher = std::function<void (const cl::Kernel & kernel, const cl::NDRange & global,
-      const cl::NDRange & local)>;
+  using Launcher = SortLauncher;
 
   /* rows * padded length may not exceed this (flat word indices are 32-bit in the kernels). */
   static constexpr size_t MAX_WORDS = size_t (1) << 31;

@@ -7,7 +7,7 @@
 
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclelement.h"
-#include "opencl/gstopenclfilter.h"  /* GstOpenCLFrame */
+#include "opencl/gstopenclframe.h"
 
 G_BEGIN_DECLS
 

@@ -222,4 +222,16 @@ post_exception (GstElement * element, std::exception_ptr error, const char *cont
       function, line);
 }
 
+std::string
+hex_bytes (const unsigned char *bytes, size_t n)
+{
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < n; i++) {
+    text += digits[bytes[i] >> 4];
+    text += digits[bytes[i] & 15];
+  }
+  return text;
+}
+
 }  // namespace gst_opencl

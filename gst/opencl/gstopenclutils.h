@@ -56,6 +56,10 @@ std::string read_file_bounded (const std::string & path, size_t max_bytes,
  * value, with a WARNING on the bus naming it, rather than taking a value that changes nothing. */
 bool refused_while_running (GObject * object, GParamSpec * pspec);
 
+/* Bytes as lower-case hex digits (device and GL UUIDs, as the GL interop's probe compares
+ * them). */
+std::string hex_bytes (const unsigned char *bytes, size_t n);
+
 /* Describes any exception in one line: "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES". */
 std::string describe_exception (std::exception_ptr error);
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -99,9 +98,8 @@ execution_status (const cl::Event & event)
 }
 
 void
-abandon_device (Device & device, const std::string & reason)
+abandon_device (DeviceWaits & waits, const std::string & reason)
 {
-  DeviceWaits & waits = device.waits;
   {
     std::lock_guard<std::mutex> guard (waits.lock_);
     if (waits.abandoned_)
@@ -110,7 +108,7 @@ abandon_device (Device & device, const std::string & reason)
     waits.abandoned_ = true;
     waits.signal_.notify_all ();
   }
-  GST_ERROR ("the queue of %s is given up: %s", device.name.c_str (), reason.c_str ());
+  GST_ERROR ("the queue of %s is given up: %s", waits.device_name.c_str (), reason.c_str ());
 }
 
 void
@@ -177,9 +175,8 @@ output_flushing (GstElement * element)
 }
 
 void
-wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
+wait_event (DeviceWaits & waits, const cl::Event & event, const WaitWatch * watch)
 {
-  DeviceWaits & waits = device.waits;
   cl_int status = CL_QUEUED;
   /* Most waits find their command complete and end here, where asking cannot block
    * (status_query_blocks). */
@@ -263,7 +260,7 @@ wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
       GST_WARNING ("giving up a wait of %.3f s for a command of type 0x%x (status %d), own "
           "watch %p, culprit %p: %s", (now - started) / 1e6, type, status, own, culprit,
           reason.c_str ());
-      abandon_device (device, reason);
+      abandon_device (waits, reason);
       if (tell) {
         gst_element_message_full (tell, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_BUSY, g_strdup (reason.c_str ()), nullptr, __FILE__,
@@ -274,14 +271,6 @@ wait_event (Device & device, const cl::Event & event, const WaitWatch * watch)
     }
     waits.signal_.wait_for (guard, kWatchPeriod);
   }
-}
-
-void
-finish_queue (Device & device, const WaitWatch * watch)
-{
-  cl::Event marker;
-  device.queue.enqueueMarkerWithWaitList (nullptr, &marker);
-  wait_event (device, marker, watch);
 }
 
 }  // namespace gst_opencl

@@ -25,7 +25,6 @@
 
 namespace gst_opencl {
 
-struct Device;
 struct WaitWatch;
 
 /* The state of one device's waits: shared by every element on the context. */
@@ -55,10 +54,13 @@ public:
    * asking after a running kernel waits for its end (for ever, for a kernel that never ends).
    * Waits then ask the helper thread instead, always. Set once, when the device is opened. */
   bool status_query_blocks = false;
+  /* The device's name, for messages; set once, when the device is opened. */
+  std::string device_name;
 
 private:
-  friend void wait_event (Device & device, const cl::Event & event, const WaitWatch * watch);
-  friend void abandon_device (Device & device, const std::string & reason);
+  friend void wait_event (DeviceWaits & waits, const cl::Event & event,
+      const WaitWatch * watch);
+  friend void abandon_device (DeviceWaits & waits, const std::string & reason);
   /* The helper thread: waits in the driver (clWaitForEvents) for the events waits hand it, one
    * after the other, marks each request done and wakes the waits. A wait never asks after its
    * event's status before the helper says it ended (see status_query_blocks). The driver's own wait is what wakes
@@ -149,17 +151,14 @@ struct WaitWatch
   bool kernels_ended (guint64 count) { return ends->ended.load () >= count; }
 };
 
-/* Waits until `event` is complete. Throws cl::Error when the command failed, and Failure
- * (Abandoned) when the device's queue was given up, by this wait (the watch's time ran out, or
- * its element asked to stop kStopGraceMs ago) or by another. `watch` may be null (no limit; the
- * wait still ends when another gives the queue up). */
-void wait_event (Device & device, const cl::Event & event, const WaitWatch * watch);
-
-/* Waits for every command enqueued so far on the device's kernel queue (a marker), as
- * clFinish does, under the same rules. */
-void finish_queue (Device & device, const WaitWatch * watch);
+/* Waits until `event`, a command of the device of `waits`, is complete. Throws cl::Error when
+ * the command failed, and Failure (Abandoned) when the device's queue was given up, by this
+ * wait (the watch's time ran out, or its element asked to stop kStopGraceMs ago) or by another.
+ * `watch` may be null (no limit; the wait still ends when another gives the queue up).
+ * gstopenclcontext.h has the same for a Device, and finish_queue. */
+void wait_event (DeviceWaits & waits, const cl::Event & event, const WaitWatch * watch);
 
 /* Marks the device's queue as given up, with the reason, and wakes every wait on it. */
-void abandon_device (Device & device, const std::string & reason);
+void abandon_device (DeviceWaits & waits, const std::string & reason);
 
 }  // namespace gst_opencl
