@@ -7,7 +7,9 @@
 #include <cstring>
 #include <new>
 
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclframepath.h"
+#include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"

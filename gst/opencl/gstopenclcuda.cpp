@@ -786,7 +786,7 @@ CudaFrames::device_frame (ElementDevice & device, GstBuffer * buffer, GstOpenCLF
 }
 
 void
-CudaFrames::to_cuda (ElementDevice & device, GstBuffer * buffer)
+CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
 {
   SharedBuffer *slot = slots_->current;
   if (!slot)

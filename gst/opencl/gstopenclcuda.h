@@ -21,6 +21,7 @@
 #include <string>
 
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclmemory.h"
 
@@ -85,30 +86,32 @@ private:
 
 class CudaSlots;
 
-/* One port's frames in CUDA memory: the interface the frame path uses, shaped like the GL
- * interop's (to_device, device_frame, to_cuda, end_frame). */
-class CudaFrames
+/* One port's frames in CUDA memory, as the frame path's ForeignFrames: each frame copied on
+ * the device into (or out of) memory CUDA exports and OpenCL imports. */
+class CudaFrames : public ForeignFrames
 {
 public:
   CudaFrames ();
-  ~CudaFrames ();
+  ~CudaFrames () override;
   CudaFrames (const CudaFrames &) = delete;
   CudaFrames & operator= (const CudaFrames &) = delete;
 
   /* The negotiated frames; drops the buffers of another layout. */
-  void configure (const GstVideoInfo * info);
-  void reset ();
+  void configure (const GstVideoInfo * info) override;
+  void reset () override;
+  void drop_device_buffers () override { reset (); }
 
   /* Copies the frame of `buffer` (CUDA memory) into a shared buffer, which `frame` describes;
    * false when the buffer is not CUDA memory. */
-  bool to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame);
+  bool to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame) override;
   /* A shared buffer for the kernels to write the frame of `buffer` into. */
-  bool device_frame (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame);
+  bool device_frame (ElementDevice & device, GstBuffer * buffer,
+      GstOpenCLFrame * frame) override;
   /* The kernels of this frame are enqueued and wrote the shared buffer: waits for them and
    * copies it into `buffer`'s CUDA memory. */
-  void to_cuda (ElementDevice & device, GstBuffer * buffer);
+  void from_device (ElementDevice & device, GstBuffer * buffer) override;
   /* The kernels of this frame only read the shared buffer: it is free again once they end. */
-  void end_frame (ElementDevice & device);
+  void end_frame (ElementDevice & device) override;
 
 private:
   std::unique_ptr<CudaSlots> slots_;

@@ -2,6 +2,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclframepath.h"
 
+#include "opencl/gstopenclcuda.h"
+#include "opencl/gstopenclglinterop.h"
+
 #include <array>
 
 #include "opencl/gstopenclgl.h"
@@ -180,13 +183,40 @@ size_mismatch (GstBuffer * buffer, gsize expected_bytes, const char *what,
   return text;
 }
 
+/* The routes of foreign memory: one row per kind of memory that another API owns and the
+ * device reaches through an interop. The frame path knows them only through this table and
+ * ForeignFrames; a new kind is a row here and a ForeignFrames of its own. */
+struct ForeignRoute
+{
+  FrameMemory memory;
+  FrameRoute route;
+  const char *name;  /* the `memory` property's word */
+  bool (*caps_match) (const GstCaps * caps);
+  std::unique_ptr<ForeignFrames> (*make) ();
+};
+
+static const ForeignRoute kForeignRoutes[] = {
+  { FrameMemory::Gl, FrameRoute::Gl, "gl", GlBridge::caps_are_gl,
+    [] { return std::unique_ptr<ForeignFrames> (new GlInterop ()); } },
+  { FrameMemory::Cuda, FrameRoute::Cuda, "cuda", caps_are_cuda,
+    [] { return std::unique_ptr<ForeignFrames> (new CudaFrames ()); } },
+};
+
+static const ForeignRoute *
+foreign_route_of (FrameMemory memory)
+{
+  for (const ForeignRoute & route : kForeignRoutes)
+    if (route.memory == memory)
+      return &route;
+  return nullptr;
+}
+
 FrameMemory
 frame_memory_of (const GstCaps * caps)
 {
-  if (GlBridge::caps_are_gl (caps))
-    return FrameMemory::Gl;
-  if (caps_are_cuda (caps))
-    return FrameMemory::Cuda;
+  for (const ForeignRoute & route : kForeignRoutes)
+    if (route.caps_match (caps))
+      return route.memory;
   if (caps_are_opencl_memory (caps))
     return FrameMemory::OpenCL;
   return FrameMemory::System;
@@ -195,17 +225,9 @@ frame_memory_of (const GstCaps * caps)
 const char *
 frame_memory_name (FrameMemory memory)
 {
-  switch (memory) {
-    case FrameMemory::OpenCL:
-      return "opencl";
-    case FrameMemory::Gl:
-      return "gl";
-    case FrameMemory::Cuda:
-      return "cuda";
-    case FrameMemory::System:
-      break;
-  }
-  return "system";
+  if (const ForeignRoute *route = foreign_route_of (memory))
+    return route->name;
+  return memory == FrameMemory::OpenCL ? "opencl" : "system";
 }
 
 /* FramePort */
@@ -228,20 +250,25 @@ void
 FramePort::configure (const GstVideoInfo * info, FrameMemory memory)
 {
   info_ = *info;
+  const ForeignRoute *route = foreign_route_of (memory);
+  if (route != route_) {
+    foreign_.reset ();  /* another kind of memory, or none */
+    if (route)
+      foreign_ = route->make ();
+  }
   memory_ = memory;
-  interop_.reset ();
-  if (memory == FrameMemory::Cuda)
-    cuda_frames_.configure (info);
-  else
-    cuda_frames_.reset ();
+  route_ = route;
+  if (foreign_)
+    foreign_->configure (info);
 }
 
 void
 FramePort::reset ()
 {
   release_uploaded (true);
-  interop_.reset ();
   drop_device_buffers ();
+  foreign_.reset ();
+  route_ = nullptr;
   memory_ = FrameMemory::System;
 }
 
@@ -251,8 +278,21 @@ FramePort::drop_device_buffers ()
   release_uploaded (true);
   staging_ = GstOpenCLFrame ();
   staging_bytes_ = 0;
-  cuda_frames_.reset ();
+  if (foreign_)
+    foreign_->drop_device_buffers ();
   wraps_ = {};
+}
+
+FrameRoute
+FramePort::foreign_route () const
+{
+  return route_ ? route_->route : FrameRoute::Host;
+}
+
+GlInterop *
+FramePort::gl_interop ()
+{
+  return memory_ == FrameMemory::Gl ? static_cast<GlInterop *> (foreign_.get ()) : nullptr;
 }
 
 void
@@ -358,8 +398,8 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
 {
   if (!device.started ())
     return true;  /* set_caps reports the missing device */
-  GlInterop *in_interop = in && in->gl () ? &in->interop () : nullptr;
-  GlInterop *out_interop = out && out != in && out->gl () ? &out->interop () : nullptr;
+  GlInterop *in_interop = in ? in->gl_interop () : nullptr;
+  GlInterop *out_interop = out && out != in ? out->gl_interop () : nullptr;
   bool changed = false;
   if (!configure_gl_interop (element, device, bridge, in_interop, in ? &in->info () : nullptr,
           out_interop, out ? &out->info () : nullptr, &changed))
@@ -397,15 +437,13 @@ FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buff
     frame_.info = view.info;
     return;
   }
-  if (port.gl () && (reads ? port.interop ().to_device (buffer, &frame_) :
-          port.interop ().device_frame (buffer, &frame_))) {
-    route_ = FrameRoute::Gl;
-    return;
-  }
-  if (port.cuda () && (reads ? port.cuda_frames ().to_device (device, buffer, &frame_) :
-          port.cuda_frames ().device_frame (device, buffer, &frame_))) {
-    route_ = FrameRoute::Cuda;
-    return;
+  if (ForeignFrames *foreign = port.foreign ()) {
+    if (reads ? foreign->to_device (device, buffer, &frame_) :
+        foreign->device_frame (device, buffer, &frame_)) {
+      route_ = port.foreign_route ();
+      foreign_ = foreign;
+      return;
+    }
   }
   route_ = FrameRoute::Host;
   port.release_uploaded (false);
@@ -480,18 +518,12 @@ FrameTrip::finish (bool written)
         opencl_memory_used (gst_buffer_peek_memory (buffer_, 0));
       return false;
     case FrameRoute::Gl:
-      if (written) {
-        port_.interop ().to_texture (buffer_);  /* GL reads it: waits, as a download does */
-        return true;
-      }
-      port_.interop ().end_frame ();
-      return false;
     case FrameRoute::Cuda:
       if (written) {
-        port_.cuda_frames ().to_cuda (device_, buffer_);  /* waits, as a download does */
+        foreign_->from_device (device_, buffer_);  /* the other API reads it: waits */
         return true;
       }
-      port_.cuda_frames ().end_frame (device_);
+      foreign_->end_frame (device_);
       return false;
     case FrameRoute::Wrapped: {
       auto & queue = device_.device ().queue;
@@ -566,12 +598,10 @@ FrameTrip::~FrameTrip ()
     return;
   }
   try {
-    if (route_ == FrameRoute::Gl && !finished_)
-      port_.interop ().end_frame ();
-    if (route_ == FrameRoute::Cuda && !finished_)
-      port_.cuda_frames ().end_frame (device_);
+    if (foreign_ && !finished_)
+      foreign_->end_frame (device_);
   } catch (...) {
-    GST_WARNING ("cannot end the GL or CUDA frame");
+    GST_WARNING ("cannot end the frame in foreign memory");
   }
   if (mapped_)
     gst_video_frame_unmap (&host_);
@@ -607,15 +637,11 @@ copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
     copy_on_device (queue, GstOpenCLFrame { view.buffer, view.info }, target);
     return;
   }
-  GstOpenCLFrame texture;
-  if (port.gl () && port.interop ().to_device (buffer, &texture)) {
-    copy_on_device (queue, texture, target);
-    port.interop ().end_frame ();
-    return;
-  }
-  if (port.cuda () && port.cuda_frames ().to_device (device, buffer, &texture)) {
-    copy_on_device (queue, texture, target);
-    port.cuda_frames ().end_frame (device);
+  GstOpenCLFrame foreign_frame;
+  ForeignFrames *foreign = port.foreign ();
+  if (foreign && foreign->to_device (device, buffer, &foreign_frame)) {
+    copy_on_device (queue, foreign_frame, target);
+    foreign->end_frame (device);
     return;
   }
   port.release_uploaded (false);
@@ -697,15 +723,11 @@ copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFrame &
     opencl_memory_written (memory);
     return;
   }
-  GstOpenCLFrame texture;
-  if (port.gl () && port.interop ().device_frame (buffer, &texture)) {
-    copy_on_device (device.device ().queue, source, texture);
-    port.interop ().to_texture (buffer);
-    return;
-  }
-  if (port.cuda () && port.cuda_frames ().device_frame (device, buffer, &texture)) {
-    copy_on_device (device.device ().queue, source, texture);
-    port.cuda_frames ().to_cuda (device, buffer);
+  GstOpenCLFrame foreign_frame;
+  ForeignFrames *foreign = port.foreign ();
+  if (foreign && foreign->device_frame (device, buffer, &foreign_frame)) {
+    copy_on_device (device.device ().queue, source, foreign_frame);
+    foreign->from_device (device, buffer);
     return;
   }
   GstVideoFrame frame;

@@ -26,17 +26,21 @@
 #include <gst/video/video.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
-#include "opencl/gstopenclglinterop.h"
 
 namespace gst_opencl {
 
 enum class FrameRoute { Resident, Gl, Cuda, Wrapped, Host };
+
+class GlInterop;
+class GlBridge;
+struct ForeignRoute;
 
 /* The memory a pad's caps negotiated. */
 enum class FrameMemory { System, OpenCL, Gl, Cuda };
@@ -46,9 +50,10 @@ const char *frame_memory_name (FrameMemory memory);
 
 enum class FrameAccess { Read, Write, ReadWrite };
 
-/* One pad's side of an element's frame path: the negotiated layout, the GL interop for GL caps,
- * the staging buffer of host frames and the host frames still being uploaded. Configured at
- * set_caps, reset at stop. */
+/* One pad's side of an element's frame path: the negotiated layout, the foreign frames for caps
+ * of GL or CUDA memory (made from the route table, gstopenclframepath.cpp), the staging buffer
+ * of host frames and the host frames still being uploaded. Configured at set_caps, reset at
+ * stop. */
 class FramePort
 {
 public:
@@ -72,8 +77,11 @@ public:
   bool gl () const { return memory_ == FrameMemory::Gl; }
   bool cuda () const { return memory_ == FrameMemory::Cuda; }
   FrameMemory memory () const { return memory_; }
-  GlInterop & interop () { return interop_; }
-  CudaFrames & cuda_frames () { return cuda_frames_; }
+  /* The port's foreign frames (GL or CUDA memory), else null; and the route they take. */
+  ForeignFrames *foreign () { return foreign_.get (); }
+  FrameRoute foreign_route () const;
+  /* The GL interop of a port of GL memory (set up by configure_ports), else null. */
+  GlInterop *gl_interop ();
 
   /* Lets go of the host frames whose upload has completed; with `wait`, waits for all first. */
   void release_uploaded (bool wait);
@@ -109,8 +117,8 @@ private:
 
   GstVideoInfo info_ {};
   FrameMemory memory_ = FrameMemory::System;
-  GlInterop interop_;
-  CudaFrames cuda_frames_;
+  const ForeignRoute *route_ = nullptr;  /* the route table's row of memory_, if foreign */
+  std::unique_ptr<ForeignFrames> foreign_;
   GstOpenCLFrame staging_;
   gsize staging_bytes_ = 0;
   cl_mem_flags staging_flags_ = 0;
@@ -167,6 +175,7 @@ private:
   GstOpenCLFrame frame_;
   GstVideoFrame host_ {};
   bool mapped_ = false;
+  ForeignFrames *foreign_ = nullptr;  /* the port's, on the routes of foreign memory */
 
   /* The wrapped route: wraps the mapped host frame when the device can use it in place. */
   bool wrap_host_frame ();

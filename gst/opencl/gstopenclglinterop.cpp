@@ -165,14 +165,14 @@ GlInterop::reset ()
 }
 
 bool
-GlInterop::to_device (GstBuffer * buffer, GstOpenCLFrame * frame)
+GlInterop::to_device (ElementDevice &, GstBuffer * buffer, GstOpenCLFrame * frame)
 {
   GstMemory *texture = backend_texture (backend_.get (), buffer);
   return texture && backend_->to_device (buffer, texture, frame);
 }
 
 bool
-GlInterop::device_frame (GstBuffer * buffer, GstOpenCLFrame * frame)
+GlInterop::device_frame (ElementDevice &, GstBuffer * buffer, GstOpenCLFrame * frame)
 {
   if (!backend_texture (backend_.get (), buffer))
     return false;
@@ -180,14 +180,15 @@ GlInterop::device_frame (GstBuffer * buffer, GstOpenCLFrame * frame)
   return true;
 }
 
-bool
-GlInterop::to_texture (GstBuffer * buffer)
+void
+GlInterop::from_device (ElementDevice &, GstBuffer * buffer)
 {
-  return backend_ && backend_->to_texture (buffer);
+  if (backend_)
+    backend_->to_texture (buffer);
 }
 
 void
-GlInterop::end_frame ()
+GlInterop::end_frame (ElementDevice &)
 {
   if (backend_)
     backend_->end_frame ();

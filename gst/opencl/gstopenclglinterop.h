@@ -35,6 +35,7 @@
 
 #include "opencl/gstopenclcl.h"
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
 
 #ifdef HAVE_GL
@@ -96,16 +97,17 @@ void probe_gl_context (GstGLContext * gl, GlInteropProbe & probe);
 
 class GlInteropBackend;
 
-/* One direction of GL frames for an element: its input or its output. Configure at caps
- * negotiation; then per frame, `to_device` (input) gives the device copy of a GL buffer's
- * texture, or `device_frame` + `to_texture` (output) gives where the kernels write and puts
- * that into the GL buffer's texture. With the host-copy path (or none) these return false and
- * the caller maps the GL memory itself. */
-class GlInterop
+/* One direction of GL frames for an element: its input or its output, as the frame path's
+ * ForeignFrames. The path is chosen and prepared at caps negotiation (configure_gl_interop);
+ * per frame, `to_device` (input) gives the device copy of a GL buffer's texture, or
+ * `device_frame` + `from_device` (output) gives where the kernels write and puts that into the
+ * GL buffer's texture. With the host-copy path (or none) these return false and the caller maps
+ * the GL memory itself. */
+class GlInterop : public ForeignFrames
 {
 public:
   GlInterop ();
-  ~GlInterop ();
+  ~GlInterop () override;
   GlInterop (const GlInterop &) = delete;
   GlInterop & operator= (const GlInterop &) = delete;
 
@@ -120,18 +122,19 @@ public:
 #endif
   GlInteropPath path () const { return path_; }
 
-  /* Input: enqueues the copy of the texture of `buffer` (GL memory) to the device and describes
-   * where it is. Returns false when the host must copy instead. Throws on driver errors. */
-  bool to_device (GstBuffer * buffer, GstOpenCLFrame * frame);
-  /* Output: the device frame kernels should write into for `buffer`. */
-  bool device_frame (GstBuffer * buffer, GstOpenCLFrame * frame);
-  /* Output: after the kernels, puts the device frame into the texture of `buffer`. Waits for
-   * the device. */
-  bool to_texture (GstBuffer * buffer);
-  /* Lets go of what to_device/device_frame acquired for this frame (enqueued, no wait). */
-  void end_frame ();
+  /* New caps: the path is chosen again (configure above, from configure_gl_interop). */
+  void configure (const GstVideoInfo *) override { reset (); }
+  void reset () override;
+  /* The backend's buffers go with the path, which configure_gl_interop sets up again after a
+   * context change. */
+  void drop_device_buffers () override {}
 
-  void reset ();
+  bool to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame) override;
+  bool device_frame (ElementDevice & device, GstBuffer * buffer,
+      GstOpenCLFrame * frame) override;
+  /* Waits for the device: GL reads the texture next. */
+  void from_device (ElementDevice & device, GstBuffer * buffer) override;
+  void end_frame (ElementDevice & device) override;
 
 private:
   GlInteropPath path_ = GlInteropPath::None;
