@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "opencl/gstopenclcudadriver.h"
 #include "opencl/gstopenclelement.h"
 #include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
@@ -38,28 +39,6 @@ bool is_cuda_memory (GstMemory * memory);
  * driver, no such device, no exportable memory, no OpenCL import of it, or no GStreamer CUDA
  * library. Answered once per device and remembered. */
 int cuda_device_of (const Device & device, std::string * why);
-
-/* The CUDA driver's exportable allocations, also used by the GL interop's external-memory path. */
-struct CudaAllocation
-{
-  unsigned long long handle = 0;
-  size_t bytes = 0;
-  int fd = -1;   /* exported; the caller owns it */
-};
-/* The CUDA ordinal whose UUID (hex) is `uuid`; -1 with `error` set. `found_uuid` gets the
- * matching UUID, or the first device's when none matches. */
-int cuda_device_for_uuid (const std::string & uuid, std::string * found_uuid,
-    std::string * error);
-bool cuda_allocate_exportable (int cuda_device, size_t bytes, CudaAllocation * allocation,
-    std::string * error);
-void cuda_release (const CudaAllocation & allocation);
-
-/* The OpenCL device's UUID (cl_khr_device_uuid) in hex; empty when it has none. */
-std::string cl_device_uuid (const cl::Device & device);
-
-/* Imports memory exported as an opaque fd (cl_khr_external_memory_opaque_fd); the caller keeps
- * the fd open while the buffer lives. Throws Failure. */
-cl::Buffer import_external_memory (const Device & device, int fd, size_t bytes);
 
 /* An element's CUDA side: GStreamer's CUDA context (shared with the pipeline's CUDA elements
  * through the gst.cuda.context GstContext) and pools of CUDA memory for output. */
