@@ -558,12 +558,6 @@ gst_opencl_base_transform_device (GstOpenCLBaseTransform * self)
   return get_priv (self)->device;
 }
 
-gst_opencl::GlBridge &
-gst_opencl_base_transform_gl (GstOpenCLBaseTransform * self)
-{
-  return get_priv (self)->gl;
-}
-
 void
 gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass)
 {

@@ -61,8 +61,6 @@ void gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuf
 /* The device part of the element: device (), launch (), context (); valid from start to stop. */
 gst_opencl::ElementDevice & gst_opencl_base_transform_device (GstOpenCLBaseTransform * self);
 
-/* The element's GL display and context. */
-gst_opencl::GlBridge & gst_opencl_base_transform_gl (GstOpenCLBaseTransform * self);
 
 /* The element's frame ports: GST_PAD_SINK for frames in, GST_PAD_SRC for frames out (in-place
  * elements use only the sink one). Configured by gst_opencl_base_transform_configure_ports (),

@@ -35,7 +35,7 @@ const char *gl_interop_path_name (GlInteropPath path);
 class ElementDevice
 {
 public:
-  /* Property ids of the three properties, consecutive from `first_id`. */
+  /* Property ids of the element's device properties, consecutive from `first_id`. */
   enum PropertyOffset : guint
   { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, MEMORY = 4, COUNT = 5 };
 
@@ -48,7 +48,7 @@ public:
    * first_id .. first_id + COUNT - 1. */
   static void install_properties (GObjectClass * klass, guint first_id);
 
-  /* Return true when `prop_id` was one of the three (then the value was handled). */
+  /* Return true when `prop_id` was one of them (then the value was handled). */
   bool set_property (guint first_id, guint prop_id, const GValue * value);
   bool get_property (GstElement * element, guint first_id, guint prop_id, GValue * value);
 

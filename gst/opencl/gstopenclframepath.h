@@ -1,15 +1,17 @@
-/* gst-opencl: the one way frames move between their memory (system, OpenCL, GL) and the device.
+/* gst-opencl: the one way frames move between their memory (system, OpenCL, GL, CUDA) and the
+ * device.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every base class and openclupload/opencldownload go through this module; no element maps a
- * frame or enqueues a transfer itself. A frame takes one of three routes:
+ * frame or enqueues a transfer itself. A frame takes one of five routes:
  *
  *   resident   the buffer holds one GstOpenCLMemory of the element's context (from a pool of the
  *              plugin, under system-memory or OpenCL-memory caps): kernels use it where it is;
  *              the memory itself uploads a newer host copy or makes host maps wait (see
  *              gstopenclmemory.h), so nothing here waits;
- *   gl         the buffer is GL memory and the element's GL interop reaches it on the device;
- *   cuda       the buffer is CUDA memory: copied by CUDA, on the device, into (or out of) memory
+ *   gl, cuda   foreign memory (the route table in gstopenclframepath.cpp, one ForeignFrames per
+ *              port): the buffer is GL memory and the element's GL interop reaches it on the
+ *              device, or CUDA memory, copied by CUDA on the device into (or out of) memory
  *              OpenCL imports (gstopenclcuda.h);
  *   wrapped    any other memory, on a device that works on the host's memory: mapped, and the
  *              mapping wrapped as a device buffer (CL_MEM_USE_HOST_PTR) when it is one piece

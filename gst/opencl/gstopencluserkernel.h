@@ -144,7 +144,6 @@ private:
   static std::string ProgramSettings::*program_text (guint offset);
 
   std::shared_ptr<UserKernel> build (ElementDevice & device, const ProgramSettings & settings);
-  void check_bindable (const UserKernel & kernel);
   void start_background_build (GstElement * element);
   void background_build (GstElement * element);
   void update_children (GstElement * element, const GstStructure * parameters);

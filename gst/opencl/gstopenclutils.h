@@ -23,7 +23,7 @@ void gst_opencl_check (cl_int code, const char *call, const char *file, int line
 namespace gst_opencl {
 
 /* An error that is not a failed OpenCL call: no device, bad configuration, a frame too large.
- * `domain` picks the GStreamer error it becomes. */
+ * Its `kind` picks the GStreamer error it becomes (post_exception). */
 class Failure : public std::runtime_error
 {
 public:
