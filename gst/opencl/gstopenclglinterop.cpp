@@ -16,6 +16,7 @@
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclglcopy.h"
 #include "opencl/gstopenclmemory.h"
@@ -153,15 +154,12 @@ choose_gl_interop (const GlInteropProbe & probe, std::string * reasons,
 GlInteropPath
 wanted_gl_interop ()
 {
-  const char *value = g_getenv ("GST_OPENCL_GL_INTEROP");
-  if (!value || !*value)
-    return GlInteropPath::KhrGlSharing;
-  for (auto path : { GlInteropPath::HostCopy, GlInteropPath::ExternalMemory,
-           GlInteropPath::KhrGlSharing })
-    if (g_strcmp0 (value, gl_interop_path_name (path)) == 0)
-      return path;
-  throw Failure (Failure::Kind::Settings, std::string ("GST_OPENCL_GL_INTEROP=") + value +
-      " is not a path: host-copy, external-memory or khr-gl-sharing");
+  /* The words of GST_OPENCL_GL_INTEROP, in the order of the table's row; a word that is none of
+   * them throws. */
+  const GlInteropPath paths[] = { GlInteropPath::HostCopy, GlInteropPath::ExternalMemory,
+    GlInteropPath::KhrGlSharing };
+  const int asked = env::word (env::Variable::GlInterop);
+  return asked < 0 ? GlInteropPath::KhrGlSharing : paths[asked];
 }
 
 class GlInteropBackend
@@ -475,10 +473,10 @@ public:
           /* Frames cross by compute shaders where GL has them (GST_OPENCL_GL_COPY=pixels:
            * by pixel buffers, for comparisons). */
           std::string why_not = "GST_OPENCL_GL_COPY=pixels";
-          const char *copy_mode = g_getenv ("GST_OPENCL_GL_COPY");
-          if (g_strcmp0 (copy_mode, "pixels") == 0 || !copy_.init (context, &why_not))
+          const int copy_mode = env::word (env::Variable::GlCopy);  /* pixels, staged */
+          if (copy_mode == 0 || !copy_.init (context, &why_not))
             GST_INFO ("external-memory: frames copied by pixel buffers (%s)", why_not.c_str ());
-          if (copy_.ready () && g_strcmp0 (copy_mode, "staged") == 0 &&
+          if (copy_.ready () && copy_mode == 1 &&
               gl_funcs->CopyBufferSubData) {
             gl_funcs->GenBuffers (1, &staging_buffer_);
             gl_funcs->BindBuffer (kCopyWriteBuffer, staging_buffer_);
@@ -1037,7 +1035,9 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
   reset ();
   GlInteropProbe probe;
   GlInteropPath wanted = GlInteropPath::KhrGlSharing;
+  bool asked = false;  /* a path asked for by name */
   try {
+    asked = env::word (env::Variable::GlInterop) >= 0;
     wanted = wanted_gl_interop ();
   } catch (const Failure & failure) {
     GST_WARNING_OBJECT (element, "%s; ignored", failure.what ());
@@ -1093,8 +1093,7 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
   }
   /* A path asked for by name that cannot be had is said on the bus (unset, the best possible
    * is taken without a word); the reasons go with it. */
-  const char *asked = g_getenv ("GST_OPENCL_GL_INTEROP");
-  if (asked && *asked && path != wanted)
+  if (asked && path != wanted)
     GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
         ("GST_OPENCL_GL_INTEROP=%s is not possible here; using %s",
             gl_interop_path_name (wanted), gl_interop_path_name (path)),
