@@ -32,6 +32,7 @@
 #include <new>
 #include <vector>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclelementimpl.h"
@@ -232,9 +233,10 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     /* GST_OPENCL_BILATERAL_TILE=float|byte (without GST_OPENCL_VARIANT_BILATERAL) picks the tiled
      * kernel's default shape with that tile, on any device: tests run the GPU's kernels on the
      * CPU with it. */
-    const char *tile = g_getenv ("GST_OPENCL_BILATERAL_TILE");
-    if (tile && !g_getenv (gst_opencl::variant_environment_name ("bilateral").c_str ()))
-      chosen = g_strcmp0 (tile, "float") == 0 ? FLOAT_TILE_DEFAULT : BYTE_TILE_DEFAULT;
+    using gst_opencl::env::Variable;
+    const int tile = gst_opencl::env::word (Variable::BilateralTile);  /* float, byte */
+    if (tile >= 0 && gst_opencl::env::variant ("bilateral").empty ())
+      chosen = tile == 0 ? FLOAT_TILE_DEFAULT : BYTE_TILE_DEFAULT;
     else
       chosen = order[gst_opencl::choose_variant (device.device, "bilateral", tuning_key,
               candidates, time_one)];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopencltuning.h"
@@ -339,10 +340,8 @@ ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * 
   state.words = device.device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
   /* For tests and measurements: GST_OPENCL_HISTOGRAM_GROUPS forces the work-groups per plane
    * (16-bit counters still get as many as they need). */
-  state.forced_groups = 0;
-  if (const gchar *forced = g_getenv ("GST_OPENCL_HISTOGRAM_GROUPS"))
-    state.forced_groups = (size_t) std::min<guint64> (g_ascii_strtoull (forced, nullptr, 10),
-        G_MAXUINT32);
+  state.forced_groups = (size_t) gst_opencl::env::number (
+      gst_opencl::env::Variable::HistogramGroups);
 
   /* The device's kind of variant first (the first is its default); the others can be forced
    * but are not timed there. */

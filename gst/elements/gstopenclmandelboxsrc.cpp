@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
@@ -116,13 +117,8 @@ size_t
 cpu_variant_for (const cl::Device & device)
 {
   cl_uint lanes = device.getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT> ();
-  if (const char *forced = g_getenv ("GST_OPENCL_CPU_LANES")) {
-    guint64 value = 0;
-    if (g_ascii_string_to_unsigned (forced, 10, 1, 64, &value, nullptr))
-      lanes = (cl_uint) value;
-    else
-      GST_WARNING ("GST_OPENCL_CPU_LANES=%s is not a lane count from 1 to 64: ignored", forced);
-  }
+  if (const guint64 forced = gst_opencl::env::number (gst_opencl::env::Variable::CpuLanes))
+    lanes = (cl_uint) forced;
   return lanes >= 16 ? CPU_WIDE : CPU_NARROW;
 }
 

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclutils.h"
 
@@ -112,19 +113,14 @@ gst_opencl_context_new (const std::string & device_string,
   /* GST_OPENCL_MAX_ALLOC_BYTES lowers the largest allocation the plugin makes on a device: to
    * keep it from taking a shared GPU's memory, and to let tests meet the "too large" path with
    * frames GStreamer can describe (a GstVideoInfo stops at 2 GiB, below most drivers' limit). */
-  if (const char *limit = g_getenv ("GST_OPENCL_MAX_ALLOC_BYTES")) {
-    guint64 bytes = 0;
-    if (*limit && !g_ascii_string_to_unsigned (limit, 10, 1, G_MAXUINT64, &bytes, nullptr))
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
-          std::string ("GST_OPENCL_MAX_ALLOC_BYTES=") + limit +
-          " is not a number of bytes (a whole number from 1)");
-    if (bytes > 0 && bytes < device->max_alloc_bytes)
-      device->max_alloc_bytes = bytes;
-  }
+  using gst_opencl::env::Variable;
+  const guint64 limit = gst_opencl::env::number (Variable::MaxAllocBytes);
+  if (limit > 0 && limit < device->max_alloc_bytes)
+    device->max_alloc_bytes = limit;
   device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
   device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
   device->host_unified_memory = device->device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () &&
-      g_strcmp0 (g_getenv ("GST_OPENCL_ZERO_COPY"), "0") != 0;
+      gst_opencl::env::flag (Variable::ZeroCopy);
   device->base_align_bytes = MAX (device->device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,
       1u);
   if (properties && !properties->empty ())
@@ -133,14 +129,13 @@ gst_opencl_context_new (const std::string & device_string,
     device->context = cl::Context (device->device);
   device->queue = cl::CommandQueue (device->context, device->device,
       CL_QUEUE_PROFILING_ENABLE);
-  if (!device->host_unified_memory &&
-      g_strcmp0 (g_getenv ("GST_OPENCL_TRANSFER_QUEUES"), "0") != 0) {
+  if (!device->host_unified_memory && gst_opencl::env::flag (Variable::TransferQueues)) {
     device->upload_queue = cl::CommandQueue (device->context, device->device, 0);
     device->download_queue = cl::CommandQueue (device->context, device->device, 0);
-    const char *order = g_getenv ("GST_OPENCL_TRANSFER_ORDER");
+    /* The words of GST_OPENCL_TRANSFER_ORDER, in the order of the table's row. */
     using Order = gst_opencl::Device::TransferOrder;
-    device->transfer_order = g_strcmp0 (order, "events") == 0 ? Order::Events :
-        g_strcmp0 (order, "host-upload") == 0 ? Order::HostUpload : Order::Host;
+    const Order orders[] = { Order::Host, Order::Events, Order::HostUpload };
+    device->transfer_order = orders[gst_opencl::env::word (Variable::TransferOrder)];
   } else {
     device->upload_queue = device->queue;
     device->download_queue = device->queue;

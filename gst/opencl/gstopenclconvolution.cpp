@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclnametable.h"
@@ -853,11 +854,12 @@ Convolution::choose_variant (ElementDevice & element, const ConvolutionArgs & ar
   };
   /* A forced variant of the right form with a number out of range is told as such, not as a
    * name that is no variant. */
-  const std::string variable = variant_environment_name (FAMILY);
-  if (const char *forced = g_getenv (variable.c_str ())) {
+  const std::string forced = env::variant (FAMILY);
+  if (!forced.empty ()) {
     std::string why;
     if (!ConvolutionVariant::parse (forced, nullptr, &why) && !why.empty ())
-      throw Failure (Failure::Kind::Settings, variable + "=" + forced + ": " + why);
+      throw Failure (Failure::Kind::Settings, variant_environment_name (FAMILY) + "=" + forced +
+          ": " + why);
   }
   const std::string key = tuning_key (spec_, variants);
   const TuningChoice choice = tune_variant (device.device, FAMILY, key, names, time_one, 3,

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
 namespace gst_opencl {
@@ -77,8 +78,7 @@ effective_device_string (const std::string & property_value)
 {
   if (!trim (property_value).empty ())
     return property_value;
-  const char *env = g_getenv ("GST_OPENCL_DEVICE");
-  return env ? env : "";
+  return env::text (env::Variable::Device);
 }
 
 cl::Device

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "opencl/gstopenclcudadriver.h"
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclglcopy.h"
 #include "opencl/gstopenclstats.h"
 
@@ -87,10 +88,10 @@ public:
           /* Frames cross by compute shaders where GL has them (GST_OPENCL_GL_COPY=pixels:
            * by pixel buffers, for comparisons). */
           std::string why_not = "GST_OPENCL_GL_COPY=pixels";
-          const char *copy_mode = g_getenv ("GST_OPENCL_GL_COPY");
-          if (g_strcmp0 (copy_mode, "pixels") == 0 || !copy_.init (context, &why_not))
+          const int copy_mode = env::word (env::Variable::GlCopy);  /* pixels, staged */
+          if (copy_mode == 0 || !copy_.init (context, &why_not))
             GST_INFO ("external-memory: frames copied by pixel buffers (%s)", why_not.c_str ());
-          if (copy_.ready () && g_strcmp0 (copy_mode, "staged") == 0 &&
+          if (copy_.ready () && copy_mode == 1 &&
               gl_funcs->CopyBufferSubData) {
             gl_funcs->GenBuffers (1, &staging_buffer_);
             gl_funcs->BindBuffer (kCopyWriteBuffer, staging_buffer_);

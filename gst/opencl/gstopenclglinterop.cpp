@@ -16,6 +16,7 @@
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclcudadriver.h"
 #include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclglbackend.h"
 #include "opencl/gstopenclmemory.h"
@@ -108,15 +109,12 @@ choose_gl_interop (const GlInteropProbe & probe, std::string * reasons,
 GlInteropPath
 wanted_gl_interop ()
 {
-  const char *value = g_getenv ("GST_OPENCL_GL_INTEROP");
-  if (!value || !*value)
-    return GlInteropPath::KhrGlSharing;
-  for (auto path : { GlInteropPath::HostCopy, GlInteropPath::ExternalMemory,
-           GlInteropPath::KhrGlSharing })
-    if (g_strcmp0 (value, gl_interop_path_name (path)) == 0)
-      return path;
-  throw Failure (Failure::Kind::Settings, std::string ("GST_OPENCL_GL_INTEROP=") + value +
-      " is not a path: host-copy, external-memory or khr-gl-sharing");
+  /* The words of GST_OPENCL_GL_INTEROP, in the order of the table's row; a word that is none of
+   * them throws. */
+  const GlInteropPath paths[] = { GlInteropPath::HostCopy, GlInteropPath::ExternalMemory,
+    GlInteropPath::KhrGlSharing };
+  const int asked = env::word (env::Variable::GlInterop);
+  return asked < 0 ? GlInteropPath::KhrGlSharing : paths[asked];
 }
 
 /* The buffer's texture when the backend can work on it, else null (then through the host). */
@@ -284,7 +282,9 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
   reset ();
   GlInteropProbe probe;
   GlInteropPath wanted = GlInteropPath::KhrGlSharing;
+  bool asked = false;  /* a path asked for by name */
   try {
+    asked = env::word (env::Variable::GlInterop) >= 0;
     wanted = wanted_gl_interop ();
   } catch (const Failure & failure) {
     GST_WARNING_OBJECT (element, "%s; ignored", failure.what ());
@@ -340,8 +340,7 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
   }
   /* A path asked for by name that cannot be had is said on the bus (unset, the best possible
    * is taken without a word); the reasons go with it. */
-  const char *asked = g_getenv ("GST_OPENCL_GL_INTEROP");
-  if (asked && *asked && path != wanted)
+  if (asked && path != wanted)
     GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
         ("GST_OPENCL_GL_INTEROP=%s is not possible here; using %s",
             gl_interop_path_name (wanted), gl_interop_path_name (path)),

@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -13,9 +14,9 @@ namespace gst_opencl {
 std::string
 kernel_source (const std::string & name)
 {
-  const char *override_dir = g_getenv ("GST_OPENCL_KERNEL_DIR");
-  if (override_dir && *override_dir) {
-    gchar *path = g_build_filename (override_dir, (name + ".cl").c_str (), nullptr);
+  const std::string override_dir = env::text (env::Variable::KernelDir);
+  if (!override_dir.empty ()) {
+    gchar *path = g_build_filename (override_dir.c_str (), (name + ".cl").c_str (), nullptr);
     gchar *contents = nullptr;
     GError *error = nullptr;
     bool exists = g_file_test (path, G_FILE_TEST_EXISTS);

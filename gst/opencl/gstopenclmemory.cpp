@@ -10,6 +10,7 @@
 
 #include <gst/video/gstvideopool.h>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
 
@@ -591,7 +592,7 @@ decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * c
 bool
 host_frames_enabled ()
 {
-  return g_strcmp0 (g_getenv ("GST_OPENCL_HOST_FRAMES"), "0") != 0;
+  return env::flag (env::Variable::HostFrames);
 }
 
 /* A pool nobody else depends on: GStreamer's own system-memory pools may be replaced by ours

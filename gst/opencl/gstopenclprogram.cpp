@@ -5,6 +5,7 @@
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -25,8 +26,7 @@ stable_hash (const std::string & data, uint64_t seed)
 static bool
 disk_cache_enabled ()
 {
-  const char *env = g_getenv ("GST_OPENCL_PROGRAM_CACHE");
-  return !(env && g_strcmp0 (env, "0") == 0);
+  return env::flag (env::Variable::ProgramCache);
 }
 
 std::string

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -273,9 +274,9 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
   const std::string family = "sort-radix";
   /* Any shape can be named, not only the timed ones. */
   const std::string variable = variant_environment_name (family);
-  const char *named = forced.empty () ? g_getenv (variable.c_str ()) : forced.c_str ();
+  const std::string named = forced.empty () ? env::variant (family) : forced;
   RadixShape shape;
-  if (named) {
+  if (!named.empty ()) {
     if (!RadixShape::parse (named, &shape))
       throw Failure (Failure::Kind::Settings, std::string ("no radix sort shape \"") + named +
           "\"" + (forced.empty () ? " in " + variable : "") + " (serial or "
@@ -423,17 +424,17 @@ OnesweepSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t ro
 }
 
 RadixShape
-choose_onesweep_shape (const std::string & forced, const RadixShape & fallback)
+choose_onesweep_shape (const std::string & forced, const std::string & environment,
+    const RadixShape & fallback)
 {
-  const std::string variable = variant_environment_name ("sort-onesweep");
-  const char *named = forced.empty () ? g_getenv (variable.c_str ()) : forced.c_str ();
-  if (!named)
+  const std::string & named = forced.empty () ? environment : forced;
+  if (named.empty ())
     return fallback;
   RadixShape shape;
   if (!RadixShape::parse (named, &shape) || shape.serial ())
     throw Failure (Failure::Kind::Settings, std::string ("no onesweep sort shape \"") + named +
-        "\"" + (forced.empty () ? " in " + variable : "") + " (<work-items>x<keys per "
-        "work-item>, e.g. 256x16, at most 32768 keys)");
+        "\"" + (forced.empty () ? " in " + variant_environment_name ("sort-onesweep") : "") +
+        " (<work-items>x<keys per work-item>, e.g. 256x16, at most 32768 keys)");
   return shape;
 }
 

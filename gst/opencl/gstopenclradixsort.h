@@ -150,10 +150,11 @@ private:
   cl::Buffer tile_counters_;
 };
 
-/* The onesweep sort's shape: `forced` when not empty, else the one
- * GST_OPENCL_VARIANT_SORT_ONESWEEP names, else `fallback`. Throws Failure (Settings) for a
- * name that is no tiled shape. */
-RadixShape choose_onesweep_shape (const std::string & forced, const RadixShape & fallback);
+/* The onesweep sort's shape: `forced` when not empty, else `environment` (the value of
+ * GST_OPENCL_VARIANT_SORT_ONESWEEP, which a DeviceSort reads when it is made) when not empty,
+ * else `fallback`. Throws Failure (Settings) for a name that is no tiled shape. */
+RadixShape choose_onesweep_shape (const std::string & forced, const std::string & environment,
+    const RadixShape & fallback);
 
 /* Times sorts for the tuners: one row of `keys` random uint32 keys, written to the device on
  * the first time (); time (enqueue) has `enqueue` sort src into dst through the launcher it is

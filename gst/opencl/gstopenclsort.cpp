@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclradixsort.h"
@@ -118,7 +119,8 @@ DeviceSort::check_fits (const Device & device, size_t rows, size_t length, const
 }
 
 DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const SortTuning & tuning)
-  : device_ (device), key_ (key), order_ (order), tuning_ (tuning)
+  : device_ (device), key_ (key), order_ (order), tuning_ (tuning),
+    onesweep_environment_ (env::variant ("sort-onesweep"))
 {
   const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
   SortStrategy requested = tuning.strategy;
@@ -235,7 +237,7 @@ DeviceSort::long_rows_sort () const
   if (long_rows_ != SortStrategy::Automatic)
     return long_rows_;
   /* Untimed and unnamed: the radix sort, the H100's choice from 2^23 keys. */
-  if (!tuning_.time_long_rows && !g_getenv (variant_environment_name ("sort-long").c_str ())) {
+  if (!tuning_.time_long_rows && env::variant ("sort-long").empty ()) {
     long_rows_ = SortStrategy::Radix;
     return long_rows_;
   }
@@ -285,9 +287,8 @@ DeviceSort::onesweep (size_t length)
       break;
     }
   }
-  const bool named = !tuning_.onesweep_shape.empty () ||
-      g_getenv (variant_environment_name ("sort-onesweep").c_str ());
-  const RadixShape shape = choose_onesweep_shape (tuning_.onesweep_shape,
+  const bool named = !tuning_.onesweep_shape.empty () || !onesweep_environment_.empty ();
+  const RadixShape shape = choose_onesweep_shape (tuning_.onesweep_shape, onesweep_environment_,
       ONESWEEP_TILES[choice].shape);
   unsigned split = named ? RADIX_SPLIT_BITS : ONESWEEP_TILES[choice].split_bits;
   if (tuning_.radix_split_bits)

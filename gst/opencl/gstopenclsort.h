@@ -230,6 +230,8 @@ private:
   SortKey key_;
   SortOrder order_;
   SortTuning tuning_;
+  /* GST_OPENCL_VARIANT_SORT_ONESWEEP, read when the sort is made (not on every sort). */
+  std::string onesweep_environment_;
   size_t radix_min_length_ = 0;
   size_t onesweep_min_length_ = SIZE_MAX;
   bool gpu_batch_rule_ = false;  /* the GPU's batch rule applies (automatic, no override) */

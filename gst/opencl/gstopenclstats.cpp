@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "opencl/gstopenclenv.h"
+
 namespace {
 
 std::atomic<guint64> to_device_bytes { 0 };
@@ -12,10 +14,7 @@ std::atomic<guint64> to_host_bytes { 0 };
 bool
 counting ()
 {
-  static const bool enabled = [] () {
-    const char *value = g_getenv ("GST_OPENCL_COUNT_TRANSFERS");
-    return value && g_str_equal (value, "1");
-  } ();
+  static const bool enabled = gst_opencl::env::flag (gst_opencl::env::Variable::CountTransfers);
   return enabled;
 }
 

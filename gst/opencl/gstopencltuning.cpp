@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclutils.h"
 
@@ -69,14 +70,6 @@ write_disk_choice (const std::string & path, const std::string & name)
   }
 }
 
-/* GST_OPENCL_TUNING_CACHE=0 keeps choices in this process only. */
-bool
-disk_cache_enabled ()
-{
-  const char *value = g_getenv ("GST_OPENCL_TUNING_CACHE");
-  return !value || !g_str_equal (value, "0");
-}
-
 double
 median (std::vector<double> values)
 {
@@ -90,10 +83,7 @@ median (std::vector<double> values)
 std::string
 variant_environment_name (const std::string & family)
 {
-  std::string name = "GST_OPENCL_VARIANT_";
-  for (unsigned char c : family)
-    name += std::isalnum (c) ? (char) std::toupper (c) : '_';
-  return name;
+  return env::variant_name (family);
 }
 
 std::string
@@ -124,8 +114,8 @@ forced_variant (const std::string & family, const std::vector<TuningCandidate> &
 {
   init_debug ();
   const std::string variable = variant_environment_name (family);
-  const char *forced = g_getenv (variable.c_str ());
-  if (!forced)
+  const std::string forced = env::variant (family);
+  if (forced.empty ())
     return -1;
   long index = find_candidate (candidates, forced);
   if (index < 0) {
@@ -135,7 +125,7 @@ forced_variant (const std::string & family, const std::vector<TuningCandidate> &
     throw Failure (Failure::Kind::Settings, variable + "=" + forced + " names no variant of " +
         family + " (" + names + ")");
   }
-  GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced, variable.c_str ());
+  GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced.c_str (), variable.c_str ());
   return index;
 }
 
@@ -183,11 +173,11 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     return choice;
   };
 
-  const std::string variable = variant_environment_name (family);
-  const char *forced_name = g_getenv (variable.c_str ());
-  if (forced_name && accepts_forced && find_candidate (candidates, forced_name) < 0 &&
+  const std::string forced_name = env::variant (family);
+  if (!forced_name.empty () && accepts_forced && find_candidate (candidates, forced_name) < 0 &&
       accepts_forced (forced_name)) {
-    GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced_name, variable.c_str ());
+    GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced_name.c_str (),
+        variant_environment_name (family).c_str ());
     choice.index = candidates.size ();
     choice.name = forced_name;
     choice.source = TuningChoice::Source::Forced;
@@ -197,8 +187,7 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
   if (forced >= 0)
     return chosen ((size_t) forced, TuningChoice::Source::Forced);
 
-  const char *tuning = g_getenv ("GST_OPENCL_TUNING");
-  if (tuning && g_str_equal (tuning, "0"))
+  if (!env::flag (env::Variable::Tuning))
     return chosen (0, TuningChoice::Source::Default);
 
   const std::string path = tuning_disk_path (device, family, key);
@@ -212,7 +201,8 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     if (index >= 0)
       return chosen ((size_t) index, TuningChoice::Source::Remembered);
   }
-  const bool use_disk = disk_cache_enabled ();
+  /* GST_OPENCL_TUNING_CACHE=0 keeps choices in this process only. */
+  const bool use_disk = env::flag (env::Variable::TuningCache);
   long cached = use_disk ? find_candidate (candidates, read_disk_choice (path)) : -1;
   if (cached >= 0) {
     GST_INFO ("%s [%s]: variant %s from %s", family.c_str (), key.c_str (),

@@ -19,6 +19,7 @@
 #include <limits>
 
 #include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
@@ -958,8 +959,8 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
     sizes_generation = global_generation_;
     if (settings_.parameters)
       parameters = gst_structure_copy (settings_.parameters);
-    /* As GST_OPENCL_IMAGE_VIEWS below: read when caps are set. */
-    checked_by_env_ = g_strcmp0 (g_getenv ("GST_OPENCL_CHECKED"), "1") == 0;
+    /* Read when caps are set. */
+    checked_by_env_ = env::flag (env::Variable::Checked);
     checked_ = settings_.checked || checked_by_env_;
   }
   std::unique_ptr<GstStructure, decltype (&gst_structure_free)> owned (parameters,
@@ -1006,8 +1007,7 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
     if (clGetDeviceInfo (d.device (), 0x104A /* CL_DEVICE_IMAGE_PITCH_ALIGNMENT */,
             sizeof alignment, &alignment, nullptr) != CL_SUCCESS)
       alignment = 0;
-    const char *views = g_getenv ("GST_OPENCL_IMAGE_VIEWS");
-    frames_->views_possible = alignment > 0 && !(views && g_str_equal (views, "0")) &&
+    frames_->views_possible = alignment > 0 && env::flag (env::Variable::ImageViews) &&
         (extensions.find ("cl_khr_image2d_from_buffer") != std::string::npos ||
         d.device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
     frames_->pitch_alignment = alignment;
