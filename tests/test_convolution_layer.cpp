@@ -18,7 +18,7 @@
 #include "common/suite.h"
 #include "common/testutil.h"
 #include "opencl/gstopenclconvolution.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 #include "reference/convolution_reference.h"
@@ -251,7 +251,7 @@ disk_path (Bench & bench, const gst_opencl::ConvolutionSpec & spec)
   auto & device = bench.device.device ();
   const auto candidates = gst_opencl::Convolution::candidates (spec,
       gst_opencl::ConvolutionLimits::of (device));
-  return gst_opencl::tuning_disk_path (device.device, gst_opencl::Convolution::FAMILY,
+  return gst_opencl::tuning_disk_path (device.cl_device, gst_opencl::Convolution::FAMILY,
       gst_opencl::Convolution::tuning_key (spec, candidates));
 }
 

@@ -116,8 +116,8 @@ GST_START_TEST (test_driver_allocation_failure_names_the_call)
   GstElement *element = gst_element_factory_make ("fakesink", nullptr);
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (element, bus);
-  const cl_ulong too_many = std::max (device.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> (),
-      device.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE> ()) * 2;
+  const cl_ulong too_many = std::max (device.cl_device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> (),
+      device.cl_device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE> ()) * 2;
   gboolean ok = GST_OPENCL_GUARD (element, "cannot allocate", [&]() {
     cl::Buffer buffer (device.context, CL_MEM_READ_WRITE, too_many);
     /* Some drivers only fail when the memory is first used. */

@@ -495,7 +495,7 @@ check_memory_maps (bool zero_copy)
   GstOpenCLContext *context = gst_opencl_context_new ("");
   g_unsetenv ("GST_OPENCL_ZERO_COPY");
   auto & device = gst_opencl_context_device (context);
-  const bool unified = device.device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () && zero_copy;
+  const bool unified = device.cl_device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () && zero_copy;
   fail_unless_equals_int (device.host_unified_memory, unified);
   GstVideoInfo info;
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 4);

@@ -80,7 +80,7 @@ gst_test_invert_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info
     auto & device = gst_opencl_filter_device (filter);
     /* A kernel given as source: the device's program cache builds it once (and keeps the
      * binary on disk), as device.kernel () does for the files of kernels/. */
-    cl::Program program = device.programs.get (device.context, device.device, "testinvert",
+    cl::Program program = device.programs.get (device.context, device.cl_device, "testinvert",
         INVERT_SOURCE, "");
     state.kernel = cl::Kernel (program, "invert");
     state.width = GST_VIDEO_INFO_WIDTH (in_info);

@@ -22,7 +22,7 @@
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclradixsort.h"
-#include "opencl/gstopenclsort.h"
+#include "opencl/gstopencldevicesort.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 #include "reference/sort_reference.h"
@@ -42,14 +42,14 @@ std::unique_ptr<gst_opencl::Device>
 make_device ()
 {
   auto device = std::make_unique<gst_opencl::Device> ();
-  device->device = gst_opencl::select_device (gst_opencl::DeviceSpec (), "");
-  device->name = gst_opencl::describe_device (device->device);
-  device->type = device->device.getInfo<CL_DEVICE_TYPE> ();
-  device->max_alloc_bytes = device->device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
-  device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
-  device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
-  device->context = cl::Context (device->device);
-  device->queue = cl::CommandQueue (device->context, device->device,
+  device->cl_device = gst_opencl::select_device (gst_opencl::DeviceSpec (), "");
+  device->name = gst_opencl::describe_device (device->cl_device);
+  device->type = device->cl_device.getInfo<CL_DEVICE_TYPE> ();
+  device->max_alloc_bytes = device->cl_device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
+  device->max_work_group_size = device->cl_device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
+  device->local_mem_bytes = device->cl_device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
+  device->context = cl::Context (device->cl_device);
+  device->queue = cl::CommandQueue (device->context, device->cl_device,
       CL_QUEUE_PROFILING_ENABLE);
   return device;
 }
@@ -1109,7 +1109,7 @@ GST_START_TEST (test_radix_shapes)
   DeviceSort serial (device, SortKey::Int32, SortOrder::Ascending, RADIX_CPU);
   auto & radix_sort = serial.radix ();
   fail_unless_equals_int (radix_sort.tile_keys (1, 100), 4096);
-  const size_t units = device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ();
+  const size_t units = device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ();
   const size_t tile = radix_sort.tile_keys (1, size_t (1) << 24);
   fail_unless ((size_t (1) << 24) / tile >= 2 * units && tile >= 4096, "blocks of %zu", tile);
   fail_unless_equals_int (radix_sort.tile_keys (1000, 20000), 20000);

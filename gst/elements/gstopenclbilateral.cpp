@@ -35,7 +35,7 @@
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
 #include "opencl/gstopenclprogram.h"
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
 
@@ -238,7 +238,7 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     if (tile >= 0 && gst_opencl::env::variant ("bilateral").empty ())
       chosen = tile == 0 ? FLOAT_TILE_DEFAULT : BYTE_TILE_DEFAULT;
     else
-      chosen = order[gst_opencl::choose_variant (device.device, "bilateral", tuning_key,
+      chosen = order[gst_opencl::choose_variant (device.cl_device, "bilateral", tuning_key,
               candidates, time_one)];
   } catch (...) {
     g_free (tuning_key);

@@ -127,7 +127,7 @@ for (size_t i = 0; i < N_VARIANTS; i++)
   if (VARIANTS[i].vector != cpu)
     order.push_back (i);
 /* Inline PTX builds on NVIDIA's driver alone. */
-const bool nvidia = device.device.getInfo<CL_DEVICE_VENDOR> ().find ("NVIDIA") !=
+const bool nvidia = device.cl_device.getInfo<CL_DEVICE_VENDOR> ().find ("NVIDIA") !=
     std::string::npos;
 order.erase (std::remove_if (order.begin (), order.end (), [&](size_t i) {
           return (VARIANTS[i].ptx_exp2 && !nvidia) ||

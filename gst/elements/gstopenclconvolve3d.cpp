@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "opencl/gstopenclconvolution.h"
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_convolve3d_debug);

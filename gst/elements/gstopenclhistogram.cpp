@@ -46,7 +46,7 @@
 #include "elements/gstopenclhistogramcount.h"
 #include "elements/gstopenclhistogrammessage.h"
 #include "elements/gstopenclhistogrammeta.h"
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 /* Shared with the element's device side (gstopenclhistogramcount.cpp). */

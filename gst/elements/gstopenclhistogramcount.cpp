@@ -172,7 +172,7 @@ build_variant (GstOpenCLFilter * filter, State & state, const Variant & variant)
     pass.kernel = device.kernel ("histogram", "histogram", options);
     /* The compiled kernel may allow less than the device (registers, local memory). */
     const size_t allowed =
-        pass.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.device);
+        pass.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.cl_device);
     if (variant.group_size > allowed)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
           std::string ("variant ") + variant.name + " needs work-groups of " +
@@ -336,8 +336,8 @@ ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * 
     return false;
   auto & device = gst_opencl_filter_device (filter);
   state.compute_units = std::max<cl_uint> (1,
-      device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
-  state.words = device.device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
+      device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
+  state.words = device.cl_device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
   /* For tests and measurements: GST_OPENCL_HISTOGRAM_GROUPS forces the work-groups per plane
    * (16-bit counters still get as many as they need). */
   state.forced_groups = (size_t) gst_opencl::env::number (
@@ -389,7 +389,7 @@ ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * 
       (guint64) gst_opencl::stable_hash (gst_opencl::kernel_source ("histogram")));
   size_t chosen = 0;
   try {
-    chosen = order[gst_opencl::choose_variant (device.device, "histogram", key, candidates,
+    chosen = order[gst_opencl::choose_variant (device.cl_device, "histogram", key, candidates,
             time_one)];
   } catch (...) {
     g_free (key);

@@ -50,7 +50,7 @@
 
 #include <new>
 
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopencluserkernel.h"
 #include "opencl/gstopenclutils.h"
 

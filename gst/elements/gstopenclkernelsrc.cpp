@@ -31,7 +31,7 @@
  */
 #include "elements/gstopenclkernelsrc.h"
 
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopencluserkernel.h"
 #include "opencl/gstopenclutils.h"
 

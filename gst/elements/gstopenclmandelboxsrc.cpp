@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclutils.h"
@@ -215,7 +215,7 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info
       const long forced = gst_opencl::forced_variant ("mandelbox", names);
       const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
       const Variant & variant = VARIANTS[forced >= 0 ? (size_t) forced :
-          cpu ? cpu_variant_for (device.device) : 0];
+          cpu ? cpu_variant_for (device.cl_device) : 0];
       state.tile_width = variant.tile_width;
       state.tile_height = variant.vector_height * std::max (variant.chains, 1);
       state.kernel = variant.chains == 0 ? device.kernel ("mandelbox", "mandelbox", "") :

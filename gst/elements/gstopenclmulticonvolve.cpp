@@ -53,7 +53,7 @@
 #include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_multi_convolve_debug);

@@ -44,9 +44,9 @@
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
-#include "opencl/gstopenclsort.h"
+#include "opencl/gstopencldevicesort.h"
 #include "opencl/gstopencltensor.h"
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_sort_debug);

@@ -7,9 +7,9 @@
 
 #include <memory>
 
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
-#include "opencl/gstopenclsort.h"
+#include "opencl/gstopencldevicesort.h"
 
 namespace gst_opencl_sort {
 

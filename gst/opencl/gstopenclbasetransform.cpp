@@ -20,7 +20,7 @@
 enum
 {
   PROP_0,
-  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time, gl-interop: gstopenclelement.h */
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time, gl-interop: gstopenclelementdevice.h */
 };
 
 namespace {

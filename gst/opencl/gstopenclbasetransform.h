@@ -14,7 +14,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclgl.h"
 

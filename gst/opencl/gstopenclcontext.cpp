@@ -72,7 +72,7 @@ Device::kernel (const std::string & file, const std::string & kernel_name,
     const std::string & options)
 {
   std::string source = kernel_source (file);
-  cl::Program program = programs.get (context, device, file, source, options);
+  cl::Program program = programs.get (context, cl_device, file, source, options);
   return cl::Kernel (program, kernel_name.c_str ());
 }
 
@@ -99,17 +99,17 @@ gst_opencl_context_new (const std::string & device_string,
   /* From the choice of the device to its queues: one thread at a time (hold_driver ()). */
   auto held = gst_opencl::hold_driver ();
   auto device = std::make_unique<gst_opencl::Device> ();
-  device->device = gst_opencl::select_device (*spec, device_string);
-  device->name = gst_opencl::describe_device (device->device);
+  device->cl_device = gst_opencl::select_device (*spec, device_string);
+  device->name = gst_opencl::describe_device (device->cl_device);
   device->waits.device_name = device->name;
-  device->type = device->device.getInfo<CL_DEVICE_TYPE> ();
+  device->type = device->cl_device.getInfo<CL_DEVICE_TYPE> ();
   {
     /* Mesa's rusticl answers a running command's status only once it ends (gstopenclwait.h). */
-    cl::Platform platform (device->device.getInfo<CL_DEVICE_PLATFORM> ());
+    cl::Platform platform (device->cl_device.getInfo<CL_DEVICE_PLATFORM> ());
     device->waits.status_query_blocks =
         platform.getInfo<CL_PLATFORM_NAME> ().find ("rusticl") != std::string::npos;
   }
-  device->max_alloc_bytes = device->device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
+  device->max_alloc_bytes = device->cl_device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE> ();
   /* GST_OPENCL_MAX_ALLOC_BYTES lowers the largest allocation the plugin makes on a device: to
    * keep it from taking a shared GPU's memory, and to let tests meet the "too large" path with
    * frames GStreamer can describe (a GstVideoInfo stops at 2 GiB, below most drivers' limit). */
@@ -117,21 +117,21 @@ gst_opencl_context_new (const std::string & device_string,
   const guint64 limit = gst_opencl::env::number (Variable::MaxAllocBytes);
   if (limit > 0 && limit < device->max_alloc_bytes)
     device->max_alloc_bytes = limit;
-  device->max_work_group_size = device->device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
-  device->local_mem_bytes = device->device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
-  device->host_unified_memory = device->device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () &&
+  device->max_work_group_size = device->cl_device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
+  device->local_mem_bytes = device->cl_device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
+  device->host_unified_memory = device->cl_device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () &&
       gst_opencl::env::flag (Variable::ZeroCopy);
-  device->base_align_bytes = MAX (device->device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,
+  device->base_align_bytes = MAX (device->cl_device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,
       1u);
   if (properties && !properties->empty ())
-    device->context = cl::Context (device->device, properties->data ());
+    device->context = cl::Context (device->cl_device, properties->data ());
   else
-    device->context = cl::Context (device->device);
-  device->queue = cl::CommandQueue (device->context, device->device,
+    device->context = cl::Context (device->cl_device);
+  device->queue = cl::CommandQueue (device->context, device->cl_device,
       CL_QUEUE_PROFILING_ENABLE);
   if (!device->host_unified_memory && gst_opencl::env::flag (Variable::TransferQueues)) {
-    device->upload_queue = cl::CommandQueue (device->context, device->device, 0);
-    device->download_queue = cl::CommandQueue (device->context, device->device, 0);
+    device->upload_queue = cl::CommandQueue (device->context, device->cl_device, 0);
+    device->download_queue = cl::CommandQueue (device->context, device->cl_device, 0);
     /* The words of GST_OPENCL_TRANSFER_ORDER, in the order of the table's row. */
     using Order = gst_opencl::Device::TransferOrder;
     const Order orders[] = { Order::Host, Order::Events, Order::HostUpload };

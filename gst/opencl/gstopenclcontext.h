@@ -28,7 +28,7 @@ namespace gst_opencl {
  * the one place they are released). */
 struct Device
 {
-  cl::Device device;
+  cl::Device cl_device;
   cl::Context context;
   cl::CommandQueue queue;
   /* Copies between the host copy of OpenCL memory and the device (discrete devices), each

@@ -453,7 +453,7 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given, std::s
 ConvolutionLimits
 ConvolutionLimits::of (const Device & device)
 {
-  return of (device.device);
+  return of (device.cl_device);
 }
 
 ConvolutionLimits
@@ -748,13 +748,13 @@ Convolution::build (Device & device, const ConvolutionVariant & variant) const
   const Program source = program (spec_, variant, ConvolutionLimits::of (device));
   GST_DEBUG ("convolution kernel %s [%s]", source.kernel.c_str (), source.options.c_str ());
   cl::Kernel kernel = device.kernel (source.file, source.kernel, source.options);
-  size_t limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.device);
+  size_t limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.cl_device);
   const size_t group = variant.mma ? (size_t) mma_group_size (variant) :
       (size_t) variant.group_x * variant.group_y;
   if (group > limit)
     throw Failure (Failure::Kind::Settings, "work-group " + variant.to_string () +
         " exceeds the kernel's limit of " + std::to_string (limit) + " on " + device.name);
-  cl_ulong local = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE> (device.device);
+  cl_ulong local = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE> (device.cl_device);
   if (local > device.local_mem_bytes)
     throw Failure (Failure::Kind::Settings, "variant " + variant.to_string () + " needs " +
         std::to_string (local) + " bytes of local memory; " + device.name + " has " +
@@ -862,7 +862,7 @@ Convolution::choose_variant (ElementDevice & element, const ConvolutionArgs & ar
           ": " + why);
   }
   const std::string key = tuning_key (spec_, variants);
-  const TuningChoice choice = tune_variant (device.device, FAMILY, key, names, time_one, 3,
+  const TuningChoice choice = tune_variant (device.cl_device, FAMILY, key, names, time_one, 3,
       parses);
 
   bool memory_given = false;

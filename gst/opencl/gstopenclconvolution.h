@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 
 namespace gst_opencl {
 

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
@@ -219,19 +219,19 @@ cuda_device_of (const Device & device, std::string * why)
   static std::mutex lock;
   static auto *answers = new std::map<cl_device_id, std::pair<int, std::string>> ();
   std::lock_guard<std::mutex> hold (lock);
-  auto known = answers->find (device.device ());
+  auto known = answers->find (device.cl_device ());
   if (known == answers->end ()) {
     std::string reason, found;
     int ordinal = -1;
-    const std::string extensions = device.device.getInfo<CL_DEVICE_EXTENSIONS> ();
+    const std::string extensions = device.cl_device.getInfo<CL_DEVICE_EXTENSIONS> ();
     if (extensions.find ("cl_khr_external_memory_opaque_fd") == std::string::npos)
       reason = "the OpenCL device cannot import external memory "
           "(no cl_khr_external_memory_opaque_fd)";
     else if (!GstCudaLibrary::get ().usable)
       reason = "GStreamer's CUDA library (libgstcuda-1.0.so.0) cannot be loaded";
     else
-      ordinal = cuda_device_for_uuid (cl_device_uuid (device.device), &found, &reason);
-    known = answers->emplace (device.device (), std::make_pair (ordinal, reason)).first;
+      ordinal = cuda_device_for_uuid (cl_device_uuid (device.cl_device), &found, &reason);
+    known = answers->emplace (device.cl_device (), std::make_pair (ordinal, reason)).first;
     if (ordinal < 0)
       GST_INFO ("no CUDA memory for %s: %s", device.name.c_str (), reason.c_str ());
   }
@@ -373,9 +373,9 @@ public:
         slots.push_back (std::make_unique<SharedBuffer> (device, cuda, MAX (info.size,
                     (gsize) 1)));
       context = device.context ();
-      acquire_call = external_memory_call (device.device,
+      acquire_call = external_memory_call (device.cl_device,
           "clEnqueueAcquireExternalMemObjectsKHR");
-      release_call = external_memory_call (device.device,
+      release_call = external_memory_call (device.cl_device,
           "clEnqueueReleaseExternalMemObjectsKHR");
       next = 0;
       GST_INFO ("CUDA frames: %zu shared buffers of %" G_GSIZE_FORMAT " bytes on %s",

@@ -21,7 +21,7 @@
 #include <string>
 
 #include "opencl/gstopenclcudadriver.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclmemory.h"

@@ -25,7 +25,7 @@ import_external_memory (const Device & device, int fd, size_t bytes)
   if (!create)
     throw Failure (Failure::Kind::Failed, "the OpenCL loader lacks clCreateBufferWithProperties");
   const cl_ulong properties[] = { kClExternalMemoryOpaqueFd, (cl_ulong) fd,
-    kClMemDeviceHandleList, (cl_ulong) (uintptr_t) device.device (), kClMemDeviceHandleListEnd,
+    kClMemDeviceHandleList, (cl_ulong) (uintptr_t) device.cl_device (), kClMemDeviceHandleListEnd,
     0 };
   cl_int status = CL_SUCCESS;
   cl_mem memory = create (device.context (), properties, CL_MEM_READ_WRITE, bytes, nullptr,

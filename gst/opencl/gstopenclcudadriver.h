@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclcontext.h"
 
 namespace gst_opencl {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 namespace gst_opencl {
 

@@ -9,7 +9,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
 
 namespace gst_opencl {

@@ -4,7 +4,7 @@
 
 #include <gst/video/video.h>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 /* A video frame held in device memory. `info` describes the device copy: its planes lie at
  * info.offset[] with rows info.stride[] bytes apart (the strides of the mapped frame, padding

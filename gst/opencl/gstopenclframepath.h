@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
 

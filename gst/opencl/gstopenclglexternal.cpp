@@ -41,9 +41,9 @@ public:
       close (gl_fd);
       throw;
     }
-    acquire_ = platform_function<EnqueueExternalMemObjects> (device.device,
+    acquire_ = platform_function<EnqueueExternalMemObjects> (device.cl_device,
         "clEnqueueAcquireExternalMemObjectsKHR");
-    release_ = platform_function<EnqueueExternalMemObjects> (device.device,
+    release_ = platform_function<EnqueueExternalMemObjects> (device.cl_device,
         "clEnqueueReleaseExternalMemObjectsKHR");
 
     std::string gl_error;

@@ -15,7 +15,7 @@
 
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclcudadriver.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclglbackend.h"
@@ -295,14 +295,14 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
     Device & device = element_device.device ();
     probe.format_rgba = GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_RGBA &&
         GST_VIDEO_INFO_N_PLANES (&info) == 1;
-    probe_cl_device (device.device, probe);
+    probe_cl_device (device.cl_device, probe);
     probe_gl_context (gl_context, probe);
     if (probe.cl_gl_sharing) {
       probe.cl_context_is_gl_bound = context_bound_to (device.context, gl_context);
       if (!probe.cl_context_is_gl_bound) {
         std::string why_not;
         bind_properties = gl_sharing_properties (gl_context,
-            platform_id (device.device), &why_not);
+            platform_id (device.cl_device), &why_not);
         probe.cl_can_bind_context = !bind_properties.empty ();
         if (!why_not.empty ())
           GST_INFO_OBJECT (element, "khr-gl-sharing: %s", why_not.c_str ());

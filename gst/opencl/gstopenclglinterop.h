@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "opencl/gstopenclcl.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclbindings.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
 

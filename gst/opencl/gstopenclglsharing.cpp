@@ -37,7 +37,7 @@ public:
     staging_ = cl::Buffer (device.context, CL_MEM_READ_WRITE,
         (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4);
     if (gl_event)
-      create_event_ = platform_function<CreateEventFromGlSync> (device.device,
+      create_event_ = platform_function<CreateEventFromGlSync> (device.cl_device,
           "clCreateEventFromGLsyncKHR");
   }
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "opencl/gstopenclbasetransform.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframepath.h"
 
 namespace gst_opencl {

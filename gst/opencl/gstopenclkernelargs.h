@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 namespace gst_opencl {
 

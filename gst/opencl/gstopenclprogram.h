@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 namespace gst_opencl {
 

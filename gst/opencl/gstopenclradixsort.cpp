@@ -101,7 +101,7 @@ check_shape_fits (const Device & device, const RadixShape & shape, size_t local_
 void
 check_kernel_fits (const cl::Kernel & kernel, const Device & device, const RadixShape & shape)
 {
-  const size_t limit = kernel_group_limit (kernel, device.device);
+  const size_t limit = kernel_group_limit (kernel, device.cl_device);
   if (limit < shape.group_size)
     throw Failure (Failure::Kind::Settings, "radix sort shape " + shape.name () + ": a "
         "kernel runs at most " + std::to_string (limit) + " work-items per group on " +
@@ -155,7 +155,7 @@ RadixSort::RadixSort (Device & device, const RadixShape & shape, unsigned digit_
   check_shape_fits (device, shape, shape.serial () ? 0 : ranking_bytes (shape, split_bits) +
       digits * 4);
 
-  cl::Program program = device.programs.get (device.context, device.device, "radixsort",
+  cl::Program program = device.programs.get (device.context, device.cl_device, "radixsort",
       radix_source (), radix_options (digit_bits, shape, split_bits));
   count_ = cl::Kernel (program, shape.serial () ? "radix_count_serial" : "radix_count");
   scatter_ = cl::Kernel (program, shape.serial () ? "radix_scatter_serial" : "radix_scatter");
@@ -166,7 +166,7 @@ RadixSort::RadixSort (Device & device, const RadixShape & shape, unsigned digit_
     check_kernel_fits (kernel, device, shape);
   scan_group_ = group;
   scan_span_ = std::max (SCAN_SPAN, group * SCAN_ITEMS);
-  compute_units_ = std::max<size_t> (1, device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
+  compute_units_ = std::max<size_t> (1, device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
   GST_DEBUG ("radix sort on %s: %s blocks, %u-bit digits", device.name.c_str (),
       shape.name ().c_str (), digit_bits);
 }
@@ -308,7 +308,7 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
     };
     const std::string key = "digits " + std::to_string (digit_bits) + " source " +
         std::to_string (stable_hash (radix_source ()));
-    const size_t index = choose_variant (device.device, family, key, candidates, time_one);
+    const size_t index = choose_variant (device.cl_device, family, key, candidates, time_one);
     RadixShape::parse (candidates[index].name, &shape);
   }
   return shape;
@@ -329,13 +329,13 @@ OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned 
    * number; the histogram kernel's counts are smaller. */
   check_shape_fits (device, shape, ranking_bytes (shape, split_bits) + group * 4 +
       digits * 8 + 4);
-  cl::Program program = device.programs.get (device.context, device.device, "radixsort",
+  cl::Program program = device.programs.get (device.context, device.cl_device, "radixsort",
       radix_source (), radix_options (digit_bits, shape, split_bits));
   histograms_ = cl::Kernel (program, "onesweep_histograms");
   scatter_ = cl::Kernel (program, "onesweep_scatter");
   for (const auto & kernel : { histograms_, scatter_ })
     check_kernel_fits (kernel, device, shape);
-  compute_units_ = std::max<size_t> (1, device.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
+  compute_units_ = std::max<size_t> (1, device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
   tile_counters_ = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
       (32 / digit_bits) * sizeof (cl_uint));
   GST_DEBUG ("onesweep sort on %s: tiles of %s, %u-bit digits", device.name.c_str (),

@@ -7,7 +7,7 @@
  * pass. OnesweepSort: the counts of every pass in one launch, then one launch a pass (see
  * below). Keys are mapped to the same
  * order-preserving words as in the bitonic sort, so both give the result std::sort gives (see
- * gstopenclsort.h). The passes go src -> scratch -> dst -> scratch -> ... -> dst (an even
+ * gstopencldevicesort.h). The passes go src -> scratch -> dst -> scratch -> ... -> dst (an even
  * number of them), enqueued back to back with no host wait; the scratch and count buffers are
  * kept and only grown. */
 #pragma once

@@ -1,12 +1,12 @@
 /* gst-opencl: what every sort of device keys shares: the key types, the orders and how a sort
- * launches its kernels. The bitonic network (gstopenclsort.h) and the radix sorts
- * (gstopenclradixsort.h) both take them; gstopenclsort.h says what each order means.
+ * launches its kernels. The bitonic network (gstopencldevicesort.h) and the radix sorts
+ * (gstopenclradixsort.h) both take them; gstopencldevicesort.h says what each order means.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <functional>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 namespace gst_opencl {
 

@@ -11,7 +11,7 @@
 
 #include <new>
 
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclglinterop.h"
@@ -25,7 +25,7 @@
 enum
 {
   PROP_0,
-  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelement.h */
+  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelementdevice.h */
   PROP_IS_LIVE = PROP_DEVICE_FIRST + gst_opencl::ElementDevice::COUNT,
 };
 

@@ -6,7 +6,7 @@
 #include <gst/video/video.h>
 
 #include "opencl/gstopenclcontext.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
 
 G_BEGIN_DECLS

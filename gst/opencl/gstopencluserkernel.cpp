@@ -18,7 +18,7 @@
 #include <cstring>
 #include <limits>
 
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
@@ -781,7 +781,7 @@ UserKernelHost::build (ElementDevice & element_device, const ProgramSettings & s
   check_build_options (settings.build_options);
   const std::string options = "-cl-kernel-arg-info " + settings.build_options;
   try {
-    result->program = device.programs.get (device.context, device.device, result->origin, text,
+    result->program = device.programs.get (device.context, device.cl_device, result->origin, text,
         options, false);
   } catch (const BuildFailure & e) {
     /* The driver's code stays in the message: "... failed to build (CL_BUILD_PROGRAM_FAILURE)".
@@ -995,21 +995,21 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
   if (!image_layout (GST_VIDEO_INFO_FORMAT (out), frames_->out) ||
       (in && !image_layout (GST_VIDEO_INFO_FORMAT (in), frames_->in)))
     throw Failure (Failure::Kind::Settings, "format not supported by openclkernel");
-  const bool images = d.device.getInfo<CL_DEVICE_IMAGE_SUPPORT> ();
+  const bool images = d.cl_device.getInfo<CL_DEVICE_IMAGE_SUPPORT> ();
   if (current_->uses_images () && !images)
     throw Failure (Failure::Kind::Settings, "the device has no images: write kernel '" +
         current_->kernel_name + "' with __global src and dst buffers");
   if (images) {
     d.context.getSupportedImageFormats (CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
         &frames_->formats);
-    const std::string extensions = d.device.getInfo<CL_DEVICE_EXTENSIONS> ();
+    const std::string extensions = d.cl_device.getInfo<CL_DEVICE_EXTENSIONS> ();
     cl_uint alignment = 0;
-    if (clGetDeviceInfo (d.device (), 0x104A /* CL_DEVICE_IMAGE_PITCH_ALIGNMENT */,
+    if (clGetDeviceInfo (d.cl_device (), 0x104A /* CL_DEVICE_IMAGE_PITCH_ALIGNMENT */,
             sizeof alignment, &alignment, nullptr) != CL_SUCCESS)
       alignment = 0;
     frames_->views_possible = alignment > 0 && env::flag (env::Variable::ImageViews) &&
         (extensions.find ("cl_khr_image2d_from_buffer") != std::string::npos ||
-        d.device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
+        d.cl_device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
     frames_->pitch_alignment = alignment;
     frames_->in_view_format = in && format_supported (frames_->formats, frames_->in.order);
     frames_->out_view_format = format_supported (frames_->formats, frames_->out.order);

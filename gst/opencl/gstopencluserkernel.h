@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclkernelargs.h"
 
@@ -210,7 +210,7 @@ struct UserKernelImpl
  * UserKernelImpl: install () puts the host's properties on the class (ids
  * from 1: a class's set_property sees only its own), forwards their set and get to the host and
  * takes over finalize, which deletes `impl`. The stop is stop_drops_run's
- * (gstopenclelementimpl.h). */
+ * (gstopenclproperties.h). */
 template <typename Element>
 class UserKernelElement
 {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 G_BEGIN_DECLS
 GST_DEBUG_CATEGORY_EXTERN (gst_opencl_debug);

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "opencl/gstopenclcl.h"
+#include "opencl/gstopenclbindings.h"
 
 namespace gst_opencl {
 

@@ -34,7 +34,7 @@
 #include "benchlib.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclradixsort.h"
-#include "opencl/gstopenclsort.h"
+#include "opencl/gstopencldevicesort.h"
 #include "opencl/gstopenclutils.h"
 
 namespace {
@@ -154,7 +154,7 @@ parse_options (int argc, char **argv)
       .count ("--group N", &options.group_size, 1, "work-items per work-group of the local "
       "stages (default: the device sort's choice)", 1 << 16)
       .text ("--strategy S", &options.strategy, "the bitonic network's schedule: automatic "
-      "(default: by device type), local or global (see gstopenclsort.h)")
+      "(default: by device type), local or global (see gstopencldevicesort.h)")
       .count ("--steps N", &options.max_steps, 1, "strides per global pass, 1 to 4 (default 4)", 4)
       .list ("--algorithms L", &options.algorithms, "the sorts measured: bitonic,radix,onesweep "
       "(default all three)")

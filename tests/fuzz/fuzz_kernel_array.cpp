@@ -16,7 +16,7 @@
 #include <string>
 
 #include "opencl/gstopenclconvolution.h"
-#include "opencl/gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
 
 /* LLVMFuzzerInitialize: gst_init.cpp. */

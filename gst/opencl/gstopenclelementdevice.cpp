@@ -1,6 +1,6 @@
 /* gst-opencl: the device, context and kernel timing every OpenCL element shares.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "opencl/gstopenclelement.h"
+#include "opencl/gstopenclelementdevice.h"
 
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclutils.h"

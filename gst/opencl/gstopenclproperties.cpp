@@ -1,6 +1,6 @@
 /* gst-opencl: an element's properties bound to the members of its Settings.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "gstopenclelementimpl.h"
+#include "opencl/gstopenclproperties.h"
 
 
 #include <algorithm>

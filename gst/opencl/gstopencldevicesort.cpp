@@ -11,7 +11,7 @@
  * single-stride passes of the plain network.
  * With GlobalPasses (CPUs): sort_pad, then for each stage k = 2 .. P its strides in global
  * passes (one stride each on CPUs), then sort_unpad. */
-#include "opencl/gstopenclsort.h"
+#include "opencl/gstopencldevicesort.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -178,7 +178,8 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   constexpr size_t TARGET_GROUP_SIZE = 512;
   constexpr size_t WORDS_PER_ITEM = 8;
   size_t group = std::min ({ TARGET_GROUP_SIZE, device.max_work_group_size,
-      kernel_group_limit (chunks_, device.device), kernel_group_limit (merge_, device.device) });
+      kernel_group_limit (chunks_, device.cl_device),
+      kernel_group_limit (merge_, device.cl_device) });
   group = floor_power_of_two (std::max<size_t> (group, 1));
   if (tuning.group_size)
     group = std::min (group, floor_power_of_two (tuning.group_size));
@@ -194,9 +195,9 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   constexpr size_t GLOBAL_GROUP_SIZE = 256;
   size_t global_group = std::min (GLOBAL_GROUP_SIZE, device.max_work_group_size);
   for (const auto & kernel : global_)
-    global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
+    global_group = std::min (global_group, kernel_group_limit (kernel, device.cl_device));
   for (const auto & kernel : { pad_, unpad_ })
-    global_group = std::min (global_group, kernel_group_limit (kernel, device.device));
+    global_group = std::min (global_group, kernel_group_limit (kernel, device.cl_device));
   bitonic_.global_group_size = std::max<size_t> (global_group, 1);
   if (strategy_ == SortStrategy::LocalStages)
     GST_DEBUG ("sort on %s: local stages, %zu words per work-group of %zu, global passes of up "
@@ -257,7 +258,7 @@ DeviceSort::long_rows_sort () const
   const std::string key = "keys " + std::to_string (keys) + " digits " +
       std::to_string (radix_digit_bits_) + " source " + std::to_string (stable_hash (
           kernel_source ("radixsort") + kernel_source ("onesweep")));
-  long_rows_ = strategies[choose_variant (device_.device, "sort-long", key, candidates,
+  long_rows_ = strategies[choose_variant (device_.cl_device, "sort-long", key, candidates,
           time_one)];
   GST_DEBUG ("sort on %s: rows of %zu keys or more take the %s sort", device_.name.c_str (),
       radix_min_length_, long_rows_ == SortStrategy::Radix ? "radix" : "onesweep");
