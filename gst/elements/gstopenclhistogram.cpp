@@ -335,7 +335,7 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
     auto & queue = gst_opencl_filter_device (filter).queue;
     const size_t count_bytes = (size_t) state.channels * settings.bins * sizeof (cl_uint);
     const guint counted = count_frame (filter, state, frame, settings.bins);
-    /* Not blocking: the read's callback takes the counts (set by transform_ip). */
+    /* Not blocking: the read's callback takes the counts (set by after_frame). */
     PendingCounts::Slot & slot = impl->pending.next ();
     queue.enqueueReadBuffer (state.counts[counted], CL_FALSE, 0, count_bytes,
         slot.counts.data (), nullptr, &slot.read);
@@ -350,17 +350,16 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
   });
 }
 
-static GstFlowReturn
-gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+static gboolean
+gst_opencl_histogram_after_frame (GstOpenCLFilter * filter, GstBuffer * buffer)
 {
-  GstFlowReturn ret =
-      GST_BASE_TRANSFORM_CLASS (gst_opencl_histogram_parent_class)->transform_ip (trans, buffer);
-  auto *self = GST_OPENCL_HISTOGRAM (trans);
+  auto *trans = GST_BASE_TRANSFORM (filter);
+  auto *self = GST_OPENCL_HISTOGRAM (filter);
   auto *impl = self->impl;
   PendingCounts::Slot *frame = impl->reading;
   impl->reading = nullptr;
-  if (ret != GST_FLOW_OK || !frame)
-    return ret;
+  if (!frame)
+    return TRUE;
   frame->pts = GST_BUFFER_PTS (buffer);
   /* A frame's duration: the buffer's, else one frame period from the caps, else unknown. */
   frame->duration = GST_BUFFER_DURATION_IS_VALID (buffer) ? GST_BUFFER_DURATION (buffer) :
@@ -392,9 +391,9 @@ gst_opencl_histogram_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     }
     /* A callback is only sure to come for a command that was flushed to the device (rusticl
      * holds commands until then). */
-    gst_opencl_filter_device (GST_OPENCL_FILTER (trans)).queue.flush ();
+    gst_opencl_filter_device (filter).queue.flush ();
   });
-  return ok ? ret : GST_FLOW_ERROR;
+  return ok;
 }
 
 /* Passthrough hands on the input buffer, which is not writable when something else holds it
@@ -574,10 +573,10 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
       "and optionally drawn on the frame", "gst-opencl developers");
   gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
 
-  trans_class->transform_ip = gst_opencl_histogram_transform_ip;
   trans_class->prepare_output_buffer = gst_opencl_histogram_prepare_output_buffer;
   trans_class->sink_event = gst_opencl_histogram_sink_event;
   gst_opencl::stop_drops_run<GstOpenCLHistogram> (GST_BASE_TRANSFORM_CLASS (klass));
   filter_class->set_info = gst_opencl_histogram_set_info;
   filter_class->process_ip = gst_opencl_histogram_process_ip;
+  filter_class->after_frame = gst_opencl_histogram_after_frame;
 }

@@ -409,21 +409,17 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
     offset = impl->settings.offset;
   }
   gboolean ok = GST_OPENCL_GUARD (trans, "filter bank failed", [&]() {
-    try {
-      upload_input (impl, inbuf);
-      gst_opencl::ConvolutionArgs args = convolution_args (state, scale, offset);
-      bool waited = true;
-      if (state.video_out) {
-        waited = run_into_frame (impl, args, outbuf);
-      } else {
-        state.convolution.run (impl->device, args);
-        gst_opencl::copy_bytes_out (impl->device, state.output, outbuf, state.out_bytes);
-      }
-      impl->device.end_frame (waited);
-    } catch (...) {
-      impl->device.discard_frame ();
-      throw;
+    gst_opencl::FrameWork work (impl->device);
+    upload_input (impl, inbuf);
+    gst_opencl::ConvolutionArgs args = convolution_args (state, scale, offset);
+    bool waited = true;
+    if (state.video_out) {
+      waited = run_into_frame (impl, args, outbuf);
+    } else {
+      state.convolution.run (impl->device, args);
+      gst_opencl::copy_bytes_out (impl->device, state.output, outbuf, state.out_bytes);
     }
+    work.end (waited);
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }

@@ -258,13 +258,9 @@ transform_tensor (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Sett
     return GST_FLOW_ERROR;
   }
   gboolean ok = GST_OPENCL_GUARD (trans, "sorting failed", [&]() {
-    try {
-      sort_tensor (impl, settings, inbuf, outbuf);
-      impl->device.finish_frame ();
-    } catch (...) {
-      impl->device.discard_frame ();
-      throw;
-    }
+    gst_opencl::FrameWork work (impl->device);
+    sort_tensor (impl, settings, inbuf, outbuf);
+    work.finished ();  /* the keys were read back */
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
@@ -277,18 +273,13 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
 {
   auto & device = impl->device;
   gboolean ok = GST_OPENCL_GUARD (trans, "pixel sorting failed", [&]() {
-    try {
-      gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
-      gst_opencl::FrameTrip out (device, impl->out_port, outbuf,
-          gst_opencl::FrameAccess::Write);
-      impl->state.pixels.enqueue (device, in.frame (), out.frame (), settings.direction,
-          settings.key, settings.order == Order::Descending);
-      in.finish (false);
-      device.end_frame (out.finish (true));
-    } catch (...) {
-      device.discard_frame ();
-      throw;
-    }
+    gst_opencl::FrameWork work (device);
+    gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
+    gst_opencl::FrameTrip out (device, impl->out_port, outbuf, gst_opencl::FrameAccess::Write);
+    impl->state.pixels.enqueue (device, in.frame (), out.frame (), settings.direction,
+        settings.key, settings.order == Order::Descending);
+    in.finish (false);
+    work.end (out.finish (true));
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }

@@ -41,8 +41,6 @@ struct _GstOpenCLBaseTransformClass
    * whose pixels move along their lines, sets FALSE. Whatever it says, an output that is not
    * video, or an input that is not, keeps only the metas without tags. */
   gboolean output_keeps_geometry;
-
-  gpointer padding[8];
 };
 
 G_END_DECLS

@@ -146,4 +146,39 @@ private:
   void harvest_deferred ();
 };
 
+/* One frame's work on the device, from its first command to the end of the element's part:
+ * `end (waited)` once its kernels are enqueued (ElementDevice::end_frame); a frame that is not
+ * ended (an error thrown, or nothing processed) has its events dropped when this goes out of
+ * scope (ElementDevice::discard_frame). Every base and element that moves its own frames
+ * brackets each frame with one. */
+class FrameWork
+{
+public:
+  explicit FrameWork (ElementDevice & device) : device_ (device) {}
+  ~FrameWork ()
+  {
+    if (!ended_)
+      device_.discard_frame ();
+  }
+  FrameWork (const FrameWork &) = delete;
+  FrameWork & operator= (const FrameWork &) = delete;
+
+  /* The frame's kernels are enqueued; `waited`: the host waited for them (a download). */
+  void end (bool waited)
+  {
+    device_.end_frame (waited);
+    ended_ = true;
+  }
+  /* The host waited for the whole frame (its results were read back). */
+  void finished ()
+  {
+    device_.finish_frame ();
+    ended_ = true;
+  }
+
+private:
+  ElementDevice & device_;
+  bool ended_ = false;
+};
+
 }  // namespace gst_opencl

@@ -68,24 +68,18 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
 
   gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame processing failed", [&]() {
-    try {
-      gst_opencl::FrameTrip in (device, in_port, inbuf, gst_opencl::FrameAccess::Read);
-      gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), outbuf,
-          gst_opencl::FrameAccess::Write);
-      processed = klass->process (filter, &in.frame (), &out.frame ());
-      if (!processed) {
-        device.discard_frame ();
-        return;
-      }
-      in.finish (false);
-      const bool waited = out.finish (true);
-      if (waited)
-        in_port.release_uploaded (false);
-      device.end_frame (waited);
-    } catch (...) {
-      device.discard_frame ();
-      throw;
-    }
+    gst_opencl::FrameWork work (device);
+    gst_opencl::FrameTrip in (device, in_port, inbuf, gst_opencl::FrameAccess::Read);
+    gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), outbuf,
+        gst_opencl::FrameAccess::Write);
+    processed = klass->process (filter, &in.frame (), &out.frame ());
+    if (!processed)
+      return;
+    in.finish (false);
+    const bool waited = out.finish (true);
+    if (waited)
+      in_port.release_uploaded (false);
+    work.end (waited);
   });
   return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
@@ -112,30 +106,27 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
       gst_buffer_is_writable (buffer);
   gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (trans, "frame analysis failed", [&]() {
-    try {
-      gst_opencl::FrameTrip frame (device, in_port, buffer, writable ?
-          gst_opencl::FrameAccess::ReadWrite : gst_opencl::FrameAccess::Read);
-      gboolean written = FALSE, results_now = FALSE;
-      processed = klass->process_ip (filter, &frame.frame (), writable, &written,
-          &results_now);
-      if (!processed) {
-        device.discard_frame ();
-        return;
-      }
-      bool waited = frame.finish (written && writable);
-      if (!waited && results_now) {
-        device.finish ();
-        waited = true;
-      }
-      /* Uploads that have completed let their frames go (all of them after a wait). */
-      in_port.release_uploaded (false);
-      device.end_frame (waited);
-    } catch (...) {
-      device.discard_frame ();
-      throw;
+    gst_opencl::FrameWork work (device);
+    gst_opencl::FrameTrip frame (device, in_port, buffer, writable ?
+        gst_opencl::FrameAccess::ReadWrite : gst_opencl::FrameAccess::Read);
+    gboolean written = FALSE, results_now = FALSE;
+    processed = klass->process_ip (filter, &frame.frame (), writable, &written, &results_now);
+    if (!processed)
+      return;
+    bool waited = frame.finish (written && writable);
+    if (!waited && results_now) {
+      device.finish ();
+      waited = true;
     }
+    /* Uploads that have completed let their frames go (all of them after a wait). */
+    in_port.release_uploaded (false);
+    work.end (waited);
   });
-  return ok && processed ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (!ok || !processed)
+    return GST_FLOW_ERROR;
+  if (klass->after_frame && !klass->after_frame (filter, buffer))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
 }
 
 static void

@@ -34,12 +34,15 @@ struct _GstOpenCLFilterClass
    * back into the buffer. Results are read back without blocking, with an event the subclass
    * waits for later (the streaming thread does not wait for the device per frame); set
    * *results_now when the subclass needs them before the frame leaves (then the base waits for
-   * the queue before it returns, so a subclass that chains up from
-   * GstBaseTransform::transform_ip finds them complete). Must not throw. */
+   * the queue before it returns, so after_frame finds them complete). Must not throw. */
   gboolean (*process_ip) (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
       gboolean frame_writable, gboolean * frame_written, gboolean * results_now);
 
-  gpointer padding[7];
+  /* In-place mode, optional: after process_ip, once the frame's work is enqueued (and complete,
+   * when it set *results_now), what the subclass does with the buffer before it leaves the
+   * element (metas, reading results back). Not called for a frame that failed. Return FALSE
+   * after posting an error. Must not throw. */
+  gboolean (*after_frame) (GstOpenCLFilter * filter, GstBuffer * buffer);
 };
 
 /* Pad templates for the formats the subclass handles in system memory; with GL built, RGBA in

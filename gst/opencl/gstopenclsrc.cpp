@@ -468,19 +468,12 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
    * the next reader follows on the in-order queue), a GL texture, or a host frame read back. */
   gboolean rendered = FALSE;
   gboolean ok = GST_OPENCL_GUARD (src, "rendering failed", [&]() {
-    try {
-      gst_opencl::FrameTrip out (priv->device, priv->out_port, buffer,
-          gst_opencl::FrameAccess::Write);
-      rendered = klass->render (src, &out.frame (), running_time, stream_time);
-      if (!rendered) {
-        priv->device.discard_frame ();
-        return;
-      }
-      priv->device.end_frame (out.finish (true));
-    } catch (...) {
-      priv->device.discard_frame ();
-      throw;
-    }
+    gst_opencl::FrameWork work (priv->device);
+    gst_opencl::FrameTrip out (priv->device, priv->out_port, buffer,
+        gst_opencl::FrameAccess::Write);
+    rendered = klass->render (src, &out.frame (), running_time, stream_time);
+    if (rendered)
+      work.end (out.finish (true));
   });
   if (!ok || !rendered)
     return GST_FLOW_ERROR;

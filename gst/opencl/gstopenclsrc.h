@@ -33,8 +33,6 @@ struct _GstOpenCLSrcClass
    * are those of the frame's timestamp. Nothing may block or allocate here. Must not throw. */
   gboolean (*render) (GstOpenCLSrc * src, const GstOpenCLFrame * out, GstClockTime running_time,
       GstClockTime stream_time);
-
-  gpointer padding[8];
 };
 
 /* The src pad template: the packed 4-byte `formats` the subclass renders in system memory;

@@ -286,19 +286,12 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
   auto *klass = GST_OPENCL_TEMPORAL_FILTER_GET_CLASS (filter);
   gboolean processed = FALSE;
   gboolean ok = GST_OPENCL_GUARD (filter, "frame processing failed", [&]() {
-    try {
-      gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), buffer,
-          gst_opencl::FrameAccess::Write);
-      processed = klass->process (filter, &priv->ring, slots, &out.frame ());
-      if (!processed) {
-        device.discard_frame ();
-        return;
-      }
-      device.end_frame (out.finish (true));
-    } catch (...) {
-      device.discard_frame ();
-      throw;
-    }
+    gst_opencl::FrameWork work (device);
+    gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), buffer,
+        gst_opencl::FrameAccess::Write);
+    processed = klass->process (filter, &priv->ring, slots, &out.frame ());
+    if (processed)
+      work.end (out.finish (true));
   });
   if (!ok || !processed) {
     gst_buffer_unref (buffer);

@@ -59,8 +59,6 @@ struct _GstOpenCLTemporalFilterClass
    * n - d + l (already clamped to the stream). Must not block or throw. */
   gboolean (*process) (GstOpenCLTemporalFilter * filter, const GstOpenCLFrameRing * ring,
       const guint * slots, const GstOpenCLFrame * out);
-
-  gpointer padding[8];
 };
 
 /* Pad templates as gst_opencl_filter_class_add_pad_templates () makes them: the formats
