@@ -72,12 +72,12 @@ struct _GstTestInvert
 G_DEFINE_TYPE (GstTestInvert, gst_test_invert, GST_TYPE_OPENCL_FILTER);
 
 static gboolean
-gst_test_invert_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
-    const GstVideoInfo *)
+gst_test_invert_set_info (GstOpenCLFilter * filter, gst_opencl::ElementDevice & element,
+    const GstVideoInfo * in_info, const GstVideoInfo *)
 {
   State & state = GST_TEST_INVERT (filter)->impl->state;
   return GST_OPENCL_GUARD (filter, "cannot set up the inversion", [&]() {
-    auto & device = gst_opencl_filter_device (filter);
+    auto & device = element.device ();
     /* A kernel given as source: the device's program cache builds it once (and keeps the
      * binary on disk), as device.kernel () does for the files of kernels/. */
     cl::Program program = device.programs.get (device.context, device.cl_device, "testinvert",
@@ -89,8 +89,8 @@ gst_test_invert_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info
 }
 
 static gboolean
-gst_test_invert_process (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
-    const GstOpenCLFrame * out)
+gst_test_invert_process (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstOpenCLFrame * in, const GstOpenCLFrame * out)
 {
   State & state = GST_TEST_INVERT (filter)->impl->state;
   return GST_OPENCL_GUARD (filter, "inversion failed", [&]() {
@@ -103,7 +103,7 @@ gst_test_invert_process (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
     kernel.setArg (5, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0));
     kernel.setArg (6, (cl_int) state.width);
     kernel.setArg (7, (cl_int) state.height);
-    gst_opencl_filter_launch (filter, kernel, cl::NDRange (state.width, state.height),
+    device.launch (kernel, cl::NDRange (state.width, state.height),
         cl::NDRange (8, 8));
   });
 }

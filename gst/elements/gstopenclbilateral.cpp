@@ -141,8 +141,8 @@ gst_opencl_bilateral_mode_get_type (void)
 }
 
 static gboolean
-gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
-    const GstVideoInfo *)
+gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstVideoInfo * in_info, const GstVideoInfo *)
 {
   auto *impl = GST_OPENCL_BILATERAL (filter)->impl;
   return GST_OPENCL_GUARD (filter, "cannot set up the bilateral filter", [&]() {
@@ -154,7 +154,7 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
         cl_float4 { { 0.299f, 0.587f, 0.114f, 0.0f } };
     if (!state.spatial_log2 ()) {
       const size_t span = 2 * MAX_RADIUS + 1;
-      state.spatial_log2 = cl::Buffer (gst_opencl_filter_device (filter).context,
+      state.spatial_log2 = cl::Buffer (device.device ().context,
           CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY, span * span * sizeof (float));
     }
     /* Kernels are (re)built lazily in process (), from the program cache. */
@@ -167,7 +167,7 @@ static cl::Kernel
 build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & variant,
     Shape * shape)
 {
-  auto & device = gst_opencl_filter_device (filter);
+  auto & device = gst_opencl::device_of (filter).device ();
   *shape = choose_group (device, variant, key.channels, key.radius);
   const std::string options = gst_opencl_bilateral::build_options (device, variant, *shape,
       key.channels, key.mode, key.radius);
@@ -201,7 +201,7 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
 {
   if (key == state.key && state.kernel ())
     return;
-  auto & device = gst_opencl_filter_device (filter);
+  auto & device = gst_opencl::device_of (filter).device ();
   const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
   const std::vector<size_t> order = gst_opencl_bilateral::candidate_order (device, key.radius);
   std::vector<gst_opencl::TuningCandidate> candidates;
@@ -266,15 +266,15 @@ ensure_spatial_table (GstOpenCLFilter * filter, State & state, const Settings & 
       state.spatial_host[(dy + radius) * span + dx + radius] = (float) ((dx * dx + dy * dy) *
           scale);
   /* Not blocking: spatial_host is left alone until the frame's final read has completed. */
-  gst_opencl_filter_device (filter).queue.enqueueWriteBuffer (state.spatial_log2, CL_FALSE, 0,
+  gst_opencl::device_of (filter).queue ().enqueueWriteBuffer (state.spatial_log2, CL_FALSE, 0,
       state.spatial_host.size () * sizeof (float), state.spatial_host.data ());
   state.table_radius = radius;
   state.table_sigma = settings.sigma_spatial;
 }
 
 static gboolean
-gst_opencl_bilateral_process (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
-    const GstOpenCLFrame * out)
+gst_opencl_bilateral_process (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstOpenCLFrame * in, const GstOpenCLFrame * out)
 {
   auto *impl = GST_OPENCL_BILATERAL (filter)->impl;
   return GST_OPENCL_GUARD (filter, "bilateral filter failed", [&]() {
@@ -293,7 +293,7 @@ gst_opencl_bilateral_process (GstOpenCLFilter * filter, const GstOpenCLFrame * i
 
     cl::Kernel & kernel = state.kernel;
     set_arguments (kernel, in, out, width, height, state, settings);
-    gst_opencl_filter_launch (filter, kernel, global_size (state.shape, width, height),
+    device.launch (kernel, global_size (state.shape, width, height),
         cl::NDRange (state.shape.group_w, state.shape.group_h));
   });
 }

@@ -182,7 +182,8 @@ gst_opencl_convolve3d_get_radius (GstOpenCLTemporalFilter * filter)
 }
 
 static gboolean
-gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter, const GstVideoInfo * info,
+gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter,
+    gst_opencl::ElementDevice & element, const GstVideoInfo * info,
     const GstOpenCLFrameRing * ring)
 {
   auto *impl = GST_OPENCL_CONVOLVE3D (filter)->impl;
@@ -192,7 +193,7 @@ gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter, const GstVideo
       std::lock_guard<std::mutex> lock (impl->lock);
       settings = impl->settings;
     }
-    auto & device = gst_opencl_temporal_filter_element_device (filter).device ();
+    auto & device = element.device ();
     State & state = impl->state;
     state.channels = GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY8 ? 1 : 4;
     state.width = GST_VIDEO_INFO_WIDTH (info);
@@ -257,14 +258,13 @@ gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter, const GstVideo
 
 static gboolean
 gst_opencl_convolve3d_frame_uploaded (GstOpenCLTemporalFilter * filter,
-    const GstOpenCLFrameRing * ring, guint slot)
+    gst_opencl::ElementDevice & element, const GstOpenCLFrameRing * ring, guint slot)
 {
   auto *impl = GST_OPENCL_CONVOLVE3D (filter)->impl;
   State & state = impl->state;
   if (!state.separable)
     return TRUE;
   return GST_OPENCL_GUARD (filter, "convolution failed", [&]() {
-    auto & element = gst_opencl_temporal_filter_element_device (filter);
     gst_opencl::ConvolutionArgs x;
     x.src = &ring->buffer;
     x.src_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&ring->info, 0);
@@ -293,6 +293,7 @@ gst_opencl_convolve3d_frame_uploaded (GstOpenCLTemporalFilter * filter,
 
 static gboolean
 gst_opencl_convolve3d_process (GstOpenCLTemporalFilter * filter,
+    gst_opencl::ElementDevice & element,
     const GstOpenCLFrameRing * ring, const guint * slots, const GstOpenCLFrame * out)
 {
   auto *impl = GST_OPENCL_CONVOLVE3D (filter)->impl;
@@ -310,7 +311,6 @@ gst_opencl_convolve3d_process (GstOpenCLTemporalFilter * filter,
     args.alpha_src = &ring->buffer;
     args.alpha_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&ring->info, 0);
     args.alpha_plane_stride = (cl_int) ring->slot_bytes;
-    auto & element = gst_opencl_temporal_filter_element_device (filter);
     if (state.separable) {
       args.src = &state.float_ring;
       args.src_row_stride = state.float_row_stride;

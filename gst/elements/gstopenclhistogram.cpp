@@ -295,8 +295,8 @@ on_counts_read (cl_event, cl_int status, void *data)
 }
 
 static gboolean
-gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
-    const GstVideoInfo *)
+gst_opencl_histogram_set_info (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstVideoInfo * in_info, const GstVideoInfo *)
 {
   auto *self = GST_OPENCL_HISTOGRAM (filter);
   auto *impl = self->impl;
@@ -316,12 +316,13 @@ gst_opencl_histogram_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in
         GST_VIDEO_INFO_FPS_D (in_info) > 0 ? gst_util_uint64_scale_int (GST_SECOND,
         GST_VIDEO_INFO_FPS_D (in_info), GST_VIDEO_INFO_FPS_N (in_info)) : GST_CLOCK_TIME_NONE;
     state.kernels_ready = false;
-    allocate_counts (gst_opencl_filter_device (filter), state);
+    allocate_counts (device.device (), state);
   });
 }
 
 static gboolean
-gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
+gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstOpenCLFrame * frame,
     gboolean frame_writable, gboolean * frame_written, gboolean * results_now)
 {
   auto *impl = GST_OPENCL_HISTOGRAM (filter)->impl;
@@ -332,7 +333,7 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
       std::lock_guard<std::mutex> lock (impl->lock);
       impl->variant = variant_name (state);
     }
-    auto & queue = gst_opencl_filter_device (filter).queue;
+    auto & queue = device.queue ();
     const size_t count_bytes = (size_t) state.channels * settings.bins * sizeof (cl_uint);
     const guint counted = count_frame (filter, state, frame, settings.bins);
     /* Not blocking: the read's callback takes the counts (set by after_frame). */
@@ -351,7 +352,8 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, const GstOpenCLFrame 
 }
 
 static gboolean
-gst_opencl_histogram_after_frame (GstOpenCLFilter * filter, GstBuffer * buffer)
+gst_opencl_histogram_after_frame (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    GstBuffer * buffer)
 {
   auto *trans = GST_BASE_TRANSFORM (filter);
   auto *self = GST_OPENCL_HISTOGRAM (filter);
@@ -391,7 +393,7 @@ gst_opencl_histogram_after_frame (GstOpenCLFilter * filter, GstBuffer * buffer)
     }
     /* A callback is only sure to come for a command that was flushed to the device (rusticl
      * holds commands until then). */
-    gst_opencl_filter_device (filter).queue.flush ();
+    device.queue ().flush ();
   });
   return ok;
 }

@@ -161,7 +161,7 @@ pass_options (const PlanePass & pass, const Variant & variant)
 void
 build_variant (GstOpenCLFilter * filter, State & state, const Variant & variant)
 {
-  auto & device = gst_opencl_filter_device (filter);
+  auto & device = gst_opencl::device_of (filter).device ();
   if (variant.group_size > device.max_work_group_size)
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
         std::string ("variant ") + variant.name + " needs work-groups of " +
@@ -334,7 +334,7 @@ ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * 
 {
   if (state.kernels_ready)
     return false;
-  auto & device = gst_opencl_filter_device (filter);
+  auto & device = gst_opencl::device_of (filter).device ();
   state.compute_units = std::max<cl_uint> (1,
       device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
   state.words = device.cl_device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
@@ -424,7 +424,7 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
   draw.setArg (6, counts);
   const size_t group_size = std::min<size_t> (256, VARIANTS[state.variant].group_size);
   const cl::NDRange local (16, std::max<size_t> (1, group_size / 16));
-  gst_opencl_filter_launch (filter, draw, cl::NDRange (draw_width, draw_height), local);
+  gst_opencl::device_of (filter).launch (draw, cl::NDRange (draw_width, draw_height), local);
   if (!state.layout.yuv)
     return;
   for (guint plane = 1; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
@@ -438,7 +438,7 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
     fill.setArg (3, (cl_int) row_bytes);
     fill.setArg (4, (cl_int) chroma_height);
     fill.setArg (5, (cl_uchar) 128);
-    gst_opencl_filter_launch (filter, fill, cl::NDRange (row_bytes, chroma_height), local);
+    gst_opencl::device_of (filter).launch (fill, cl::NDRange (row_bytes, chroma_height), local);
   }
 }
 
@@ -466,7 +466,7 @@ count_frame (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fra
 {
   return enqueue_counting (state, VARIANTS[state.variant], frame, bins,
       [&](cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
-        gst_opencl_filter_launch (filter, kernel, global, local);
+        gst_opencl::device_of (filter).launch (kernel, global, local);
       });
 }
 

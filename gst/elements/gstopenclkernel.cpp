@@ -146,25 +146,22 @@ gst_opencl_kernel_before_transform (GstBaseTransform * trans, GstBuffer * buffer
 }
 
 static gboolean
-gst_opencl_kernel_set_info (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
-    const GstVideoInfo * out_info)
+gst_opencl_kernel_set_info (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstVideoInfo * in_info, const GstVideoInfo * out_info)
 {
-  auto *trans = GST_BASE_TRANSFORM (filter);
   return GST_OPENCL_GUARD (filter, "cannot set up the kernel", [&]() {
-    GST_OPENCL_KERNEL (filter)->impl->host.prepare (GST_ELEMENT (filter),
-        gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (trans)), in_info,
+    GST_OPENCL_KERNEL (filter)->impl->host.prepare (GST_ELEMENT (filter), device, in_info,
         out_info);
   });
 }
 
 static gboolean
-gst_opencl_kernel_process (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
-    const GstOpenCLFrame * out)
+gst_opencl_kernel_process (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+    const GstOpenCLFrame * in, const GstOpenCLFrame * out)
 {
   auto *impl = GST_OPENCL_KERNEL (filter)->impl;
   return GST_OPENCL_GUARD (filter, "cannot run the kernel", [&]() {
-    impl->host.run (GST_ELEMENT (filter), gst_opencl_base_transform_device
-        (GST_OPENCL_BASE_TRANSFORM (filter)), in, *out, impl->stream_time, impl->frames++);
+    impl->host.run (GST_ELEMENT (filter), device, in, *out, impl->stream_time, impl->frames++);
   });
 }
 

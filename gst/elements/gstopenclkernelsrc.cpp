@@ -53,21 +53,23 @@ GST_ELEMENT_REGISTER_DEFINE (openclkernelsrc, "openclkernelsrc", GST_RANK_NONE,
     GST_TYPE_OPENCL_KERNEL_SRC);
 
 static gboolean
-gst_opencl_kernel_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info)
+gst_opencl_kernel_src_set_info (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
+    const GstVideoInfo * info)
 {
   return GST_OPENCL_GUARD (src, "cannot set up the kernel", [&]() {
     GST_OPENCL_KERNEL_SRC (src)->impl->host.prepare (GST_ELEMENT (src),
-        gst_opencl_src_element_device (src), nullptr, info);
+        device, nullptr, info);
   });
 }
 
 static gboolean
-gst_opencl_kernel_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out, GstClockTime,
+gst_opencl_kernel_src_render (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
+    const GstOpenCLFrame * out, GstClockTime,
     GstClockTime stream_time)
 {
   return GST_OPENCL_GUARD (src, "cannot run the kernel", [&]() {
     GST_OPENCL_KERNEL_SRC (src)->impl->host.run (GST_ELEMENT (src),
-        gst_opencl_src_element_device (src), nullptr, *out, stream_time,
+        device, nullptr, *out, stream_time,
         gst_opencl_src_frame_number (src));
   });
 }

@@ -197,7 +197,8 @@ GST_ELEMENT_REGISTER_DEFINE (openclmandelboxsrc, "openclmandelboxsrc", GST_RANK_
     GST_TYPE_OPENCL_MANDELBOX_SRC);
 
 static gboolean
-gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info)
+gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, gst_opencl::ElementDevice & element,
+    const GstVideoInfo * info)
 {
   auto *impl = GST_OPENCL_MANDELBOX_SRC (src)->impl;
   return GST_OPENCL_GUARD (src, "cannot set up the Mandelbox renderer", [&]() {
@@ -206,7 +207,7 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info
     state.order = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx ?
         ORDER_BGR : ORDER_RGB;
     state.opaque = format == GST_VIDEO_FORMAT_RGBx || format == GST_VIDEO_FORMAT_BGRx;
-    auto & device = gst_opencl_src_device (src);
+    auto & device = element.device ();
     /* One build for every setting (all are arguments); from the cache after the first. */
     if (!state.kernel ()) {
       std::vector<gst_opencl::TuningCandidate> names;
@@ -235,7 +236,8 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, const GstVideoInfo * info
 }
 
 static gboolean
-gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out, GstClockTime,
+gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
+    const GstOpenCLFrame * out, GstClockTime,
     GstClockTime stream_time)
 {
   auto *impl = GST_OPENCL_MANDELBOX_SRC (src)->impl;
@@ -269,7 +271,7 @@ gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, const GstOpenCLFrame * out,
     kernel.setArg (14, state.opaque);
     const int columns = (width + state.tile_width - 1) / state.tile_width;
     const int rows = (height + state.tile_height - 1) / state.tile_height;
-    gst_opencl_src_launch (src, kernel, cl::NDRange (columns, rows), state.group);
+    device.launch (kernel, cl::NDRange (columns, rows), state.group);
     GST_LOG_OBJECT (src, "frame at stream time %" GST_TIME_FORMAT ", yaw %.3f",
         GST_TIME_ARGS (stream_time), yaw);
   });

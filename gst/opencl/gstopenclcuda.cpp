@@ -384,7 +384,7 @@ public:
     SharedBuffer & slot = *slots[next];
     next = (next + 1) % slots.size ();
     if (slot.done ()) {
-      slot.done.wait ();
+      element.wait (slot.done);
       slot.done = cl::Event ();
     }
     return slot;
@@ -394,7 +394,7 @@ public:
   {
     if (acquire_call) {
       cl_mem memory = slot.buffer ();
-      const cl_int status = acquire_call (element.device ().queue (), 1, &memory, 0, nullptr,
+      const cl_int status = acquire_call (element.queue () (), 1, &memory, 0, nullptr,
           nullptr);
       if (status != CL_SUCCESS)
         throw cl::Error (status, "clEnqueueAcquireExternalMemObjectsKHR");
@@ -410,7 +410,7 @@ public:
     if (!acquired || !current)
       return;
     acquired = false;
-    auto & queue = element.device ().queue;
+    auto & queue = element.queue ();
     if (release_call) {
       cl_mem memory = current->buffer ();
       cl_event event = nullptr;
@@ -484,9 +484,9 @@ CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
   slots_->release (device);
   /* CUDA reads what the kernels wrote: the host waits for them, as a download does. */
   if (slot->done ())
-    slot->done.wait ();
+    device.wait (slot->done);
   else
-    device.device ().queue.finish ();
+    device.finish ();
   CudaMap target (buffer, &slots_->info, true);
   copy_planes (&slots_->info, slot->address, slots_->info.offset, slots_->info.stride,
       target.pointer, target.offsets, target.strides);

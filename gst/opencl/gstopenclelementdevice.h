@@ -63,6 +63,8 @@ public:
   bool started () const { return context_ != nullptr; }
   /* Valid between start () and stop (). */
   Device & device ();
+  /* The device's in-order kernel queue (device ().queue). */
+  cl::CommandQueue & queue () { return device ().queue; }
   /* The shared context object (not a new reference), for buffer pools and memory. */
   GstOpenCLContext *context () { device (); return context_; }
 

@@ -40,7 +40,8 @@ gst_opencl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps 
   if (!gst_opencl_base_transform_configure_ports (GST_OPENCL_BASE_TRANSFORM (trans), incaps,
           outcaps, &in_info, &out_info))
     return FALSE;
-  return klass->set_info ? klass->set_info (filter, &in_info, &out_info) : TRUE;
+  return klass->set_info ? klass->set_info (filter, device_of (filter), &in_info, &out_info) :
+      TRUE;
 }
 
 /* The base's rule (any memory in, any memory out, OpenCL memory preferred), but in place. */
@@ -72,7 +73,7 @@ gst_opencl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuf
     gst_opencl::FrameTrip in (device, in_port, inbuf, gst_opencl::FrameAccess::Read);
     gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), outbuf,
         gst_opencl::FrameAccess::Write);
-    processed = klass->process (filter, &in.frame (), &out.frame ());
+    processed = klass->process (filter, device, &in.frame (), &out.frame ());
     if (!processed)
       return;
     in.finish (false);
@@ -110,7 +111,8 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
     gst_opencl::FrameTrip frame (device, in_port, buffer, writable ?
         gst_opencl::FrameAccess::ReadWrite : gst_opencl::FrameAccess::Read);
     gboolean written = FALSE, results_now = FALSE;
-    processed = klass->process_ip (filter, &frame.frame (), writable, &written, &results_now);
+    processed = klass->process_ip (filter, device, &frame.frame (), writable, &written,
+        &results_now);
     if (!processed)
       return;
     bool waited = frame.finish (written && writable);
@@ -124,7 +126,7 @@ gst_opencl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
   });
   if (!ok || !processed)
     return GST_FLOW_ERROR;
-  if (klass->after_frame && !klass->after_frame (filter, buffer))
+  if (klass->after_frame && !klass->after_frame (filter, device, buffer))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
@@ -158,15 +160,3 @@ gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames
   gst_base_transform_set_passthrough (trans, !writes_frames);
 }
 
-gst_opencl::Device &
-gst_opencl_filter_device (GstOpenCLFilter * filter)
-{
-  return device_of (filter).device ();
-}
-
-void
-gst_opencl_filter_launch (GstOpenCLFilter * filter, const cl::Kernel & kernel,
-    const cl::NDRange & global, const cl::NDRange & local)
-{
-  device_of (filter).launch (kernel, global, local);
-}

@@ -17,15 +17,17 @@ struct _GstOpenCLFilterClass
 {
   GstOpenCLBaseTransformClass parent_class;
 
-  /* Caps are set: build kernels, size state. Called with the context ready. Must not throw
-   * (wrap the body in GST_OPENCL_GUARD); return FALSE after posting an error. */
-  gboolean (*set_info) (GstOpenCLFilter * filter, const GstVideoInfo * in_info,
-      const GstVideoInfo * out_info);
+  /* Caps are set: build kernels, size state, on `device` (the element's, its context
+   * ready). Must not throw (wrap the body in GST_OPENCL_GUARD); return FALSE after posting an
+   * error. */
+  gboolean (*set_info) (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+      const GstVideoInfo * in_info, const GstVideoInfo * out_info);
 
-  /* Enqueue the kernels that read `in` and write `out`, through gst_opencl_filter_launch () so
-   * their time is measured. Nothing may block or allocate here. Must not throw. */
-  gboolean (*process) (GstOpenCLFilter * filter, const GstOpenCLFrame * in,
-      const GstOpenCLFrame * out);
+  /* Enqueue the kernels that read `in` and write `out`, through device.launch () so their time
+   * is measured. After the first frame of a caps (warm-up), nothing here may block, allocate a
+   * device buffer or build a program: set_info makes them. Must not throw. */
+  gboolean (*process) (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+      const GstOpenCLFrame * in, const GstOpenCLFrame * out);
 
   /* In-place (analysis) mode, for elements that call gst_opencl_filter_set_analysis () in their
    * init: `frame` is the frame on the device (the buffer's own OpenCL memory, or a copy of the
@@ -35,14 +37,16 @@ struct _GstOpenCLFilterClass
    * waits for later (the streaming thread does not wait for the device per frame); set
    * *results_now when the subclass needs them before the frame leaves (then the base waits for
    * the queue before it returns, so after_frame finds them complete). Must not throw. */
-  gboolean (*process_ip) (GstOpenCLFilter * filter, const GstOpenCLFrame * frame,
-      gboolean frame_writable, gboolean * frame_written, gboolean * results_now);
+  gboolean (*process_ip) (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+      const GstOpenCLFrame * frame, gboolean frame_writable, gboolean * frame_written,
+      gboolean * results_now);
 
   /* In-place mode, optional: after process_ip, once the frame's work is enqueued (and complete,
    * when it set *results_now), what the subclass does with the buffer before it leaves the
    * element (metas, reading results back). Not called for a frame that failed. Return FALSE
    * after posting an error. Must not throw. */
-  gboolean (*after_frame) (GstOpenCLFilter * filter, GstBuffer * buffer);
+  gboolean (*after_frame) (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
+      GstBuffer * buffer);
 };
 
 /* Pad templates for the formats the subclass handles in system memory; with GL built, RGBA in
@@ -57,11 +61,3 @@ G_END_DECLS
  * case they are made writable and process_ip () may draw into them. Call from the instance init,
  * and again whenever the subclass starts or stops writing (safe while playing). */
 void gst_opencl_filter_set_analysis (GstOpenCLFilter * filter, gboolean writes_frames);
-
-/* The device of the running element (valid from start () to stop ()). */
-gst_opencl::Device & gst_opencl_filter_device (GstOpenCLFilter * filter);
-
-/* Enqueues a kernel on the shared queue and records its event for the kernel-time property.
- * `global` is rounded up to a multiple of `local`. Throws cl::Error. */
-void gst_opencl_filter_launch (GstOpenCLFilter * filter, const cl::Kernel & kernel,
-    const cl::NDRange & global, const cl::NDRange & local);

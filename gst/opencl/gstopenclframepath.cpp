@@ -464,7 +464,7 @@ FrameTrip::FrameTrip (ElementDevice & device, FramePort & port, GstBuffer * buff
   frame_.info = layout;
   if (!reads)
     return;
-  auto & queue = device.device ().queue;
+  auto & queue = device.queue ();
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&host_); plane++) {
     const gsize span = plane_span_bytes (&host_.info, plane);
     count_transfer (true, span);
@@ -526,7 +526,7 @@ FrameTrip::finish (bool written)
       foreign_->end_frame (device_);
       return false;
     case FrameRoute::Wrapped: {
-      auto & queue = device_.device ().queue;
+      auto & queue = device_.queue ();
       if (written) {
         /* The host sees what the kernels wrote once a map of the buffer has completed. */
         void *view = queue.enqueueMapBuffer (frame_.buffer, CL_FALSE, CL_MAP_READ, 0,
@@ -552,7 +552,7 @@ FrameTrip::finish (bool written)
       break;
   }
   if (written) {
-    auto & queue = device_.device ().queue;
+    auto & queue = device_.queue ();
     const guint planes = GST_VIDEO_FRAME_N_PLANES (&host_);
     for (guint plane = 0; plane < planes; plane++) {
       const gsize span = plane_span_bytes (&host_.info, plane);
@@ -629,7 +629,7 @@ void
 copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
     const GstOpenCLFrame & target)
 {
-  auto & queue = device.device ().queue;
+  auto & queue = device.queue ();
   check_frame_caps (buffer, port);
   DeviceFrameView view;
   if (buffer_device_frame (buffer, device_context (device), false, &view)) {
@@ -695,7 +695,7 @@ copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
         std::to_string (bytes) + " bytes of its caps");
   }
   try {
-    device.device ().queue.enqueueWriteBuffer (target, CL_FALSE, 0, bytes, upload.map.data,
+    device.queue ().enqueueWriteBuffer (target, CL_FALSE, 0, bytes, upload.map.data,
         nullptr, &upload.done);
     count_transfer (true, bytes);
   } catch (...) {
@@ -719,21 +719,21 @@ copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFrame &
   DeviceFrameView view;
   if (context == device_context (device) &&
       buffer_device_frame (buffer, context, true, &view)) {
-    copy_on_device (device.device ().queue, source, GstOpenCLFrame { view.buffer, view.info });
+    copy_on_device (device.queue (), source, GstOpenCLFrame { view.buffer, view.info });
     opencl_memory_written (memory);
     return;
   }
   GstOpenCLFrame foreign_frame;
   ForeignFrames *foreign = port.foreign ();
   if (foreign && foreign->device_frame (device, buffer, &foreign_frame)) {
-    copy_on_device (device.device ().queue, source, foreign_frame);
+    copy_on_device (device.queue (), source, foreign_frame);
     foreign->from_device (device, buffer);
     return;
   }
   GstVideoFrame frame;
   map_frame (&frame, &port.info (), buffer, GST_MAP_WRITE, "the output frame");
   try {
-    copy_frame_from_device (device.device ().queue, source.buffer, &source.info, &frame, false);
+    copy_frame_from_device (device.queue (), source.buffer, &source.info, &frame, false);
     device.finish ();
   } catch (...) {
     if (finished_or_given_up (device))
@@ -775,7 +775,7 @@ copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * b
     throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the output", nullptr));
   }
   try {
-    device.device ().queue.enqueueReadBuffer (source, CL_FALSE, 0, bytes, map.data);
+    device.queue ().enqueueReadBuffer (source, CL_FALSE, 0, bytes, map.data);
     count_transfer (false, bytes);
     device.finish ();
   } catch (...) {

@@ -210,9 +210,9 @@ public:
     {
       GlStepTimes::Scope timed { times_, GlStepTimes::WaitKernels };
       if (last_release_ ())
-        last_release_.wait ();
+        wait_event (device_, last_release_, nullptr);
       else
-        device_.queue.finish ();
+        finish_queue (device_, nullptr);
     }
     times_.frames_out++;
     TextureMap texture (memory, GST_MAP_WRITE);
@@ -309,7 +309,7 @@ private:
     if (acquired_)
       end_frame ();
     if (last_release_ ()) {
-      last_release_.wait ();
+      wait_event (device_, last_release_, nullptr);
       last_release_ = cl::Event ();
     }
     if (copy_fence_) {

@@ -100,7 +100,7 @@ public:
     if (status != CL_SUCCESS)
       throw cl::Error (status, "clEnqueueReleaseGLObjects");
     /* GL may use the texture once the release is complete. */
-    cl::Event (released).wait ();
+    wait_event (device_, cl::Event (released), nullptr);
     if (GstGLSyncMeta *sync = gst_buffer_get_gl_sync_meta (buffer))
       gst_gl_sync_meta_set_sync_point (sync, gl_);
     return true;

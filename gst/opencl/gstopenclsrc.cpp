@@ -225,7 +225,7 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
           std::string ("cannot render ") + GST_VIDEO_INFO_NAME (&info) +
           ": only packed formats");
-    gst_opencl::check_frame_fits (gst_opencl_src_device (src), &info);
+    gst_opencl::check_frame_fits (get_priv (src)->device.device (), &info);
   });
   if (!ok)
     return FALSE;
@@ -242,7 +242,7 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
   GST_OBJECT_UNLOCK (base);
   gst_base_src_set_blocksize (base, (guint) info.size);
   GST_DEBUG_OBJECT (src, "caps %" GST_PTR_FORMAT, caps);
-  return klass->set_info ? klass->set_info (src, &info) : TRUE;
+  return klass->set_info ? klass->set_info (src, get_priv (src)->device, &info) : TRUE;
 }
 
 /* System memory: downstream's pool when it offers one that takes our caps, else a video pool. */
@@ -471,7 +471,7 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
     gst_opencl::FrameWork work (priv->device);
     gst_opencl::FrameTrip out (priv->device, priv->out_port, buffer,
         gst_opencl::FrameAccess::Write);
-    rendered = klass->render (src, &out.frame (), running_time, stream_time);
+    rendered = klass->render (src, priv->device, &out.frame (), running_time, stream_time);
     if (rendered)
       work.end (out.finish (true));
   });
@@ -538,28 +538,9 @@ gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * 
   gst_caps_unref (caps);
 }
 
-gst_opencl::Device &
-gst_opencl_src_device (GstOpenCLSrc * src)
-{
-  return get_priv (src)->device.device ();
-}
-
-gst_opencl::ElementDevice &
-gst_opencl_src_element_device (GstOpenCLSrc * src)
-{
-  return get_priv (src)->device;
-}
-
 guint64
 gst_opencl_src_frame_number (GstOpenCLSrc * src)
 {
   auto *priv = get_priv (src);
   return priv->accum_frames + priv->frames;
-}
-
-void
-gst_opencl_src_launch (GstOpenCLSrc * src, const cl::Kernel & kernel, const cl::NDRange & global,
-    const cl::NDRange & local)
-{
-  get_priv (src)->device.launch (kernel, global, local);
 }

@@ -26,13 +26,15 @@ struct _GstOpenCLSrcClass
 
   /* Caps are set: build kernels, size state. Called with the context ready. Must not throw
    * (wrap the body in GST_OPENCL_GUARD); return FALSE after posting an error. */
-  gboolean (*set_info) (GstOpenCLSrc * src, const GstVideoInfo * info);
+  gboolean (*set_info) (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
+      const GstVideoInfo * info);
 
   /* Enqueue the kernels that write the frame into `out` (rows info.stride[0] bytes apart),
-   * through gst_opencl_src_launch () so their time is measured. `running_time` and `stream_time`
-   * are those of the frame's timestamp. Nothing may block or allocate here. Must not throw. */
-  gboolean (*render) (GstOpenCLSrc * src, const GstOpenCLFrame * out, GstClockTime running_time,
-      GstClockTime stream_time);
+   * through device.launch () so their time is measured. `running_time` and `stream_time` are
+   * those of the frame's timestamp. After the first frame of a caps, nothing here may block,
+   * allocate a device buffer or build a program. Must not throw. */
+  gboolean (*render) (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
+      const GstOpenCLFrame * out, GstClockTime running_time, GstClockTime stream_time);
 };
 
 /* The src pad template: the packed 4-byte `formats` the subclass renders in system memory;
@@ -42,17 +44,8 @@ void gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gch
 
 G_END_DECLS
 
-/* The device of the running element (valid from start () to stop ()). */
-gst_opencl::Device & gst_opencl_src_device (GstOpenCLSrc * src);
-
-/* The device part of the element (ElementDevice: launches, kernel-time), start () to stop (). */
-gst_opencl::ElementDevice & gst_opencl_src_element_device (GstOpenCLSrc * src);
 
 /* The offset of the frame being rendered: frames since start, counted on across caps changes
  * and set to the position of a seek. */
 guint64 gst_opencl_src_frame_number (GstOpenCLSrc * src);
 
-/* Enqueues a kernel on the shared queue and records its event for the kernel-time property.
- * `global` is rounded up to a multiple of `local`. Throws cl::Error. */
-void gst_opencl_src_launch (GstOpenCLSrc * src, const cl::Kernel & kernel,
-    const cl::NDRange & global, const cl::NDRange & local);

@@ -171,7 +171,7 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   GST_DEBUG_OBJECT (trans, "caps %" GST_PTR_FORMAT ", window of %u frames", incaps,
       priv->ring.slot_count);
-  if (klass->set_info && !klass->set_info (filter, &info, &priv->ring))
+  if (klass->set_info && !klass->set_info (filter, device_of (filter), &info, &priv->ring))
     return FALSE;
   priv->configured = true;
   return TRUE;
@@ -216,7 +216,8 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
   }
   priv->received++;
 
-  if (klass->frame_uploaded && !klass->frame_uploaded (filter, &priv->ring, slot))
+  if (klass->frame_uploaded && !klass->frame_uploaded (filter, device_of (filter), &priv->ring,
+          slot))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
@@ -289,7 +290,7 @@ make_output (GstOpenCLTemporalFilter * filter, bool draining, GstBuffer ** out_b
     gst_opencl::FrameWork work (device);
     gst_opencl::FrameTrip out (device, port_of (filter, GST_PAD_SRC), buffer,
         gst_opencl::FrameAccess::Write);
-    processed = klass->process (filter, &priv->ring, slots, &out.frame ());
+    processed = klass->process (filter, device, &priv->ring, slots, &out.frame ());
     if (processed)
       work.end (out.finish (true));
   });
@@ -435,8 +436,3 @@ gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass
   gst_opencl::add_video_pad_templates (GST_ELEMENT_CLASS (klass), formats, gl_rgba);
 }
 
-gst_opencl::ElementDevice &
-gst_opencl_temporal_filter_element_device (GstOpenCLTemporalFilter * filter)
-{
-  return device_of (filter);
-}

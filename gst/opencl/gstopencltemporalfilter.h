@@ -45,20 +45,19 @@ struct _GstOpenCLTemporalFilterClass
 
   /* Caps are set and the ring is allocated: build kernels, size state. Must not throw (wrap
    * the body in GST_OPENCL_GUARD); return FALSE after posting an error. */
-  gboolean (*set_info) (GstOpenCLTemporalFilter * filter, const GstVideoInfo * info,
-      const GstOpenCLFrameRing * ring);
+  gboolean (*set_info) (GstOpenCLTemporalFilter * filter, gst_opencl::ElementDevice & device,
+      const GstVideoInfo * info, const GstOpenCLFrameRing * ring);
 
   /* Optional: frame upload into `slot` is enqueued; enqueue per-frame work (e.g. the spatial
-   * passes of a separable filter) through gst_opencl_temporal_filter_element_device ()'s
-   * launch (). Must not block or throw. */
+   * passes of a separable filter) through device.launch (). Must not block or throw. */
   gboolean (*frame_uploaded) (GstOpenCLTemporalFilter * filter,
-      const GstOpenCLFrameRing * ring, guint slot);
+      gst_opencl::ElementDevice & device, const GstOpenCLFrameRing * ring, guint slot);
 
   /* Enqueue the kernels that write output frame n into `out` (plane 0 at out->info.offset[0],
    * rows out->info.stride[0] bytes apart): slots[l], l = 0 .. 2d, is the ring slot of input frame
    * n - d + l (already clamped to the stream). Must not block or throw. */
-  gboolean (*process) (GstOpenCLTemporalFilter * filter, const GstOpenCLFrameRing * ring,
-      const guint * slots, const GstOpenCLFrame * out);
+  gboolean (*process) (GstOpenCLTemporalFilter * filter, gst_opencl::ElementDevice & device,
+      const GstOpenCLFrameRing * ring, const guint * slots, const GstOpenCLFrame * out);
 };
 
 /* Pad templates as gst_opencl_filter_class_add_pad_templates () makes them: the formats
@@ -67,7 +66,3 @@ void gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilter
     const gchar * formats, gboolean gl_rgba);
 
 G_END_DECLS
-
-/* The device part of the running element: device (), launch (). */
-gst_opencl::ElementDevice & gst_opencl_temporal_filter_element_device (
-    GstOpenCLTemporalFilter * filter);
