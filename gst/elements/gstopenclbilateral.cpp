@@ -235,11 +235,17 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
      * CPU with it. */
     using gst_opencl::env::Variable;
     const int tile = gst_opencl::env::word (Variable::BilateralTile);  /* float, byte */
-    if (tile >= 0 && gst_opencl::env::variant ("bilateral").empty ())
+    if (tile >= 0 && gst_opencl::env::variant ("bilateral").empty ()) {
       chosen = tile == 0 ? FLOAT_TILE_DEFAULT : BYTE_TILE_DEFAULT;
-    else
-      chosen = order[gst_opencl::choose_variant (device.cl_device, "bilateral", tuning_key,
-              candidates, time_one)];
+      gst_opencl::TuningChoice forced;
+      forced.index = candidates.size ();
+      forced.name = VARIANTS[chosen].name;
+      forced.source = gst_opencl::TuningChoice::Source::Forced;
+      gst_opencl::device_of (filter).post_variant ("bilateral", tuning_key, candidates, forced);
+    } else {
+      chosen = order[gst_opencl::device_of (filter).tune ("bilateral", tuning_key, candidates,
+              time_one).index];
+    }
   } catch (...) {
     g_free (tuning_key);
     throw;

@@ -167,7 +167,6 @@ struct GstOpenCLHistogramImpl
 {
   std::mutex lock;
   Settings settings;
-  std::string variant;  /* the chosen variant's name once chosen, for the property */
   State state;
   Interval interval;       /* under pending.lock */
   PendingCounts pending;
@@ -182,10 +181,6 @@ struct GstOpenCLHistogramImpl
       interval.reset ();
     }
     state = State ();
-    {
-      std::lock_guard<std::mutex> guard (lock);
-      variant.clear ();
-    }
   }
 };
 
@@ -329,10 +324,7 @@ gst_opencl_histogram_process_ip (GstOpenCLFilter * filter, gst_opencl::ElementDe
   return GST_OPENCL_GUARD (filter, "histogram failed", [&]() {
     const Settings settings = settings_snapshot (impl);
     State & state = impl->state;
-    if (ensure_kernels (filter, state, frame, settings.bins)) {
-      std::lock_guard<std::mutex> lock (impl->lock);
-      impl->variant = variant_name (state);
-    }
+    ensure_kernels (filter, state, frame, settings.bins);
     auto & queue = device.queue ();
     const size_t count_bytes = (size_t) state.channels * settings.bins * sizeof (cl_uint);
     const guint counted = count_frame (filter, state, frame, settings.bins);
@@ -554,21 +546,6 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
       [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
         g_value_set_boolean (value, impl.settings.tensor_meta);
       }, warn_no_tensor_meta);
-  /**
-   * GstOpenCLHistogram:variant:
-   *
-   * The kernel variant counting the frames, once the first frame chose it (NULL before and
-   * after stopping): forced with GST_OPENCL_VARIANT_HISTOGRAM=<name>, else the one chosen on this
-   * device before (remembered on disk), else the fastest on a frame of random bytes with the
-   * stream's layout. GST_OPENCL_TUNING=0 takes the device's default. See
-   * docs/openclhistogram.md for the variants.
-   */
-  properties.add_read_only (g_param_spec_string ("variant", "Variant",
-      "The kernel variant counting the frames (chosen on the first frame)", nullptr,
-      (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)),
-      [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
-        gst_opencl::value_from (impl.variant, value);
-      });
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL histogram",
       "Filter/Analyzer/Video", "Per-frame histograms on an OpenCL device, posted on the bus "

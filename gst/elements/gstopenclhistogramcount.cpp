@@ -389,8 +389,8 @@ ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * 
       (guint64) gst_opencl::stable_hash (gst_opencl::kernel_source ("histogram")));
   size_t chosen = 0;
   try {
-    chosen = order[gst_opencl::choose_variant (device.cl_device, "histogram", key, candidates,
-            time_one)];
+    chosen = order[gst_opencl::device_of (filter).tune ("histogram", key, candidates,
+            time_one).index];
   } catch (...) {
     g_free (key);
     throw;
@@ -442,12 +442,6 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
   }
 }
 
-
-const char *
-variant_name (const State & state)
-{
-  return VARIANTS[state.variant].name;
-}
 
 void
 allocate_counts (gst_opencl::Device & device, State & state)

@@ -91,9 +91,6 @@ void allocate_counts (gst_opencl::Device & device, State & state);
 bool ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * frame,
     guint bins);
 
-/* The name of the chosen variant. */
-const char *variant_name (const State & state);
-
 /* Enqueues the counting of every plane of `frame` through the filter's launch, the first
  * launch clearing the other count buffer, which becomes current for the next frame. Returns
  * the index of the buffer counted into. */

@@ -215,8 +215,15 @@ gst_opencl_mandelbox_src_set_info (GstOpenCLSrc * src, gst_opencl::ElementDevice
         names.push_back ({ variant.name, false });
       const long forced = gst_opencl::forced_variant ("mandelbox", names);
       const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-      const Variant & variant = VARIANTS[forced >= 0 ? (size_t) forced :
-          cpu ? cpu_variant_for (device.cl_device) : 0];
+      const size_t index = forced >= 0 ? (size_t) forced :
+          cpu ? cpu_variant_for (device.cl_device) : 0;
+      const Variant & variant = VARIANTS[index];
+      gst_opencl::TuningChoice choice;
+      choice.index = index;
+      choice.name = variant.name;
+      choice.source = forced >= 0 ? gst_opencl::TuningChoice::Source::Forced :
+          gst_opencl::TuningChoice::Source::Default;
+      element.post_variant ("mandelbox", "", names, choice);
       state.tile_width = variant.tile_width;
       state.tile_height = variant.vector_height * std::max (variant.chains, 1);
       state.kernel = variant.chains == 0 ? device.kernel ("mandelbox", "mandelbox", "") :

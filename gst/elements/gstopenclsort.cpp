@@ -223,8 +223,17 @@ static gst_opencl::DeviceSort &
 ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::SortKey key, gst_opencl::SortOrder order)
 {
   auto & sort = impl->state.sort;
-  if (!sort || sort->key () != key || sort->order () != order)
+  if (!sort || sort->key () != key || sort->order () != order) {
     sort = std::make_unique<gst_opencl::DeviceSort> (impl->device.device (), key, order);
+    /* What runs for the negotiated rows, reported as every tuned element reports its variant
+     * (the long rows' radix sort is timed once per device: GST_OPENCL_VARIANT_SORT). */
+    gst_opencl::TuningChoice choice;
+    choice.name = gst_opencl::sort_strategy_name (sort->strategy_for (impl->state.rows,
+            impl->state.length));
+    choice.index = 0;
+    impl->device.post_variant ("sort", std::to_string (impl->state.rows) + "x" +
+        std::to_string (impl->state.length), {}, choice);
+  }
   return *sort;
 }
 

@@ -29,6 +29,26 @@
 
 namespace gst_opencl {
 
+const char *
+sort_strategy_name (SortStrategy strategy)
+{
+  switch (strategy) {
+    case SortStrategy::LocalStages:
+      return "local-stages";
+    case SortStrategy::GlobalPasses:
+      return "global-passes";
+    case SortStrategy::Bitonic:
+      return "bitonic";
+    case SortStrategy::Radix:
+      return "radix";
+    case SortStrategy::Onesweep:
+      return "onesweep";
+    case SortStrategy::Automatic:
+      break;
+  }
+  return "automatic";
+}
+
 namespace {
 
 size_t

@@ -61,6 +61,10 @@ namespace gst_opencl {
  *                 OnesweepSort::MAX_LENGTH keys, 2^30 - 1, take Radix). */
 enum class SortStrategy { Automatic, LocalStages, GlobalPasses, Bitonic, Radix, Onesweep };
 
+/* "local-stages", "global-passes", "radix", "onesweep", ...: a strategy's name, as the
+ * element's `variant` property reports what it runs. */
+const char *sort_strategy_name (SortStrategy strategy);
+
 /* The bitonic network's shape on one device, from its limits and SortTuning. */
 struct BitonicShape
 {

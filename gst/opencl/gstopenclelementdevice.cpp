@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclelementdevice.h"
 
+#include <algorithm>
+
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclutils.h"
 
@@ -112,6 +114,21 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
           "The memory of the frames taken and given, as negotiated: system, opencl, gl or "
           "cuda (\"<in> -> <out>\")", nullptr,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  /**
+   * GstOpenCLElement:variant:
+   *
+   * The kernel variant the element runs, for elements whose kernels come in tuned variants
+   * (chosen on the first frame: forced with GST_OPENCL_VARIANT_<FAMILY>, else remembered, else
+   * timed; GST_OPENCL_TUNING=0 takes the device's default): its name, or "family=name" joined
+   * by ", " when the element tunes several families. NULL before the first choice, after a
+   * stop, and for elements without variants. Each choice is also posted as an
+   * `opencl-variant` element message (docs/performance.md).
+   */
+  g_object_class_install_property (klass, first_id + VARIANT,
+      g_param_spec_string ("variant", "Variant",
+          "The kernel variant in use (chosen on the first frame; \"family=name, ...\" when "
+          "several are tuned)", nullptr,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
 void
@@ -157,6 +174,13 @@ ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id
   } else if (prop_id == first_id + MEMORY) {
     std::lock_guard<std::mutex> lock (settings_lock_);
     g_value_set_string (value, memory_.empty () ? nullptr : memory_.c_str ());
+  } else if (prop_id == first_id + VARIANT) {
+    std::lock_guard<std::mutex> lock (settings_lock_);
+    std::string text;
+    for (const auto & variant : variants_)
+      text += (text.empty () ? "" : ", ") + (variants_.size () == 1 ? variant.second :
+          variant.first + "=" + variant.second);
+    g_value_set_string (value, text.empty () ? nullptr : text.c_str ());
   } else {
     return false;
   }
@@ -199,6 +223,10 @@ ElementDevice::start (GstElement * element)
   gl_interop_ = 0;
   watch_.clear_stop ();
   set_memory ("");
+  {
+    std::lock_guard<std::mutex> lock (settings_lock_);
+    variants_.clear ();
+  }
   discard_frame ();
   gst_opencl_ensure_element_context (element, device_string (), &context_);
   element_ = element;
@@ -241,6 +269,10 @@ ElementDevice::stop (GstElement * element)
     }
   }
   discard_frame ();
+  {
+    std::lock_guard<std::mutex> lock (settings_lock_);
+    variants_.clear ();
+  }
   element_ = nullptr;
   GST_OBJECT_LOCK (element);
   GstOpenCLContext *context = context_;
@@ -265,6 +297,15 @@ void
 ElementDevice::post_variant (const std::string & family, const std::string & key,
     const std::vector<TuningCandidate> & candidates, const TuningChoice & choice)
 {
+  {
+    std::lock_guard<std::mutex> lock (settings_lock_);
+    auto known = std::find_if (variants_.begin (), variants_.end (),
+        [&] (const std::pair<std::string, std::string> & v) { return v.first == family; });
+    if (known != variants_.end ())
+      known->second = choice.name;
+    else
+      variants_.emplace_back (family, choice.name);
+  }
   if (!element_)
     return;
   GstStructure *structure = gst_structure_new ("opencl-variant",
@@ -288,6 +329,18 @@ ElementDevice::post_variant (const std::string & family, const std::string & key
   gst_structure_take_value (structure, "median-ms", &times);
   gst_element_post_message (element_, gst_message_new_element (GST_OBJECT (element_),
           structure));
+}
+
+TuningChoice
+ElementDevice::tune (const std::string & family, const std::string & key,
+    const std::vector<TuningCandidate> & candidates,
+    const std::function<double (size_t)> & time_one, int runs,
+    const std::function<bool (const std::string &)> & accepts_forced)
+{
+  TuningChoice choice = tune_variant (device ().cl_device, family, key, candidates, time_one,
+      runs, accepts_forced);
+  post_variant (family, key, candidates, choice);
+  return choice;
 }
 
 Device &

@@ -37,7 +37,8 @@ class ElementDevice
 public:
   /* Property ids of the element's device properties, consecutive from `first_id`. */
   enum PropertyOffset : guint
-  { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, MEMORY = 4, COUNT = 5 };
+  { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, MEMORY = 4, VARIANT = 5,
+    COUNT = 6 };
 
   ElementDevice () = default;
   ElementDevice (const ElementDevice &) = delete;
@@ -113,9 +114,18 @@ public:
    * `gl_properties` (cl_khr_gl_sharing), and tells the pipeline (have-context). Throws. */
   void bind_to_gl (GstElement * element, const std::vector<cl_context_properties> & gl_properties);
 
-  /* Posts an `opencl-variant` element message saying which variant of `family` the element
-   * uses for `key`, how it was chosen and, when timed now, each candidate's median time
-   * (benchmarks read it). Between start () and stop (). */
+  /* The tuning idiom in one call, for every tuned element: chooses the variant of `family` for
+   * `key` on this element's device (gst_opencl::tune_variant: forced, default, remembered,
+   * cached or timed with `time_one`), then reports it as every element does: the `variant`
+   * property and an `opencl-variant` message (post_variant). Throws as tune_variant does. */
+  TuningChoice tune (const std::string & family, const std::string & key,
+      const std::vector<TuningCandidate> & candidates,
+      const std::function<double (size_t)> & time_one, int runs = 3,
+      const std::function<bool (const std::string &)> & accepts_forced = {});
+
+  /* Reports the variant of `family` the element uses for `key`: the `variant` property, and an
+   * `opencl-variant` element message saying how it was chosen and, when timed now, each
+   * candidate's median time (benchmarks read it). Between start () and stop (). */
   void post_variant (const std::string & family, const std::string & key,
       const std::vector<TuningCandidate> & candidates, const TuningChoice & choice);
 
@@ -130,6 +140,8 @@ private:
   std::atomic<int> gl_interop_ { 0 };
   WaitWatch watch_;
   std::string memory_;  /* under settings_lock_ */
+  /* The variant of each tuned family, as chosen this run: family, name; under settings_lock_. */
+  std::vector<std::pair<std::string, std::string>> variants_;
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
   std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
   /* Deferred frames' events, oldest at deferred_head_, until they complete. */
