@@ -7,7 +7,8 @@
  * (R, G, B, A or Y, U, V; 10-bit codes for P010) are interpolated (nearest or bilinear, edges
  * clamped), then one affine map `m` (3 rows of 3 factors and an offset, computed by the host
  * in double precision from both sides' matrix, range and depth) gives the output codes, which
- * are rounded half up and saturated. Positions are exact rationals: along an axis, output
+ * are rounded half up and saturated. METHOD_CUBIC is Catmull-Rom over the 4x4 samples around
+ * the position (its overshoot is saturated with the rest). Positions are exact rationals: along an axis, output
  * coordinate p (given doubled, p2 = 2p, so chroma sites between pixels are integers) of the
  * picture at origin o and size D maps to input coordinate
  *   s = ((p2 - 2o + 1) S - D) / (2D)
@@ -32,6 +33,7 @@
 
 #define METHOD_NEAREST 0
 #define METHOD_BILINEAR 1
+#define METHOD_CUBIC 8
 
 /* Planes: offsets and strides in bytes. */
 typedef struct
@@ -127,6 +129,27 @@ tap_of (long n, long d, int size, int method)
   return t;
 }
 
+/* Catmull-Rom: the four taps around n / d (i - 1 .. i + 2, clamped) and their weights. */
+typedef struct
+{
+  int i[4];
+  float4 w;
+} Taps4;
+
+inline Taps4
+cubic_of (long n, long d, int size)
+{
+  Taps4 t;
+  const long i = floor_div (n, d);
+  const float f = (float) (n - i * d) / (float) d;
+  for (int k = 0; k < 4; k++)
+    t.i[k] = (int) clamp (i - 1 + k, 0L, (long) size - 1);
+  const float f2 = f * f, f3 = f2 * f;
+  t.w = (float4) (-0.5f * f3 + f2 - 0.5f * f, 1.5f * f3 - 2.5f * f2 + 1.0f,
+      -1.5f * f3 + 2.0f * f2 + 0.5f * f, 0.5f * f3 - 0.5f * f2);
+  return t;
+}
+
 /* The geometry: picture origin and size in the output, input size, methods and sites. */
 typedef struct
 {
@@ -145,7 +168,17 @@ sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2
   const Tap tx = tap_of (nx, dx, g->sw, g->method);
   const Tap ty = tap_of (ny, dy, g->sh, g->method);
   float4 v;
-  if (g->method == METHOD_NEAREST) {
+  if (g->method == METHOD_CUBIC) {
+    const Taps4 cx = cubic_of (nx, dx, g->sw), cy = cubic_of (ny, dy, g->sh);
+    v = (float4) (0.0f);
+    for (int r = 0; r < 4; r++) {
+      const float4 row = cx.w.x * read_full (in, p, cx.i[0], cy.i[r]) +
+          cx.w.y * read_full (in, p, cx.i[1], cy.i[r]) +
+          cx.w.z * read_full (in, p, cx.i[2], cy.i[r]) +
+          cx.w.w * read_full (in, p, cx.i[3], cy.i[r]);
+      v += (r == 0 ? cy.w.x : r == 1 ? cy.w.y : r == 2 ? cy.w.z : cy.w.w) * row;
+    }
+  } else if (g->method == METHOD_NEAREST) {
     v = read_full (in, p, tx.i0, ty.i0);
   } else {
     const float4 top = mix (read_full (in, p, tx.i0, ty.i0), read_full (in, p, tx.i1, ty.i0),
@@ -159,7 +192,18 @@ sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2
   const Tap cx = tap_of (2 * nx - g->in_hoff * dx, 4 * dx, cw, g->method);
   const Tap cy = tap_of (2 * ny - g->in_voff * dy, 4 * dy, ch, g->method);
   float2 c;
-  if (g->method == METHOD_NEAREST) {
+  if (g->method == METHOD_CUBIC) {
+    const Taps4 qx = cubic_of (2 * nx - g->in_hoff * dx, 4 * dx, cw);
+    const Taps4 qy = cubic_of (2 * ny - g->in_voff * dy, 4 * dy, ch);
+    c = (float2) (0.0f);
+    for (int r = 0; r < 4; r++) {
+      const float2 row = qx.w.x * read_chroma (in, p, qx.i[0], qy.i[r]) +
+          qx.w.y * read_chroma (in, p, qx.i[1], qy.i[r]) +
+          qx.w.z * read_chroma (in, p, qx.i[2], qy.i[r]) +
+          qx.w.w * read_chroma (in, p, qx.i[3], qy.i[r]);
+      c += (r == 0 ? qy.w.x : r == 1 ? qy.w.y : r == 2 ? qy.w.z : qy.w.w) * row;
+    }
+  } else if (g->method == METHOD_NEAREST) {
     c = read_chroma (in, p, cx.i0, cy.i0);
   } else {
     const float2 top = mix (read_chroma (in, p, cx.i0, cy.i0), read_chroma (in, p, cx.i1,

@@ -257,7 +257,8 @@ check_pair (const Pair & pair, uint32_t seed)
   for (GstBuffer *b : inputs)
     pushed.push_back (gst_buffer_ref (b));
   const std::string element = std::string ("openclconvertscale name=cs method=") +
-      (pair.method == Method::Nearest ? "nearest-neighbour" : "bilinear") + " add-borders=" +
+      (pair.method == Method::Nearest ? "nearest-neighbour" : pair.method == Method::Cubic ?
+          "catrom" : "bilinear") + " add-borders=" +
       (pair.add_borders ? "true" : "false");
   const std::string middle = pair.opencl ? "openclupload ! " + element + " ! " +
       std::string ("video/x-raw(memory:OpenCLMemory) ! opencldownload") : element;
@@ -373,7 +374,7 @@ GST_START_TEST (test_chroma_sites)
 }
 GST_END_TEST;
 
-/* Scaling up and down, nearest and bilinear, with and without borders. */
+/* Scaling up and down, nearest, bilinear and bicubic, with and without borders. */
 GST_START_TEST (test_scaling)
 {
   const int sizes[][4] = { { 65, 49, 31, 23 }, { 65, 49, 130, 97 }, { 33, 17, 50, 50 },
@@ -384,7 +385,7 @@ GST_START_TEST (test_scaling)
     { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE },
     { GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGRx } };
   uint32_t seed = 3000;
-  for (Method method : { Method::Nearest, Method::Bilinear }) {
+  for (Method method : { Method::Nearest, Method::Bilinear, Method::Cubic }) {
     for (const auto & size : sizes) {
       for (const auto & formats : pairs) {
         for (bool borders : { true, false }) {

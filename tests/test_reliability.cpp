@@ -112,7 +112,7 @@ rows ()
       "format=RGBx ! openclconvertscale",
       "openclconvertscale", { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12,
         GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_P010_10LE }, "convertscale",
-      { { "method", { 0, 1 } }, { "add-borders", { 0, 1 } } } },
+      { { "method", { 0, 1, 8 } }, { "add-borders", { 0, 1 } } } },
     { "mandelboxsrc", Kind::Source, "openclmandelboxsrc animate=false iterations=6 steps=24",
       "openclmandelboxsrc", { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx }, "mandelbox",
       { { "yaw", { -30, 0, 45 } }, { "pitch", { -10, 20 } }, { "distance", { 10, 15 } },

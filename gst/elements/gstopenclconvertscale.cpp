@@ -8,7 +8,7 @@
  * Converts video frames between NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx
  * and RGBA64_LE and scales them, in one kernel pass, as `videoconvertscale` does on the CPU:
  * every output pixel (every 2x2 block of a 4:2:0 output) samples the input in its own format
- * at its own position (nearest or bilinear), and one affine map, computed in double precision
+ * at its own position (nearest, bilinear or bicubic), and one affine map, computed in double precision
  * from both sides' colorimetry (matrix BT.601, BT.709 or BT.2020; limited or full range;
  * depth), gives the output codes, rounded half up and saturated. 4:2:0 chroma is read and
  * written at the caps' chroma site (cosited or centred along each axis: "mpeg2", "jpeg",
@@ -50,7 +50,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_convert_scale_debug);
 namespace {
 
 /* GstVideoScaleMethod's values and nicks, those the kernel has. */
-enum class Method { Nearest = 0, Bilinear = 1 };
+enum class Method { Nearest = 0, Bilinear = 1, Cubic = 8 };
 
 constexpr Method DEFAULT_METHOD = Method::Bilinear;
 constexpr bool DEFAULT_ADD_BORDERS = true;
@@ -288,6 +288,7 @@ gst_opencl_convert_scale_method_get_type (void)
   return gst_opencl::enum_type ("GstOpenCLConvertScaleMethod", {
         { (gint) Method::Nearest, "Nearest Neighbour", "nearest-neighbour" },
         { (gint) Method::Bilinear, "Bilinear (2-tap)", "bilinear" },
+        { (gint) Method::Cubic, "Catmull-Rom (bicubic, 4-tap)", "catrom" },
       });
 }
 
@@ -559,8 +560,8 @@ gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
   /**
    * GstOpenCLConvertScale:method:
    *
-   * How the input is sampled: nearest-neighbour or bilinear (2x2 taps, edges clamped), for
-   * luma, RGB and chroma alike.
+   * How the input is sampled: nearest-neighbour, bilinear (2x2 taps) or catrom (bicubic:
+   * Catmull-Rom over 4x4 taps), edges clamped, for luma, RGB and chroma alike.
    */
   properties.add (g_param_spec_enum ("method", "Method", "The sampling method",
       GST_TYPE_OPENCL_CONVERT_SCALE_METHOD, (gint) DEFAULT_METHOD,

@@ -146,10 +146,29 @@ sample_component (const GstVideoFrame * in, const Side & s, int c, long long nx,
   const int h_sub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
   const int cw = GST_VIDEO_SUB_SCALE (w_sub, in->info.width);
   const int ch = GST_VIDEO_SUB_SCALE (h_sub, in->info.height);
-  Tap tx = w_sub ? tap_of (2 * nx - s.hoff * dx, 4 * dx, cw, method) :
-      tap_of (nx, dx, cw, method);
-  Tap ty = h_sub ? tap_of (2 * ny - s.voff * dy, 4 * dy, ch, method) :
-      tap_of (ny, dy, ch, method);
+  const long long ax = w_sub ? 2 * nx - s.hoff * dx : nx, bx = w_sub ? 4 * dx : dx;
+  const long long ay = h_sub ? 2 * ny - s.voff * dy : ny, by = h_sub ? 4 * dy : dy;
+  if (method == Method::Cubic) {
+    /* Catmull-Rom over the 4x4 samples around the position, edges clamped. */
+    const long long ix = floor_div (ax, bx), iy = floor_div (ay, by);
+    const double fx = (double) (ax - ix * bx) / bx, fy = (double) (ay - iy * by) / by;
+    auto weight = [](double f, int k) {
+      const double t = std::fabs (f - (k - 1));
+      return t < 1 ? 1.5 * t * t * t - 2.5 * t * t + 1 : t < 2 ? -0.5 * t * t * t + 2.5 * t * t -
+          4 * t + 2 : 0.0;
+    };
+    double sum = 0;
+    for (int j = 0; j < 4; j++) {
+      const int y = (int) std::clamp<long long> (iy - 1 + j, 0, ch - 1);
+      for (int i = 0; i < 4; i++) {
+        const int x = (int) std::clamp<long long> (ix - 1 + i, 0, cw - 1);
+        sum += weight (fx, i) * weight (fy, j) * component (in, c, x, y);
+      }
+    }
+    return sum;
+  }
+  Tap tx = tap_of (ax, bx, cw, method);
+  Tap ty = tap_of (ay, by, ch, method);
   const double a = component (in, c, tx.i0, ty.i0), b = component (in, c, tx.i1, ty.i0);
   const double d = component (in, c, tx.i0, ty.i1), e = component (in, c, tx.i1, ty.i1);
   const double top = a + (b - a) * tx.f, bottom = d + (e - d) * tx.f;

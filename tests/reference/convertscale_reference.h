@@ -6,7 +6,7 @@
 
 namespace convertscale_reference {
 
-enum class Method { Nearest = 0, Bilinear = 1 };
+enum class Method { Nearest = 0, Bilinear = 1, Cubic = 8 };
 
 /* Converts and scales the mapped frame `in` into the mapped frame `out` (any of the element's
  * formats, any strides) as docs/openclconvertscale.md says: components read generically from
