@@ -4,12 +4,12 @@
  * Built with IN_FMT and OUT_FMT, one of the FMT_* codes below (the element's table in
  * gstopenclconvertscale.cpp gives the same numbers). Every output pixel (every 2x2 block for
  * 4:2:0 output) samples the input in its own format at its own position: the component codes
- * (R, G, B, A or Y, U, V; 10-bit codes for P010) are interpolated (nearest or bilinear, edges
- * clamped), then one affine map `m` (3 rows of 3 factors and an offset, computed by the host
- * in double precision from both sides' matrix, range and depth) gives the output codes, which
- * are rounded half up and saturated. METHOD_CUBIC is Catmull-Rom over the 4x4 samples around
- * the position (its overshoot is saturated with the rest). Positions are exact rationals: along an axis, output
- * coordinate p (given doubled, p2 = 2p, so chroma sites between pixels are integers) of the
+ * (R, G, B, A or Y, U, V; 10-bit codes for P010) are interpolated (nearest, bilinear, or
+ * bicubic: Catmull-Rom over 4x4 samples; edges clamped), then one affine map `m` (3 rows of 3
+ * factors and an offset, computed by the host in double precision from both sides' matrix,
+ * range and depth) gives the output codes, which are rounded half up and saturated (a cubic's
+ * overshoot with the rest). Positions are exact rationals: along an axis, output coordinate p
+ * (given doubled, p2 = 2p, so chroma sites between pixels are integers) of the
  * picture at origin o and size D maps to input coordinate
  *   s = ((p2 - 2o + 1) S - D) / (2D)
  * (pixel centres aligned), and a 4:2:0 input's chroma sample c sits at luma coordinate
@@ -97,9 +97,17 @@ read_chroma (__global const uchar * in, const Planes * p, int x, int y)
 #endif
 }
 
+/* Position arithmetic: 32-bit where the host found the sizes small enough (WIDE_POSITIONS
+ * undefined: every numerator and denominator below fits an int), else 64-bit. */
+#ifdef WIDE_POSITIONS
+typedef long pos_t;
+#else
+typedef int pos_t;
+#endif
+
 /* floor (n / d) for d > 0. */
-inline long
-floor_div (long n, long d)
+inline pos_t
+floor_div (pos_t n, pos_t d)
 {
   return n >= 0 ? n / d : -((-n + d - 1) / d);
 }
@@ -113,19 +121,19 @@ typedef struct
 } Tap;
 
 inline Tap
-tap_of (long n, long d, int size, int method)
+tap_of (pos_t n, pos_t d, int size, int method)
 {
   Tap t;
   if (method == METHOD_NEAREST) {
-    const long i = floor_div (2 * n + d, 2 * d);
-    t.i0 = t.i1 = (int) clamp (i, 0L, (long) size - 1);
+    const pos_t i = floor_div (2 * n + d, 2 * d);
+    t.i0 = t.i1 = (int) clamp (i, (pos_t) 0, (pos_t) size - 1);
     t.f = 0.0f;
     return t;
   }
-  const long i = floor_div (n, d);
+  const pos_t i = floor_div (n, d);
   t.f = (float) (n - i * d) / (float) d;
-  t.i0 = (int) clamp (i, 0L, (long) size - 1);
-  t.i1 = (int) clamp (i + 1, 0L, (long) size - 1);
+  t.i0 = (int) clamp (i, (pos_t) 0, (pos_t) size - 1);
+  t.i1 = (int) clamp (i + 1, (pos_t) 0, (pos_t) size - 1);
   return t;
 }
 
@@ -137,13 +145,13 @@ typedef struct
 } Taps4;
 
 inline Taps4
-cubic_of (long n, long d, int size)
+cubic_of (pos_t n, pos_t d, int size)
 {
   Taps4 t;
-  const long i = floor_div (n, d);
+  const pos_t i = floor_div (n, d);
   const float f = (float) (n - i * d) / (float) d;
   for (int k = 0; k < 4; k++)
-    t.i[k] = (int) clamp (i - 1 + k, 0L, (long) size - 1);
+    t.i[k] = (int) clamp (i - 1 + k, (pos_t) 0, (pos_t) size - 1);
   const float f2 = f * f, f3 = f2 * f;
   t.w = (float4) (-0.5f * f3 + f2 - 0.5f * f, 1.5f * f3 - 2.5f * f2 + 1.0f,
       -1.5f * f3 + 2.0f * f2 + 0.5f * f, 0.5f * f3 - 0.5f * f2);
@@ -163,8 +171,8 @@ typedef struct
 inline float4
 sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2, int py2)
 {
-  const long nx = (long) (px2 - 2 * g->ox + 1) * g->sw - g->dw, dx = 2L * g->dw;
-  const long ny = (long) (py2 - 2 * g->oy + 1) * g->sh - g->dh, dy = 2L * g->dh;
+  const pos_t nx = (pos_t) (px2 - 2 * g->ox + 1) * g->sw - g->dw, dx = 2 * (pos_t) g->dw;
+  const pos_t ny = (pos_t) (py2 - 2 * g->oy + 1) * g->sh - g->dh, dy = 2 * (pos_t) g->dh;
   const Tap tx = tap_of (nx, dx, g->sw, g->method);
   const Tap ty = tap_of (ny, dy, g->sh, g->method);
   float4 v;

@@ -8,9 +8,9 @@
  * Converts video frames between NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx
  * and RGBA64_LE and scales them, in one kernel pass, as `videoconvertscale` does on the CPU:
  * every output pixel (every 2x2 block of a 4:2:0 output) samples the input in its own format
- * at its own position (nearest, bilinear or bicubic), and one affine map, computed in double precision
- * from both sides' colorimetry (matrix BT.601, BT.709 or BT.2020; limited or full range;
- * depth), gives the output codes, rounded half up and saturated. 4:2:0 chroma is read and
+ * at its own position (nearest, bilinear or bicubic), and one affine map, computed in double
+ * precision from both sides' colorimetry (matrix BT.601, BT.709 or BT.2020; limited or full
+ * range; depth), gives the output codes, rounded half up and saturated. 4:2:0 chroma is read and
  * written at the caps' chroma site (cosited or centred along each axis: "mpeg2", "jpeg",
  * "dv", "cosited"). With `add-borders` the picture keeps its display aspect ratio inside black
  * borders. When the caps are the same on both sides, buffers pass through untouched.
@@ -436,9 +436,17 @@ configure (GstOpenCLConvertScale * self, const GstVideoInfo * in_info,
   if (passthrough)
     return;
   colour_map (state);
+  /* The kernel's largest position numerators are about 2 (2 out + 1) in + 2 out along an axis
+   * (chroma: doubled, over 8 out): 32-bit arithmetic where they fit with room to spare. */
+  bool wide = false;
+  for (const auto & axis : { std::make_pair (in_info->width, out_info->width),
+          std::make_pair (in_info->height, out_info->height) }) {
+    const guint64 in = (guint64) axis.first, out = (guint64) axis.second;
+    wide = wide || 4 * (2 * out + 2) * in + 16 * out >= (guint64) G_MAXINT32 / 2;
+  }
   const std::string options = "-D IN_FMT=" + std::to_string (format_code (
           GST_VIDEO_INFO_FORMAT (in_info))) + " -D OUT_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (out_info)));
+          GST_VIDEO_INFO_FORMAT (out_info))) + (wide ? " -D WIDE_POSITIONS" : "");
   state.kernel = self->impl->device.device ().kernel ("convertscale", "convert_scale",
       options);
   GST_INFO_OBJECT (self, "%s %dx%d -> %s %dx%d", GST_VIDEO_INFO_NAME (in_info),
