@@ -187,6 +187,10 @@ rows ()
       false },
     { "multiconvolve-tensors", { "openclmulticonvolve" }, SHARPEN, GRAY8, "other/tensors",
       Keeps::Untagged },
+    { "convertscale", { "openclconvertscale" }, "openclconvertscale", RGBA,
+      "video/x-raw,format=NV12", Keeps::Picture, false },
+    { "convertscale-scaled", { "openclconvertscale" }, "openclconvertscale", RGBA,
+      "video/x-raw,format=RGBA,width=32,height=32", Keeps::Picture, true, 2 },
     { "sort-video", { "openclsort" }, "openclsort", RGBA, "video/x-raw", Keeps::Untagged },
     { "sort-tensors", { "openclsort" }, "openclsort", INT32_ROWS, "other/tensors",
       Keeps::Untagged },
@@ -370,13 +374,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_filters)
 {
-  run_rows ({ "bilateral", "kernel", "multiconvolve-gray", "multiconvolve-rgba" });
+  run_rows ({ "bilateral", "kernel", "multiconvolve-gray", "multiconvolve-rgba",
+        "convertscale" });
 }
 GST_END_TEST;
 
 GST_START_TEST (test_scaled)
 {
-  run_rows ({ "kernel-resample" });
+  run_rows ({ "kernel-resample", "convertscale-scaled" });
 }
 GST_END_TEST;
 

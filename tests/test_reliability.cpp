@@ -104,6 +104,15 @@ rows ()
       "kernels=\"<0,-1,0,-1,5,-1,0,-1,0>\"", "openclmulticonvolve", { GST_VIDEO_FORMAT_GRAY8 },
       "convolve", { { "scale", { 0.5, 1, 2 } }, { "offset", { 0, 10 } } }, "kernels", 9,
       "kernels-file", 4 /* one float response per pixel */ },
+    /* Converted into RGBx (never passed through), then a second one, which passes RGBx
+     * through, ends the fragment (the tests append settings to its last element). The last
+     * filter row: nothing in the chain after it takes RGBx. RGBx again is the same frame, so
+     * two in a row equal one. */
+    { "convertscale", Kind::Filter, "openclconvertscale ! capsfilter caps=video/x-raw,"
+      "format=RGBx ! openclconvertscale",
+      "openclconvertscale", { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12,
+        GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_P010_10LE }, "convertscale",
+      { { "method", { 0, 1, 8 } }, { "add-borders", { 0, 1 } } } },
     { "mandelboxsrc", Kind::Source, "openclmandelboxsrc animate=false iterations=6 steps=24",
       "openclmandelboxsrc", { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx }, "mandelbox",
       { { "yaw", { -30, 0, 45 } }, { "pitch", { -10, 20 } }, { "distance", { 10, 15 } },

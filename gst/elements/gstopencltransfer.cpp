@@ -56,7 +56,8 @@ using gst_opencl::device_of;
 using gst_opencl::port_of;
 
 /* Every format an element of the plugin reads or writes. */
-#define TRANSFER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, I420, NV12 }"
+#define TRANSFER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, I420, NV12, " \
+    "P010_10LE, GRAY16_LE, RGBA64_LE }"
 
 G_DEFINE_ABSTRACT_TYPE (GstOpenCLTransfer, gst_opencl_transfer, GST_TYPE_OPENCL_BASE_TRANSFORM);
 

@@ -1,0 +1,342 @@
+/* gst-opencl: openclconvertscale, colour conversion and scaling in one pass.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Built with IN_FMT and OUT_FMT, one of the FMT_* codes below (the element's table in
+ * gstopenclconvertscale.cpp gives the same numbers). Every output pixel (every 2x2 block for
+ * 4:2:0 output) samples the input in its own format at its own position: the component codes
+ * (R, G, B, A or Y, U, V; 10-bit codes for P010) are interpolated (nearest, bilinear, or
+ * bicubic: Catmull-Rom over 4x4 samples; edges clamped), then one affine map `m` (3 rows of 3
+ * factors and an offset, computed by the host in double precision from both sides' matrix,
+ * range and depth) gives the output codes, which are rounded half up and saturated (a cubic's
+ * overshoot with the rest). Positions are exact rationals: along an axis, output coordinate p
+ * (given doubled, p2 = 2p, so chroma sites between pixels are integers) of the
+ * picture at origin o and size D maps to input coordinate
+ *   s = ((p2 - 2o + 1) S - D) / (2D)
+ * (pixel centres aligned), and a 4:2:0 input's chroma sample c sits at luma coordinate
+ * 2c + off/2 (off 0: cosited, 1: centred), so c = (2n - off d) / (4d) for s = n / d.
+ * tests/reference/convertscale_reference.cpp is the same computation in double precision. */
+
+#define FMT_NV12 0
+#define FMT_I420 1
+#define FMT_P010 2
+#define FMT_GRAY8 3
+#define FMT_GRAY16 4
+#define FMT_RGBA 5
+#define FMT_BGRA 6
+#define FMT_RGBX 7
+#define FMT_BGRX 8
+#define FMT_RGBA64 9
+
+#define IS_420(f) ((f) == FMT_NV12 || (f) == FMT_I420 || (f) == FMT_P010)
+#define IS_GRAY(f) ((f) == FMT_GRAY8 || (f) == FMT_GRAY16)
+#define HAS_ALPHA(f) ((f) == FMT_RGBA || (f) == FMT_BGRA || (f) == FMT_RGBA64)
+
+#define METHOD_NEAREST 0
+#define METHOD_BILINEAR 1
+#define METHOD_CUBIC 8
+
+/* Planes: offsets and strides in bytes. */
+typedef struct
+{
+  int offset[3];
+  int stride[3];
+  int width, height;
+} Planes;
+
+/* One frame's planes as kernel arguments. */
+#define PLANE_ARGS(p) int p##_off0, int p##_off1, int p##_off2, int p##_str0, int p##_str1, \
+    int p##_str2, int p##_w, int p##_h
+#define PLANES_OF(p) (Planes) { { p##_off0, p##_off1, p##_off2 }, { p##_str0, p##_str1, \
+      p##_str2 }, p##_w, p##_h }
+
+inline float
+u16_at (__global const uchar * base, int offset)
+{
+  return (float) (base[offset] | (base[offset + 1] << 8));
+}
+
+/* The input's full-resolution components at pixel (x, y): R, G, B, A, or Y (in .x). */
+inline float4
+read_full (__global const uchar * in, const Planes * p, int x, int y)
+{
+#if IN_FMT == FMT_RGBA64
+  const int at = p->offset[0] + y * p->stride[0] + x * 8;
+  return (float4) (u16_at (in, at), u16_at (in, at + 2), u16_at (in, at + 4),
+      u16_at (in, at + 6));
+#elif IN_FMT == FMT_RGBA || IN_FMT == FMT_RGBX
+  const uchar4 v = vload4 (0, in + p->offset[0] + y * p->stride[0] + x * 4);
+  return convert_float4 (v);
+#elif IN_FMT == FMT_BGRA || IN_FMT == FMT_BGRX
+  const uchar4 v = vload4 (0, in + p->offset[0] + y * p->stride[0] + x * 4);
+  return (float4) (v.z, v.y, v.x, v.w);
+#elif IN_FMT == FMT_GRAY16
+  return (float4) (u16_at (in, p->offset[0] + y * p->stride[0] + x * 2), 0.0f, 0.0f, 0.0f);
+#elif IN_FMT == FMT_P010
+  return (float4) ((float) ((int) u16_at (in, p->offset[0] + y * p->stride[0] + x * 2) >> 6),
+      0.0f, 0.0f, 0.0f);
+#else /* GRAY8, NV12, I420: 8-bit luma */
+  return (float4) ((float) in[p->offset[0] + y * p->stride[0] + x], 0.0f, 0.0f, 0.0f);
+#endif
+}
+
+/* The input's chroma (U, V) at chroma sample (x, y) of a 4:2:0 input. */
+inline float2
+read_chroma (__global const uchar * in, const Planes * p, int x, int y)
+{
+#if IN_FMT == FMT_NV12
+  const int at = p->offset[1] + y * p->stride[1] + x * 2;
+  return (float2) (in[at], in[at + 1]);
+#elif IN_FMT == FMT_I420
+  return (float2) (in[p->offset[1] + y * p->stride[1] + x],
+      in[p->offset[2] + y * p->stride[2] + x]);
+#elif IN_FMT == FMT_P010
+  const int at = p->offset[1] + y * p->stride[1] + x * 4;
+  return (float2) ((float) ((int) u16_at (in, at) >> 6), (float) ((int) u16_at (in, at + 2) >> 6));
+#else
+  return (float2) (0.0f, 0.0f);
+#endif
+}
+
+/* Position arithmetic: 32-bit where the host found the sizes small enough (WIDE_POSITIONS
+ * undefined: every numerator and denominator below fits an int), else 64-bit. */
+#ifdef WIDE_POSITIONS
+typedef long pos_t;
+#else
+typedef int pos_t;
+#endif
+
+/* floor (n / d) for d > 0. */
+inline pos_t
+floor_div (pos_t n, pos_t d)
+{
+  return n >= 0 ? n / d : -((-n + d - 1) / d);
+}
+
+/* The taps along one axis for input coordinate n / d in [0, size): i0, i1 and the weight of
+ * i1 (nearest: i0 == i1). */
+typedef struct
+{
+  int i0, i1;
+  float f;
+} Tap;
+
+inline Tap
+tap_of (pos_t n, pos_t d, int size, int method)
+{
+  Tap t;
+  if (method == METHOD_NEAREST) {
+    const pos_t i = floor_div (2 * n + d, 2 * d);
+    t.i0 = t.i1 = (int) clamp (i, (pos_t) 0, (pos_t) size - 1);
+    t.f = 0.0f;
+    return t;
+  }
+  const pos_t i = floor_div (n, d);
+  t.f = (float) (n - i * d) / (float) d;
+  t.i0 = (int) clamp (i, (pos_t) 0, (pos_t) size - 1);
+  t.i1 = (int) clamp (i + 1, (pos_t) 0, (pos_t) size - 1);
+  return t;
+}
+
+/* Catmull-Rom: the four taps around n / d (i - 1 .. i + 2, clamped) and their weights. */
+typedef struct
+{
+  int i[4];
+  float4 w;
+} Taps4;
+
+inline Taps4
+cubic_of (pos_t n, pos_t d, int size)
+{
+  Taps4 t;
+  const pos_t i = floor_div (n, d);
+  const float f = (float) (n - i * d) / (float) d;
+  for (int k = 0; k < 4; k++)
+    t.i[k] = (int) clamp (i - 1 + k, (pos_t) 0, (pos_t) size - 1);
+  const float f2 = f * f, f3 = f2 * f;
+  t.w = (float4) (-0.5f * f3 + f2 - 0.5f * f, 1.5f * f3 - 2.5f * f2 + 1.0f,
+      -1.5f * f3 + 2.0f * f2 + 0.5f * f, 0.5f * f3 - 0.5f * f2);
+  return t;
+}
+
+/* The geometry: picture origin and size in the output, input size, methods and sites. */
+typedef struct
+{
+  int ox, oy, dw, dh;    /* the picture's rectangle in the output */
+  int sw, sh;            /* input size */
+  int in_hoff, in_voff;  /* the input's chroma siting, doubled (0 cosited, 1 centred) */
+  int method;
+} Geometry;
+
+/* The input's codes (.xyz: R G B or Y U V; .w alpha) at doubled output position (px2, py2). */
+inline float4
+sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2, int py2)
+{
+  const pos_t nx = (pos_t) (px2 - 2 * g->ox + 1) * g->sw - g->dw, dx = 2 * (pos_t) g->dw;
+  const pos_t ny = (pos_t) (py2 - 2 * g->oy + 1) * g->sh - g->dh, dy = 2 * (pos_t) g->dh;
+  const Tap tx = tap_of (nx, dx, g->sw, g->method);
+  const Tap ty = tap_of (ny, dy, g->sh, g->method);
+  float4 v;
+  if (g->method == METHOD_CUBIC) {
+    const Taps4 cx = cubic_of (nx, dx, g->sw), cy = cubic_of (ny, dy, g->sh);
+    v = (float4) (0.0f);
+    for (int r = 0; r < 4; r++) {
+      const float4 row = cx.w.x * read_full (in, p, cx.i[0], cy.i[r]) +
+          cx.w.y * read_full (in, p, cx.i[1], cy.i[r]) +
+          cx.w.z * read_full (in, p, cx.i[2], cy.i[r]) +
+          cx.w.w * read_full (in, p, cx.i[3], cy.i[r]);
+      v += (r == 0 ? cy.w.x : r == 1 ? cy.w.y : r == 2 ? cy.w.z : cy.w.w) * row;
+    }
+  } else if (g->method == METHOD_NEAREST) {
+    v = read_full (in, p, tx.i0, ty.i0);
+  } else {
+    const float4 top = mix (read_full (in, p, tx.i0, ty.i0), read_full (in, p, tx.i1, ty.i0),
+        tx.f);
+    const float4 bottom = mix (read_full (in, p, tx.i0, ty.i1), read_full (in, p, tx.i1,
+            ty.i1), tx.f);
+    v = mix (top, bottom, ty.f);
+  }
+#if IS_420(IN_FMT)
+  const int cw = (g->sw + 1) / 2, ch = (g->sh + 1) / 2;
+  const Tap cx = tap_of (2 * nx - g->in_hoff * dx, 4 * dx, cw, g->method);
+  const Tap cy = tap_of (2 * ny - g->in_voff * dy, 4 * dy, ch, g->method);
+  float2 c;
+  if (g->method == METHOD_CUBIC) {
+    const Taps4 qx = cubic_of (2 * nx - g->in_hoff * dx, 4 * dx, cw);
+    const Taps4 qy = cubic_of (2 * ny - g->in_voff * dy, 4 * dy, ch);
+    c = (float2) (0.0f);
+    for (int r = 0; r < 4; r++) {
+      const float2 row = qx.w.x * read_chroma (in, p, qx.i[0], qy.i[r]) +
+          qx.w.y * read_chroma (in, p, qx.i[1], qy.i[r]) +
+          qx.w.z * read_chroma (in, p, qx.i[2], qy.i[r]) +
+          qx.w.w * read_chroma (in, p, qx.i[3], qy.i[r]);
+      c += (r == 0 ? qy.w.x : r == 1 ? qy.w.y : r == 2 ? qy.w.z : qy.w.w) * row;
+    }
+  } else if (g->method == METHOD_NEAREST) {
+    c = read_chroma (in, p, cx.i0, cy.i0);
+  } else {
+    const float2 top = mix (read_chroma (in, p, cx.i0, cy.i0), read_chroma (in, p, cx.i1,
+            cy.i0), cx.f);
+    const float2 bottom = mix (read_chroma (in, p, cx.i0, cy.i1), read_chroma (in, p, cx.i1,
+            cy.i1), cx.f);
+    c = mix (top, bottom, cy.f);
+  }
+  v.y = c.x;
+  v.z = c.y;
+#endif
+  return v;
+}
+
+/* The output codes of input codes `v`: the affine map, rounded half up and saturated. */
+inline float4
+convert (float4 v, const float4 m0, const float4 m1, const float4 m2, float alpha_scale,
+    float out_max, float alpha_max)
+{
+  float4 o;
+  o.x = dot (m0.xyz, v.xyz) + m0.w;
+  o.y = dot (m1.xyz, v.xyz) + m1.w;
+  o.z = dot (m2.xyz, v.xyz) + m2.w;
+#if HAS_ALPHA(IN_FMT)
+  o.w = v.w * alpha_scale;
+#else
+  o.w = alpha_max;
+#endif
+  o = floor (o + 0.5f);
+  o.xyz = clamp (o.xyz, 0.0f, out_max);
+  o.w = clamp (o.w, 0.0f, alpha_max);
+  return o;
+}
+
+inline void
+put_u16 (__global uchar * base, int offset, int value)
+{
+  base[offset] = (uchar) (value & 0xff);
+  base[offset + 1] = (uchar) (value >> 8);
+}
+
+/* Writes full-resolution pixel (x, y) of codes `o` (packed RGB, gray, or the luma of YUV). */
+inline void
+write_full (__global uchar * out, const Planes * p, int x, int y, float4 o)
+{
+  const int4 v = convert_int4 (o);
+#if OUT_FMT == FMT_RGBA64
+  const int at = p->offset[0] + y * p->stride[0] + x * 8;
+  put_u16 (out, at, v.x);
+  put_u16 (out, at + 2, v.y);
+  put_u16 (out, at + 4, v.z);
+  put_u16 (out, at + 6, v.w);
+#elif OUT_FMT == FMT_RGBA || OUT_FMT == FMT_RGBX
+  vstore4 (convert_uchar4 (v), 0, out + p->offset[0] + y * p->stride[0] + x * 4);
+#elif OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
+  vstore4 (convert_uchar4 ((int4) (v.z, v.y, v.x, v.w)), 0,
+      out + p->offset[0] + y * p->stride[0] + x * 4);
+#elif OUT_FMT == FMT_GRAY16
+  put_u16 (out, p->offset[0] + y * p->stride[0] + x * 2, v.x);
+#elif OUT_FMT == FMT_P010
+  put_u16 (out, p->offset[0] + y * p->stride[0] + x * 2, v.x << 6);
+#else
+  out[p->offset[0] + y * p->stride[0] + x] = (uchar) v.x;
+#endif
+}
+
+inline void
+write_chroma (__global uchar * out, const Planes * p, int x, int y, float4 o)
+{
+  const int4 v = convert_int4 (o);
+#if OUT_FMT == FMT_NV12
+  const int at = p->offset[1] + y * p->stride[1] + x * 2;
+  out[at] = (uchar) v.y;
+  out[at + 1] = (uchar) v.z;
+#elif OUT_FMT == FMT_I420
+  out[p->offset[1] + y * p->stride[1] + x] = (uchar) v.y;
+  out[p->offset[2] + y * p->stride[2] + x] = (uchar) v.z;
+#elif OUT_FMT == FMT_P010
+  const int at = p->offset[1] + y * p->stride[1] + x * 4;
+  put_u16 (out, at, v.y << 6);
+  put_u16 (out, at + 2, v.z << 6);
+#endif
+}
+
+inline bool
+inside (const Geometry * g, int px2, int py2)
+{
+  return px2 >= 2 * g->ox && px2 < 2 * (g->ox + g->dw) && py2 >= 2 * g->oy &&
+      py2 < 2 * (g->oy + g->dh);
+}
+
+/* One work-item per output pixel, or per 2x2 block of a 4:2:0 output (its four luma samples
+ * and its chroma sample, at the output's chroma site out_hoff/2, out_voff/2 of the block). */
+__kernel void
+convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), int ox, int oy, int dw, int dh, int in_hoff, int in_voff, int out_hoff,
+    int out_voff, int method, float4 m0, float4 m1, float4 m2, float alpha_scale,
+    float out_max, float alpha_max, float4 black)
+{
+  const Planes ip = PLANES_OF (in);
+  const Planes op = PLANES_OF (out);
+  const Geometry g = { ox, oy, dw, dh, in_w, in_h, in_hoff, in_voff, method };
+  const int gx = get_global_id (0), gy = get_global_id (1);
+#if IS_420(OUT_FMT)
+  if (gx >= (out_w + 1) / 2 || gy >= (out_h + 1) / 2)
+    return;
+  for (int j = 0; j < 2; j++) {
+    for (int i = 0; i < 2; i++) {
+      const int x = 2 * gx + i, y = 2 * gy + j;
+      if (x >= out_w || y >= out_h)
+        continue;
+      const float4 o = inside (&g, 2 * x, 2 * y) ? convert (sample (in, &ip, &g, 2 * x, 2 * y),
+          m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+      write_full (out, &op, x, y, o);
+    }
+  }
+  const int px2 = 4 * gx + out_hoff, py2 = 4 * gy + out_voff;
+  const float4 c = inside (&g, px2, py2) ? convert (sample (in, &ip, &g, px2, py2), m0, m1, m2,
+      alpha_scale, out_max, alpha_max) : black;
+  write_chroma (out, &op, gx, gy, c);
+#else
+  if (gx >= out_w || gy >= out_h)
+    return;
+  const float4 o = inside (&g, 2 * gx, 2 * gy) ? convert (sample (in, &ip, &g, 2 * gx, 2 * gy),
+      m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+  write_full (out, &op, gx, gy, o);
+#endif
+}

@@ -1,0 +1,25 @@
+/* gst-opencl tests: the CPU reference of openclconvertscale, in double precision.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/video/video.h>
+
+namespace convertscale_reference {
+
+enum class Method { Nearest = 0, Bilinear = 1, Cubic = 8 };
+
+/* Converts and scales the mapped frame `in` into the mapped frame `out` (any of the element's
+ * formats, any strides) as docs/openclconvertscale.md says: components read generically from
+ * the formats' descriptions (plane, offset, pixel stride, shift, depth, subsampling), sampled
+ * at exact rational positions, each pixel taken through normalised values and R'G'B' to the
+ * output's, rounded half up and saturated. */
+void convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_borders);
+
+/* A component's code at (x, y) of its own grid (chroma grids are subsampled): the stored value
+ * shifted down (P010's 10 bits). */
+int component (const GstVideoFrame * frame, int c, int x, int y);
+
+/* Stores `value` as that code. */
+void set_component (GstVideoFrame * frame, int c, int x, int y, int value);
+
+}  // namespace convertscale_reference
