@@ -531,20 +531,15 @@ gst_opencl_convert_scale_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   auto & device = impl->device;
   gboolean ok = GST_OPENCL_GUARD (trans, "conversion failed", [&]() {
-    try {
-      gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
-      gst_opencl::FrameTrip out (device, impl->out_port, outbuf,
-          gst_opencl::FrameAccess::Write);
-      run (impl, settings, in.frame (), out.frame ());
-      in.finish (false);
-      const bool waited = out.finish (true);
-      if (waited)
-        impl->in_port.release_uploaded (false);
-      device.end_frame (waited);
-    } catch (...) {
-      device.discard_frame ();
-      throw;
-    }
+    gst_opencl::FrameWork work (device);
+    gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
+    gst_opencl::FrameTrip out (device, impl->out_port, outbuf, gst_opencl::FrameAccess::Write);
+    run (impl, settings, in.frame (), out.frame ());
+    in.finish (false);
+    const bool waited = out.finish (true);
+    if (waited)
+      impl->in_port.release_uploaded (false);
+    work.end (waited);
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
