@@ -35,7 +35,6 @@
 #include <string>
 
 #include "opencl/gstopenclframepath.h"
-#include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclproperties.h"
 #include "opencl/gstopenclutils.h"
@@ -257,19 +256,13 @@ picture_rect (const GstVideoInfo * in, const GstVideoInfo * out, bool add_border
 
 }  // namespace
 
-struct GstOpenCLConvertScaleImpl : gst_opencl::ImplPorts
+struct GstOpenCLConvertScaleImpl
 {
-  using ImplPorts::ImplPorts;
-
   std::mutex lock;
   Settings settings;
   State state;
 
-  void drop_run ()
-  {
-    drop_ports ();
-    state = State ();
-  }
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLConvertScale
@@ -425,8 +418,8 @@ gst_opencl_convert_scale_fixate_caps (GstBaseTransform *, GstPadDirection direct
 }
 
 static void
-configure (GstOpenCLConvertScale * self, const GstVideoInfo * in_info,
-    const GstVideoInfo * out_info, bool passthrough)
+configure (GstOpenCLConvertScale * self, gst_opencl::Device & device,
+    const GstVideoInfo * in_info, const GstVideoInfo * out_info, bool passthrough)
 {
   State & state = self->impl->state;
   state = State ();
@@ -447,29 +440,27 @@ configure (GstOpenCLConvertScale * self, const GstVideoInfo * in_info,
   const std::string options = "-D IN_FMT=" + std::to_string (format_code (
           GST_VIDEO_INFO_FORMAT (in_info))) + " -D OUT_FMT=" + std::to_string (format_code (
           GST_VIDEO_INFO_FORMAT (out_info))) + (wide ? " -D WIDE_POSITIONS" : "");
-  state.kernel = self->impl->device.device ().kernel ("convertscale", "convert_scale",
-      options);
+  state.kernel = device.kernel ("convertscale", "convert_scale", options);
   GST_INFO_OBJECT (self, "%s %dx%d -> %s %dx%d", GST_VIDEO_INFO_NAME (in_info),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
       GST_VIDEO_INFO_NAME (out_info), GST_VIDEO_INFO_WIDTH (out_info),
       GST_VIDEO_INFO_HEIGHT (out_info));
 }
 
+/* Both sides are video: the base configures the ports from the caps. */
 static gboolean
-gst_opencl_convert_scale_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_opencl_convert_scale_configure (GstOpenCLBaseTransform * base,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts &, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  auto *self = GST_OPENCL_CONVERT_SCALE (trans);
   GstVideoInfo in_info, out_info;
-  if (!gst_opencl_base_transform_configure_ports (GST_OPENCL_BASE_TRANSFORM (trans), incaps,
-          outcaps, &in_info, &out_info))
+  if (!gst_opencl_base_transform_configure_ports (base, incaps, outcaps, &in_info, &out_info))
     return FALSE;
   const bool passthrough = gst_caps_is_equal (incaps, outcaps);
-  gst_base_transform_set_passthrough (trans, passthrough);
-  return GST_OPENCL_GUARD (trans, "cannot configure the conversion", [&]() {
-    if (!self->impl->device.started ())
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
-    configure (self, &in_info, &out_info, passthrough);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (base), passthrough);
+  return GST_OPENCL_GUARD (base, "cannot configure the conversion", [&]() {
+    configure (GST_OPENCL_CONVERT_SCALE (base), device.device (), &in_info, &out_info,
+        passthrough);
   });
 }
 
@@ -489,8 +480,8 @@ set_plane_args (cl::Kernel & kernel, cl_uint first, const GstOpenCLFrame & frame
 }
 
 static void
-run (GstOpenCLConvertScaleImpl * impl, const Settings & settings, const GstOpenCLFrame & in,
-    const GstOpenCLFrame & out)
+run (GstOpenCLConvertScaleImpl * impl, gst_opencl::ElementDevice & device,
+    const Settings & settings, const GstOpenCLFrame & in, const GstOpenCLFrame & out)
 {
   State & state = impl->state;
   const Rect rect = picture_rect (&state.in, &state.out, settings.add_borders);
@@ -516,29 +507,29 @@ run (GstOpenCLConvertScaleImpl * impl, const Settings & settings, const GstOpenC
       GST_VIDEO_INFO_FORMAT (&state.out) == GST_VIDEO_FORMAT_P010_10LE;
   const cl::NDRange global = blocks ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) :
       cl::NDRange (w, h);
-  impl->device.launch (kernel, global, cl::NullRange);
+  device.launch (kernel, global, cl::NullRange);
 }
 
 static GstFlowReturn
-gst_opencl_convert_scale_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  auto *impl = GST_OPENCL_CONVERT_SCALE (trans)->impl;
+  auto *impl = GST_OPENCL_CONVERT_SCALE (base)->impl;
   Settings settings;
   {
     std::lock_guard<std::mutex> lock (impl->lock);
     settings = impl->settings;
   }
-  auto & device = impl->device;
-  gboolean ok = GST_OPENCL_GUARD (trans, "conversion failed", [&]() {
+  gboolean ok = GST_OPENCL_GUARD (base, "conversion failed", [&]() {
     gst_opencl::FrameWork work (device);
-    gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
-    gst_opencl::FrameTrip out (device, impl->out_port, outbuf, gst_opencl::FrameAccess::Write);
-    run (impl, settings, in.frame (), out.frame ());
+    gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
+    gst_opencl::FrameTrip out (device, ports.out, outbuf, gst_opencl::FrameAccess::Write);
+    run (impl, device, settings, in.frame (), out.frame ());
     in.finish (false);
     const bool waited = out.finish (true);
     if (waited)
-      impl->in_port.release_uploaded (false);
+      ports.in.release_uploaded (false);
     work.end (waited);
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
@@ -547,13 +538,14 @@ gst_opencl_convert_scale_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 static void
 gst_opencl_convert_scale_init (GstOpenCLConvertScale * self)
 {
-  self->impl = new GstOpenCLConvertScaleImpl (GST_OPENCL_BASE_TRANSFORM (self));
+  self->impl = new GstOpenCLConvertScaleImpl ();
 }
 
 static void
 gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
 {
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  auto *base_class = GST_OPENCL_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_convert_scale_debug, "openclconvertscale", 0,
       "OpenCL colour conversion and scaling");
@@ -586,9 +578,9 @@ gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_CONVERT_SCALE_METHOD, (GstPluginAPIFlags) 0);
 
   trans_class->passthrough_on_same_caps = TRUE;
-  gst_opencl::stop_drops_run<GstOpenCLConvertScale> (GST_BASE_TRANSFORM_CLASS (klass));
+  gst_opencl::stop_drops_run<GstOpenCLConvertScale> (trans_class);
   trans_class->transform_caps = gst_opencl_convert_scale_transform_caps;
   trans_class->fixate_caps = gst_opencl_convert_scale_fixate_caps;
-  trans_class->set_caps = gst_opencl_convert_scale_set_caps;
-  trans_class->transform = gst_opencl_convert_scale_transform;
+  base_class->configure = gst_opencl_convert_scale_configure;
+  base_class->transform_frames = gst_opencl_convert_scale_transform_frames;
 }

@@ -90,8 +90,7 @@ gst_opencl_kernel_start (GstBaseTransform * trans)
   auto *impl = GST_OPENCL_KERNEL (trans)->impl;
   impl->frames = 0;
   return GST_OPENCL_GUARD (trans, "cannot build the kernel", [&]() {
-    impl->host.ensure_built (gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM
-            (trans)));
+    impl->host.ensure_built (gst_opencl::device_of (trans));
   });
 }
 

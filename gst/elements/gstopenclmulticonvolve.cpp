@@ -50,7 +50,6 @@
 
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclframepath.h"
-#include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclproperties.h"
@@ -164,19 +163,13 @@ load_filters (const Settings & s)
 
 }  // namespace
 
-struct GstOpenCLMultiConvolveImpl : gst_opencl::ImplPorts
+struct GstOpenCLMultiConvolveImpl
 {
-  using ImplPorts::ImplPorts;
-
   std::mutex lock;
   Settings settings;
   State state;
 
-  void drop_run ()
-  {
-    drop_ports ();
-    state = State ();
-  }
+  void drop_run () { state = State (); }
 };
 
 struct _GstOpenCLMultiConvolve
@@ -229,7 +222,8 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
 }
 
 static void
-configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
+configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
+    gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps)
 {
   auto *impl = self->impl;
   Settings settings;
@@ -244,7 +238,6 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
   static_cast<gst_opencl_multi_convolve::Shape &> (state) =
       gst_opencl_multi_convolve::shape_of (incaps, outcaps, settings.num_kernels);
 
-  auto & device = impl->device.device ();
   const guint64 voxels = (guint64) state.width * state.height * state.depth;
   const guint64 out_bytes = state.video_out ? (guint64) state.out_video.size :
       voxels * settings.num_kernels * sizeof (float);
@@ -262,9 +255,9 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
     state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
         (size_t) out_bytes);
   if (state.video_in)
-    impl->in_port.configure (&state.in_video, false);
+    ports.in.configure (&state.in_video, false);
   if (state.video_out)
-    impl->out_port.configure (&state.out_video, false);
+    ports.out.configure (&state.out_video, false);
 
   gst_opencl::ConvolutionSpec spec;
   spec.kx = spec.ky = settings.kernel_size;
@@ -281,14 +274,12 @@ configure (GstOpenCLMultiConvolve * self, GstCaps * incaps, GstCaps * outcaps)
 }
 
 static gboolean
-gst_opencl_multi_convolve_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_opencl_multi_convolve_configure (GstOpenCLBaseTransform * base,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  auto *self = GST_OPENCL_MULTI_CONVOLVE (trans);
-  return GST_OPENCL_GUARD (trans, "cannot configure the filter bank", [&]() {
-    if (!self->impl->device.started ())
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
-    configure (self, incaps, outcaps);
+  return GST_OPENCL_GUARD (base, "cannot configure the filter bank", [&]() {
+    configure (GST_OPENCL_MULTI_CONVOLVE (base), device.device (), ports, incaps, outcaps);
   });
 }
 
@@ -346,7 +337,8 @@ gst_opencl_multi_convolve_sink_event (GstBaseTransform * trans, GstEvent * event
 
 /* Enqueues the copy of the input frame or volume into the packed device volume. */
 static void
-upload_input (GstOpenCLMultiConvolveImpl * impl, GstBuffer * inbuf)
+upload_input (GstOpenCLMultiConvolveImpl * impl, gst_opencl::ElementDevice & device,
+    gst_opencl::FramePort & in_port, GstBuffer * inbuf)
 {
   State & state = impl->state;
   const gsize volume_bytes = (gsize) state.width * state.height * state.depth;
@@ -356,13 +348,13 @@ upload_input (GstOpenCLMultiConvolveImpl * impl, GstBuffer * inbuf)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "input buffer of " +
           std::to_string (gst_buffer_get_size (inbuf)) + " bytes does not match the " +
           std::to_string (volume_bytes) + "-byte volume of its caps");
-    gst_opencl::copy_bytes_in (impl->device, impl->in_port, inbuf, state.input, volume_bytes);
+    gst_opencl::copy_bytes_in (device, in_port, inbuf, state.input, volume_bytes);
     return;
   }
   GstOpenCLFrame packed { state.input, state.in_video };
   packed.info.offset[0] = 0;
   packed.info.stride[0] = state.width;
-  gst_opencl::copy_frame_in (impl->device, impl->in_port, inbuf, packed);
+  gst_opencl::copy_frame_in (device, in_port, inbuf, packed);
 }
 
 static gst_opencl::ConvolutionArgs
@@ -385,22 +377,22 @@ convolution_args (State & state, double scale, double offset)
 
 /* Responses as video: the kernels write the output frame where the frame path puts it. */
 static bool
-run_into_frame (GstOpenCLMultiConvolveImpl * impl, gst_opencl::ConvolutionArgs & args,
-    GstBuffer * outbuf)
+run_into_frame (GstOpenCLMultiConvolveImpl * impl, gst_opencl::ElementDevice & device,
+    gst_opencl::FramePort & out_port, gst_opencl::ConvolutionArgs & args, GstBuffer * outbuf)
 {
-  gst_opencl::FrameTrip out (impl->device, impl->out_port, outbuf,
-      gst_opencl::FrameAccess::Write);
+  gst_opencl::FrameTrip out (device, out_port, outbuf, gst_opencl::FrameAccess::Write);
   args.dst = &out.frame ().buffer;
   args.dst_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&out.frame ().info, 0);
-  impl->state.convolution.run (impl->device, args);
+  impl->state.convolution.run (device, args);
   return out.finish (true);
 }
 
 static GstFlowReturn
-gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+gst_opencl_multi_convolve_transform_frames (GstOpenCLBaseTransform * base,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  auto *impl = GST_OPENCL_MULTI_CONVOLVE (base)->impl;
   State & state = impl->state;
   double scale, offset;
   {
@@ -408,16 +400,16 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
     scale = impl->settings.scale;
     offset = impl->settings.offset;
   }
-  gboolean ok = GST_OPENCL_GUARD (trans, "filter bank failed", [&]() {
-    gst_opencl::FrameWork work (impl->device);
-    upload_input (impl, inbuf);
+  gboolean ok = GST_OPENCL_GUARD (base, "filter bank failed", [&]() {
+    gst_opencl::FrameWork work (device);
+    upload_input (impl, device, ports.in, inbuf);
     gst_opencl::ConvolutionArgs args = convolution_args (state, scale, offset);
     bool waited = true;
     if (state.video_out) {
-      waited = run_into_frame (impl, args, outbuf);
+      waited = run_into_frame (impl, device, ports.out, args, outbuf);
     } else {
-      state.convolution.run (impl->device, args);
-      gst_opencl::copy_bytes_out (impl->device, state.output, outbuf, state.out_bytes);
+      state.convolution.run (device, args);
+      gst_opencl::copy_bytes_out (device, state.output, outbuf, state.out_bytes);
     }
     work.end (waited);
   });
@@ -427,13 +419,14 @@ gst_opencl_multi_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf
 static void
 gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
 {
-  self->impl = new GstOpenCLMultiConvolveImpl (GST_OPENCL_BASE_TRANSFORM (self));
+  self->impl = new GstOpenCLMultiConvolveImpl ();
 }
 
 static void
 gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
 {
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  auto *base_class = GST_OPENCL_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
       "OpenCL filter bank");
@@ -520,10 +513,10 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
   gst_caps_unref (src);
 
   /* Its own caps rule (frames in, tensors or video out), fixated as GstBaseTransform does. */
-  gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
-  gst_opencl::stop_drops_run<GstOpenCLMultiConvolve> (GST_BASE_TRANSFORM_CLASS (klass));
+  gst_opencl_base_transform_class_keep_caps (base_class);
+  gst_opencl::stop_drops_run<GstOpenCLMultiConvolve> (trans_class);
   trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
-  trans_class->set_caps = gst_opencl_multi_convolve_set_caps;
   trans_class->sink_event = gst_opencl_multi_convolve_sink_event;
-  trans_class->transform = gst_opencl_multi_convolve_transform;
+  base_class->configure = gst_opencl_multi_convolve_configure;
+  base_class->transform_frames = gst_opencl_multi_convolve_transform_frames;
 }

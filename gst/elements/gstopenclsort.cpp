@@ -42,7 +42,6 @@
 #include <string>
 
 #include "opencl/gstopenclframepath.h"
-#include "opencl/gstopenclimplports.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencldevicesort.h"
 #include "opencl/gstopencltensor.h"
@@ -90,10 +89,8 @@ struct State
 
 }  // namespace
 
-struct GstOpenCLSortImpl : gst_opencl::ImplPorts
+struct GstOpenCLSortImpl
 {
-  using ImplPorts::ImplPorts;
-
   std::mutex lock;  /* guards settings */
   Settings settings;
   State state;      /* streaming thread only */
@@ -101,7 +98,6 @@ struct GstOpenCLSortImpl : gst_opencl::ImplPorts
   void drop_run ()
   {
     /* The sort refers to the device: drop it (and every buffer) before the context goes. */
-    drop_ports ();
     state = State ();
   }
 };
@@ -168,14 +164,13 @@ sort_key_for (gst_opencl::TensorType type)
 }
 
 static void
-set_tensor_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
+set_tensor_caps (GstOpenCLSortImpl * impl, gst_opencl::Device & device, GstCaps * caps)
 {
   std::string why;
   auto info = gst_opencl::tensor_info_from_caps (caps, &why);
   if (!info)
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "bad tensor caps: " + why);
   State & state = impl->state;
-  auto & device = impl->device.device ();
   state.tensor_key = sort_key_for (info->type);
   state.length = info->dimension (0);
   state.rows = info->element_count () / state.length;
@@ -186,89 +181,92 @@ set_tensor_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
 }
 
 static void
-set_video_caps (GstOpenCLSortImpl * impl, GstCaps * caps)
+set_video_caps (GstOpenCLSortImpl * impl, gst_opencl::Device & device,
+    gst_opencl::FramePorts & ports, GstCaps * caps)
 {
   State & state = impl->state;
   GstVideoInfo info;
   if (!gst_video_info_from_caps (&info, caps))
     throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "bad video caps");
-  state.pixels.configure (impl->device.device (), info);
-  impl->in_port.configure (state.pixels.info (), false);
-  impl->out_port.configure (state.pixels.info (), false);
+  state.pixels.configure (device, info);
+  ports.in.configure (state.pixels.info (), false);
+  ports.out.configure (state.pixels.info (), false);
   state.video = true;
 }
 
 static gboolean
-gst_opencl_sort_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+gst_opencl_sort_configure (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & device,
+    gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps)
 {
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
+  auto *impl = GST_OPENCL_SORT (base)->impl;
   if (!gst_caps_is_equal (incaps, outcaps)) {
-    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("openclsort needs equal input and output "
+    GST_ELEMENT_ERROR (base, CORE, NEGOTIATION, ("openclsort needs equal input and output "
             "caps"), ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  return GST_OPENCL_GUARD (trans, "cannot configure the sort", [&]() {
-    if (!impl->device.started ())
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
+  return GST_OPENCL_GUARD (base, "cannot configure the sort", [&]() {
     if (gst_opencl::caps_are_tensors (incaps))
-      set_tensor_caps (impl, incaps);
+      set_tensor_caps (impl, device.device (), incaps);
     else
-      set_video_caps (impl, incaps);
-    GST_DEBUG_OBJECT (trans, "configured for %" GST_PTR_FORMAT, incaps);
+      set_video_caps (impl, device.device (), ports, incaps);
+    GST_DEBUG_OBJECT (base, "configured for %" GST_PTR_FORMAT, incaps);
   });
 }
 
 /* The sort for the settings, rebuilt (kernels from the program cache) only when they change. */
 static gst_opencl::DeviceSort &
-ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::SortKey key, gst_opencl::SortOrder order)
+ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::ElementDevice & device,
+    gst_opencl::SortKey key, gst_opencl::SortOrder order)
 {
   auto & sort = impl->state.sort;
   if (!sort || sort->key () != key || sort->order () != order) {
-    sort = std::make_unique<gst_opencl::DeviceSort> (impl->device.device (), key, order);
+    sort = std::make_unique<gst_opencl::DeviceSort> (device.device (), key, order);
     /* What runs for the negotiated rows, reported as every tuned element reports its variant
      * (the long rows' radix sort is timed once per device: GST_OPENCL_VARIANT_SORT). */
     gst_opencl::TuningChoice choice;
     choice.name = gst_opencl::sort_strategy_name (sort->strategy_for (impl->state.rows,
             impl->state.length));
     choice.index = 0;
-    impl->device.post_variant ("sort", std::to_string (impl->state.rows) + "x" +
+    device.post_variant ("sort", std::to_string (impl->state.rows) + "x" +
         std::to_string (impl->state.length), {}, choice);
   }
   return *sort;
 }
 
 static void
-sort_tensor (GstOpenCLSortImpl * impl, const Settings & settings, GstBuffer * inbuf,
+sort_tensor (GstOpenCLSortImpl * impl, gst_opencl::ElementDevice & device,
+    gst_opencl::FramePort & in_port, const Settings & settings, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   State & state = impl->state;
-  auto & sort = ensure_sort (impl, state.tensor_key, settings.order == Order::Descending ?
-      gst_opencl::SortOrder::Descending : gst_opencl::SortOrder::Ascending);
-  gst_opencl::copy_bytes_in (impl->device, impl->in_port, inbuf, state.keys, state.tensor_bytes);
-  auto & device = impl->device;
+  auto & sort = ensure_sort (impl, device, state.tensor_key, settings.order ==
+      Order::Descending ? gst_opencl::SortOrder::Descending : gst_opencl::SortOrder::Ascending);
+  gst_opencl::copy_bytes_in (device, in_port, inbuf, state.keys, state.tensor_bytes);
   sort.enqueue (state.keys, state.keys, state.rows, state.length, [&device] (
           const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
         device.launch (kernel, global, local);
       });
-  gst_opencl::copy_bytes_out (impl->device, state.keys, outbuf, state.tensor_bytes);
+  gst_opencl::copy_bytes_out (device, state.keys, outbuf, state.tensor_bytes);
 }
 
 static GstFlowReturn
-transform_tensor (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Settings & settings,
-    GstBuffer * inbuf, GstBuffer * outbuf)
+transform_tensor (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & device,
+    gst_opencl::FramePorts & ports, const Settings & settings, GstBuffer * inbuf,
+    GstBuffer * outbuf)
 {
+  GstOpenCLSortImpl *impl = GST_OPENCL_SORT (base)->impl;
   const State & state = impl->state;
   gsize in_size = gst_buffer_get_size (inbuf);
   if (in_size != state.tensor_bytes) {
-    GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("wrong buffer size for the tensor caps"),
+    GST_ELEMENT_ERROR (base, STREAM, FORMAT, ("wrong buffer size for the tensor caps"),
         ("a buffer of %" G_GSIZE_FORMAT " bytes where the caps (%" G_GSIZE_FORMAT " rows of %"
             G_GSIZE_FORMAT " values) need %" G_GSIZE_FORMAT, in_size, state.rows,
             state.length, state.tensor_bytes));
     return GST_FLOW_ERROR;
   }
-  gboolean ok = GST_OPENCL_GUARD (trans, "sorting failed", [&]() {
-    gst_opencl::FrameWork work (impl->device);
-    sort_tensor (impl, settings, inbuf, outbuf);
+  gboolean ok = GST_OPENCL_GUARD (base, "sorting failed", [&]() {
+    gst_opencl::FrameWork work (device);
+    sort_tensor (impl, device, ports.in, settings, inbuf, outbuf);
     work.finished ();  /* the keys were read back */
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
@@ -277,14 +275,15 @@ transform_tensor (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Sett
 /* Frames are sorted where the frame path puts them: in place for OpenCL memory, else in device
  * copies of the host frames. */
 static GstFlowReturn
-transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Settings & settings,
-    GstBuffer * inbuf, GstBuffer * outbuf)
+transform_video (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & device,
+    gst_opencl::FramePorts & ports, const Settings & settings, GstBuffer * inbuf,
+    GstBuffer * outbuf)
 {
-  auto & device = impl->device;
-  gboolean ok = GST_OPENCL_GUARD (trans, "pixel sorting failed", [&]() {
+  GstOpenCLSortImpl *impl = GST_OPENCL_SORT (base)->impl;
+  gboolean ok = GST_OPENCL_GUARD (base, "pixel sorting failed", [&]() {
     gst_opencl::FrameWork work (device);
-    gst_opencl::FrameTrip in (device, impl->in_port, inbuf, gst_opencl::FrameAccess::Read);
-    gst_opencl::FrameTrip out (device, impl->out_port, outbuf, gst_opencl::FrameAccess::Write);
+    gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
+    gst_opencl::FrameTrip out (device, ports.out, outbuf, gst_opencl::FrameAccess::Write);
     impl->state.pixels.enqueue (device, in.frame (), out.frame (), settings.direction,
         settings.key, settings.order == Order::Descending);
     in.finish (false);
@@ -294,29 +293,31 @@ transform_video (GstBaseTransform * trans, GstOpenCLSortImpl * impl, const Setti
 }
 
 static GstFlowReturn
-gst_opencl_sort_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+gst_opencl_sort_transform_frames (GstOpenCLBaseTransform * base,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
+    GstBuffer * outbuf)
 {
-  auto *impl = GST_OPENCL_SORT (trans)->impl;
+  auto *impl = GST_OPENCL_SORT (base)->impl;
   Settings settings;
   {
     std::lock_guard<std::mutex> lock (impl->lock);
     settings = impl->settings;
   }
   if (impl->state.video)
-    return transform_video (trans, impl, settings, inbuf, outbuf);
-  return transform_tensor (trans, impl, settings, inbuf, outbuf);
+    return transform_video (base, device, ports, settings, inbuf, outbuf);
+  return transform_tensor (base, device, ports, settings, inbuf, outbuf);
 }
 
 static void
 gst_opencl_sort_init (GstOpenCLSort * self)
 {
-  self->impl = new GstOpenCLSortImpl (GST_OPENCL_BASE_TRANSFORM (self));
+  self->impl = new GstOpenCLSortImpl ();
 }
 
 static void
 gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 {
-  auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  auto *base_class = GST_OPENCL_BASE_TRANSFORM_CLASS (klass);
 
   GST_DEBUG_CATEGORY_INIT (gst_opencl_sort_debug, "openclsort", 0, "OpenCL sort");
 
@@ -364,13 +365,13 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
       "gst-opencl developers");
 
   /* Equal caps on both sides (set_caps insists). */
-  gst_opencl_base_transform_class_keep_caps (GST_OPENCL_BASE_TRANSFORM_CLASS (klass));
+  gst_opencl_base_transform_class_keep_caps (base_class);
   /* Pixels move along their lines: metas that say where things are in the frame (regions of
    * interest, crops) do not hold for the output and are dropped; metas without tags stay. */
-  GST_OPENCL_BASE_TRANSFORM_CLASS (klass)->output_keeps_geometry = FALSE;
+  base_class->output_keeps_geometry = FALSE;
   gst_opencl::stop_drops_run<GstOpenCLSort> (GST_BASE_TRANSFORM_CLASS (klass));
-  trans_class->set_caps = gst_opencl_sort_set_caps;
-  trans_class->transform = gst_opencl_sort_transform;
+  base_class->configure = gst_opencl_sort_configure;
+  base_class->transform_frames = gst_opencl_sort_transform_frames;
 
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_SORT_ORDER, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_SORT_DIRECTION, (GstPluginAPIFlags) 0);

@@ -49,8 +49,7 @@ struct GstOpenCLBaseTransformPrivate
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
   gst_opencl::CudaBridge cuda;
-  gst_opencl::FramePort in_port;    /* frames in (in-place elements use only this one) */
-  gst_opencl::FramePort out_port;   /* frames out */
+  gst_opencl::FramePorts ports;
   /* The sink pad's caps the input frames were last checked against (streaming thread). */
   GstCaps *checked_caps = nullptr;
   bool checked_video = false;
@@ -177,8 +176,9 @@ static gboolean
 gst_opencl_base_transform_stop (GstBaseTransform * trans)
 {
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
-  priv->in_port.reset ();
-  priv->out_port.reset ();
+  /* Before the context goes (device.stop ()): the ports' buffers and uploads belong to it. An
+   * element's own state went first, in its Impl's drop_run (). */
+  priv->ports.reset ();
   priv->gl.reset ();
   priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (trans));
@@ -499,6 +499,36 @@ gst_opencl_base_transform_transform_meta (GstBaseTransform * trans, GstBuffer * 
   return TRUE;
 }
 
+/* GstBaseTransform's set_caps and transform for elements that move their own frames: the
+ * class's configure and transform_frames, handed the device and the ports. The specialised
+ * bases put their own in place of both. */
+static gboolean
+gst_opencl_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  auto *self = GST_OPENCL_BASE_TRANSFORM (trans);
+  auto *klass = GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self);
+  if (!klass->configure)
+    return TRUE;  /* nothing to set up */
+  auto *priv = get_priv (self);
+  return klass->configure (self, priv->device, priv->ports, incaps, outcaps);
+}
+
+static GstFlowReturn
+gst_opencl_base_transform_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  auto *self = GST_OPENCL_BASE_TRANSFORM (trans);
+  auto *klass = GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self);
+  if (!klass->transform_frames) {
+    GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED, ("no frame processing"),
+        ("%s has no transform_frames", G_OBJECT_TYPE_NAME (self)));
+    return GST_FLOW_ERROR;
+  }
+  auto *priv = get_priv (self);
+  return klass->transform_frames (self, priv->device, priv->ports, inbuf, outbuf);
+}
+
 static void
 gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
 {
@@ -519,6 +549,8 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_opencl_base_transform_start;
   trans_class->stop = gst_opencl_base_transform_stop;
+  trans_class->set_caps = gst_opencl_base_transform_set_caps;
+  trans_class->transform = gst_opencl_base_transform_transform;
   trans_class->query = gst_opencl_base_transform_query;
   trans_class->propose_allocation = gst_opencl_base_transform_propose_allocation;
   trans_class->decide_allocation = gst_opencl_base_transform_decide_allocation;
@@ -552,12 +584,6 @@ gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuffer *
   }
 }
 
-gst_opencl::ElementDevice &
-gst_opencl_base_transform_device (GstOpenCLBaseTransform * self)
-{
-  return get_priv (self)->device;
-}
-
 void
 gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass)
 {
@@ -567,11 +593,17 @@ gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass)
   trans_class->fixate_caps = plain->fixate_caps;
 }
 
-gst_opencl::FramePort &
-gst_opencl_base_transform_port (GstOpenCLBaseTransform * self, GstPadDirection side)
+gst_opencl::ElementDevice &
+gst_opencl::device_of (GstOpenCLBaseTransform * element)
 {
-  auto *priv = get_priv (self);
-  return side == GST_PAD_SINK ? priv->in_port : priv->out_port;
+  return get_priv (element)->device;
+}
+
+gst_opencl::FramePort &
+gst_opencl::port_of (GstOpenCLBaseTransform * element, GstPadDirection side)
+{
+  auto & ports = get_priv (element)->ports;
+  return side == GST_PAD_SINK ? ports.in : ports.out;
 }
 
 gboolean
@@ -595,9 +627,10 @@ gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self, GstCap
       }))
     return FALSE;
   const bool in_place = gst_base_transform_is_in_place (trans);
-  priv->in_port.configure (in_info, gst_opencl::frame_memory_of (incaps));
-  priv->out_port.configure (out_info, gst_opencl::frame_memory_of (outcaps));
-  if ((priv->in_port.cuda () || priv->out_port.cuda ()) &&
+  auto & ports = priv->ports;
+  ports.in.configure (in_info, gst_opencl::frame_memory_of (incaps));
+  ports.out.configure (out_info, gst_opencl::frame_memory_of (outcaps));
+  if ((ports.in.cuda () || ports.out.cuda ()) &&
       gst_opencl_base_transform_cuda_device (self) < 0) {
     std::string why;
     gst_opencl::cuda_device_of (priv->device.device (), &why);
@@ -607,7 +640,7 @@ gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self, GstCap
   }
   GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps);
   return gst_opencl::configure_ports (GST_ELEMENT (self), priv->device, priv->gl,
-      &priv->in_port, in_place ? &priv->in_port : &priv->out_port, context_changed);
+      &ports.in, in_place ? &ports.in : &ports.out, context_changed);
 }
 
 int

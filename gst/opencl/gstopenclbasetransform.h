@@ -7,8 +7,9 @@
  * OpenCL-memory caps, GL pools for GL caps, and pools of the plugin's host-visible frames
  * offered upstream and used downstream for system memory), controlled properties synced at each
  * frame's stream time, and output sizes from video caps. The specialised bases (video filter,
- * temporal filter, transfer) and the tensor elements derive from it and keep only what is theirs;
- * frames move through gstopenclframepath.h. */
+ * temporal filter, transfer) derive from it and keep only what is theirs; elements whose input
+ * and output differ in shape implement its configure and transform_frames hooks, handed the
+ * device and the frame ports. Frames move through gstopenclframepath.h. */
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
@@ -41,6 +42,26 @@ struct _GstOpenCLBaseTransformClass
    * whose pixels move along their lines, sets FALSE. Whatever it says, an output that is not
    * video, or an input that is not, keeps only the metas without tags. */
   gboolean output_keeps_geometry;
+
+  /* For elements that move their own frames (input and output differ in shape: arrays,
+   * volumes, other formats or sizes), in place of GstBaseTransform's set_caps and transform,
+   * which the base then implements with these two. `ports` are the element's frame ports, owned
+   * by the base and reset at stop; the specialised bases move frames themselves and leave both
+   * unset. Neither may throw (wrap the body in GST_OPENCL_GUARD).
+   *
+   * Caps are set: configure the ports for the sides that carry frames
+   * (gst_opencl_base_transform_configure_ports () when both sides are video caps, else
+   * FramePort::configure ()), build kernels on device.device () (which throws "no OpenCL
+   * device" before start), size state. Return FALSE after posting an error. */
+  gboolean (*configure) (GstOpenCLBaseTransform * trans, gst_opencl::ElementDevice & device,
+      gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps);
+
+  /* Move `inbuf` to the device through ports.in, enqueue the kernels through device.launch (),
+   * and move the result into `outbuf` through ports.out, the frame bracketed by one
+   * gst_opencl::FrameWork. */
+  GstFlowReturn (*transform_frames) (GstOpenCLBaseTransform * trans,
+      gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
+      GstBuffer * outbuf);
 };
 
 G_END_DECLS
@@ -55,16 +76,6 @@ void gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * kl
  * prepare_output_buffer (the temporal filter's). Streaming thread. */
 void gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuffer * input,
     GstBuffer * output);
-
-/* The device part of the element: device (), launch (), context (); valid from start to stop. */
-gst_opencl::ElementDevice & gst_opencl_base_transform_device (GstOpenCLBaseTransform * self);
-
-
-/* The element's frame ports: GST_PAD_SINK for frames in, GST_PAD_SRC for frames out (in-place
- * elements use only the sink one). Configured by gst_opencl_base_transform_configure_ports (),
- * reset at stop. */
-gst_opencl::FramePort & gst_opencl_base_transform_port (GstOpenCLBaseTransform * self,
-    GstPadDirection side);
 
 /* For set_caps of video elements: reads both caps into `in_info` and `out_info` (an element
  * error when they are not video caps), refuses frames the device cannot hold, and configures the
@@ -85,17 +96,26 @@ bool gst_opencl_base_transform_cuda_negotiable (GstOpenCLBaseTransform * self);
 
 namespace gst_opencl {
 
+/* The device part of the element: device (), launch (), context (); valid from start to stop.
+ * The one accessor of it, for bases and elements whose virtual functions are not handed it. */
+ElementDevice & device_of (GstOpenCLBaseTransform * element);
+
+/* The element's frame ports: GST_PAD_SINK for frames in, GST_PAD_SRC for frames out (in-place
+ * elements use only the sink one), for the specialised bases and the transfer elements.
+ * Configured by gst_opencl_base_transform_configure_ports (), reset at stop. */
+FramePort & port_of (GstOpenCLBaseTransform * element, GstPadDirection side);
+
 /* The same two, for an element of any class derived from GstOpenCLBaseTransform. */
 template<typename Element> ElementDevice &
 device_of (Element * element)
 {
-  return gst_opencl_base_transform_device (GST_OPENCL_BASE_TRANSFORM (element));
+  return device_of (GST_OPENCL_BASE_TRANSFORM (element));
 }
 
 template<typename Element> FramePort &
 port_of (Element * element, GstPadDirection side)
 {
-  return gst_opencl_base_transform_port (GST_OPENCL_BASE_TRANSFORM (element), side);
+  return port_of (GST_OPENCL_BASE_TRANSFORM (element), side);
 }
 
 }  // namespace gst_opencl

@@ -139,6 +139,22 @@ private:
   size_t next_wrap_ = 0;
 };
 
+/* An element's two ports, held by its base class: frames in and frames out (in-place elements
+ * use only `in`). */
+struct FramePorts
+{
+  FramePort in;
+  FramePort out;
+
+  /* At stop, before the element's context goes: the ports' device buffers, foreign frames and
+   * uploads in flight belong to it. */
+  void reset ()
+  {
+    in.reset ();
+    out.reset ();
+  }
+};
+
 /* For set_caps, once the ports are configured: sets up the GL interop of the ports whose caps
  * are GL memory (`in` and `out` may be null, or the same port for elements working in place),
  * the `gl-interop` property and the `memory` property. When khr-gl-sharing replaced the element's context, the ports'
