@@ -14,8 +14,9 @@
 #   slower: new > old x (1 + noise)   faster: old > new x (1 + noise)   else same
 # (for frames per second, higher is better: the same test on the times 1 / fps).
 # Measured: the kernel-time medians of every element benchmark (bilateral, histogram, sort,
-# sort-batch, mandelbox, convolve), the wall ms per frame of bench_pipeline's cases and the
-# frames per second of run-pipelines.sh. The peers (OpenCV, torch, std::sort, the OpenMP
+# sort-batch, mandelbox, convolve), the wall ms per frame of bench_pipeline's cases, the
+# frames per second of run-pipelines.sh and the aggregate frames per second of bench_streams
+# (per case, context mode and number of streams). The peers (OpenCV, torch, std::sort, the OpenMP
 # renderer) and bench_ceilings are not our code: they go into a separate table, a check that
 # the machine was the same (a peer much slower in NEW means the machine differed).
 # Files are paired by name (bilateral.json with bilateral.json), else by kind when each folder
@@ -33,7 +34,7 @@ import report  # noqa: E402  (classify, load_runs, median, fmt_ms)
 DEFAULT_NOISE = 0.05
 # Tables in this order; "sort-batch" is report.py's "sort" kind with more than one row.
 ORDER = ["bilateral", "histogram", "convolve", "sort", "sort-batch", "mandelbox", "pipelines",
-         "pipelines-launch"]
+         "pipelines-launch", "streams"]
 
 
 class Measure:
@@ -204,6 +205,28 @@ def pipelines_launch(data):
     return out
 
 
+def streams(data):
+    # The source's settings change every row's cost: they are part of the key.
+    source = data.get("source") or {}
+    setting = tuple(source.get(k) for k in ("kind", "decoder", "clip", "loops", "pattern",
+                                            "format", "width", "height", "frames_per_pipeline"))
+    out = []
+    for c in data.get("cases", []):
+        key = ("streams", c.get("case"), c.get("element"), c.get("mode"), c.get("streams")) + \
+            setting
+        label = f"{c.get('case')} {c.get('mode')} N = {c.get('streams')}"
+        if failed(c):
+            out.append(Measure("streams", key, label, None, error=c.get("error"), unit="fps",
+                               higher_better=True))
+            continue
+        ratio = c.get("ratio_to_baseline")
+        out.append(Measure("streams", key, label, report.median(c.get("fps")),
+                           relative_iqr(c.get("fps"), c.get("fps_samples")), unit="fps",
+                           higher_better=True,
+                           note="" if ratio is None else f"{100 * ratio:.0f}% of the baseline"))
+    return out
+
+
 def convolve(data):
     out = []
     for c in data.get("cases", []):
@@ -249,6 +272,7 @@ def ceilings(data):
 
 EXTRACT = {"bilateral": bilateral, "histogram": histogram, "sort": sort, "mandelbox": mandelbox,
            "pipelines": pipelines, "pipelines-launch": pipelines_launch, "convolve": convolve,
+           "streams": streams,
            "peer-conv3d": peer_conv3d, "ceilings": ceilings}
 
 
@@ -377,7 +401,8 @@ def main(argv):
     for table, shown in tables:
         rows = [r for r in results if r[0] == table and r[1] == shown]
         what = "frames per second" if table == "pipelines-launch" else (
-            "wall ms per frame" if table == "pipelines" else "kernel ms (median)")
+            "aggregate frames per second of N streams" if table == "streams" else (
+                "wall ms per frame" if table == "pipelines" else "kernel ms (median)"))
         print(f"### {table} (`{shown}`): {what}\n")
         if rows:
             print("| case | OLD | NEW | NEW / OLD | noise | verdict | note |")

@@ -13,6 +13,9 @@
 # means we are faster); and, per folder, the issue's targets with met / missed / not measured.
 # The frame-path targets (system memory in and out, GL chains, pool-fed filters) are judged where
 # the folder has bench_pipeline results, against the same folder's bench_ceilings transfers.
+# bench_streams results (N pipelines at once in one process) get a table per file and, on the
+# GPU, the target of 90% of the decoder's frame rate alone for the histogram and the bilateral
+# filter at every N up to 16, per context mode.
 import json
 import math
 import pathlib
@@ -538,6 +541,85 @@ def decode_targets(run):
                f"({fps(through) / fps(alone):.0%}){host_text}", fps(through) >= 0.9 * fps(alone))
 
 
+def streams_source(data):
+    """What each stream of a bench_streams file decodes or draws, in words."""
+    source = data.get("source") or {}
+    if source.get("kind") == "decode":
+        return (f"filesrc ! h264parse ! {source.get('decoder')} of `{source.get('clip')}` "
+                f"played {source.get('loops')} times, CUDA context "
+                f"{source.get('cuda_context', 'per pipeline')}")
+    return (f"videotestsrc pattern={source.get('pattern')} {source.get('width')}x"
+            f"{source.get('height')} {source.get('format')}, "
+            f"{source.get('frames_per_pipeline')} frames per pipeline")
+
+
+def streams(run, path, data):
+    # bench_streams: N pipelines at once in one process, aggregate frames per second from
+    # PLAYING to the last EOS, against the source (the decoder) alone at the same N.
+    cases = data.get("cases", [])
+    device = data.get("device_name") or next((c.get("device_name") for c in cases
+                                              if c.get("device_name")), None)
+    header("Streams at once: N pipelines in one process (bench_streams)", path, data, device)
+    if data.get("skipped"):
+        print(f"Skipped: {data['skipped']}.\n")
+        return
+    print(f"Each stream: {streams_source(data)}, into the case's elements and fakesink; "
+          f"{data.get('runs')} runs per row. fps: frames at the sinks over the wall time from "
+          "PLAYING to the last EOS; contexts: OpenCL contexts the pipelines' elements use "
+          "(checked); host ms: each frame's time in the element (sink pad to push), median; "
+          "kernel ms: its kernel-time at EOS, median.\n")
+    table_head("streams", "case", "mode", "fps (median)", "fps IQR", "fps per stream",
+               "of the baseline", "contexts", "memory", "element host ms", "kernel ms")
+    for c in cases:
+        if reported_failure(c, [c.get("streams"), c.get("case"), c.get("mode")], 11):
+            continue
+        fps = c.get("fps") or {}
+        print(f"| {c['streams']} | {c['case']} | {c['mode']} | {fps.get('median', 0):.1f} | "
+              f"{fps.get('iqr', 0):.1f} | {c.get('fps_per_stream', 0):.1f} | "
+              f"{fmt_pct(c.get('ratio_to_baseline'))} | "
+              f"{'-' if c.get('contexts') is None else c['contexts']} | "
+              f"{c.get('memory') or '-'} | {fmt_ms(median(c.get('element_host_ms')))} | "
+              f"{fmt_ms(median(c.get('kernel_ms')))} |")
+    print()
+    if data.get("device") != "gpu" or not is_gpu(device):
+        return
+    # The issue's target: the histogram and the bilateral filter keep 90% of the decoder's frame
+    # rate alone at every N up to 16, in each context mode measured.
+    for element in ("openclhistogram", "openclbilateral"):
+        rows = [c for c in cases if c.get("element") == element]
+        for mode in sorted({c.get("mode") for c in rows}):
+            of_mode = sorted((c for c in rows if c.get("mode") == mode),
+                             key=lambda c: c.get("streams", 0))
+            converted = any("openclconvertscale name=convert" in c.get("pipeline", "")
+                            for c in of_mode)
+            source = data.get("source") or {}
+            text = (f"{element}{' (after openclconvertscale to RGBA)' if converted else ''} on "
+                    f"N streams from {source.get('decoder')} "
+                    f"({pathlib.PurePath(str(source.get('clip'))).name}), {mode} OpenCL "
+                    "context: at least 90% of the decoder's frame rate alone at the same N, for "
+                    "every N up to 16")
+            failed = [c for c in of_mode if not c.get("ok")]
+            ratios = [(c["streams"], c["ratio_to_baseline"]) for c in of_mode
+                      if c.get("ok") and c.get("ratio_to_baseline") is not None]
+            if failed:
+                run.target(text, "; ".join(f"N = {c['streams']} failed: {c.get('error')}"
+                                           for c in failed), False)
+                continue
+            if not ratios:
+                run.target(text, "no row with a baseline at the same N", None)
+                continue
+            worst = min(ratios, key=lambda r: r[1])
+            measured = f"worst N = {worst[0]}: {fmt_pct(worst[1])} (" + ", ".join(
+                f"N = {n} {fmt_pct(r)}" for n, r in ratios) + ")"
+            largest = max(n for n, _ in ratios)
+            if worst[1] < 0.9:
+                run.target(text, measured, False)
+            elif largest < 16:
+                run.target(text, measured + f"; measured up to N = {largest} only", None)
+            else:
+                run.target(text, measured, True)
+
+
 def pipelines_launch(run, path, data):
     # tests/bench/run-pipelines.sh: frames per second of gst-launch-1.0 runs, PLAYING to EOS.
     header("Pipelines, frames per second from gst-launch-1.0 (run-pipelines.sh)", path, data)
@@ -744,14 +826,16 @@ def classify(data):
         return "peer-conv3d"
     if kind == "count_bound":
         return "count-bound"
+    if kind == "streams":
+        return "streams"
     return None
 
 
 REPORTERS = {"bilateral": bilateral, "histogram": histogram, "sort": sort,
              "mandelbox": mandelbox, "pipelines": pipelines, "pipelines-launch": pipelines_launch,
-             "convolve": convolve, "peer-conv3d": peer_conv3d, "count-bound": count_bound}
+             "streams": streams, "convolve": convolve, "peer-conv3d": peer_conv3d, "count-bound": count_bound}
 ORDER = ["bilateral", "histogram", "count-bound", "convolve", "peer-conv3d", "sort", "mandelbox", "pipelines",
-         "pipelines-launch"]
+         "pipelines-launch", "streams"]
 
 
 def load_runs(argv, root):

@@ -9,8 +9,8 @@
 #   --full            the standard sizes even on the CPU (hours on a 2-core machine)
 #   --build DIR       a build folder made before (default: build-bench, else build); nothing is built
 #   --only LIST       comma-separated subset of: ceilings,bilateral,histogram,sort,mandelbox,
-#                     convolve,pipelines (pipelines-launch comes with pipelines on the GPU,
-#                     frame-path with pipelines on the CPU)
+#                     convolve,pipelines,streams (pipelines-launch comes with pipelines on the
+#                     GPU, frame-path with pipelines on the CPU)
 #   --out DIR         where the results go (created): one JSON per benchmark, log.txt,
 #                     summary.json (machine, command, each benchmark's status and file) and
 #                     report.md (tests/bench/report.py over the folder)
@@ -22,7 +22,7 @@ device=gpu
 quick=""
 build=""
 out=""
-only="ceilings,bilateral,histogram,sort,mandelbox,convolve,pipelines"
+only="ceilings,bilateral,histogram,sort,mandelbox,convolve,pipelines,streams"
 bench_parse_options "--device=device --quick=quick:1 --full=quick:0 --build=build --only=only
   --out=out" "$@"
 [ -n "$out" ] || { echo "--out DIR is required" >&2; exit 2; }
@@ -203,6 +203,26 @@ if wanted pipelines; then
       --cases filter-host,histogram-host,filter-pool,kernel-resident,filter-app,histogram-app \
       --warmup 3 \
       --json "$out/frame-path.json"
+  fi
+fi
+
+# How many streams one device filters at once: N pipelines in one process, each source into
+# openclhistogram, openclbilateral or openclconvertscale, with one OpenCL context for all or one
+# each, against the source alone (bench_streams). On the GPU the source is NVIDIA's decoder on
+# the clip of tests/bench/pack-gpu.sh, played once per run here (bench_streams' own default is
+# twice); on the CPU a small test pattern.
+if wanted streams && [ -x "$bin/bench_streams" ]; then
+  if [ "$device" = gpu ]; then
+    if [ -f "$build/clips/clip-1080p.h264" ]; then
+      run streams 300 "$bin/bench_streams" --device gpu --clip "$build/clips/clip-1080p.h264" \
+        --loops 1 --runs 2 --json "$out/streams.json"
+    else
+      echo "== streams: no $build/clips/clip-1080p.h264 (tests/bench/pack-gpu.sh makes it)" |
+        tee -a "$log"
+    fi
+  else
+    run streams 300 "$bin/bench_streams" --device cpu --streams 1,2,4,8 --runs 3 --frames 30 \
+      --json "$out/streams.json"
   fi
 fi
 
