@@ -17,12 +17,6 @@
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
-enum
-{
-  PROP_0,
-  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time, gl-interop: gstopenclelementdevice.h */
-};
-
 namespace {
 
 /* What an output frame is of its input frame's picture, for the metas it keeps. */
@@ -107,26 +101,6 @@ gst_opencl_base_transform_finalize (GObject * object)
 {
   get_priv (GST_OPENCL_BASE_TRANSFORM (object))->~GstOpenCLBaseTransformPrivate ();
   G_OBJECT_CLASS (gst_opencl_base_transform_parent_class)->finalize (object);
-}
-
-static void
-gst_opencl_base_transform_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  if (gst_opencl::refused_while_running (object, pspec))
-    return;
-  if (!get_priv (GST_OPENCL_BASE_TRANSFORM (object))->device.set_property (PROP_DEVICE_FIRST,
-          prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
-
-static void
-gst_opencl_base_transform_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  if (!get_priv (GST_OPENCL_BASE_TRANSFORM (object))->device.get_property (GST_ELEMENT (object),
-          PROP_DEVICE_FIRST, prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -537,9 +511,10 @@ gst_opencl_base_transform_class_init (GstOpenCLBaseTransformClass * klass)
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_opencl_base_transform_finalize;
-  gobject_class->set_property = gst_opencl_base_transform_set_property;
-  gobject_class->get_property = gst_opencl_base_transform_get_property;
-  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
+  gst_opencl::ElementDevice::install_properties (gst_opencl::PropertyTable::of (gobject_class),
+      [] (GObject * object) -> gst_opencl::ElementDevice & {
+        return get_priv (GST_OPENCL_BASE_TRANSFORM (object))->device;
+      });
 
   element_class->set_context = gst_opencl_base_transform_set_context;
   element_class->change_state = gst_opencl_base_transform_change_state;

@@ -54,8 +54,14 @@ ElementDevice::~ElementDevice ()
 }
 
 void
-ElementDevice::install_properties (GObjectClass * klass, guint first_id)
+ElementDevice::install_properties (PropertyTable & table, ElementDevice & (*of) (GObject *))
 {
+  /* A read-only row: the value as `read` gives it. */
+  auto reader = [of] (void (ElementDevice::*read) (GstElement *, GValue *)) {
+    return [of, read] (GObject * object, GValue * value) {
+      (of (object).*read) (GST_ELEMENT (object), value);
+    };
+  };
   /**
    * GstOpenCLElement:device:
    *
@@ -63,30 +69,34 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
    * "cpu", or "<platform name substring>[:<device index>]". When empty, the environment variable
    * GST_OPENCL_DEVICE is read. Takes effect at the next start.
    */
-  g_object_class_install_property (klass, first_id + DEVICE,
+  table.add (
       g_param_spec_string ("device", "Device",
           "OpenCL device: empty = automatic (first GPU, else first CPU; GST_OPENCL_DEVICE "
           "overrides), \"gpu\", \"cpu\" or \"<platform name substring>[:<device index>]\"",
           "", (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+              GST_PARAM_MUTABLE_READY)),
+      [of] (GObject * object, const GValue * value) { of (object).write_device (value); },
+      reader (&ElementDevice::read_device));
   /**
    * GstOpenCLElement:device-name:
    *
    * The device in use, "<device name> (<platform name>)"; NULL before the element starts.
    */
-  g_object_class_install_property (klass, first_id + DEVICE_NAME,
+  table.add (
       g_param_spec_string ("device-name", "Device name",
           "The OpenCL device in use, as \"<device> (<platform>)\" (set once started)", nullptr,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)), nullptr,
+      reader (&ElementDevice::read_device_name));
   /**
    * GstOpenCLElement:kernel-time:
    *
    * Device time of the kernels of the last frame, in nanoseconds, from OpenCL profiling events.
    */
-  g_object_class_install_property (klass, first_id + KERNEL_TIME,
+  table.add (
       g_param_spec_uint64 ("kernel-time", "Kernel time",
           "Device time of the last frame's kernels in nanoseconds (OpenCL profiling events)",
-          0, G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          0, G_MAXUINT64, 0, (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)), nullptr,
+      reader (&ElementDevice::read_kernel_time));
   /**
    * GstOpenCLElement:gl-interop:
    *
@@ -96,11 +106,12 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
    * no GL memory was negotiated. The debug log (GST_DEBUG=opencl:5) says why better paths were
    * not taken; GST_OPENCL_GL_INTEROP=<path> asks for a lesser one.
    */
-  g_object_class_install_property (klass, first_id + GL_INTEROP,
+  table.add (
       g_param_spec_enum ("gl-interop", "GL interop",
           "How frames in GL memory reach the kernels (chosen at negotiation, best possible)",
           GST_TYPE_OPENCL_GL_INTEROP, 0,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)), nullptr,
+      reader (&ElementDevice::read_gl_interop));
   /**
    * GstOpenCLElement:memory:
    *
@@ -109,11 +120,12 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
    * elements and sources; NULL before negotiation. Frames in CUDA memory (nvh264dec,
    * cudaupload) are copied on the device; docs/memory.md says how each memory travels.
    */
-  g_object_class_install_property (klass, first_id + MEMORY,
+  table.add (
       g_param_spec_string ("memory", "Memory",
           "The memory of the frames taken and given, as negotiated: system, opencl, gl or "
           "cuda (\"<in> -> <out>\")", nullptr,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)), nullptr,
+      reader (&ElementDevice::read_memory));
   /**
    * GstOpenCLElement:variant:
    *
@@ -124,11 +136,12 @@ ElementDevice::install_properties (GObjectClass * klass, guint first_id)
    * stop, and for elements without variants. Each choice is also posted as an
    * `opencl-variant` element message (docs/performance.md).
    */
-  g_object_class_install_property (klass, first_id + VARIANT,
+  table.add (
       g_param_spec_string ("variant", "Variant",
           "The kernel variant in use (chosen on the first frame; \"family=name, ...\" when "
           "several are tuned)", nullptr,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)), nullptr,
+      reader (&ElementDevice::read_variant));
 }
 
 void
@@ -138,53 +151,63 @@ ElementDevice::set_memory (const std::string & memory)
   memory_ = memory;
 }
 
-bool
-ElementDevice::set_property (guint first_id, guint prop_id, const GValue * value)
+void
+ElementDevice::write_device (const GValue * value)
 {
-  if (prop_id != first_id + DEVICE)
-    return false;
   std::lock_guard<std::mutex> lock (settings_lock_);
   const gchar *text = g_value_get_string (value);
   device_property_ = text ? text : "";
-  GST_DEBUG ("device set to \"%s\"", device_property_.c_str ());
-  return true;
 }
 
-bool
-ElementDevice::get_property (GstElement * element, guint first_id, guint prop_id,
-    GValue * value)
+void
+ElementDevice::read_device (GstElement *, GValue * value)
 {
-  if (prop_id == first_id + DEVICE) {
-    std::lock_guard<std::mutex> lock (settings_lock_);
-    g_value_set_string (value, device_property_.c_str ());
-  } else if (prop_id == first_id + DEVICE_NAME) {
-    GST_OBJECT_LOCK (element);
-    g_value_set_string (value, context_ ?
-        gst_opencl_context_device (context_).name.c_str () : nullptr);
-    GST_OBJECT_UNLOCK (element);
-  } else if (prop_id == first_id + KERNEL_TIME) {
-    try {
-      harvest_deferred ();
-    } catch (...) {
-      GST_WARNING_OBJECT (element, "cannot read the profiling events of the last frame");
-    }
-    g_value_set_uint64 (value, kernel_time_ns_.load ());
-  } else if (prop_id == first_id + GL_INTEROP) {
-    g_value_set_enum (value, gl_interop_.load ());
-  } else if (prop_id == first_id + MEMORY) {
-    std::lock_guard<std::mutex> lock (settings_lock_);
-    g_value_set_string (value, memory_.empty () ? nullptr : memory_.c_str ());
-  } else if (prop_id == first_id + VARIANT) {
-    std::lock_guard<std::mutex> lock (settings_lock_);
-    std::string text;
-    for (const auto & variant : variants_)
-      text += (text.empty () ? "" : ", ") + (variants_.size () == 1 ? variant.second :
-          variant.first + "=" + variant.second);
-    g_value_set_string (value, text.empty () ? nullptr : text.c_str ());
-  } else {
-    return false;
+  std::lock_guard<std::mutex> lock (settings_lock_);
+  g_value_set_string (value, device_property_.c_str ());
+}
+
+void
+ElementDevice::read_device_name (GstElement * element, GValue * value)
+{
+  GST_OBJECT_LOCK (element);
+  g_value_set_string (value, context_ ?
+      gst_opencl_context_device (context_).name.c_str () : nullptr);
+  GST_OBJECT_UNLOCK (element);
+}
+
+void
+ElementDevice::read_kernel_time (GstElement * element, GValue * value)
+{
+  try {
+    harvest_deferred ();
+  } catch (...) {
+    GST_WARNING_OBJECT (element, "cannot read the profiling events of the last frame");
   }
-  return true;
+  g_value_set_uint64 (value, kernel_time_ns_.load ());
+}
+
+void
+ElementDevice::read_gl_interop (GstElement *, GValue * value)
+{
+  g_value_set_enum (value, gl_interop_.load ());
+}
+
+void
+ElementDevice::read_memory (GstElement *, GValue * value)
+{
+  std::lock_guard<std::mutex> lock (settings_lock_);
+  g_value_set_string (value, memory_.empty () ? nullptr : memory_.c_str ());
+}
+
+void
+ElementDevice::read_variant (GstElement *, GValue * value)
+{
+  std::lock_guard<std::mutex> lock (settings_lock_);
+  std::string text;
+  for (const auto & variant : variants_)
+    text += (text.empty () ? "" : ", ") + (variants_.size () == 1 ? variant.second :
+        variant.first + "=" + variant.second);
+  g_value_set_string (value, text.empty () ? nullptr : text.c_str ());
 }
 
 std::string

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclproperties.h"
 #include "opencl/gstopencltuning.h"
 #include "opencl/gstopenclwait.h"
 
@@ -35,23 +36,14 @@ const char *gl_interop_path_name (GlInteropPath path);
 class ElementDevice
 {
 public:
-  /* Property ids of the element's device properties, consecutive from `first_id`. */
-  enum PropertyOffset : guint
-  { DEVICE = 0, DEVICE_NAME = 1, KERNEL_TIME = 2, GL_INTEROP = 3, MEMORY = 4, VARIANT = 5,
-    COUNT = 6 };
-
   ElementDevice () = default;
   ElementDevice (const ElementDevice &) = delete;
   ElementDevice & operator= (const ElementDevice &) = delete;
   ~ElementDevice ();
 
-  /* Installs `device`, `device-name`, `kernel-time`, `gl-interop` and `memory` with ids
-   * first_id .. first_id + COUNT - 1. */
-  static void install_properties (GObjectClass * klass, guint first_id);
-
-  /* Return true when `prop_id` was one of them (then the value was handled). */
-  bool set_property (guint first_id, guint prop_id, const GValue * value);
-  bool get_property (GstElement * element, guint first_id, guint prop_id, GValue * value);
+  /* Adds `device`, `device-name`, `kernel-time`, `gl-interop`, `memory` and `variant` to a
+   * base class's table; `of` finds an instance's ElementDevice. */
+  static void install_properties (PropertyTable & table, ElementDevice & (*of) (GObject *));
 
   /* GstElement::set_context and the context query, for "gst.opencl.context". */
   void set_context (GstElement * element, GstContext * context);
@@ -130,6 +122,15 @@ public:
       const std::vector<TuningCandidate> & candidates, const TuningChoice & choice);
 
 private:
+  /* The property rows' ends (install_properties). */
+  void write_device (const GValue * value);
+  void read_device (GstElement * element, GValue * value);
+  void read_device_name (GstElement * element, GValue * value);
+  void read_kernel_time (GstElement * element, GValue * value);
+  void read_gl_interop (GstElement * element, GValue * value);
+  void read_memory (GstElement * element, GValue * value);
+  void read_variant (GstElement * element, GValue * value);
+
   std::string device_string () ;
 
   std::mutex settings_lock_;

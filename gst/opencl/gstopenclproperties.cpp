@@ -1,15 +1,95 @@
-/* gst-opencl: an element's properties bound to the members of its Settings.
+/* gst-opencl: the classes' property tables, and the values of an element's Settings members.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclproperties.h"
 
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_properties_debug);
 #define GST_CAT_DEFAULT gst_opencl_properties_debug
 
 namespace gst_opencl {
+
+namespace {
+
+/* Every class's table, by the GType that owns its properties. Tables are made in class_init
+ * and live as long as the process (classes of a static plugin are never finalized). */
+std::mutex tables_lock;
+std::map<GType, PropertyTable *> & tables ()
+{
+  static std::map<GType, PropertyTable *> by_type;
+  return by_type;
+}
+
+}  // namespace
+
+PropertyTable &
+PropertyTable::of (GObjectClass * klass)
+{
+  std::lock_guard<std::mutex> lock (tables_lock);
+  PropertyTable *& table = tables ()[G_OBJECT_CLASS_TYPE (klass)];
+  if (!table) {
+    table = new PropertyTable (klass);
+    klass->set_property = set_property;
+    klass->get_property = get_property;
+  }
+  return *table;
+}
+
+PropertyTable &
+PropertyTable::add (GParamSpec * spec, Set set, Get get)
+{
+  rows_.push_back (Row { std::move (set), std::move (get) });
+  g_object_class_install_property (klass_, (guint) rows_.size (), spec);
+  return *this;
+}
+
+PropertyTable *
+PropertyTable::owner_of (GParamSpec * pspec)
+{
+  std::lock_guard<std::mutex> lock (tables_lock);
+  auto found = tables ().find (pspec->owner_type);
+  return found == tables ().end () ? nullptr : found->second;
+}
+
+const PropertyTable::Row *
+PropertyTable::row (guint prop_id) const
+{
+  if (prop_id == 0 || prop_id > rows_.size ())
+    return nullptr;
+  return &rows_[prop_id - 1];
+}
+
+void
+PropertyTable::set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  const PropertyTable *table = owner_of (pspec);
+  const Row *found = table ? table->row (prop_id) : nullptr;
+  if (!found || !found->set) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  if (refused_while_running (object, pspec))
+    return;
+  found->set (object, value);
+  log_property_set (object, pspec, value);
+}
+
+void
+PropertyTable::get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  const PropertyTable *table = owner_of (pspec);
+  const Row *found = table ? table->row (prop_id) : nullptr;
+  if (!found || !found->get) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  found->get (object, value);
+}
 
 void value_into (const GValue * value, double & member) { member = g_value_get_double (value); }
 void value_into (const GValue * value, int & member) { member = g_value_get_int (value); }

@@ -1,13 +1,18 @@
-/* gst-opencl: an element's private struct as GObject sees it: its Settings bound to properties
- * (with their flags and enum types), deleted at finalize, its run dropped at stop.
+/* gst-opencl: the one way a class of the plugin declares its properties (PropertyTable: a row per
+ * property, its spec and how a value goes into an instance and out of it), and the typed front
+ * of it that elements use (ElementProperties: rows bound to the members of a Settings struct,
+ * the private struct deleted at finalize, its run dropped at stop).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Every element keeps its property values in a Settings struct behind a mutex, in a private
- * struct (`Impl`) its instance holds as `impl`. ElementProperties installs its properties and
- * stands for the set/get switch statements and the finalize that each element would otherwise
- * write again: property id N is the N-th property added. stop_drops_run () stands for the stop
- * that drops what the element built for the context it ran on; enum_type () for the g_once
- * registration of an enum property's type. */
+ * Every class that has properties (the bases with the device's, openclkernel's host, every
+ * element) adds its rows to PropertyTable::of (its class) in class_init; the table takes over the
+ * class's set_property and get_property, so no class writes a switch over property ids. A row
+ * of the bases reaches its part of the instance through an accessor (ElementDevice &
+ * (GObject *)); an element's rows reach its Settings through ElementProperties. Every set goes
+ * through one place: a property flagged "changeable only in NULL or READY" is refused with a
+ * WARNING once caps are negotiated (refused_while_running), and every set value is logged.
+ * stop_drops_run () stands for the stop that drops what the element built for the context it
+ * ran on; enum_type () for the g_once registration of an enum property's type. */
 #pragma once
 
 #include <gst/base/gstbasesrc.h>
@@ -85,10 +90,45 @@ GType enum_type (const char *name, std::initializer_list<GEnumValue> values);
 void log_property_set (GObject * object, GParamSpec * pspec, const GValue * value);
 
 
-/* Built once in class_init: it takes over the class's set_property, get_property and finalize
- * (which deletes `impl`, so the element's _init only creates it); each add () installs the next
- * property. A set value is stored under the lock, logged, then its effect (if any) runs outside
- * the lock; frames copy the settings under the lock, so it takes effect at the next frame. */
+/* A class's properties, a row each: installed with consecutive ids as they are added. of ()
+ * makes the table of a class on its first call and points the class's set_property and
+ * get_property at the table; GObject hands each set or get to the class that installed the
+ * property, so a base's rows and a subclass's rows live in two tables and never meet. */
+class PropertyTable
+{
+public:
+  using Set = std::function<void (GObject *, const GValue *)>;
+  using Get = std::function<void (GObject *, GValue *)>;
+
+  static PropertyTable & of (GObjectClass * klass);
+
+  /* Installs `spec` with the next id. `set` is null for a read-only property. */
+  PropertyTable & add (GParamSpec * spec, Set set, Get get);
+
+private:
+  struct Row
+  {
+    Set set;
+    Get get;
+  };
+
+  explicit PropertyTable (GObjectClass * klass) : klass_ (klass) {}
+  static PropertyTable *owner_of (GParamSpec * pspec);
+  const Row *row (guint prop_id) const;
+  static void set_property (GObject * object, guint prop_id, const GValue * value,
+      GParamSpec * pspec);
+  static void get_property (GObject * object, guint prop_id, GValue * value,
+      GParamSpec * pspec);
+
+  GObjectClass *klass_;
+  std::vector<Row> rows_;
+};
+
+/* Built once in class_init: rows of PropertyTable::of (klass) bound to the members of the
+ * element's Settings, and the class's finalize (which deletes `impl`, so the element's _init
+ * only creates it). A set value is stored under the Impl's lock, then its effect (if any) runs
+ * outside the lock; frames copy the settings under the lock, so it takes effect at the next
+ * frame. */
 template <typename Element>
 class ElementProperties
 {
@@ -100,11 +140,9 @@ public:
   using Effect = std::function<void (GObject *, const GValue *)>;
 
   explicit ElementProperties (GObjectClass * klass)
-      : klass (klass)
+      : table_ (PropertyTable::of (klass))
   {
     parent_finalize () = G_OBJECT_CLASS (g_type_class_peek_parent (klass))->finalize;
-    klass->set_property = set_property;
-    klass->get_property = get_property;
     klass->finalize = finalize;
   }
 
@@ -139,25 +177,29 @@ public:
   /* Any other: how it is stored and how it is read. */
   ElementProperties & add (GParamSpec * spec, Setter set, Getter get, Effect effect = nullptr)
   {
-    entries ().push_back (Entry { std::move (set), std::move (get), std::move (effect) });
-    g_object_class_install_property (klass, (guint) entries ().size (), spec);
+    PropertyTable::Set set_row;
+    if (set) {
+      set_row = [set = std::move (set), effect = std::move (effect)] (GObject * object,
+          const GValue * value) {
+        Impl *impl = impl_of (object);
+        {
+          std::lock_guard<std::mutex> lock (impl->lock);
+          set (impl->settings, value);
+        }
+        if (effect)
+          effect (object, value);
+      };
+    }
+    table_.add (spec, std::move (set_row), [get = std::move (get)] (GObject * object,
+            GValue * value) {
+          Impl *impl = impl_of (object);
+          std::lock_guard<std::mutex> lock (impl->lock);
+          get (*impl, value);
+        });
     return *this;
   }
 
 private:
-  struct Entry
-  {
-    Setter set;
-    Getter get;
-    Effect effect;
-  };
-
-  static std::vector<Entry> & entries ()
-  {
-    static std::vector<Entry> installed;
-    return installed;
-  }
-
   static GObjectFinalizeFunc & parent_finalize ()
   {
     static GObjectFinalizeFunc parent = nullptr;
@@ -169,53 +211,13 @@ private:
     return reinterpret_cast<Element *> (object)->impl;
   }
 
-  static const Entry *entry (guint prop_id)
-  {
-    if (prop_id == 0 || prop_id > entries ().size ())
-      return nullptr;
-    return &entries ()[prop_id - 1];
-  }
-
-  static void set_property (GObject * object, guint prop_id, const GValue * value,
-      GParamSpec * pspec)
-  {
-    const Entry *found = entry (prop_id);
-    if (!found || !found->set) {
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-    }
-    if (refused_while_running (object, pspec))
-      return;
-    Impl *impl = impl_of (object);
-    {
-      std::lock_guard<std::mutex> lock (impl->lock);
-      found->set (impl->settings, value);
-    }
-    log_property_set (object, pspec, value);
-    if (found->effect)
-      found->effect (object, value);
-  }
-
-  static void get_property (GObject * object, guint prop_id, GValue * value,
-      GParamSpec * pspec)
-  {
-    const Entry *found = entry (prop_id);
-    if (!found) {
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-    }
-    Impl *impl = impl_of (object);
-    std::lock_guard<std::mutex> lock (impl->lock);
-    found->get (*impl, value);
-  }
-
   static void finalize (GObject * object)
   {
     delete impl_of (object);
     parent_finalize () (object);
   }
 
-  GObjectClass *klass;
+  PropertyTable & table_;
 };
 
 /* Chains the class's stop (GstBaseTransform or GstBaseSrc) to `impl->drop_run ()` first: an

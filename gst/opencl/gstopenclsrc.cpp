@@ -22,13 +22,6 @@
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
-enum
-{
-  PROP_0,
-  PROP_DEVICE_FIRST,  /* device, device-name, kernel-time: see gstopenclelementdevice.h */
-  PROP_IS_LIVE = PROP_DEVICE_FIRST + gst_opencl::ElementDevice::COUNT,
-};
-
 constexpr gboolean DEFAULT_IS_LIVE = FALSE;
 
 struct GstOpenCLSrcPrivate
@@ -80,43 +73,6 @@ gst_opencl_src_finalize (GObject * object)
   auto *priv = get_priv (GST_OPENCL_SRC (object));
   priv->~GstOpenCLSrcPrivate ();
   G_OBJECT_CLASS (gst_opencl_src_parent_class)->finalize (object);
-}
-
-static void
-gst_opencl_src_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  if (gst_opencl::refused_while_running (object, pspec))
-    return;
-  auto *priv = get_priv (GST_OPENCL_SRC (object));
-  if (priv->device.set_property (PROP_DEVICE_FIRST, prop_id, value))
-    return;
-  switch (prop_id) {
-    case PROP_IS_LIVE:
-      gst_base_src_set_live (GST_BASE_SRC (object), g_value_get_boolean (value));
-      GST_DEBUG_OBJECT (object, "is-live %d", g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_opencl_src_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  auto *priv = get_priv (GST_OPENCL_SRC (object));
-  if (priv->device.get_property (GST_ELEMENT (object), PROP_DEVICE_FIRST, prop_id, value))
-    return;
-  switch (prop_id) {
-    case PROP_IS_LIVE:
-      g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (object)));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
 }
 
 static void
@@ -489,10 +445,11 @@ gst_opencl_src_class_init (GstOpenCLSrcClass * klass)
   auto *push_class = GST_PUSH_SRC_CLASS (klass);
 
   gobject_class->finalize = gst_opencl_src_finalize;
-  gobject_class->set_property = gst_opencl_src_set_property;
-  gobject_class->get_property = gst_opencl_src_get_property;
-
-  gst_opencl::ElementDevice::install_properties (gobject_class, PROP_DEVICE_FIRST);
+  auto & properties = gst_opencl::PropertyTable::of (gobject_class);
+  gst_opencl::ElementDevice::install_properties (properties,
+      [] (GObject * object) -> gst_opencl::ElementDevice & {
+        return get_priv (GST_OPENCL_SRC (object))->device;
+      });
   element_class->change_state = gst_opencl_src_change_state;
   /**
    * GstOpenCLSrc:is-live:
@@ -500,11 +457,16 @@ gst_opencl_src_class_init (GstOpenCLSrcClass * klass)
    * Whether the source is live: it then produces frames only in PLAYING, each when the pipeline
    * clock reaches its timestamp, and reports one frame duration of latency (no maximum).
    */
-  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
-      g_param_spec_boolean ("is-live", "Is live",
+  properties.add (g_param_spec_boolean ("is-live", "Is live",
           "Produce frames in real time against the pipeline clock (latency: one frame)",
           DEFAULT_IS_LIVE, (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+              GST_PARAM_MUTABLE_READY)),
+      [] (GObject * object, const GValue * value) {
+        gst_base_src_set_live (GST_BASE_SRC (object), g_value_get_boolean (value));
+      },
+      [] (GObject * object, GValue * value) {
+        g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (object)));
+      });
 
   element_class->set_context = gst_opencl_src_set_context;
 

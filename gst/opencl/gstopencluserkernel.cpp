@@ -451,44 +451,53 @@ struct UserKernelHost::Checked
 /* ---- properties ---- */
 
 void
-UserKernelHost::install_properties (GObjectClass * klass, guint first_id, bool for_source)
+UserKernelHost::install_properties (PropertyTable & table, UserKernelHost & (*of) (GObject *),
+    bool for_source)
 {
   const auto flags = PROPERTY_PLAYING;
-  g_object_class_install_property (klass, first_id + LOCATION,
+  /* Each row's set and get go to the host's write () and read () with the row's offset. */
+  auto add = [&table, of] (PropertyOffset offset, GParamSpec * spec) {
+    table.add (spec, [of, offset] (GObject * object, const GValue * value) {
+          of (object).write (GST_ELEMENT (object), offset, value);
+        }, [of, offset] (GObject * object, GValue * value) {
+          of (object).read (offset, value);
+        });
+  };
+  add (LOCATION,
       g_param_spec_string ("location", "Location",
           "A .cl file holding the kernel (the later of location and source is used; a new one "
           "is built in the background while playing)", nullptr, flags));
-  g_object_class_install_property (klass, first_id + SOURCE,
+  add (SOURCE,
       g_param_spec_string ("source", "Source",
           "The OpenCL C program text (the later of location and source is used; a new one is "
           "built in the background while playing)", nullptr, flags));
-  g_object_class_install_property (klass, first_id + KERNEL,
+  add (KERNEL,
       g_param_spec_string ("kernel", "Kernel",
           "Name of the kernel to run (default: the program's only kernel)", nullptr, flags));
-  g_object_class_install_property (klass, first_id + PARAMETERS,
+  add (PARAMETERS,
       g_param_spec_boxed ("parameters", "Parameters",
           "Values of the kernel's other arguments, by name, e.g. "
           "\"p,gain=(float)1.5,shift=(int)3,tint=<0.1,0.2,0.3,1.0>\"; numeric fields are also "
           "child objects with a controllable 'value' (name::value=)", GST_TYPE_STRUCTURE, flags));
-  g_object_class_install_property (klass, first_id + BUILD_OPTIONS,
+  add (BUILD_OPTIONS,
       g_param_spec_string ("build-options", "Build options",
           "Extra options for the OpenCL compiler (-D NAME=VALUE, -cl-fast-relaxed-math, ...)",
           nullptr, flags));
-  g_object_class_install_property (klass, first_id + GLOBAL_SIZE,
+  add (GLOBAL_SIZE,
       g_param_spec_string ("global-size", "Global size",
           for_source ? "Work-items: \"WxH\", or \"scale,x=F,y=F\" times the frame's size "
           "(empty: one per pixel)" : "Work-items: \"WxH\", or \"scale,x=F,y=F\" times the "
           "output frame's size (empty: one per output pixel)", "", flags));
-  g_object_class_install_property (klass, first_id + LOCAL_SIZE,
+  add (LOCAL_SIZE,
       g_param_spec_string ("local-size", "Local size",
           "Work-group size \"WxH\" (empty: the driver's choice); the global size is rounded up "
           "to a multiple of it", "", flags));
-  g_object_class_install_property (klass, first_id + TIMEOUT,
+  add (TIMEOUT,
       g_param_spec_uint ("timeout", "Timeout",
           "Longest wait for a frame's kernel, in milliseconds (0: no limit); past it the "
           "element posts an error naming the kernel and gives the device's queue up (OpenCL "
           "cannot stop a running kernel)", 0, 3600000, 0, flags));
-  g_object_class_install_property (klass, first_id + CHECKED,
+  add (CHECKED,
       g_param_spec_boolean ("checked", "Checked",
           for_source ? "For developing kernels: dst is a copy of the frame with guard zones "
           "before and after it, checked after every frame; a write outside the frame is an "
@@ -526,13 +535,9 @@ UserKernelHost::program_text (guint offset)
   }
 }
 
-bool
-UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_id,
-    const GValue * value)
+void
+UserKernelHost::write (GstElement * element, PropertyOffset offset, const GValue * value)
 {
-  if (prop_id < first_id || prop_id >= first_id + COUNT)
-    return false;
-  const guint offset = prop_id - first_id;
   const auto text_member = program_text (offset);
   std::string invalid;
   {
@@ -584,15 +589,11 @@ UserKernelHost::set_property (GstElement * element, guint first_id, guint prop_i
   }
   if (text_member)
     start_background_build (element);
-  return true;
 }
 
-bool
-UserKernelHost::get_property (guint first_id, guint prop_id, GValue * value)
+void
+UserKernelHost::read (PropertyOffset offset, GValue * value)
 {
-  if (prop_id < first_id || prop_id >= first_id + COUNT)
-    return false;
-  const guint offset = prop_id - first_id;
   std::lock_guard<std::mutex> guard (lock_);
   const auto & s = settings_;
   if (const auto text_member = program_text (offset))
@@ -605,7 +606,6 @@ UserKernelHost::get_property (guint first_id, guint prop_id, GValue * value)
     g_value_set_boolean (value, s.checked);
   else
     g_value_set_string (value, (offset == GLOBAL_SIZE ? s.global : s.local).text.c_str ());
-  return true;
 }
 
 /* ---- children: one per numeric field of `parameters` ---- */

@@ -30,6 +30,7 @@
 #include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
 #include "opencl/gstopenclkernelargs.h"
+#include "opencl/gstopenclproperties.h"
 
 G_BEGIN_DECLS
 
@@ -69,22 +70,15 @@ struct SizeSpec
 class UserKernelHost
 {
 public:
-  enum PropertyOffset : guint
-  {
-    LOCATION = 0, SOURCE, KERNEL, PARAMETERS, BUILD_OPTIONS, GLOBAL_SIZE, LOCAL_SIZE, TIMEOUT,
-    CHECKED,
-    COUNT
-  };
-
   explicit UserKernelHost (bool for_source);
   UserKernelHost (const UserKernelHost &) = delete;
   UserKernelHost & operator= (const UserKernelHost &) = delete;
   ~UserKernelHost ();
 
-  /* `for_source`: openclkernelsrc's wording (no input frame). */
-  static void install_properties (GObjectClass * klass, guint first_id, bool for_source);
-  bool set_property (GstElement * element, guint first_id, guint prop_id, const GValue * value);
-  bool get_property (guint first_id, guint prop_id, GValue * value);
+  /* Adds the host's properties to an element class's table; `of` finds an instance's host;
+   * `for_source`: openclkernelsrc's wording (no input frame). */
+  static void install_properties (PropertyTable & table, UserKernelHost & (*of) (GObject *),
+      bool for_source);
 
   /* Builds the kernel now unless the one built last is still current (from start, so a broken
    * program fails the state change and caps know whether it samples). Throws. */
@@ -120,6 +114,17 @@ public:
   guint children_count ();
 
 private:
+  /* Its properties, in the order they are installed. */
+  enum PropertyOffset : guint
+  {
+    LOCATION = 0, SOURCE, KERNEL, PARAMETERS, BUILD_OPTIONS, GLOBAL_SIZE, LOCAL_SIZE, TIMEOUT,
+    CHECKED
+  };
+
+  /* A property row's set and get. */
+  void write (GstElement * element, PropertyOffset offset, const GValue * value);
+  void read (PropertyOffset offset, GValue * value);
+
   /* What the program is built from: copied whole, under the lock, for a build. */
   struct ProgramSettings
   {
@@ -207,10 +212,8 @@ struct UserKernelImpl
 };
 
 /* The class side of openclkernel and openclkernelsrc, whose instance holds `impl`, a
- * UserKernelImpl: install () puts the host's properties on the class (ids
- * from 1: a class's set_property sees only its own), forwards their set and get to the host and
- * takes over finalize, which deletes `impl`. The stop is stop_drops_run's
- * (gstopenclproperties.h). */
+ * UserKernelImpl: install () adds the host's properties to the class's PropertyTable and takes
+ * over finalize, which deletes `impl`. The stop is stop_drops_run's (gstopenclproperties.h). */
 template <typename Element>
 class UserKernelElement
 {
@@ -218,33 +221,14 @@ public:
   static void install (GObjectClass * klass, bool for_source)
   {
     parent_finalize = G_OBJECT_CLASS (g_type_class_peek_parent (klass))->finalize;
-    klass->set_property = set_property;
-    klass->get_property = get_property;
     klass->finalize = finalize;
-    UserKernelHost::install_properties (klass, FIRST_ID, for_source);
+    UserKernelHost::install_properties (PropertyTable::of (klass), [] (GObject * object)
+        -> UserKernelHost & { return reinterpret_cast<Element *> (object)->impl->host; },
+        for_source);
   }
 
 private:
-  static constexpr guint FIRST_ID = 1;
   static inline GObjectFinalizeFunc parent_finalize = nullptr;
-
-  static UserKernelHost & host_of (GObject * object)
-  {
-    return reinterpret_cast<Element *> (object)->impl->host;
-  }
-
-  static void set_property (GObject * object, guint prop_id, const GValue * value,
-      GParamSpec * pspec)
-  {
-    if (!host_of (object).set_property (GST_ELEMENT (object), FIRST_ID, prop_id, value))
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
-
-  static void get_property (GObject * object, guint prop_id, GValue * value, GParamSpec * pspec)
-  {
-    if (!host_of (object).get_property (FIRST_ID, prop_id, value))
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
 
   static void finalize (GObject * object)
   {
