@@ -14,7 +14,9 @@
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -508,24 +510,46 @@ inflight_suite (void)
 
 }  // namespace
 
+/* Empty program caches for one round: a fresh folder for the plugin's cache (XDG_CACHE_HOME) and
+ * PoCL's (POCL_CACHE_DIR), set before a test case's process (check's fork mode) reaches the
+ * driver; removed with remove_caches (). */
+static gchar *
+empty_caches ()
+{
+  gchar *cache = g_dir_make_tmp ("gst-opencl-inflight-XXXXXX", nullptr);
+  gchar *xdg = g_build_filename (cache, "xdg", nullptr);
+  gchar *pocl = g_build_filename (cache, "pocl", nullptr);
+  g_mkdir (pocl, 0700);
+  g_setenv ("XDG_CACHE_HOME", xdg, TRUE);
+  g_setenv ("POCL_CACHE_DIR", pocl, TRUE);
+  g_free (pocl);
+  g_free (xdg);
+  return cache;
+}
+
+static void
+remove_caches (gchar * cache)
+{
+  gchar *command[] = { (gchar *) "rm", (gchar *) "-rf", cache, nullptr };
+  g_spawn_sync (nullptr, command, nullptr, G_SPAWN_SEARCH_PATH, nullptr, nullptr, nullptr,
+      nullptr, nullptr, nullptr);
+  g_free (cache);
+}
+
 int
 main (int argc, char **argv)
 {
   /* GST_OPENCL_TEST_COLD_CACHES=1: empty program caches, the plugin's and PoCL's, so that the
    * first caps of each element wait for the compiler with frames queued behind them (the
-   * report's conditions). Off by default: the test holds the old pad's frame until the new caps
-   * are in anyway, and with empty caches PoCL 3.1 now and then failed to build a program
-   * ("failed to build the program", no log) on this loaded machine. Set before anything reaches
-   * the driver. */
+   * report's conditions); GST_OPENCL_TEST_COLD_ROUNDS=N runs the whole suite N times, each from
+   * empty caches (the `inflight-cold` test: 3 rounds). Warm caches by default: the test holds
+   * the old pad's frame until the new caps are in anyway. An earlier PoCL 3.1 run here once
+   * failed to build a program with empty caches ("failed to build the program", no log); 16
+   * cold runs in a row passed since on this machine, loaded by two builds, and the cold test
+   * keeps watching for it. */
   const bool cold = g_strcmp0 (g_getenv ("GST_OPENCL_TEST_COLD_CACHES"), "1") == 0;
-  gchar *cache = cold ? g_dir_make_tmp ("gst-opencl-inflight-XXXXXX", nullptr) : nullptr;
-  gchar *xdg = cache ? g_build_filename (cache, "xdg", nullptr) : nullptr;
-  gchar *pocl = cache ? g_build_filename (cache, "pocl", nullptr) : nullptr;
-  if (cache) {
-    g_mkdir (pocl, 0700);
-    g_setenv ("XDG_CACHE_HOME", xdg, TRUE);
-    g_setenv ("POCL_CACHE_DIR", pocl, TRUE);
-  }
+  const char *rounds_text = g_getenv ("GST_OPENCL_TEST_COLD_ROUNDS");
+  const int rounds = cold && rounds_text ? std::max (1, atoi (rounds_text)) : 1;
   gst_check_init (&argc, &argv);
   /* Now and then, after the flushing seek while the selector switches, a buffer reaches the
    * first element's sink before the segment that must precede it: GStreamer's own warning, about
@@ -535,14 +559,12 @@ main (int argc, char **argv)
   gst_check_add_log_filter ("GStreamer", G_LOG_LEVEL_WARNING,
       g_regex_new ("Got data flow before segment event", (GRegexCompileFlags) 0,
           (GRegexMatchFlags) 0, nullptr), nullptr, nullptr, nullptr);
-  const int failed = gst_check_run_suite (inflight_suite (), "inflight", __FILE__);
-  if (cache) {
-    gchar *command[] = { (gchar *) "rm", (gchar *) "-rf", cache, nullptr };
-    g_spawn_sync (nullptr, command, nullptr, G_SPAWN_SEARCH_PATH, nullptr, nullptr, nullptr,
-        nullptr, nullptr, nullptr);
+  int failed = 0;
+  for (int round = 0; round < rounds; round++) {
+    gchar *cache = cold ? empty_caches () : nullptr;
+    failed += gst_check_run_suite (inflight_suite (), "inflight", __FILE__);
+    if (cache)
+      remove_caches (cache);
   }
-  g_free (pocl);
-  g_free (xdg);
-  g_free (cache);
   return failed;
 }
