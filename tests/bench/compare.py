@@ -210,6 +210,9 @@ def streams(data):
     source = data.get("source") or {}
     setting = tuple(source.get(k) for k in ("kind", "decoder", "clip", "loops", "pattern",
                                             "format", "width", "height", "frames_per_pipeline"))
+    # Start playing puts the setup inside the time; sequential and together both preroll first
+    # (results from before --start are sequential) and pair with each other.
+    setting += ("playing" if data.get("start") == "playing" else "prerolled",)
     out = []
     for c in data.get("cases", []):
         key = ("streams", c.get("case"), c.get("element"), c.get("mode"), c.get("streams")) + \

@@ -563,14 +563,22 @@ def streams(run, path, data):
     if data.get("skipped"):
         print(f"Skipped: {data['skipped']}.\n")
         return
+    start = data.get("start", "sequential")
+    started = ("straight to PLAYING, no preroll: setup inside the time" if start == "playing"
+               else f"prerolled first, {start}")
     print(f"Each stream: {streams_source(data)}, into the case's elements and fakesink; "
-          f"{data.get('runs')} runs per row. fps: frames at the sinks over the wall time from "
-          "PLAYING to the last EOS; contexts: OpenCL contexts the pipelines' elements use "
+          f"{data.get('runs')} runs per row; start {start} ({started}). fps: frames at the "
+          "sinks over the wall time from PLAYING to the last EOS; contexts: OpenCL contexts the pipelines' elements use "
           "(checked); host ms: each frame's time in the element (sink pad to push), median; "
           "kernel ms: its kernel-time at EOS, median.\n")
     table_head("streams", "case", "mode", "fps (median)", "fps IQR", "fps per stream",
                "of the baseline", "contexts", "memory", "element host ms", "kernel ms")
     for c in cases:
+        if c.get("stalled"):
+            # The error holds every pipeline's state; the table gets where it stalled.
+            c = dict(c, error=f"stalled: {c.get('stall_where')}" +
+                     (f" (report: {pathlib.PurePath(c['stall_file']).name})"
+                      if c.get("stall_file") else ""))
         if reported_failure(c, [c.get("streams"), c.get("case"), c.get("mode")], 11):
             continue
         fps = c.get("fps") or {}
@@ -581,6 +589,10 @@ def streams(run, path, data):
               f"{c.get('memory') or '-'} | {fmt_ms(median(c.get('element_host_ms')))} | "
               f"{fmt_ms(median(c.get('kernel_ms')))} |")
     print()
+    if data.get("stopped"):
+        print(f"Stopped: {data['stopped']}.\n")
+    elif data.get("complete") is False:
+        print("Incomplete: the program did not finish (the rows above are those it had).\n")
     if data.get("device") != "gpu" or not is_gpu(device):
         return
     # The issue's target: the histogram and the bilateral filter keep 90% of the decoder's frame

@@ -211,18 +211,22 @@ fi
 # each, against the source alone (bench_streams). On the GPU the source is NVIDIA's decoder on
 # the clip of tests/bench/pack-gpu.sh, played once per run here (bench_streams' own default is
 # twice); on the CPU a small test pattern.
+# A run that stalls (60 s without its EOS) is reported with where it stands and, with the packed
+# eu-stack, every thread's stack (streams.json.stall-*.txt); two stalled runs in a row end it.
 if wanted streams && [ -x "$bin/bench_streams" ]; then
+  stall_options=(--timeout 60)
+  [ -x "$build/tools/eu-stack" ] && stall_options+=(--stacks-tool "$build/tools/eu-stack")
   if [ "$device" = gpu ]; then
     if [ -f "$build/clips/clip-1080p.h264" ]; then
       run streams 300 "$bin/bench_streams" --device gpu --clip "$build/clips/clip-1080p.h264" \
-        --loops 1 --runs 2 --json "$out/streams.json"
+        --loops 1 --runs 2 "${stall_options[@]}" --json "$out/streams.json"
     else
       echo "== streams: no $build/clips/clip-1080p.h264 (tests/bench/pack-gpu.sh makes it)" |
         tee -a "$log"
     fi
   else
     run streams 300 "$bin/bench_streams" --device cpu --streams 1,2,4,8 --runs 3 --frames 30 \
-      --json "$out/streams.json"
+      "${stall_options[@]}" --json "$out/streams.json"
   fi
 fi
 
