@@ -574,8 +574,18 @@ Convolution::resolve (const ConvolutionVariant & requested, bool memory_given,
   return variant;
 }
 
-std::vector<ConvolutionVariant>
-Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits & limits)
+namespace {
+
+/* The shapes of the FP32 candidates on a device, and the accumulators (floats) one work-item of
+ * them may hold. */
+struct CandidateShapes
+{
+  std::vector<CandidateShape> shapes;
+  int budget = 0;
+};
+
+CandidateShapes
+fp32_shapes (const ConvolutionSpec & spec, const ConvolutionLimits & limits)
 {
   /* Accumulators (floats) one work-item may hold in the GPU candidates: beyond this the register
    * file of a work-group of 128 spills or admits too few groups to hide latency. */
@@ -587,54 +597,68 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
   constexpr int MAX_ACCUMULATORS = 256;
   /* Accumulator floats per output, per filter block. */
   const int per_output = spec.num_filters * spec.channels;
-  std::vector<CandidateShape> shapes;
-  int budget;
+  CandidateShapes result;
+  std::vector<CandidateShape> & shapes = result.shapes;
   if (limits.type & CL_DEVICE_TYPE_GPU) {
-    budget = GPU_ACCUMULATORS;
+    result.budget = GPU_ACCUMULATORS;
     const bool many = spec.output == ConvolutionSpec::Output::Tensor && spec.num_filters >= 8;
     for (const CandidateShape & shape : many ? GPU_MANY_FILTERS : GPU_FEW_FILTERS) {
       shapes.push_back (shape);
       /* The largest unroll of a plain row of outputs within the budget. */
       if (shape.unroll == 0) {
         shapes.back ().unroll = 8;
-        while (shapes.back ().unroll > 1 && shapes.back ().unroll * per_output > budget)
+        while (shapes.back ().unroll > 1 && shapes.back ().unroll * per_output > result.budget)
           shapes.back ().unroll /= 2;
       }
     }
   } else {
     /* CPU drivers compile slowly: two candidates only, rows of outputs, work-group 16 x 4. */
-    budget = MAX_ACCUMULATORS;
+    result.budget = MAX_ACCUMULATORS;
     for (int unroll : { 8, 4, 2, 1 }) {
       if (shapes.size () < 2 && (unroll == 1 || unroll * per_output <= CPU_ACCUMULATORS))
         shapes.push_back ({ unroll, 1, 0, 16, 4, FilterMemory::Constant, false, 0 });
     }
   }
+  return result;
+}
 
-  std::vector<ConvolutionVariant> list;
-  /* Tensor cores: the mma variants, first from MMA_DEFAULT_FILTERS filters on, else after the
-   * FP32 ones. */
+/* The tensor cores' variants (MMA_SHAPES) that fit the spec and the device, each once; none
+ * without tensor cores or for a spec mma does not take. */
+std::vector<ConvolutionVariant>
+mma_candidates (const ConvolutionSpec & spec, const ConvolutionLimits & limits)
+{
   std::vector<ConvolutionVariant> mma_list;
-  if (limits.tensor_cores () && spec.mma_supported ()) {
-    for (const MmaShape & shape : MMA_SHAPES) {
-      ConvolutionVariant variant;
-      variant.mma = true;
-      variant.rows = shape.rows;
-      variant.filter_block = shape.filters;
-      variant.group_x = shape.warps_x;
-      variant.group_y = shape.warps_y;
-      variant.filter_memory = shape.b_global ? FilterMemory::Global : FilterMemory::Local;
-      try {
-        variant = resolve (variant, false, spec, limits);
-      } catch (const Failure &) {
-        continue;
-      }
-      if (variant.rows * mma_filters_per_warp (spec, variant) / 8 * 4 > MMA_ACCUMULATORS)
-        continue;
-      if (std::find (mma_list.begin (), mma_list.end (), variant) == mma_list.end ())
-        mma_list.push_back (variant);
+  if (!limits.tensor_cores () || !spec.mma_supported ())
+    return mma_list;
+  for (const MmaShape & shape : MMA_SHAPES) {
+    ConvolutionVariant variant;
+    variant.mma = true;
+    variant.rows = shape.rows;
+    variant.filter_block = shape.filters;
+    variant.group_x = shape.warps_x;
+    variant.group_y = shape.warps_y;
+    variant.filter_memory = shape.b_global ? FilterMemory::Global : FilterMemory::Local;
+    try {
+      variant = Convolution::resolve (variant, false, spec, limits);
+    } catch (const Failure &) {
+      continue;
     }
+    if (variant.rows * mma_filters_per_warp (spec, variant) / 8 * 4 > MMA_ACCUMULATORS)
+      continue;
+    if (std::find (mma_list.begin (), mma_list.end (), variant) == mma_list.end ())
+      mma_list.push_back (variant);
   }
-  for (const CandidateShape & shape : shapes) {
+  return mma_list;
+}
+
+/* The FP32 variants of the shapes that fit the spec, the device and the accumulator budget,
+ * each once; a plain row of outputs when none does. */
+std::vector<ConvolutionVariant>
+fp32_candidates (const CandidateShapes & shapes, const ConvolutionSpec & spec,
+    const ConvolutionLimits & limits)
+{
+  std::vector<ConvolutionVariant> list;
+  for (const CandidateShape & shape : shapes.shapes) {
     ConvolutionVariant variant;
     variant.unroll = shape.unroll;
     variant.rows = shape.rows;
@@ -644,13 +668,13 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
     variant.filter_memory = shape.memory;
     variant.tile = shape.tile;
     try {
-      variant = resolve (variant, shape.memory_given, spec, limits);
+      variant = Convolution::resolve (variant, shape.memory_given, spec, limits);
     } catch (const Failure &) {
       continue;                 /* does not fit this device */
     }
     const int accumulators = variant.unroll * variant.rows * filters_per_item (spec, variant) *
         spec.channels;
-    if (accumulators > budget && !(variant.unroll == 1 && variant.rows == 1))
+    if (accumulators > shapes.budget && !(variant.unroll == 1 && variant.rows == 1))
       continue;
     if (std::find (list.begin (), list.end (), variant) == list.end ())
       list.push_back (variant);
@@ -663,6 +687,19 @@ Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits &
     fallback.filter_memory = default_filter_memory (spec, fallback, limits);
     list.push_back (fallback);
   }
+  return list;
+}
+
+}  // namespace
+
+std::vector<ConvolutionVariant>
+Convolution::candidates (const ConvolutionSpec & spec, const ConvolutionLimits & limits)
+{
+  const CandidateShapes shapes = fp32_shapes (spec, limits);
+  /* Tensor cores: the mma variants, first from MMA_DEFAULT_FILTERS filters on, else after the
+   * FP32 ones. */
+  const std::vector<ConvolutionVariant> mma_list = mma_candidates (spec, limits);
+  std::vector<ConvolutionVariant> list = fp32_candidates (shapes, spec, limits);
   list.insert (spec.num_filters >= MMA_DEFAULT_FILTERS ? list.begin () : list.end (),
       mma_list.begin (), mma_list.end ());
   return list;

@@ -95,6 +95,9 @@ const OnesweepTiles ONESWEEP_TILES[] = {
 constexpr size_t ONESWEEP_TILE_CHOICES = sizeof ONESWEEP_TILES / sizeof ONESWEEP_TILES[0];
 constexpr size_t ONESWEEP_CPU_TILES = ONESWEEP_TILE_CHOICES - 1;
 
+/* Global passes of 1 to 4 strides (one kernel each). */
+constexpr unsigned MAX_GLOBAL_STEPS = 4;
+
 /* GST_OPENCL_VARIANT_SORT: Bitonic, Radix, Onesweep, or Automatic when unset. */
 SortStrategy
 forced_strategy ()
@@ -111,6 +114,21 @@ forced_strategy ()
     default:
       return SortStrategy::Automatic;
   }
+}
+
+/* Throws unless rows x length keys, each row padded, stay within the sort's 2^31 words and
+ * both buffers hold them. */
+void
+check_sort_buffers (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length)
+{
+  const size_t padded = DeviceSort::padded_length (length);
+  if (padded > DeviceSort::MAX_WORDS || rows > DeviceSort::MAX_WORDS / padded)
+    throw Failure (Failure::Kind::TooLarge, "cannot sort " + std::to_string (rows) +
+        " rows of " + std::to_string (length) + " keys: more than 2^31 words once padded");
+  const size_t key_bytes = rows * length * sizeof (cl_uint);
+  if (src.getInfo<CL_MEM_SIZE> () < key_bytes || dst.getInfo<CL_MEM_SIZE> () < key_bytes)
+    throw Failure (Failure::Kind::Settings, "sort buffers hold fewer than " +
+        std::to_string (rows) + " x " + std::to_string (length) + " keys");
 }
 
 }  // namespace
@@ -146,14 +164,45 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
   SortStrategy requested = tuning.strategy;
   if (requested == SortStrategy::Automatic)
     requested = forced_strategy ();
+  choose_row_sorts (requested, cpu);
+  radix_digit_bits_ = tuning.radix_digit_bits ? tuning.radix_digit_bits :
+      cpu ? RADIX_DIGIT_BITS_CPU : RADIX_DIGIT_BITS_GPU;
+  if (radix_digit_bits_ != 4 && radix_digit_bits_ != 8)
+    throw Failure (Failure::Kind::Settings, "radix digits of " +
+        std::to_string (radix_digit_bits_) + " bits (4 or 8 only)");
+
+  chunks_ = device.kernel ("sort", "sort_chunks", "");
+  merge_ = device.kernel ("sort", "sort_merge", "");
+  pad_ = device.kernel ("sort", "sort_pad", "");
+  unpad_ = device.kernel ("sort", "sort_unpad", "");
+  const char *global_names[] = { "sort_global_2", "sort_global_4", "sort_global_8",
+    "sort_global_16" };
+  for (unsigned i = 0; i < MAX_GLOBAL_STEPS; i++)
+    global_[i] = device.kernel ("sort", global_names[i], "");
+
+  strategy_ = requested == SortStrategy::LocalStages || requested == SortStrategy::GlobalPasses ?
+      requested : cpu ? SortStrategy::GlobalPasses : SortStrategy::LocalStages;
+  bitonic_ = bitonic_shape (cpu);
+  if (strategy_ == SortStrategy::LocalStages)
+    GST_DEBUG ("sort on %s: local stages, %zu words per work-group of %zu, global passes of up "
+        "to %u strides", device.name.c_str (), bitonic_.chunk_words, bitonic_.group_size,
+        bitonic_.max_global_steps);
+  else
+    GST_DEBUG ("sort on %s: global passes of up to %u strides", device.name.c_str (),
+        bitonic_.max_global_steps);
+}
+
+void
+DeviceSort::choose_row_sorts (SortStrategy requested, bool cpu)
+{
   switch (requested) {
     case SortStrategy::Automatic:
-      radix_min_length_ = tuning.radix_min_length ? tuning.radix_min_length :
+      radix_min_length_ = tuning_.radix_min_length ? tuning_.radix_min_length :
           cpu ? RADIX_MIN_LENGTH_CPU : RADIX_MIN_LENGTH_GPU;
-      onesweep_min_length_ = tuning.onesweep_min_length ? tuning.onesweep_min_length :
+      onesweep_min_length_ = tuning_.onesweep_min_length ? tuning_.onesweep_min_length :
           cpu ? ONESWEEP_MIN_LENGTH_CPU : ONESWEEP_MIN_LENGTH_GPU;
-      gpu_batch_rule_ = !cpu && !tuning.radix_min_length && !tuning.onesweep_min_length;
-      time_long_rows_ = gpu_batch_rule_ || tuning.time_long_rows;
+      gpu_batch_rule_ = !cpu && !tuning_.radix_min_length && !tuning_.onesweep_min_length;
+      time_long_rows_ = gpu_batch_rule_ || tuning_.time_long_rows;
       break;
     case SortStrategy::Radix:
       radix_min_length_ = 0;
@@ -167,65 +216,46 @@ DeviceSort::DeviceSort (Device & device, SortKey key, SortOrder order, const Sor
       radix_min_length_ = SIZE_MAX;
       break;
   }
-  radix_digit_bits_ = tuning.radix_digit_bits ? tuning.radix_digit_bits :
-      cpu ? RADIX_DIGIT_BITS_CPU : RADIX_DIGIT_BITS_GPU;
-  if (radix_digit_bits_ != 4 && radix_digit_bits_ != 8)
-    throw Failure (Failure::Kind::Settings, "radix digits of " +
-        std::to_string (radix_digit_bits_) + " bits (4 or 8 only)");
+}
 
-  chunks_ = device.kernel ("sort", "sort_chunks", "");
-  merge_ = device.kernel ("sort", "sort_merge", "");
-  pad_ = device.kernel ("sort", "sort_pad", "");
-  unpad_ = device.kernel ("sort", "sort_unpad", "");
-  /* Global passes of 1 to 4 strides (one kernel each). */
-  constexpr unsigned MAX_GLOBAL_STEPS = 4;
-  const char *global_names[] = { "sort_global_2", "sort_global_4", "sort_global_8",
-    "sort_global_16" };
-  for (unsigned i = 0; i < MAX_GLOBAL_STEPS; i++)
-    global_[i] = device.kernel ("sort", global_names[i], "");
-
-  strategy_ = requested == SortStrategy::LocalStages || requested == SortStrategy::GlobalPasses ?
-      requested : cpu ? SortStrategy::GlobalPasses : SortStrategy::LocalStages;
+BitonicShape
+DeviceSort::bitonic_shape (bool cpu) const
+{
+  BitonicShape shape;
   /* On PoCL the one-stride pass (two loads, one compare-exchange) vectorises across work-items
    * best; more strides per pass measured slower there (docs/openclsort.md). GPUs save memory
    * traffic with four. */
-  bitonic_.max_global_steps = cpu ? 1 : MAX_GLOBAL_STEPS;
-  if (tuning.max_global_steps)
-    bitonic_.max_global_steps = std::clamp (tuning.max_global_steps, 1u, MAX_GLOBAL_STEPS);
+  shape.max_global_steps = cpu ? 1 : MAX_GLOBAL_STEPS;
+  if (tuning_.max_global_steps)
+    shape.max_global_steps = std::clamp (tuning_.max_global_steps, 1u, MAX_GLOBAL_STEPS);
 
   /* Local stages: 512 work-items share a 4096-word chunk, 8 words (4 compare-exchanges per
    * step) each. */
   constexpr size_t TARGET_GROUP_SIZE = 512;
   constexpr size_t WORDS_PER_ITEM = 8;
-  size_t group = std::min ({ TARGET_GROUP_SIZE, device.max_work_group_size,
-      kernel_group_limit (chunks_, device.cl_device),
-      kernel_group_limit (merge_, device.cl_device) });
+  size_t group = std::min ({ TARGET_GROUP_SIZE, device_.max_work_group_size,
+      kernel_group_limit (chunks_, device_.cl_device),
+      kernel_group_limit (merge_, device_.cl_device) });
   group = floor_power_of_two (std::max<size_t> (group, 1));
-  if (tuning.group_size)
-    group = std::min (group, floor_power_of_two (tuning.group_size));
+  if (tuning_.group_size)
+    group = std::min (group, floor_power_of_two (tuning_.group_size));
   /* Half the local memory at most, so the driver has room for its own. */
   size_t chunk = std::min (group * WORDS_PER_ITEM,
-      floor_power_of_two ((size_t) device.local_mem_bytes / (2 * sizeof (cl_uint))));
-  if (tuning.max_chunk_words)
-    chunk = std::min (chunk, floor_power_of_two (tuning.max_chunk_words));
-  bitonic_.chunk_words = std::max<size_t> (chunk, 2);
-  bitonic_.group_size = std::min (group, bitonic_.chunk_words / 2);
+      floor_power_of_two ((size_t) device_.local_mem_bytes / (2 * sizeof (cl_uint))));
+  if (tuning_.max_chunk_words)
+    chunk = std::min (chunk, floor_power_of_two (tuning_.max_chunk_words));
+  shape.chunk_words = std::max<size_t> (chunk, 2);
+  shape.group_size = std::min (group, shape.chunk_words / 2);
 
   /* Global passes, pad and unpad: 256 work-items per group. */
   constexpr size_t GLOBAL_GROUP_SIZE = 256;
-  size_t global_group = std::min (GLOBAL_GROUP_SIZE, device.max_work_group_size);
+  size_t global_group = std::min (GLOBAL_GROUP_SIZE, device_.max_work_group_size);
   for (const auto & kernel : global_)
-    global_group = std::min (global_group, kernel_group_limit (kernel, device.cl_device));
+    global_group = std::min (global_group, kernel_group_limit (kernel, device_.cl_device));
   for (const auto & kernel : { pad_, unpad_ })
-    global_group = std::min (global_group, kernel_group_limit (kernel, device.cl_device));
-  bitonic_.global_group_size = std::max<size_t> (global_group, 1);
-  if (strategy_ == SortStrategy::LocalStages)
-    GST_DEBUG ("sort on %s: local stages, %zu words per work-group of %zu, global passes of up "
-        "to %u strides", device.name.c_str (), bitonic_.chunk_words, bitonic_.group_size,
-        bitonic_.max_global_steps);
-  else
-    GST_DEBUG ("sort on %s: global passes of up to %u strides", device.name.c_str (),
-        bitonic_.max_global_steps);
+    global_group = std::min (global_group, kernel_group_limit (kernel, device_.cl_device));
+  shape.global_group_size = std::max<size_t> (global_group, 1);
+  return shape;
 }
 
 DeviceSort::~DeviceSort () = default;
@@ -395,16 +425,7 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
 {
   if (rows == 0 || length == 0)
     return;
-  const size_t padded = padded_length (length);
-  if (padded > MAX_WORDS || rows > MAX_WORDS / padded)
-    throw Failure (Failure::Kind::TooLarge, "cannot sort " + std::to_string (rows) +
-        " rows of " + std::to_string (length) + " keys: more than 2^31 words once padded");
-  const size_t total_words = rows * padded;
-  const size_t key_bytes = rows * length * sizeof (cl_uint);
-  if (src.getInfo<CL_MEM_SIZE> () < key_bytes || dst.getInfo<CL_MEM_SIZE> () < key_bytes)
-    throw Failure (Failure::Kind::Settings, "sort buffers hold fewer than " +
-        std::to_string (rows) + " x " + std::to_string (length) + " keys");
-
+  check_sort_buffers (src, dst, rows, length);
   switch (strategy_for (rows, length)) {
     case SortStrategy::Radix:
       radix ().enqueue (src, dst, rows, length, key_, order_, launch);
@@ -415,19 +436,34 @@ DeviceSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows
     default:
       break;
   }
+  enqueue_bitonic (src, dst, rows, length, launch);
+}
 
+void
+DeviceSort::grow_scratch (size_t rows, size_t length, size_t total_words)
+{
+  if (scratch_words_ >= total_words)
+    return;
+  if (total_words * sizeof (cl_uint) > device_.max_alloc_bytes)
+    throw Failure (Failure::Kind::TooLarge, "sorting " + std::to_string (rows) + " rows of " +
+        std::to_string (length) + " keys needs " + std::to_string (total_words * 4) +
+        " bytes of scratch, more than " + device_.name + " can allocate");
+  scratch_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+      total_words * sizeof (cl_uint));
+  scratch_words_ = total_words;
+  GST_DEBUG ("sort scratch of %zu words", total_words);
+}
+
+void
+DeviceSort::enqueue_bitonic (const cl::Buffer & src, const cl::Buffer & dst, size_t rows,
+    size_t length, const Launcher & launch)
+{
+  const size_t padded = padded_length (length);
+  const size_t total_words = rows * padded;
   const size_t chunk = bitonic_.chunk_words;
   const bool needs_scratch = strategy_ == SortStrategy::GlobalPasses || padded > chunk;
-  if (needs_scratch && scratch_words_ < total_words) {
-    if (total_words * sizeof (cl_uint) > device_.max_alloc_bytes)
-      throw Failure (Failure::Kind::TooLarge, "sorting " + std::to_string (rows) + " rows of " +
-          std::to_string (length) + " keys needs " + std::to_string (total_words * 4) +
-          " bytes of scratch, more than " + device_.name + " can allocate");
-    scratch_ = cl::Buffer (device_.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
-        total_words * sizeof (cl_uint));
-    scratch_words_ = total_words;
-    GST_DEBUG ("sort scratch of %zu words", total_words);
-  }
+  if (needs_scratch)
+    grow_scratch (rows, length, total_words);
 
   const cl_uint padded_log2 = log2_exact (padded);
   const cl_int key_type = (cl_int) key_;

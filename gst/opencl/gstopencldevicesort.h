@@ -229,6 +229,17 @@ private:
   /* Calls `visit (pass)` for every launch of the sort of rows x length, in order. A template
    * (defined and used in the .cpp only), so that enqueue () allocates nothing. */
   template <typename Visit> void schedule (size_t rows, size_t length, Visit && visit) const;
+  /* Which sort rows of each length take (radix_min_length_, onesweep_min_length_, the GPU's
+   * batch rule, timing of long rows) for the strategy asked for. */
+  void choose_row_sorts (SortStrategy requested, bool cpu);
+  /* The bitonic network's shape from the device's limits, its kernels' and tuning_. */
+  BitonicShape bitonic_shape (bool cpu) const;
+  /* The bitonic network's launches for rows x length keys (enqueue () checked the buffers). */
+  void enqueue_bitonic (const cl::Buffer & src, const cl::Buffer & dst, size_t rows,
+      size_t length, const Launcher & launch);
+  /* Grows the scratch buffer to total_words words; throws Failure (TooLarge) naming the sort's
+   * rows x length when the device cannot allocate them. */
+  void grow_scratch (size_t rows, size_t length, size_t total_words);
 
   Device & device_;
   SortKey key_;

@@ -26,21 +26,8 @@ public:
       info_ (info)
   {
     bytes_ = (size_t) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info) * 4;
-    std::string error;
-    if (!cuda_allocate_exportable (cuda_device, bytes_, &allocation_, &error))
-      throw Failure (Failure::Kind::Failed, error);
+    const int gl_fd = share_allocation (device, cuda_device);
     const size_t allocated = allocation_.bytes;
-    const int fd = allocation_.fd;
-    allocation_.fd = -1;
-    cl_fd_ = dup (fd);
-    int gl_fd = dup (fd);
-    close (fd);
-    try {
-      buffer_ = import_external_memory (device, cl_fd_, allocated);
-    } catch (...) {
-      close (gl_fd);
-      throw;
-    }
     acquire_ = platform_function<EnqueueExternalMemObjects> (device.cl_device,
         "clEnqueueAcquireExternalMemObjectsKHR");
     release_ = platform_function<EnqueueExternalMemObjects> (device.cl_device,
@@ -48,62 +35,9 @@ public:
 
     std::string gl_error;
     on_gl_thread (gl_, [&](GstGLContext * context) {
-          const GstGLFuncs *gl_funcs = context->gl_vtable;
-          auto create_objects = reinterpret_cast<void (*) (GLsizei, GLuint *)> (
-              gst_gl_context_get_proc_address (context, "glCreateMemoryObjectsEXT"));
-          auto import_fd = reinterpret_cast<void (*) (GLuint, GLuint64, GLenum, GLint)> (
-              gst_gl_context_get_proc_address (context, "glImportMemoryFdEXT"));
-          auto storage = reinterpret_cast<void (*) (GLenum, GLsizeiptr, GLuint, GLuint64)> (
-              gst_gl_context_get_proc_address (context, "glBufferStorageMemEXT"));
-          delete_objects_ = reinterpret_cast<void (*) (GLsizei, const GLuint *)> (
-              gst_gl_context_get_proc_address (context, "glDeleteMemoryObjectsEXT"));
-          if (!create_objects || !import_fd || !storage || !delete_objects_) {
-            gl_error = "the GL memory object functions are missing";
-            close (gl_fd);
-            return;
-          }
-          clear_gl_errors (gl_funcs);
-          create_objects (1, &memory_object_);
-          /* The exported allocation is imported as a dedicated memory object: imported without
-           * that flag, what NVIDIA's GL wrote into it (pixel packs, buffer copies) was not what
-           * OpenCL read there (measured on an H100; docs/memory.md), though OpenCL's writes
-           * reached GL. */
-          auto parameter = reinterpret_cast<void (*) (GLuint, GLenum, const GLint *)> (
-              gst_gl_context_get_proc_address (context, "glMemoryObjectParameterivEXT"));
-          const GLint dedicated = 1;
-          if (parameter)
-            parameter (memory_object_, kDedicatedMemoryObject, &dedicated);
-          import_fd (memory_object_, allocated, kHandleTypeOpaqueFd, gl_fd);  /* GL owns gl_fd */
-          gl_funcs->GenBuffers (1, &gl_buffer_);
-          gl_funcs->BindBuffer (kPixelPackBuffer, gl_buffer_);
-          storage (kPixelPackBuffer, (GLsizeiptr) allocated, memory_object_, 0);
-          gl_funcs->BindBuffer (kPixelPackBuffer, 0);
-          gl_funcs->GenFramebuffers (1, &framebuffer_);
-          GLenum error = gl_funcs->GetError ();
-          if (error != GL_NO_ERROR) {
-            gl_error = "GL cannot import the exported memory (GL error " +
-                std::to_string (error) + ")";
-            return;
-          }
-          /* Frames cross by compute shaders where GL has them (GST_OPENCL_GL_COPY=pixels:
-           * by pixel buffers, for comparisons). */
-          std::string why_not = "GST_OPENCL_GL_COPY=pixels";
-          const int copy_mode = env::word (env::Variable::GlCopy);  /* pixels, staged */
-          if (copy_mode == 0 || !copy_.init (context, &why_not))
-            GST_INFO ("external-memory: frames copied by pixel buffers (%s)", why_not.c_str ());
-          if (copy_.ready () && copy_mode == 1 &&
-              gl_funcs->CopyBufferSubData) {
-            gl_funcs->GenBuffers (1, &staging_buffer_);
-            gl_funcs->BindBuffer (kCopyWriteBuffer, staging_buffer_);
-            gl_funcs->BufferData (kCopyWriteBuffer, (GLsizeiptr) bytes_, nullptr,
-                GL_DYNAMIC_COPY);
-            gl_funcs->BindBuffer (kCopyWriteBuffer, 0);
-          }
-          if (gl_funcs->GenQueries && gl_funcs->BeginQuery && gl_funcs->GetQueryObjectui64v &&
-              gst_gl_context_check_gl_version (context, (GstGLAPI) (GST_GL_API_OPENGL |
-                      GST_GL_API_OPENGL3), 3, 3))
-            gl_funcs->GenQueries (1, &gpu_timer_);
-          clear_gl_errors (gl_funcs);
+          gl_error = import_into_gl (context, gl_fd, allocated);
+          if (gl_error.empty ())
+            set_up_gl_copies (context);
         });
     if (!gl_error.empty ())
       throw Failure (Failure::Kind::Failed, gl_error);
@@ -264,6 +198,94 @@ public:
   }
 
 private:
+  /* Allocates bytes_ in CUDA, exported, and imports it into OpenCL (buffer_); returns a file
+   * descriptor of it for GL, which GL then owns. */
+  int share_allocation (Device & device, int cuda_device)
+  {
+    std::string error;
+    if (!cuda_allocate_exportable (cuda_device, bytes_, &allocation_, &error))
+      throw Failure (Failure::Kind::Failed, error);
+    const size_t allocated = allocation_.bytes;
+    const int fd = allocation_.fd;
+    allocation_.fd = -1;
+    cl_fd_ = dup (fd);
+    int gl_fd = dup (fd);
+    close (fd);
+    try {
+      buffer_ = import_external_memory (device, cl_fd_, allocated);
+    } catch (...) {
+      close (gl_fd);
+      throw;
+    }
+    return gl_fd;
+  }
+
+  /* On the GL thread: imports the allocation (`gl_fd`, `allocated` bytes) as a GL memory
+   * object behind a pixel buffer, and makes the framebuffer of the copies; what went wrong, or
+   * "". */
+  std::string import_into_gl (GstGLContext * context, int gl_fd, size_t allocated)
+  {
+    const GstGLFuncs *gl_funcs = context->gl_vtable;
+    auto create_objects = reinterpret_cast<void (*) (GLsizei, GLuint *)> (
+        gst_gl_context_get_proc_address (context, "glCreateMemoryObjectsEXT"));
+    auto import_fd = reinterpret_cast<void (*) (GLuint, GLuint64, GLenum, GLint)> (
+        gst_gl_context_get_proc_address (context, "glImportMemoryFdEXT"));
+    auto storage = reinterpret_cast<void (*) (GLenum, GLsizeiptr, GLuint, GLuint64)> (
+        gst_gl_context_get_proc_address (context, "glBufferStorageMemEXT"));
+    delete_objects_ = reinterpret_cast<void (*) (GLsizei, const GLuint *)> (
+        gst_gl_context_get_proc_address (context, "glDeleteMemoryObjectsEXT"));
+    if (!create_objects || !import_fd || !storage || !delete_objects_) {
+      close (gl_fd);
+      return "the GL memory object functions are missing";
+    }
+    clear_gl_errors (gl_funcs);
+    create_objects (1, &memory_object_);
+    /* The exported allocation is imported as a dedicated memory object: imported without that
+     * flag, what NVIDIA's GL wrote into it (pixel packs, buffer copies) was not what OpenCL
+     * read there (measured on an H100; docs/memory.md), though OpenCL's writes reached GL. */
+    auto parameter = reinterpret_cast<void (*) (GLuint, GLenum, const GLint *)> (
+        gst_gl_context_get_proc_address (context, "glMemoryObjectParameterivEXT"));
+    const GLint dedicated = 1;
+    if (parameter)
+      parameter (memory_object_, kDedicatedMemoryObject, &dedicated);
+    import_fd (memory_object_, allocated, kHandleTypeOpaqueFd, gl_fd);  /* GL owns gl_fd */
+    gl_funcs->GenBuffers (1, &gl_buffer_);
+    gl_funcs->BindBuffer (kPixelPackBuffer, gl_buffer_);
+    storage (kPixelPackBuffer, (GLsizeiptr) allocated, memory_object_, 0);
+    gl_funcs->BindBuffer (kPixelPackBuffer, 0);
+    gl_funcs->GenFramebuffers (1, &framebuffer_);
+    GLenum error = gl_funcs->GetError ();
+    if (error != GL_NO_ERROR)
+      return "GL cannot import the exported memory (GL error " + std::to_string (error) + ")";
+    return "";
+  }
+
+  /* On the GL thread: how frames cross (compute shaders where GL has them, else pixel
+   * buffers; GST_OPENCL_GL_COPY=staged adds a buffer of GL's own), and the GPU timer of the
+   * copy in where GL has queries. */
+  void set_up_gl_copies (GstGLContext * context)
+  {
+    const GstGLFuncs *gl_funcs = context->gl_vtable;
+    /* Frames cross by compute shaders where GL has them (GST_OPENCL_GL_COPY=pixels: by pixel
+     * buffers, for comparisons). */
+    std::string why_not = "GST_OPENCL_GL_COPY=pixels";
+    const int copy_mode = env::word (env::Variable::GlCopy);  /* pixels, staged */
+    if (copy_mode == 0 || !copy_.init (context, &why_not))
+      GST_INFO ("external-memory: frames copied by pixel buffers (%s)", why_not.c_str ());
+    if (copy_.ready () && copy_mode == 1 &&
+        gl_funcs->CopyBufferSubData) {
+      gl_funcs->GenBuffers (1, &staging_buffer_);
+      gl_funcs->BindBuffer (kCopyWriteBuffer, staging_buffer_);
+      gl_funcs->BufferData (kCopyWriteBuffer, (GLsizeiptr) bytes_, nullptr, GL_DYNAMIC_COPY);
+      gl_funcs->BindBuffer (kCopyWriteBuffer, 0);
+    }
+    if (gl_funcs->GenQueries && gl_funcs->BeginQuery && gl_funcs->GetQueryObjectui64v &&
+        gst_gl_context_check_gl_version (context, (GstGLAPI) (GST_GL_API_OPENGL |
+                GST_GL_API_OPENGL3), 3, 3))
+      gl_funcs->GenQueries (1, &gpu_timer_);
+    clear_gl_errors (gl_funcs);
+  }
+
   Device & device_;
   GstGLContext *gl_;
   GstVideoInfo info_;

@@ -108,6 +108,35 @@ check_kernel_fits (const cl::Kernel & kernel, const Device & device, const Radix
         device.name);
 }
 
+/* The failure of a sort ("radix sorting") of rows x length keys whose `what` needs more bytes
+ * than the device can allocate. */
+Failure
+sort_too_large (const Device & device, const char *sorting, size_t rows, size_t length,
+    const char *what, size_t bytes)
+{
+  return Failure (Failure::Kind::TooLarge, std::string (sorting) + " " + std::to_string (rows) +
+      " rows of " + std::to_string (length) + " keys needs " + std::to_string (bytes) +
+      " bytes of " + what + ", more than " + device.name + " can allocate");
+}
+
+/* A buffer of `words` 4-byte words that only the device touches. */
+cl::Buffer
+device_words (const Device & device, size_t words)
+{
+  return cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+      words * sizeof (cl_uint));
+}
+
+/* Grows a buffer of `words` words that only the device touches to `wanted` words. */
+void
+grow_words (const Device & device, cl::Buffer & buffer, size_t & words, size_t wanted)
+{
+  if (words >= wanted)
+    return;
+  buffer = device_words (device, wanted);
+  words = wanted;
+}
+
 }  // namespace
 
 std::string
@@ -184,36 +213,31 @@ RadixSort::tile_keys (size_t rows, size_t length) const
 }
 
 void
+RadixSort::grow_buffers (size_t rows, size_t length, size_t count_words, size_t scan_groups)
+{
+  const size_t keys = rows * length;
+  if (count_words > MAX_COUNT_WORDS || count_words * 4 > device_.max_alloc_bytes)
+    throw sort_too_large (device_, "radix sorting", rows, length, "digit counts",
+        count_words * 4);
+  if (keys * 4 > device_.max_alloc_bytes)
+    throw sort_too_large (device_, "radix sorting", rows, length, "scratch", keys * 4);
+  grow_words (device_, scratch_, scratch_words_, keys);
+  grow_words (device_, counts_, counts_words_, count_words);
+  grow_words (device_, sums_, sums_words_, scan_groups);
+}
+
+void
 RadixSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows, size_t length,
     SortKey key, SortOrder order, const SortLauncher & launch)
 {
   if (rows == 0 || length == 0)
     return;
-  const size_t keys = rows * length;
   const size_t tile = tile_keys (rows, length);
   const size_t blocks_per_row = (length + tile - 1) / tile;
   const size_t blocks = rows * blocks_per_row;
   const size_t count_words = rows * (size_t (1) << digit_bits_) * blocks_per_row;
   const size_t scan_groups = (count_words + scan_span_ - 1) / scan_span_;
-  auto too_large = [&](const std::string & what, size_t bytes) {
-    return Failure (Failure::Kind::TooLarge, "radix sorting " + std::to_string (rows) +
-        " rows of " + std::to_string (length) + " keys needs " + std::to_string (bytes) +
-        " bytes of " + what + ", more than " + device_.name + " can allocate");
-  };
-  if (count_words > MAX_COUNT_WORDS || count_words * 4 > device_.max_alloc_bytes)
-    throw too_large ("digit counts", count_words * 4);
-  if (keys * 4 > device_.max_alloc_bytes)
-    throw too_large ("scratch", keys * 4);
-  auto grow = [this](cl::Buffer & buffer, size_t & words, size_t wanted) {
-    if (words >= wanted)
-      return;
-    buffer = cl::Buffer (device_.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
-        wanted * sizeof (cl_uint));
-    words = wanted;
-  };
-  grow (scratch_, scratch_words_, keys);
-  grow (counts_, counts_words_, count_words);
-  grow (sums_, sums_words_, scan_groups);
+  grow_buffers (rows, length, count_words, scan_groups);
 
   const cl_int key_type = (cl_int) key;
   const cl_int descending = order == SortOrder::Descending;
@@ -359,28 +383,18 @@ OnesweepSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t ro
   if (length > MAX_LENGTH)
     throw Failure (Failure::Kind::TooLarge, "the onesweep sort takes rows of at most " +
         std::to_string (MAX_LENGTH) + " keys, not " + std::to_string (length));
-  auto too_large = [&](const std::string & what, size_t bytes) {
-    return Failure (Failure::Kind::TooLarge, "onesweep sorting " + std::to_string (rows) +
-        " rows of " + std::to_string (length) + " keys needs " + std::to_string (bytes) +
-        " bytes of " + what + ", more than " + device_.name + " can allocate");
-  };
+  const char *sorting = "onesweep sorting";
   if (state_words > MAX_COUNT_WORDS || state_words * 4 > device_.max_alloc_bytes)
-    throw too_large ("tile states", state_words * 4);
+    throw sort_too_large (device_, sorting, rows, length, "tile states", state_words * 4);
   if (histogram_words > MAX_COUNT_WORDS || histogram_words * 4 > device_.max_alloc_bytes)
-    throw too_large ("digit counts", histogram_words * 4);
+    throw sort_too_large (device_, sorting, rows, length, "digit counts",
+        histogram_words * 4);
   if (keys * 4 > device_.max_alloc_bytes)
-    throw too_large ("scratch", keys * 4);
-  auto grow = [this](cl::Buffer & buffer, size_t words) {
-    buffer = cl::Buffer (device_.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
-        words * sizeof (cl_uint));
-  };
-  if (scratch_words_ < keys) {
-    grow (scratch_, keys);
-    scratch_words_ = keys;
-  }
+    throw sort_too_large (device_, sorting, rows, length, "scratch", keys * 4);
+  grow_words (device_, scratch_, scratch_words_, keys);
   if (state_words_ < state_words) {
-    grow (states_[0], state_words);
-    grow (states_[1], state_words);
+    for (cl::Buffer & states : states_)
+      states = device_words (device_, state_words);
     state_words_ = state_words;
   }
   if (histogram_words_ < histogram_words) {

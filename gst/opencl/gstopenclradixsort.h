@@ -74,6 +74,10 @@ public:
   size_t tile_keys (size_t rows, size_t length) const;
 
 private:
+  /* Grows the scratch, the digit counts and the scan's sums to a sort of rows x length keys;
+   * throws Failure (TooLarge) when the device cannot allocate them. */
+  void grow_buffers (size_t rows, size_t length, size_t count_words, size_t scan_groups);
+
   Device & device_;
   RadixShape shape_;
   unsigned digit_bits_ = 8;

@@ -78,6 +78,78 @@ median (std::vector<double> values)
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+/* The name GST_OPENCL_VARIANT_<FAMILY> forces when it is none of the candidates and
+ * accepts_forced takes it as it is; empty otherwise. */
+std::string
+forced_outside_candidates (const std::string & family,
+    const std::vector<TuningCandidate> & candidates,
+    const std::function<bool (const std::string &)> & accepts_forced)
+{
+  const std::string forced_name = env::variant (family);
+  if (forced_name.empty () || !accepts_forced || find_candidate (candidates, forced_name) >= 0 ||
+      !accepts_forced (forced_name))
+    return "";
+  GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced_name.c_str (),
+      variant_environment_name (family).c_str ());
+  return forced_name;
+}
+
+/* A kernel that does not build is reported as such, with its log; any other last failure is
+ * named in the message. */
+[[noreturn]] void
+throw_no_variant_ran (const std::string & family, const std::exception_ptr & last_failure)
+{
+  std::string why;
+  if (last_failure) {
+    try {
+      std::rethrow_exception (last_failure);
+    } catch (const BuildFailure &) {
+      throw;
+    } catch (...) {
+      why = ": " + describe_exception (last_failure);
+    }
+  }
+  throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run" + why);
+}
+
+/* Times each candidate marked to be timed (a warm-up, then the median of `runs` runs) into
+ * median_ms and returns the fastest; a candidate that fails is skipped, and when none runs the
+ * last failure says why. */
+size_t
+time_candidates (const std::string & family, const std::string & key,
+    const std::vector<TuningCandidate> & candidates,
+    const std::function<double (size_t)> & time_one, int runs, std::vector<double> & median_ms)
+{
+  long best = -1;
+  double best_ms = 0.0;
+  std::exception_ptr last_failure;
+  for (size_t i = 0; i < candidates.size (); i++) {
+    if (!candidates[i].timed)
+      continue;
+    try {
+      time_one (i);             /* warm-up: the build, first touches */
+      std::vector<double> times;
+      for (int r = 0; r < std::max (1, runs); r++)
+        times.push_back (time_one (i));
+      const double ms = median (times);
+      median_ms[i] = ms;
+      GST_INFO ("%s [%s]: variant %s %.3f ms", family.c_str (), key.c_str (),
+          candidates[i].name.c_str (), ms);
+      if (best < 0 || ms < best_ms) {
+        best = (long) i;
+        best_ms = ms;
+      }
+    } catch (const std::exception & e) {
+      GST_INFO ("%s [%s]: variant %s skipped: %s", family.c_str (), key.c_str (),
+          candidates[i].name.c_str (), e.what ());
+      last_failure = std::current_exception ();
+    }
+  }
+  if (best < 0)
+    throw_no_variant_ran (family, last_failure);
+  return (size_t) best;
+}
+
 }  // namespace
 
 std::string
@@ -173,11 +245,8 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     return choice;
   };
 
-  const std::string forced_name = env::variant (family);
-  if (!forced_name.empty () && accepts_forced && find_candidate (candidates, forced_name) < 0 &&
-      accepts_forced (forced_name)) {
-    GST_INFO ("%s: variant %s forced by %s", family.c_str (), forced_name.c_str (),
-        variant_environment_name (family).c_str ());
+  const std::string forced_name = forced_outside_candidates (family, candidates, accepts_forced);
+  if (!forced_name.empty ()) {
     choice.index = candidates.size ();
     choice.name = forced_name;
     choice.source = TuningChoice::Source::Forced;
@@ -211,47 +280,7 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
     return chosen ((size_t) cached, TuningChoice::Source::Cached);
   }
   guard.unlock ();
-  long best = -1;
-  double best_ms = 0.0;
-  /* When no variant runs, the last failure says why (a build failure keeps its log). */
-  std::exception_ptr last_failure;
-  for (size_t i = 0; i < candidates.size (); i++) {
-    if (!candidates[i].timed)
-      continue;
-    try {
-      time_one (i);             /* warm-up: the build, first touches */
-      std::vector<double> times;
-      for (int r = 0; r < std::max (1, runs); r++)
-        times.push_back (time_one (i));
-      const double ms = median (times);
-      choice.median_ms[i] = ms;
-      GST_INFO ("%s [%s]: variant %s %.3f ms", family.c_str (), key.c_str (),
-          candidates[i].name.c_str (), ms);
-      if (best < 0 || ms < best_ms) {
-        best = (long) i;
-        best_ms = ms;
-      }
-    } catch (const std::exception & e) {
-      GST_INFO ("%s [%s]: variant %s skipped: %s", family.c_str (), key.c_str (),
-          candidates[i].name.c_str (), e.what ());
-      last_failure = std::current_exception ();
-    }
-  }
-  if (best < 0) {
-    /* A kernel that does not build is reported as such, with its log; any other last failure
-     * is named in the message. */
-    std::string why;
-    if (last_failure) {
-      try {
-        std::rethrow_exception (last_failure);
-      } catch (const BuildFailure &) {
-        throw;
-      } catch (...) {
-        why = ": " + describe_exception (last_failure);
-      }
-    }
-    throw Failure (Failure::Kind::Failed, "no variant of " + family + " could run" + why);
-  }
+  const size_t best = time_candidates (family, key, candidates, time_one, runs, choice.median_ms);
   guard.lock ();
   GST_INFO ("%s [%s]: chose %s%s%s", family.c_str (), key.c_str (),
       candidates[best].name.c_str (), use_disk ? ", cached in " : "",
@@ -259,7 +288,7 @@ tune_variant (const cl::Device & device, const std::string & family, const std::
   choices[path] = candidates[best].name;
   if (use_disk)
     write_disk_choice (path, candidates[best].name);
-  return chosen ((size_t) best, TuningChoice::Source::Timed);
+  return chosen (best, TuningChoice::Source::Timed);
 }
 
 }  // namespace gst_opencl

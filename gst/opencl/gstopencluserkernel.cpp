@@ -943,6 +943,54 @@ local_size_problem (const cl::Kernel & kernel, const std::string & kernel_name,
   return "";
 }
 
+/* Refuses sizes the kernel cannot run with, naming why: an output of another size than the
+ * input when the kernel takes no width and height to sample with, and a local size that is a
+ * scale or larger than the kernel's work-groups on the device. */
+static void
+check_sizes (const UserKernel & kernel, const GstVideoInfo * in, const GstVideoInfo * out,
+    const SizeSpec & local)
+{
+  if (in && !kernel.has (ArgRole::Width) && (GST_VIDEO_INFO_WIDTH (in) !=
+          GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (in) != GST_VIDEO_INFO_HEIGHT (out)))
+    throw Failure (Failure::Kind::Settings, "the output is " + std::to_string (out->width) +
+        "x" + std::to_string (out->height) + " but the input " + std::to_string (in->width) +
+        "x" + std::to_string (in->height) + ", and kernel '" + kernel.kernel_name +
+        "' takes no width and height to sample with");
+  if (local.set && local.scaled)
+    throw Failure (Failure::Kind::Settings, "local-size must be WxH");
+  const std::string local_problem = local_size_problem (kernel.kernel, kernel.kernel_name,
+      local);
+  if (!local_problem.empty ())
+    throw Failure (Failure::Kind::Settings, local_problem);
+}
+
+/* Whether frames may be viewed as images on the device (cl_khr_image2d_from_buffer, or OpenCL
+ * 2.0 and later, and GST_OPENCL_IMAGE_VIEWS not off), with the row pitch alignment such views
+ * need in `alignment` (pixels; 0: none). */
+static bool
+image_views_possible (const Device & d, cl_uint & alignment)
+{
+  const std::string extensions = d.cl_device.getInfo<CL_DEVICE_EXTENSIONS> ();
+  alignment = 0;
+  if (clGetDeviceInfo (d.cl_device (), 0x104A /* CL_DEVICE_IMAGE_PITCH_ALIGNMENT */,
+          sizeof alignment, &alignment, nullptr) != CL_SUCCESS)
+    alignment = 0;
+  return alignment > 0 && env::flag (env::Variable::ImageViews) &&
+      (extensions.find ("cl_khr_image2d_from_buffer") != std::string::npos ||
+      d.cl_device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
+}
+
+/* Refuses a device without the 8-bit R or RGBA images the frames' layouts need. */
+static void
+check_image_formats (const std::vector<cl::ImageFormat> & formats, const ImageLayout & in,
+    const ImageLayout & out)
+{
+  for (const ImageLayout *layout : { &in, &out })
+    if (!format_supported (formats, layout->channels == 1 ? CL_R : CL_RGBA))
+      throw Failure (Failure::Kind::Settings, std::string ("the device has no 8-bit ") +
+          (layout->channels == 1 ? "R" : "RGBA") + " images");
+}
+
 void
 UserKernelHost::prepare (GstElement * element, ElementDevice & device, const GstVideoInfo * in,
     const GstVideoInfo * out)
@@ -973,18 +1021,7 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
   have_in_ = in != nullptr;
   if (in)
     in_info_ = *in;
-  if (in && !current_->has (ArgRole::Width) && (GST_VIDEO_INFO_WIDTH (in) !=
-          GST_VIDEO_INFO_WIDTH (out) || GST_VIDEO_INFO_HEIGHT (in) != GST_VIDEO_INFO_HEIGHT (out)))
-    throw Failure (Failure::Kind::Settings, "the output is " + std::to_string (out->width) +
-        "x" + std::to_string (out->height) + " but the input " + std::to_string (in->width) +
-        "x" + std::to_string (in->height) + ", and kernel '" + current_->kernel_name +
-        "' takes no width and height to sample with");
-  if (local.set && local.scaled)
-    throw Failure (Failure::Kind::Settings, "local-size must be WxH");
-  const std::string local_problem = local_size_problem (current_->kernel,
-      current_->kernel_name, local);
-  if (!local_problem.empty ())
-    throw Failure (Failure::Kind::Settings, local_problem);
+  check_sizes (*current_, in, out, local);
   global_ = global_range (global, *out);
   local_ = local.set ? cl::NDRange (local.width, local.height) : cl::NullRange;
   applied_sizes_ = sizes_generation;
@@ -1002,21 +1039,12 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
   if (images) {
     d.context.getSupportedImageFormats (CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
         &frames_->formats);
-    const std::string extensions = d.cl_device.getInfo<CL_DEVICE_EXTENSIONS> ();
     cl_uint alignment = 0;
-    if (clGetDeviceInfo (d.cl_device (), 0x104A /* CL_DEVICE_IMAGE_PITCH_ALIGNMENT */,
-            sizeof alignment, &alignment, nullptr) != CL_SUCCESS)
-      alignment = 0;
-    frames_->views_possible = alignment > 0 && env::flag (env::Variable::ImageViews) &&
-        (extensions.find ("cl_khr_image2d_from_buffer") != std::string::npos ||
-        d.cl_device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
+    frames_->views_possible = image_views_possible (d, alignment);
     frames_->pitch_alignment = alignment;
     frames_->in_view_format = in && format_supported (frames_->formats, frames_->in.order);
     frames_->out_view_format = format_supported (frames_->formats, frames_->out.order);
-    for (const ImageLayout *layout : { &frames_->in, &frames_->out })
-      if (!format_supported (frames_->formats, layout->channels == 1 ? CL_R : CL_RGBA))
-        throw Failure (Failure::Kind::Settings, std::string ("the device has no 8-bit ") +
-            (layout->channels == 1 ? "R" : "RGBA") + " images");
+    check_image_formats (frames_->formats, frames_->in, frames_->out);
     frames_->to_image = d.kernel ("image_io", "frame_to_image", "");
     frames_->from_image = d.kernel ("image_io", "image_to_frame", "");
     frames_->views.reserve (Frames::MAX_VIEWS);

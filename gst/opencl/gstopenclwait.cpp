@@ -174,6 +174,89 @@ output_flushing (GstElement * element)
   return flushing;
 }
 
+namespace {
+
+/* The element a wait first saw with its output flushing, and when. */
+struct FlushingSeen
+{
+  WaitWatch *watch = nullptr;
+  gint64 since = 0;
+};
+
+}  // namespace
+
+/* Why a wait that began at `started` should give up now, or "": its own watch first, then the
+ * watch of each other element on the device, then an element whose output has flushed for
+ * kStopGraceMs. `culprit` is the other element to blame (null when it is the waiting one's).
+ * Notes in `flushing` the first element seen flushing once the wait has lasted a quarter of
+ * the grace. */
+static std::string
+reason_to_give_up_now (const std::vector<WaitWatch *> & watches, WaitWatch * own,
+    gint64 started, gint64 now, FlushingSeen & flushing, WaitWatch *& culprit)
+{
+  std::string reason;
+  culprit = nullptr;
+  if (own)
+    reason = reason_to_give_up (*own, true, started, now);
+  for (size_t i = 0; reason.empty () && i < watches.size (); i++) {
+    WaitWatch *other = watches[i];
+    if (other != own)
+      reason = reason_to_give_up (*other, false, started, now);
+    culprit = other == own ? nullptr : other;
+    if (!flushing.watch && now - started >= WaitWatch::kStopGraceMs * 1000 / 4 &&
+        output_flushing (other->element)) {
+      flushing.watch = other;
+      flushing.since = now;
+    }
+  }
+  if (reason.empty () && flushing.watch &&
+      now - flushing.since >= WaitWatch::kStopGraceMs * 1000) {
+    std::lock_guard<std::mutex> subject_guard (flushing.watch->lock);
+    reason = flushing.watch->subject + " still ran " +
+        std::to_string (WaitWatch::kStopGraceMs / 1000) + " s after the element's output "
+        "began to flush (the pipeline stops or seeks)" + kGivenUp;
+    culprit = flushing.watch == own ? nullptr : flushing.watch;
+  }
+  return reason;
+}
+
+/* Gives the device's queue up for `reason` and throws. The element to blame, when it does not
+ * wait itself, hears of it on its bus, from this thread (once `guard` is let go: a bus handler
+ * may change states). */
+[[noreturn]] static void
+give_up_wait (DeviceWaits & waits, std::unique_lock<std::mutex> & guard,
+    const cl::Event & event, cl_int status, const std::string & reason, const WaitWatch * own,
+    WaitWatch * culprit, gint64 waited_us)
+{
+  GstElement *tell = culprit && culprit->element ?
+      GST_ELEMENT (gst_object_ref (culprit->element)) : nullptr;
+  guard.unlock ();
+  cl_command_type type = 0;
+  clGetEventInfo (event (), CL_EVENT_COMMAND_TYPE, sizeof (type), &type, nullptr);
+  GST_WARNING ("giving up a wait of %.3f s for a command of type 0x%x (status %d), own "
+      "watch %p, culprit %p: %s", waited_us / 1e6, type, status, own, culprit,
+      reason.c_str ());
+  abandon_device (waits, reason);
+  if (tell) {
+    gst_element_message_full (tell, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_BUSY, g_strdup (reason.c_str ()), nullptr, __FILE__,
+        GST_FUNCTION, __LINE__);
+    gst_object_unref (tell);
+  }
+  throw Failure (Failure::Kind::Abandoned, reason);
+}
+
+/* Flushes the queue of the event's command: the command must reach the device before anything
+ * can wake a wait for it. */
+static void
+flush_queue_of (const cl::Event & event)
+{
+  cl_command_queue queue = nullptr;
+  if (clGetEventInfo (event (), CL_EVENT_COMMAND_QUEUE, sizeof (queue), &queue, nullptr) ==
+      CL_SUCCESS && queue)
+    clFlush (queue);
+}
+
 void
 wait_event (DeviceWaits & waits, const cl::Event & event, const WaitWatch * watch)
 {
@@ -190,11 +273,7 @@ wait_event (DeviceWaits & waits, const cl::Event & event, const WaitWatch * watc
   if (waits.abandoned ())
     throw Failure (Failure::Kind::Abandoned, waits.abandoned_reason ());
 
-  /* The command must reach the device before anything can wake us. */
-  cl_command_queue queue = nullptr;
-  if (clGetEventInfo (event (), CL_EVENT_COMMAND_QUEUE, sizeof (queue), &queue, nullptr) ==
-      CL_SUCCESS && queue)
-    clFlush (queue);
+  flush_queue_of (event);
 
   auto *own = const_cast<WaitWatch *> (watch);
   auto request = std::make_shared<DeviceWaits::Request> ();
@@ -206,8 +285,7 @@ wait_event (DeviceWaits & waits, const cl::Event & event, const WaitWatch * watc
   waits.requests_.push_back (request);
   waits.helper_signal_.notify_one ();
   const gint64 started = g_get_monotonic_time ();
-  gint64 flushing_since = 0;  /* when an element on the device was first seen flushing */
-  WaitWatch *flushing = nullptr;
+  FlushingSeen flushing;  /* an element on the device seen flushing */
   for (;;) {
     /* Ended when the helper's wait for it returned, or, where asking cannot block, when its
      * status says so (the helper may still wait for an earlier request of another thread). */
@@ -226,49 +304,11 @@ wait_event (DeviceWaits & waits, const cl::Event & event, const WaitWatch * watc
     if (waits.abandoned_)
       throw Failure (Failure::Kind::Abandoned, waits.reason_);
     const gint64 now = g_get_monotonic_time ();
-    std::string reason;
     WaitWatch *culprit = nullptr;
-    if (own)
-      reason = reason_to_give_up (*own, true, started, now);
-    for (size_t i = 0; reason.empty () && i < waits.watches_.size (); i++) {
-      WaitWatch *other = waits.watches_[i];
-      if (other != own)
-        reason = reason_to_give_up (*other, false, started, now);
-      culprit = other == own ? nullptr : other;
-      if (!flushing && now - started >= WaitWatch::kStopGraceMs * 1000 / 4 &&
-          output_flushing (other->element)) {
-        flushing = other;
-        flushing_since = now;
-      }
-    }
-    if (reason.empty () && flushing &&
-        now - flushing_since >= WaitWatch::kStopGraceMs * 1000) {
-      std::lock_guard<std::mutex> subject_guard (flushing->lock);
-      reason = flushing->subject + " still ran " +
-          std::to_string (WaitWatch::kStopGraceMs / 1000) + " s after the element's output "
-          "began to flush (the pipeline stops or seeks)" + kGivenUp;
-      culprit = flushing == own ? nullptr : flushing;
-    }
-    if (!reason.empty ()) {
-      /* An element that does not wait itself hears of it on its bus, from this thread (once
-       * the lock is let go: a bus handler may change states). */
-      GstElement *tell = culprit && culprit->element ?
-          GST_ELEMENT (gst_object_ref (culprit->element)) : nullptr;
-      guard.unlock ();
-      cl_command_type type = 0;
-      clGetEventInfo (event (), CL_EVENT_COMMAND_TYPE, sizeof (type), &type, nullptr);
-      GST_WARNING ("giving up a wait of %.3f s for a command of type 0x%x (status %d), own "
-          "watch %p, culprit %p: %s", (now - started) / 1e6, type, status, own, culprit,
-          reason.c_str ());
-      abandon_device (waits, reason);
-      if (tell) {
-        gst_element_message_full (tell, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
-            GST_RESOURCE_ERROR_BUSY, g_strdup (reason.c_str ()), nullptr, __FILE__,
-            GST_FUNCTION, __LINE__);
-        gst_object_unref (tell);
-      }
-      throw Failure (Failure::Kind::Abandoned, reason);
-    }
+    const std::string reason =
+        reason_to_give_up_now (waits.watches_, own, started, now, flushing, culprit);
+    if (!reason.empty ())
+      give_up_wait (waits, guard, event, status, reason, own, culprit, now - started);
     waits.signal_.wait_for (guard, kWatchPeriod);
   }
 }
