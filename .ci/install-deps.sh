@@ -24,6 +24,9 @@ clang_version() {
   echo "${version:-14}"
 }
 
+# gstreamer1.0-plugins-ugly (x264enc), -bad (h264parse, h265parse, x265enc) and -libav
+# (avdec_h264, avdec_h265): the decoder-to-encoder scripts pipelines/transcode.sh and
+# pipelines/histogram-10bit.sh, run by the suite.
 # python3-opencv: the CPU benchmarks' peer (tests/bench/peer_histogram.py times cv2.calcHist).
 packages=(
   meson ninja-build pkg-config g++ python3 python3-numpy
@@ -31,6 +34,7 @@ packages=(
   python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
+  gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   xvfb xauth libgl1-mesa-dri
   clang "libclang-rt-$(clang_version)-dev"

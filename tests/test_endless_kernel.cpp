@@ -4,6 +4,7 @@
  * application's state change returns (docs/reliability.md#kernels-that-never-end).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include <string>
 
@@ -22,6 +23,14 @@ static const char *kEndless =
     "  const int x = get_global_id (0), y = get_global_id (1);"
     "  if (x >= width || y >= height) return;"
     "  for (uint n = 0; ; n++) dst[y * dst_stride + x] = (uchar) n;"
+    "}";
+
+static const char *kCopy =
+    "__kernel void copy (__global const uchar * src, __global uchar * dst,"
+    "    int src_stride, int dst_stride, int width, int height)"
+    "{"
+    "  const int x = get_global_id (0), y = get_global_id (1);"
+    "  if (x < width && y < height) dst[y * dst_stride + x] = src[y * src_stride + x];"
     "}";
 
 static GstElement *
@@ -99,11 +108,47 @@ GST_START_TEST (test_endless_kernel_stopped)
 }
 GST_END_TEST;
 
+/* The pool of host-visible OpenCL frames an element offers upstream: whoever maps those frames
+ * calls into the driver, which may hold the call behind a kernel that never ends. So with a
+ * `timeout` the element keeps its frames to itself, and without one it offers them as before. */
+static bool
+offers_opencl_pool (guint timeout_ms)
+{
+  GstHarness *h = gst_harness_new_parse (("openclkernel timeout=" + std::to_string (timeout_ms) +
+          " source=\"" + kCopy + "\"").c_str ());
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=30/1");
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  gst_caps_unref (caps);
+  fail_unless (gst_pad_peer_query (h->srcpad, query), "the allocation query failed");
+  bool ours = false;
+  for (guint i = 0; i < gst_query_get_n_allocation_pools (query); i++) {
+    GstBufferPool *pool = nullptr;
+    gst_query_parse_nth_allocation_pool (query, i, &pool, nullptr, nullptr, nullptr);
+    ours |= pool && testutil::contains (G_OBJECT_TYPE_NAME (pool), "OpenCL");
+    if (pool)
+      gst_object_unref (pool);
+  }
+  gst_query_unref (query);
+  gst_harness_teardown (h);
+  return ours;
+}
+
+GST_START_TEST (test_timeout_keeps_frames_apart)
+{
+  if (g_strcmp0 (g_getenv ("GST_OPENCL_HOST_FRAMES"), "0") != 0)
+    fail_unless (offers_opencl_pool (0), "no pool of OpenCL frames offered without a timeout");
+  fail_if (offers_opencl_pool (500), "a pool of OpenCL frames offered with a timeout");
+}
+GST_END_TEST;
+
 static Suite *
 endless_kernel_suite (void)
 {
   return TESTUTIL_SUITE ("endless-kernel", 120,
-      test_endless_kernel_past_its_timeout, test_endless_kernel_stopped);
+      test_endless_kernel_past_its_timeout, test_endless_kernel_stopped,
+      test_timeout_keeps_frames_apart);
 }
 
 /* Asked in a child process: a driver initialised here would not survive check's fork (PoCL's

@@ -257,7 +257,8 @@ caps_take_host_frames (GstOpenCLBaseTransform * self, GstCaps * caps, GstVideoIn
   auto *klass = GST_OPENCL_BASE_TRANSFORM_GET_CLASS (self);
   if (!klass->host_frames_on_device || !gst_opencl::host_frames_enabled () || !caps ||
       gst_opencl::caps_are_tensors (caps) || gst_opencl::caps_are_opencl_memory (caps) || gst_opencl::caps_are_cuda (caps) ||
-      gst_opencl::GlBridge::caps_are_gl (caps) || !get_priv (self)->device.started ())
+      gst_opencl::GlBridge::caps_are_gl (caps) || !get_priv (self)->device.started () ||
+      !get_priv (self)->device.shares_host_frames ())
     return false;
   return gst_video_info_from_caps (info, caps) && info->size > 0;
 }

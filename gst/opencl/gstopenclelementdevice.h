@@ -93,6 +93,13 @@ public:
   /* The longest a wait may last, in milliseconds (0: no limit), and what it waits for, for
    * messages ("kernel 'blur'"): set by elements with a `timeout` property. */
   void set_wait_limit (guint timeout_ms) { watch_.timeout_ms = timeout_ms; }
+  /* Whether frames in host-visible OpenCL memory may be handed to the neighbours (a pool offered
+   * upstream, frames allocated for downstream): not while a wait limit is set. A neighbour's
+   * thread that maps such a frame calls into the driver, and a driver may hold that call behind
+   * a kernel that never ends (NVIDIA's does), where no limit of the element's reaches it; with
+   * frames in the neighbours' own memory only the element's threads meet the device.
+   * docs/reliability.md#kernels-that-never-end. */
+  bool shares_host_frames () const { return watch_.timeout_ms.load () == 0; }
   void set_wait_subject (const std::string & subject) { watch_.set_subject (subject); }
   const WaitWatch & watch () const { return watch_; }
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }

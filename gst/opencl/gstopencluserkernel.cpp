@@ -996,6 +996,9 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
     const GstVideoInfo * out)
 {
   ensure_built (device);
+  /* Known before the allocation queries: with a timeout the frames are not shared with the
+   * neighbours (ElementDevice::shares_host_frames). */
+  device.set_wait_limit (timeout_ms_);
   SizeSpec global, local;
   guint64 parameters_generation, sizes_generation;
   GstStructure *parameters = nullptr;
