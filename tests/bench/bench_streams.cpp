@@ -484,6 +484,7 @@ constexpr size_t kMessagesKept = 24;
 struct Stream
 {
   int index = 0;
+  int objects = 0;        /* the pipeline and its elements, watched by watch_objects () */
   ContextBroker *broker = nullptr;
   GstElement *pipeline = nullptr;
   GstElement *sink = nullptr;
@@ -713,13 +714,19 @@ ContextBroker::on_message (GstBus *, GstMessage * message, gpointer data)
   auto *stream = static_cast<Stream *> (data);
   ContextBroker & broker = *stream->broker;
   const GstMessageType type = GST_MESSAGE_TYPE (message);
+  /* A sync handler that drops a message owns it (GstBusSyncHandler): each one not unreffed kept
+   * its source element, so its pipeline, decoder and contexts alive, and after about 60
+   * pipelines in one process NVIDIA's decoder and OpenCL contexts could no longer be made. */
   if (type == GST_MESSAGE_ELEMENT) {
     broker.element_messages++;
+    gst_message_unref (message);
     return GST_BUS_DROP;
   }
   /* Tags come often (h264parse's bitrates) and say nothing about where a pipeline is. */
-  if (type == GST_MESSAGE_TAG)
+  if (type == GST_MESSAGE_TAG) {
+    gst_message_unref (message);
     return GST_BUS_DROP;
+  }
   std::string what = std::string (GST_MESSAGE_SRC (message) ?
       GST_OBJECT_NAME (GST_MESSAGE_SRC (message)) : "?") + " " + GST_MESSAGE_TYPE_NAME (message);
   std::string error;
@@ -779,6 +786,7 @@ ContextBroker::on_message (GstBus *, GstMessage * message, gpointer data)
       stream->bus_eos = true;
   }
   broker.changed.notify_all ();
+  gst_message_unref (message);
   return GST_BUS_DROP;
 }
 
@@ -1293,6 +1301,37 @@ play (const Options & o, const CaseSpec & spec, const std::string & mode, Run & 
 
 /* Pipelines left behind: they would not reach NULL (their runs are never freed). */
 int left_behind = 0;
+/* Pipelines and their elements made and finalized (a weak reference on each): after a run is
+ * freed, every one of them must be gone, else something holds a reference (the program's own
+ * leak, which once kept every decoder and context alive until the GPU ran out of them). */
+std::atomic<int> objects_made { 0 };
+std::atomic<int> objects_finalized { 0 };
+std::atomic<int> objects_left_behind { 0 };
+
+void
+object_finalized (gpointer, GObject *)
+{
+  objects_finalized++;
+}
+
+/* Watches the pipeline and every element in it; how many. */
+int
+watch_objects (GstElement * pipeline)
+{
+  int count = 1;
+  g_object_weak_ref (G_OBJECT (pipeline), object_finalized, nullptr);
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    g_object_weak_ref (G_OBJECT (g_value_get_object (&item)), object_finalized, nullptr);
+    count++;
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  objects_made += count;
+  return count;
+}
 
 /* Every pipeline of the run to NULL, each from a thread of its own, 10 s in all; the indices
  * of those that did not get there. */
@@ -1350,6 +1389,7 @@ run_once (const Options & o, const CaseSpec & spec, const std::string & mode, in
     stream->pipeline = bench::parse_pipeline (row.pipeline, &error);
     if (!stream->pipeline)
       return "the pipeline does not link: " + error;
+    stream->objects = watch_objects (stream->pipeline);
     GstBin *bin = GST_BIN (stream->pipeline);
     stream->sink = gst_bin_get_by_name (bin, "sink");
     if (spec.element != "none")
@@ -1411,6 +1451,8 @@ run_once (const Options & o, const CaseSpec & spec, const std::string & mode, in
       error += "; report: " + file;
     left_behind += (int) stuck.size ();
     /* Their threads may still use the run: it stays. */
+    for (const auto & stream : run->streams)
+      objects_left_behind += stream->objects;
     run.release ();
     std::fprintf (stderr, "== teardown: %s\n", why.c_str ());
   }
@@ -1728,6 +1770,10 @@ main (int argc, char **argv)
         row.error = run_once (o, spec, row.mode == "none" ? "separate" : row.mode, count,
             run + 1, row, &stalled);
         row.stalled = stalled;
+        const int alive = objects_made - objects_finalized - objects_left_behind;
+        if (alive > 0 && row.error.empty ())
+          row.error = std::to_string (alive) + " pipelines or elements still alive after their "
+              "runs were freed (a reference leak in this program)";
         if (!row.error.empty ())
           std::fprintf (stderr, "FAILED: %d streams, %s, %s: %s\n", count,
               row.case_name.c_str (), row.mode.c_str (), row.error.c_str ());

@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -88,6 +89,19 @@ created (const void *object, Kind kind, cl_context context)
   objects[object] = Entry { kind, 1, context };
   if (kind == CONTEXT)
     released_contexts.erase ((cl_context) object);
+  /* CL_RELEASE_CHECK_LIVE=1: the objects alive at each new context (a program that makes
+   * contexts over and over shows whether the old ones went). */
+  static const bool report_live = getenv ("CL_RELEASE_CHECK_LIVE") != nullptr;
+  if (report_live && kind == CONTEXT) {
+    long live[KINDS] = { 0 };
+    for (const auto & entry : objects)
+      live[entry.second.kind]++;
+    char text[200];
+    std::snprintf (text, sizeof text, "cl-release-check: live at a new context: %ld contexts, "
+        "%ld queues, %ld programs, %ld kernels, %ld memory objects, %ld events\n", live[CONTEXT],
+        live[QUEUE], live[PROGRAM], live[KERNEL], live[MEMORY], live[EVENT]);
+    say (text);
+  }
 }
 
 void
