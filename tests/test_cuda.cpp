@@ -283,6 +283,22 @@ GST_START_TEST (test_decoded_frames)
       &on_host);
   fail_unless_equals_int (on_cuda.size (), expected_md5.size ());
   fail_unless (on_cuda == on_host, "histograms of CUDA frames differ from the host path's");
+  /* The decoder's NV12 into the elements with no conversion on the host: the bilateral filter
+   * on NV12 and openclconvertscale to RGBA at 720p, CUDA frames against the host path bit for
+   * bit, and CUDA memory out of openclconvertscale too. */
+  expect_same_frames (decode + " ! video/x-raw ! openclbilateral",
+      decode + " ! openclbilateral ! opencldownload");
+  const std::string bilateral_memory = run_and_read_memory (decode +
+      " ! openclbilateral name=subject ! fakesink");
+  fail_unless (g_str_has_prefix (bilateral_memory.c_str (), "cuda ->"),
+      "nvh264dec ! openclbilateral: memory is \"%s\", not CUDA in", bilateral_memory.c_str ());
+  const std::string to_720p = " ! openclconvertscale ! video/x-raw,format=RGBA,width=1280,height=720";
+  expect_same_frames (decode + " ! video/x-raw" + to_720p, decode + to_720p);
+  expect_same_frames (decode + " ! video/x-raw" + to_720p, decode +
+      " ! openclconvertscale ! video/x-raw(memory:CUDAMemory),format=RGBA,width=1280,"
+      "height=720 ! cudadownload");
+  expect_memory (decode + " ! openclconvertscale name=subject ! video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=1280,height=720 ! fakesink", "cuda -> cuda");
   /* A filter after NVIDIA's own conversion to RGBA, where this GStreamer has cudaconvert. */
   if (has_element ("cudaconvert")) {
     const std::string rgba = decode + " ! cudaconvert ! video/x-raw(memory:CUDAMemory),"
