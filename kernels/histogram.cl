@@ -10,8 +10,8 @@
  *
  * The plane is read as `spans` spans `stride` bytes apart (one span for a plane without padding
  * between rows, else one per row). A span starts with `span_words` 16-byte words, read as uint4
- * (4 RGBA pixels, 8 two-byte pixels or 16 bytes at once), and ends with `span_tail` pixels read
- * byte by byte. The host chooses words only where they are 16-byte aligned (plane offset, and the
+ * (4 RGBA pixels, 2 RGBA64 pixels, 8 two-byte pixels or 16 bytes at once), and ends with
+ * `span_tail` pixels read byte by byte. The host chooses words only where they are 16-byte aligned (plane offset, and the
  * stride when there are several spans); otherwise span_words is 0 and every pixel is a tail
  * pixel. Samples come out of the words with shifts, so the device must be little-endian (the host
  * checks).
@@ -37,15 +37,24 @@
  * independent chains of adds instead of one (only this kind reads words_per_group and
  * tail_per_group).
  *
+ * Samples are SAMPLE_BYTES wide (1, or 2 little-endian bytes: GRAY16, RGBA64, P010), and a
+ * sample v falls in bin v >> bin_shift, bin_shift = 8 x SAMPLE_BYTES - log2 (bins) (the host
+ * passes it). For P010, whose 10 bits sit in the high bits of each 16-bit word, that is the bin
+ * of its 10-bit value (v >> 6) x bins / 1024 with any bins up to 1024: P010 is counted as 16-bit
+ * samples, and the 6 low bits never reach a bin.
+ *
  * `draw` renders the bars of the first DRAW_CHANNELS channels into the top-left
  * draw_width x draw_height pixels of the plane (see docs/openclhistogram.md for the exact rule);
- * `fill_region` sets a rectangle of bytes (neutral chroma under the graph).
+ * `fill_region` sets a rectangle of samples (neutral chroma under the graph).
  *
  * Build options (all have defaults so the file builds on its own):
- *   PIXEL_BYTES  bytes from one pixel to the next in the plane (4, 2 or 1)
+ *   PIXEL_BYTES  bytes from one pixel to the next in the plane (8, 4, 2 or 1)
+ *   SAMPLE_BYTES bytes of one sample (1, or 2: a little-endian 16-bit word)
+ *   LOW_BITS     low bits of a 16-bit sample that carry no value (6 for P010, else 0): what
+ *                `draw` and `fill_region` write keeps them 0
  *   CHANNELS     samples counted per pixel (1..3), at byte offsets CH0, CH1, CH2 of the pixel
  *   LUMA         1: also count Y = (299 CH0 + 587 CH1 + 114 CH2 + 500) / 1000 as channel
- *                CHANNELS (CH0..CH2 must then be red, green, blue, in pixels of 4 bytes)
+ *                CHANNELS (CH0..CH2 must then be red, green, blue, in pixels of 4 samples)
  *   GROUP_SIZE   work-items per work-group;  COPIES: sub-histograms per work-group (power of 2)
  *   PACKED       16-bit counters, two channels per word (GROUP_SIZE > 1 only)
  *   RUNS         count runs of one bin before adding them (GROUP_SIZE > 1 only)
@@ -53,6 +62,12 @@
  */
 #ifndef PIXEL_BYTES
 #define PIXEL_BYTES 4
+#endif
+#ifndef SAMPLE_BYTES
+#define SAMPLE_BYTES 1
+#endif
+#ifndef LOW_BITS
+#define LOW_BITS 0
 #endif
 #ifndef CHANNELS
 #define CHANNELS 3
@@ -107,8 +122,35 @@
  * changes). */
 #define BANKS 32
 
-/* Byte `index` (0..15, a constant once unrolled) of a 16-byte word held as four uints. */
-#define WORD_BYTE(u, index) (((u)[(index) / 4] >> (8 * ((index) % 4))) & 0xffu)
+#define SAMPLE_BITS (8 * SAMPLE_BYTES)
+#define SAMPLE_MASK ((1u << SAMPLE_BITS) - 1u)
+/* The largest value a sample holds, its unused low bits 0 (255, 65535, 0xffc0 for P010). */
+#define SAMPLE_TOP (SAMPLE_MASK & ~((1u << LOW_BITS) - 1u))
+
+/* The sample at byte `index` (0..15, a constant once unrolled; even for 16-bit samples) of a
+ * 16-byte word held as four uints. */
+#define WORD_SAMPLE(u, index) (((u)[(index) / 4] >> (8 * ((index) % 4))) & SAMPLE_MASK)
+
+/* The sample at `sample` (any alignment), little-endian. */
+inline uint
+load_sample (__global const uchar * sample)
+{
+#if SAMPLE_BYTES == 2
+  return (uint) sample[0] | ((uint) sample[1] << 8);
+#else
+  return sample[0];
+#endif
+}
+
+/* Writes `value` at `sample` (any alignment), little-endian. */
+inline void
+store_sample (__global uchar * sample, uint value)
+{
+  sample[0] = (uchar) value;
+#if SAMPLE_BYTES == 2
+  sample[1] = (uchar) (value >> 8);
+#endif
+}
 
 inline uint
 luma_of (uint red, uint green, uint blue)
@@ -116,8 +158,8 @@ luma_of (uint red, uint green, uint blue)
   return (299u * red + 587u * green + 114u * blue + 500u) / 1000u;
 }
 
-#if LUMA && PIXEL_BYTES != 4
-#error "LUMA needs pixels of 4 bytes"
+#if LUMA && PIXEL_BYTES != 4 * SAMPLE_BYTES
+#error "LUMA needs pixels of 4 samples"
 #endif
 
 /* The luma of the 4 pixels of a word (when LUMA), computed side by side: as vector operations a
@@ -126,7 +168,7 @@ luma_of (uint red, uint green, uint blue)
 inline uint4
 word_luma (uint4 word)
 {
-#if LUMA
+#if LUMA && SAMPLE_BYTES == 1
   const uint4 mask = (uint4) 0xffu;
   return ((uint4) 299u * ((word >> (uint4) (8 * CH0)) & mask) +
       (uint4) 587u * ((word >> (uint4) (8 * CH1)) & mask) +
@@ -141,15 +183,18 @@ word_luma (uint4 word)
 inline void
 word_pixel (const uint * u, const uint * luma, int k, uint * value)
 {
-  value[0] = WORD_BYTE (u, k * PIXEL_BYTES + CH0);
+  value[0] = WORD_SAMPLE (u, k * PIXEL_BYTES + CH0);
 #if CHANNELS > 1
-  value[1] = WORD_BYTE (u, k * PIXEL_BYTES + CH1);
+  value[1] = WORD_SAMPLE (u, k * PIXEL_BYTES + CH1);
 #endif
 #if CHANNELS > 2
-  value[2] = WORD_BYTE (u, k * PIXEL_BYTES + CH2);
+  value[2] = WORD_SAMPLE (u, k * PIXEL_BYTES + CH2);
 #endif
-#if LUMA
+#if LUMA && SAMPLE_BYTES == 1
   value[CHANNELS] = luma[k];
+#elif LUMA
+  /* Two 16-bit pixels per word: the scalar form (65535 x 1000 + 500 fits a uint). */
+  value[CHANNELS] = luma_of (value[0], value[1], value[2]);
 #endif
 }
 
@@ -157,12 +202,12 @@ word_pixel (const uint * u, const uint * luma, int k, uint * value)
 inline void
 byte_pixel (__global const uchar * pixel, uint * value)
 {
-  value[0] = pixel[CH0];
+  value[0] = load_sample (pixel + CH0);
 #if CHANNELS > 1
-  value[1] = pixel[CH1];
+  value[1] = load_sample (pixel + CH1);
 #endif
 #if CHANNELS > 2
-  value[2] = pixel[CH2];
+  value[2] = load_sample (pixel + CH2);
 #endif
 #if LUMA
   value[CHANNELS] = luma_of (value[0], value[1], value[2]);
@@ -353,7 +398,7 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, uint sp
   barrier (CLK_LOCAL_MEM_FENCE);
 
   __global uint *out = counts + first_channel * bins;
-  const uint bin_bits = 8 - bin_shift;
+  const uint bin_bits = SAMPLE_BITS - bin_shift;
   /* Neighbouring work-items take neighbouring bins; each starts at another copy so that a warp
    * reads 32 distinct banks. */
   const uint copy_step = COPIES < BANKS ? lid / (BANKS / COPIES) : lid;
@@ -380,8 +425,8 @@ histogram (__global const uchar * frame, ulong plane_offset, int stride, uint sp
 /* Bars of channels 0 .. DRAW_CHANNELS - 1 of `counts`, each scaled to its own tallest bin. Column
  * x shows bin x * bins / draw_width; a bar of count n is max (1, n * draw_height / peak) pixels
  * tall (0 when n is 0), standing on the bottom row of the region. Inside the region, the sample of
- * a lit channel becomes 255 and every other sample a quarter of its value (the dimmed
- * background). Every work-item of a group takes part in finding the peaks before any returns. */
+ * a lit channel becomes SAMPLE_TOP (255, 65535, P010's 1023) and every other sample a quarter of
+ * its value (the dimmed background; of the 10-bit value for P010). Every work-item of a group takes part in finding the peaks before any returns. */
 __kernel void
 draw (__global uchar * frame, ulong plane_offset, int stride, int draw_width, int draw_height,
     uint bins, __global const uint * counts)
@@ -408,16 +453,18 @@ draw (__global uchar * frame, ulong plane_offset, int stride, int draw_width, in
     const uint n = counts[c * bins + bin];
     const uint bar = n ? max (1u, (uint) ((ulong) n * (ulong) draw_height / peak[c])) : 0u;
     __global uchar *sample = pixel + offsets[c];
-    *sample = row_from_bottom < bar ? (uchar) 255 : (uchar) (*sample >> 2);
+    store_sample (sample, row_from_bottom < bar ? SAMPLE_TOP :
+        (load_sample (sample) >> 2) & SAMPLE_TOP);
   }
 }
 
+/* Sets `row_samples` samples of each of `rows` rows to `value`. */
 __kernel void
-fill_region (__global uchar * frame, ulong plane_offset, int stride, int row_bytes, int rows,
-    uchar value)
+fill_region (__global uchar * frame, ulong plane_offset, int stride, int row_samples, int rows,
+    uint value)
 {
   const int x = get_global_id (0);
   const int y = get_global_id (1);
-  if (x < row_bytes && y < rows)
-    frame[plane_offset + (size_t) y * stride + x] = value;
+  if (x < row_samples && y < rows)
+    store_sample (frame + plane_offset + (size_t) y * stride + (size_t) x * SAMPLE_BYTES, value);
 }

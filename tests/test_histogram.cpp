@@ -31,12 +31,17 @@ using reference::HistogramFormat;
 
 namespace {
 
-enum class Content { Random, OneColour, Gradient };
+/* Ramp: every code of the format's samples in turn along each plane (every 16-bit or P010
+ * code in a plane of enough samples), each channel shifted; Zero and Top: every sample 0, or the
+ * largest code (255, 65535, P010's 1023 << 6); AllOnes: every byte 0xff (for P010 its low
+ * bits set too, which the element must ignore). */
+enum class Content { Random, OneColour, Gradient, Ramp, Zero, Top, AllOnes };
 
 const char *
 content_name (Content content)
 {
-  static const char *const names[] = { "random", "one colour", "gradient" };
+  static const char *const names[] = { "random", "one colour", "gradient", "ramp", "zero",
+    "top", "all ones" };
   return names[(int) content];
 }
 
@@ -54,6 +59,16 @@ const FormatCase all_formats[] = {
   { GST_VIDEO_FORMAT_GRAY8, HistogramFormat::GRAY8 },
   { GST_VIDEO_FORMAT_I420, HistogramFormat::I420 },
   { GST_VIDEO_FORMAT_NV12, HistogramFormat::NV12 },
+  { GST_VIDEO_FORMAT_P010_10LE, HistogramFormat::P010_10LE },
+  { GST_VIDEO_FORMAT_GRAY16_LE, HistogramFormat::GRAY16_LE },
+  { GST_VIDEO_FORMAT_RGBA64_LE, HistogramFormat::RGBA64_LE },
+};
+
+/* The formats of 16-bit samples (all_formats' last three). */
+const FormatCase deep_formats[] = {
+  { GST_VIDEO_FORMAT_P010_10LE, HistogramFormat::P010_10LE },
+  { GST_VIDEO_FORMAT_GRAY16_LE, HistogramFormat::GRAY16_LE },
+  { GST_VIDEO_FORMAT_RGBA64_LE, HistogramFormat::RGBA64_LE },
 };
 
 const int all_bins[] = { 2, 4, 8, 16, 32, 64, 128, 256 };
@@ -113,10 +128,54 @@ struct TestFrame
     return frame;
   }
 
+  /* Fills the samples (not the padding) with codes of the format, sample by sample (see
+   * Content). */
+  void fill_codes (Content content)
+  {
+    const GstVideoFormatInfo *finfo = info.finfo;
+    const int depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+    const int shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
+    const int sample_bytes = depth > 8 ? 2 : 1;
+    const uint32_t codes = 1u << depth;
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+      const int pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&info, component_of (plane));
+      const int per_pixel = pixel_bytes / sample_bytes;
+      const int width = row_bytes (plane) / pixel_bytes;
+      for (int y = 0; y < rows (plane); y++) {
+        uint8_t *r = row (plane, y);
+        for (int i = 0; i < row_bytes (plane) / sample_bytes; i++) {
+          const uint32_t pixel = (uint32_t) y * width + i / per_pixel;
+          uint32_t word = 0;
+          switch (content) {
+            case Content::Ramp:
+              word = ((pixel + 16411u * (i % per_pixel) + 97u * plane) % codes) << shift;
+              break;
+            case Content::Top:
+              word = (codes - 1) << shift;
+              break;
+            case Content::AllOnes:
+              word = (1u << (8 * sample_bytes)) - 1;
+              break;
+            default:
+              break;
+          }
+          r[i * sample_bytes] = (uint8_t) word;
+          if (sample_bytes == 2)
+            r[i * sample_bytes + 1] = (uint8_t) (word >> 8);
+        }
+      }
+    }
+  }
+
   /* Fills the samples (not the padding). One colour: every pixel has the same bytes. Gradient:
-   * a diagonal ramp, different per byte of the pixel. */
+   * a diagonal ramp, different per byte of the pixel. Random, one colour and gradient fill
+   * bytes, so P010's low bits hold whatever falls there. */
   void fill (Content content, uint32_t seed)
   {
+    if (content >= Content::Ramp) {
+      fill_codes (content);
+      return;
+    }
     std::mt19937 random (seed);
     std::uniform_int_distribution<int> byte (0, 255);
     std::vector<int> colour (8);
@@ -140,6 +199,8 @@ struct TestFrame
             case Content::Gradient:
               value = ((x + y) * 255 / std::max (1, width + rows (plane) - 2) + 61 * s +
                   97 * plane) % 256;
+              break;
+            default:  /* fill_codes' */
               break;
           }
           r[i] = (uint8_t) value;
@@ -299,6 +360,69 @@ GST_START_TEST (test_every_format_bins_and_content_small)
   const std::vector<Content> contents { Content::Random, Content::OneColour, Content::Gradient };
   check_sizes (1, 1, 0, contents, bins, 1);
   check_sizes (17, 9, 0, contents, bins, 1000);
+}
+GST_END_TEST;
+
+/* The formats of 16-bit samples on structured frames: a ramp through every code (263 x 251 =
+ * 66013 samples a plane: every 16-bit code; P010's chroma planes, 132 x 126 pairs, every 10-bit
+ * code), frames at 0 and at the top code, words of all ones (P010 ignores its low bits), and
+ * random ones; rows unpadded (read as words) and padded by 6 bytes (read sample by sample), and
+ * 641x479. */
+GST_START_TEST (test_deep_formats_structured)
+{
+  const std::vector<Content> contents { Content::Ramp, Content::Zero, Content::Top,
+    Content::AllOnes, Content::Random };
+  uint32_t seed = 50000;
+  for (const auto & format : deep_formats) {
+    for (int padding : { 0, 6 }) {
+      Harness harness (format.video, 263, 251);
+      for (Content content : contents) {
+        for (int bins : { 2, 16, 256 }) {
+          TestFrame frame (format, 263, 251, padding);
+          frame.fill (content, seed++);
+          push_and_check (harness, frame, content, bins);
+        }
+      }
+    }
+    Harness harness (format.video, 641, 479);
+    for (Content content : { Content::Ramp, Content::Random }) {
+      TestFrame frame (format, 641, 479, 10);
+      frame.fill (content, seed++);
+      push_and_check (harness, frame, content, content == Content::Ramp ? 256 : 64);
+    }
+  }
+}
+GST_END_TEST;
+
+/* With 256 bins a 16-bit code v is in bin v >> 8 and a P010 code in bin v10 >> 2: a ramp over
+ * every code puts the same number of samples in each bin, and the frames at the ends fill the
+ * first and the last bin alone. Checked here on the reference itself, so that the comparisons
+ * above compare with the rule the documentation states. */
+GST_START_TEST (test_deep_reference_rule)
+{
+  const FormatCase gray16 = deep_formats[1];
+  TestFrame ramp (gray16, 256, 256);
+  ramp.fill (Content::Ramp, 0);
+  for (uint64_t count : reference::histogram (ramp.view (), 256))
+    fail_unless_equals_uint64 (count, 256);
+  for (uint64_t count : reference::histogram (ramp.view (), 2))
+    fail_unless_equals_uint64 (count, 32768);
+  const FormatCase p010 = deep_formats[0];
+  TestFrame p010_ramp (p010, 64, 16);
+  p010_ramp.fill (Content::Ramp, 0);
+  auto counts = reference::histogram (p010_ramp.view (), 256);
+  for (int bin = 0; bin < 256; bin++)
+    fail_unless_equals_uint64 (counts[bin], 4);
+  for (Content content : { Content::Top, Content::AllOnes }) {
+    for (const auto & format : deep_formats) {
+      TestFrame top (format, 5, 3);
+      top.fill (content, 0);
+      const auto bins = reference::histogram (top.view (), 16);
+      for (size_t i = 0; i < bins.size (); i++)
+        fail_unless (bins[i] == 0 || i % 16 == 15, "%s: a top code in bin %zu",
+            gst_video_format_to_string (format.video), i % 16);
+    }
+  }
 }
 GST_END_TEST;
 
@@ -648,7 +772,7 @@ check_pixels (GstBuffer * buffer, TestFrame & expected, const std::string & labe
  * negotiates OpenCL memory on both sides and the results match the reference. */
 GST_START_TEST (test_opencl_memory)
 {
-  for (const auto & format : { all_formats[0], all_formats[6] }) {
+  for (const auto & format : { all_formats[0], all_formats[6], all_formats[7], all_formats[9] }) {
     Harness harness (format.video, 33, 20, "openclupload ! openclhistogram name=histogram "
         "bins=64 ! opencldownload");
     GstElement *element = gst_bin_get_by_name (GST_BIN (harness.h->element), "histogram");
@@ -818,7 +942,7 @@ GST_START_TEST (test_consecutive_frames)
 {
   for (const char *variant : { "cpu-64k", "p16-256x4" }) {
     g_setenv ("GST_OPENCL_VARIANT_HISTOGRAM", variant, TRUE);
-    for (const auto & format : { all_formats[0], all_formats[5], all_formats[6] }) {
+    for (const auto & format : { all_formats[0], all_formats[5], all_formats[6], all_formats[7] }) {
       Harness harness (format.video, 40, 30);
       for (int i = 0; i < 5; i++) {
         if (i == 3) {
@@ -1013,7 +1137,8 @@ histogram_suite (void)
 {
   Suite *s = suite_create ("openclhistogram");
   TCase *tc = TESTUTIL_ADD_CASE (s, "general", 600,
-      test_properties_and_defaults, test_every_format_bins_and_content_small, test_640x480,
+      test_properties_and_defaults, test_every_format_bins_and_content_small,
+      test_deep_formats_structured, test_deep_reference_rule, test_640x480,
       test_padded_rows, test_interval_sums_frames, test_bins_change_closes_interval,
       test_interval_without_durations, test_post_messages_off, test_passthrough_without_copy,
       test_draw_changes_only_the_corner, test_draw_toggled, test_caps_change_renames_channels,

@@ -196,6 +196,129 @@ check_video_output (const Bank & bank, int w, int h, double scale, double offset
   gst_harness_teardown (harness);
 }
 
+/* What a luma frame holds (see check_luma_frame). */
+enum class Luma { Random, Ramp, Zero, Top };
+
+/* A frame of `format` (GRAY8, NV12, I420, GRAY16_LE, P010_10LE) whose rows are `padding` bytes
+ * longer than the default, the padding and the chroma random, and the luma it stands for on
+ * the element's 0..255 scale: bytes as they are, GRAY16 words / 257, P010 (word >> 6) x 255 /
+ * 1023. Ramp: every code of the format in turn (x + y x width); Zero, Top: 0 and the largest
+ * code (P010's with its low bits 0); Random: random bytes (P010's low bits too). */
+struct LumaFrame
+{
+  GstVideoInfo info;
+  std::vector<uint8_t> bytes;
+  std::vector<double> luma;
+
+  LumaFrame (GstVideoFormat format, int w, int h, int padding, Luma content, uint32_t seed)
+  {
+    gst_video_info_set_format (&info, format, w, h);
+    gsize offset = 0;
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      info.stride[p] += padding;
+      info.offset[p] = offset;
+      offset += (gsize) info.stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, p ? 1 : 0);
+    }
+    bytes = random_bytes (offset, seed);
+    const int depth = GST_VIDEO_INFO_COMP_DEPTH (&info, 0);
+    const int shift = GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, 0);
+    const bool words = depth > 8;
+    for (int y = 0; y < h; y++) {
+      uint8_t *row = bytes.data () + (size_t) y * info.stride[0];
+      for (int x = 0; x < w; x++) {
+        uint32_t code = (uint32_t) y * w + x;
+        uint32_t word = words ? row[2 * x] | (row[2 * x + 1] << 8) : row[x];
+        if (content != Luma::Random) {
+          code = content == Luma::Ramp ? code % (1u << depth) : content == Luma::Top ?
+              (1u << depth) - 1 : 0;
+          word = code << shift;
+          if (words) {
+            row[2 * x] = (uint8_t) word;
+            row[2 * x + 1] = (uint8_t) (word >> 8);
+          } else {
+            row[x] = (uint8_t) word;
+          }
+        }
+        const uint32_t value = word >> shift;
+        luma.push_back (depth == 16 ? value / 257.0 : depth == 10 ? value * 255.0 / 1023.0 :
+            value);
+      }
+    }
+  }
+  GstBuffer *to_buffer () const
+  {
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
+    gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
+    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+        GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset,
+        (gint *) info.stride);
+    return buffer;
+  }
+};
+
+const GstVideoFormat luma_formats[] = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_P010_10LE };
+
+/* One frame of `format` through the element, float output, against the reference on the luma
+ * the frame stands for. */
+void
+check_luma_frame (const Bank & bank, GstVideoFormat format, int w, int h, int padding,
+    Luma content, uint32_t seed)
+{
+  GstHarness *harness = new_harness (bank);
+  GstVideoInfo caps_info;
+  gst_video_info_set_format (&caps_info, format, w, h);
+  gst_harness_set_src_caps (harness, gst_video_info_to_caps (&caps_info));
+  LumaFrame frame (format, w, h, padding, content, seed);
+  GstBuffer *out = gst_harness_push_and_pull (harness, frame.to_buffer ());
+  auto expected = reference::correlate (frame.luma, w, h, 1, bank.filters, bank.n, bank.k,
+      bank.k, 1);
+  static const char *const contents[] = { "random", "ramp", "zero", "top" };
+  check_floats (out, expected, bank, std::string (gst_video_format_to_string (format)) + " " +
+      std::to_string (w) + "x" + std::to_string (h) + " padding " + std::to_string (padding) +
+      " " + contents[(int) content] + ", " + std::to_string (bank.n) + " filters of " +
+      std::to_string (bank.k));
+  gst_buffer_unref (out);
+  gst_harness_teardown (harness);
+}
+
+/* One frame of `format` in, video out (GRAY8 for one filter, else RGBA), within 1 of the
+ * reference's response x scale + offset. */
+void
+check_luma_video_output (const Bank & bank, GstVideoFormat format, int w, int h, double scale,
+    double offset, uint32_t seed)
+{
+  GstHarness *harness = new_harness (bank);
+  g_object_set (harness->element, "scale", scale, "offset", offset, nullptr);
+  const bool gray = bank.n == 1;
+  gst_harness_set_sink_caps_str (harness, gray ? "video/x-raw,format=GRAY8" :
+      "video/x-raw,format=RGBA");
+  GstVideoInfo in_info, out_info;
+  gst_video_info_set_format (&in_info, format, w, h);
+  gst_video_info_set_format (&out_info, gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA,
+      w, h);
+  gst_harness_set_src_caps (harness, gst_video_info_to_caps (&in_info));
+  LumaFrame frame (format, w, h, 4, Luma::Random, seed);
+  GstBuffer *out = gst_harness_push_and_pull (harness, frame.to_buffer ());
+  fail_unless (out != nullptr);
+  testutil::Frame actual = testutil::from_buffer (out, &out_info);
+  gst_buffer_unref (out);
+  auto responses = reference::correlate (frame.luma, w, h, 1, bank.filters, bank.n, bank.k,
+      bank.k, 1);
+  testutil::Frame expected (w, h, gray ? 1 : 4);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < expected.bytes_per_pixel; c++)
+        expected.row (y)[x * expected.bytes_per_pixel + c] = c < bank.n ?
+            reference::to_byte (responses[((size_t) y * w + x) * bank.n + c] * scale + offset) :
+            (c == 3 ? 255 : 0);
+  auto difference = testutil::compare (actual, expected, std::vector<int> (4, 1));
+  fail_unless (difference.over == 0, "%s in, video output, %d filters: %s",
+      gst_video_format_to_string (format), bank.n, testutil::describe (difference).c_str ());
+  gst_harness_teardown (harness);
+}
+
 std::string
 pipeline_error (const std::string & element_settings)
 {
@@ -279,6 +402,43 @@ GST_START_TEST (test_video_output)
   check_video_output (random_bank (1, 3, 2, 400), 23, 11, 0.5, 20.0, 401);
   check_video_output (random_bank (4, 3, 2, 402), 23, 11, 0.25, 128.0, 403);
   check_video_output (random_bank (3, 3, 2, 404), 9, 7, 1.0, 0.0, 405);
+}
+GST_END_TEST;
+
+/* The luma of NV12, I420, GRAY16_LE and P010_10LE: random, ramp, zero and top frames, rows
+ * padded (by 6 bytes: 16-bit rows at odd word offsets too) and not, an odd size and 641x479; an
+ * identity filter, where the response is the converted luma itself (a wrong scale of 16-bit
+ * luma, 1/256 for 1/257 or 255/1024 for 255/1023, is more than the bound there), and a random
+ * bank of two. */
+GST_START_TEST (test_luma_formats)
+{
+  Bank identity { 1, 3, 2, { 0, 0, 0, 0, 1, 0, 0, 0, 0 } };
+  const Bank bank = random_bank (2, 3, 2, 70);
+  uint32_t seed = 7000;
+  for (GstVideoFormat format : luma_formats) {
+    for (Luma content : { Luma::Random, Luma::Ramp, Luma::Zero, Luma::Top }) {
+      for (int padding : { 0, 6 }) {
+        check_luma_frame (identity, format, 37, 29, padding, content, seed++);
+        check_luma_frame (bank, format, 37, 29, padding, content, seed++);
+      }
+    }
+    /* 263 x 251: every 16-bit code in the ramp. */
+    check_luma_frame (identity, format, 263, 251, 2, Luma::Ramp, seed++);
+    check_luma_frame (bank, format, 641, 479, 10, Luma::Random, seed++);
+  }
+}
+GST_END_TEST;
+
+/* The luma formats in, GRAY8 (one filter) and RGBA (three) out. */
+GST_START_TEST (test_luma_formats_video_output)
+{
+  uint32_t seed = 7500;
+  for (GstVideoFormat format : luma_formats) {
+    check_luma_video_output (random_bank (1, 3, 2, seed), format, 33, 17, 0.5, 128, seed + 1);
+    check_luma_video_output (random_bank (3, 3, 2, seed + 2), format, 33, 17, 0.25, 100,
+        seed + 3);
+    seed += 4;
+  }
 }
 GST_END_TEST;
 
@@ -473,6 +633,7 @@ multiconvolve_suite (void)
 {
   return TESTUTIL_SUITE ("openclmulticonvolve", 600,
       test_defaults, test_every_kernel_size, test_filter_counts, test_video_output,
+      test_luma_formats, test_luma_formats_video_output,
       test_kernels_file, test_bad_settings_are_errors, test_opencl_memory_input,
       test_gpu_layouts, test_mma_variants, test_tuning);
 }

@@ -6,15 +6,18 @@
  * @title: openclhistogram
  *
  * Counts, on an OpenCL device, how many samples of each channel fall in each of `bins` equal
- * ranges of the 8-bit value (value v goes to bin v x bins / 256), and posts the counts on the bus
+ * ranges of the sample's full range (an 8-bit value v goes to bin v x bins / 256, a 16-bit one to
+ * v x bins / 65536, a P010 10-bit one to v x bins / 1024), and posts the counts on the bus
  * as an element message named `opencl-histogram`, every frame or summed over `interval`
  * nanoseconds, the way `level` reports audio levels. Frames pass through untouched and uncopied;
  * with `draw`, the graph of the histogram is drawn into the top-left corner of each frame.
  *
  * Channels: `red`, `green`, `blue` and `luma` (Y = (299 R + 587 G + 114 B + 500) / 1000 in
  * integers, i.e. 0.299 R + 0.587 G + 0.114 B rounded to the nearest, halves up) for RGBA, BGRA,
- * RGBx, BGRx (also RGBA in GL memory); `gray` for GRAY8; `y`, `u`, `v` for I420 and NV12, each
- * plane at its own resolution.
+ * RGBx, BGRx (also RGBA in GL memory) and RGBA64_LE (16-bit samples); `gray` for GRAY8 and
+ * GRAY16_LE; `y`, `u`, `v` for I420, NV12 and P010_10LE, each plane at its own resolution.
+ * P010's 10-bit values (the high 10 bits of each 16-bit word) are binned over their full range
+ * 0..1023, whatever the caps' range says (limited-range video uses 64..940).
  *
  * The message's fields: `timestamp`, `stream-time`, `running-time` (of the first frame of the
  * interval), `duration` (the summed durations of its frames), all GstClockTime (guint64);
@@ -190,7 +193,7 @@ struct _GstOpenCLHistogram
   GstOpenCLHistogramImpl *impl;
 };
 
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, I420, NV12"
+#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, I420, NV12, P010_10LE, GRAY16_LE, RGBA64_LE"
 
 G_DEFINE_TYPE (GstOpenCLHistogram, gst_opencl_histogram, GST_TYPE_OPENCL_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (openclhistogram, "openclhistogram", GST_RANK_NONE,
@@ -490,12 +493,14 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
   /**
    * GstOpenCLHistogram:bins:
    *
-   * Bins per channel, a power of two from 2 to 256: value v falls in bin v x bins / 256. Other
-   * values are rounded down to a power of two, with a warning on the bus.
+   * Bins per channel, a power of two from 2 to 256: an 8-bit value v falls in bin
+   * v x bins / 256, a 16-bit one in v x bins / 65536, a P010 10-bit one in v x bins / 1024.
+   * Other values are rounded down to a power of two, with a warning on the bus.
    */
   properties.add (g_param_spec_uint ("bins", "Bins",
       "Bins per channel, a power of two (others are rounded down): value v falls in bin "
-      "v * bins / 256", MIN_BINS, MAX_BINS, DEFAULT_BINS, gst_opencl::PROPERTY_PLAYING), store_bins,
+      "v * bins / 256 (8-bit), v * bins / 65536 (16-bit), v * bins / 1024 (P010's 10 bits)",
+      MIN_BINS, MAX_BINS, DEFAULT_BINS, gst_opencl::PROPERTY_PLAYING), store_bins,
       [] (const GstOpenCLHistogramImpl & impl, GValue * value) {
         g_value_set_uint (value, impl.settings.bins);
       }, warn_rounded_bins);
@@ -522,7 +527,8 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
    * GstOpenCLHistogram:draw:
    *
    * Draw the graph of each frame's histogram into its top-left corner (at most 256 x 128
-   * pixels): red, green and blue bars for RGB formats, the gray or y histogram otherwise.
+   * pixels): red, green and blue bars for RGB formats, the gray or y histogram otherwise, lit at
+   * the format's largest value (255, 65535, P010's 1023).
    * When off, frames pass through uncopied.
    */
   properties.add (g_param_spec_boolean ("draw", "Draw",

@@ -67,14 +67,47 @@ constexpr Variant VARIANTS[] = {
 constexpr size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 
 PlanePass
-single_sample_pass (guint plane, guint component, int pixel_bytes, guint first_channel)
+single_sample_pass (guint plane, guint component, int pixel_bytes, guint first_channel,
+    int sample_bytes = 1)
 {
   PlanePass pass;
   pass.plane = plane;
   pass.component = component;
   pass.pixel_bytes = pixel_bytes;
+  pass.sample_bytes = sample_bytes;
   pass.first_channel = first_channel;
   return pass;
+}
+
+/* Red, green, blue (at `sample_bytes` x 0, 1, 2, or 2, 1, 0 for `bgr`) and their luma, in
+ * pixels of four samples. */
+void
+rgb_layout (Layout & layout, bool bgr, int sample_bytes)
+{
+  PlanePass pass = single_sample_pass (0, 0, 4 * sample_bytes, 0, sample_bytes);
+  pass.channels = 3;
+  pass.sample_offset[0] = (bgr ? 2 : 0) * sample_bytes;
+  pass.sample_offset[1] = sample_bytes;
+  pass.sample_offset[2] = (bgr ? 0 : 2) * sample_bytes;
+  pass.luma = true;
+  layout.channel_names = { "red", "green", "blue", "luma" };
+  layout.passes.push_back (pass);
+}
+
+/* A Y plane and one plane of interleaved U and V (NV12, P010). */
+void
+semi_planar_layout (Layout & layout, int sample_bytes, int low_bits)
+{
+  layout.yuv = true;
+  layout.channel_names = { "y", "u", "v" };
+  PlanePass luma = single_sample_pass (0, 0, sample_bytes, 0, sample_bytes);
+  luma.low_bits = low_bits;
+  layout.passes.push_back (luma);
+  PlanePass chroma = single_sample_pass (1, 1, 2 * sample_bytes, 1, sample_bytes);
+  chroma.low_bits = low_bits;
+  chroma.channels = 2;
+  chroma.sample_offset[1] = sample_bytes;
+  layout.passes.push_back (chroma);
 }
 
 }  // namespace
@@ -87,21 +120,19 @@ layout_for (GstVideoFormat format)
     case GST_VIDEO_FORMAT_RGBA:
     case GST_VIDEO_FORMAT_RGBx:
     case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_BGRx:{
-      bool bgr = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx;
-      PlanePass pass = single_sample_pass (0, 0, 4, 0);
-      pass.channels = 3;
-      pass.sample_offset[0] = bgr ? 2 : 0;
-      pass.sample_offset[1] = 1;
-      pass.sample_offset[2] = bgr ? 0 : 2;
-      pass.luma = true;
-      layout.channel_names = { "red", "green", "blue", "luma" };
-      layout.passes.push_back (pass);
+    case GST_VIDEO_FORMAT_BGRx:
+      rgb_layout (layout, format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx, 1);
       break;
-    }
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+      rgb_layout (layout, false, 2);
+      break;
     case GST_VIDEO_FORMAT_GRAY8:
       layout.channel_names = { "gray" };
       layout.passes.push_back (single_sample_pass (0, 0, 1, 0));
+      break;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      layout.channel_names = { "gray" };
+      layout.passes.push_back (single_sample_pass (0, 0, 2, 0, 2));
       break;
     case GST_VIDEO_FORMAT_I420:
       layout.yuv = true;
@@ -109,16 +140,12 @@ layout_for (GstVideoFormat format)
       for (guint plane = 0; plane < 3; plane++)
         layout.passes.push_back (single_sample_pass (plane, plane, 1, plane));
       break;
-    case GST_VIDEO_FORMAT_NV12:{
-      layout.yuv = true;
-      layout.channel_names = { "y", "u", "v" };
-      layout.passes.push_back (single_sample_pass (0, 0, 1, 0));
-      PlanePass chroma = single_sample_pass (1, 1, 2, 1);
-      chroma.channels = 2;
-      chroma.sample_offset[1] = 1;
-      layout.passes.push_back (chroma);
+    case GST_VIDEO_FORMAT_NV12:
+      semi_planar_layout (layout, 1, 0);
       break;
-    }
+    case GST_VIDEO_FORMAT_P010_10LE:
+      semi_planar_layout (layout, 2, 6);
+      break;
     default:
       break;
   }
@@ -146,9 +173,11 @@ copies_for (const gst_opencl::Device & device, const Variant & variant, const Pl
 std::string
 pass_options (const PlanePass & pass, const Variant & variant)
 {
-  gchar *text = g_strdup_printf ("-DPIXEL_BYTES=%d -DCHANNELS=%d -DCH0=%d -DCH1=%d -DCH2=%d "
+  gchar *text = g_strdup_printf ("-DPIXEL_BYTES=%d -DSAMPLE_BYTES=%d -DLOW_BITS=%d "
+      "-DCHANNELS=%d -DCH0=%d -DCH1=%d -DCH2=%d "
       "-DLUMA=%d -DGROUP_SIZE=%zu -DCOPIES=%u -DPACKED=%d -DRUNS=%d -DMAX_BINS=%u",
-      pass.pixel_bytes, pass.channels, pass.sample_offset[0], pass.sample_offset[1],
+      pass.pixel_bytes, pass.sample_bytes, pass.low_bits, pass.channels, pass.sample_offset[0],
+      pass.sample_offset[1],
       pass.sample_offset[2], pass.luma ? 1 : 0, variant.group_size, pass.copies,
       variant.packed ? 1 : 0, variant.runs ? 1 : 0, MAX_BINS);
   std::string options (text);
@@ -284,7 +313,7 @@ enqueue_counting (State & state, const Variant & variant, const GstOpenCLFrame *
       kernel.setArg (6, (cl_uint) ((words + groups - 1) / groups));
       kernel.setArg (7, (cl_uint) ((tails + groups - 1) / groups));
       kernel.setArg (8, (cl_uint) bins);
-      kernel.setArg (9, (cl_uint) (8 - g_bit_nth_lsf (bins, -1)));
+      kernel.setArg (9, (cl_uint) pass.bin_shift (bins));
       kernel.setArg (10, state.counts[current]);
       kernel.setArg (11, (cl_uint) pass.first_channel);
       kernel.setArg (12, state.counts[1 - current]);
@@ -382,7 +411,8 @@ ensure_kernels (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * 
   std::string planes;
   for (const auto & pass : state.layout.passes)
     planes += "plane " + std::to_string (pass.plane) + " bytes " +
-        std::to_string (pass.pixel_bytes) + " channels " + std::to_string (pass.channels) +
+        std::to_string (pass.pixel_bytes) + " sample " + std::to_string (pass.sample_bytes) +
+        " channels " + std::to_string (pass.channels) +
         (pass.luma ? " luma " : " ");
   gchar *key = g_strdup_printf ("%s%dx%d source %016" G_GINT64_MODIFIER "x", planes.c_str (),
       state.width, state.height,
@@ -427,18 +457,23 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
   gst_opencl::device_of (filter).launch (draw, cl::NDRange (draw_width, draw_height), local);
   if (!state.layout.yuv)
     return;
+  /* Neutral chroma: the middle code, 128 for 8 bits, 512 (in the high bits) for P010. */
+  const PlanePass & luma = state.layout.passes[0];
+  const cl_uint neutral = 1u << (8 * luma.sample_bytes - 1);
   for (guint plane = 1; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
     const int chroma_width = (draw_width + 1) / 2;
     const int chroma_height = (draw_height + 1) / 2;
-    const int row_bytes = chroma_width * GST_VIDEO_INFO_COMP_PSTRIDE (info, plane);
+    const int row_samples = chroma_width * GST_VIDEO_INFO_COMP_PSTRIDE (info, plane) /
+        luma.sample_bytes;
     cl::Kernel & fill = state.fill_kernel;
     fill.setArg (0, frame->buffer);
     fill.setArg (1, (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (info, plane));
     fill.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (info, plane));
-    fill.setArg (3, (cl_int) row_bytes);
+    fill.setArg (3, (cl_int) row_samples);
     fill.setArg (4, (cl_int) chroma_height);
-    fill.setArg (5, (cl_uchar) 128);
-    gst_opencl::device_of (filter).launch (fill, cl::NDRange (row_bytes, chroma_height), local);
+    fill.setArg (5, neutral);
+    gst_opencl::device_of (filter).launch (fill, cl::NDRange (row_samples, chroma_height),
+        local);
   }
 }
 

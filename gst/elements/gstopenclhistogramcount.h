@@ -37,6 +37,8 @@ struct PlanePass
   guint plane = 0;
   guint component = 0;      /* the plane's first component: gives its width and height */
   int pixel_bytes = 1;
+  int sample_bytes = 1;     /* 1, or 2: 16-bit little-endian samples (GRAY16, RGBA64, P010) */
+  int low_bits = 0;         /* low bits of a 16-bit sample that hold no value: 6 for P010 */
   int channels = 1;         /* samples counted per pixel, at byte offsets sample_offset[] */
   int sample_offset[3] = { 0, 0, 0 };
   bool luma = false;        /* also count Y from the three samples (red, green, blue) */
@@ -47,6 +49,11 @@ struct PlanePass
   guint hist_channels () const
   {
     return channels + (luma ? 1 : 0);
+  }
+  /* How far a sample is shifted right to give its bin among `bins` (a power of two). */
+  guint bin_shift (guint bins) const
+  {
+    return 8 * sample_bytes - g_bit_nth_lsf (bins, -1);
   }
 };
 

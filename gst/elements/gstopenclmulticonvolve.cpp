@@ -14,12 +14,16 @@
  * docs/openclmulticonvolve.md; GST_OPENCL_VARIANT_CONVOLUTION forces one). The element posts an
  * `opencl-variant` element message saying which it runs.
  *
- * Input: GRAY8 video (in system or OpenCL memory), or one volume per buffer as
+ * Input: the luma of video frames (in system or OpenCL memory): GRAY8, the Y plane of NV12
+ * and I420, and 16-bit luma on the same 0..255 scale as floats, GRAY16_LE as value / 257 and
+ * P010_10LE's 10-bit Y as (value >> 6) x 255 / 1023 (so that an 8-bit frame widened to either
+ * gives the same responses, to within a rounding); or one volume per buffer as
  * other/tensors,format=static,num_tensors=1,types=uint8,dimensions=W:H:D (innermost first).
+ * The chroma of NV12, I420 and P010 is not used.
  * Output: other/tensors,types=float32,dimensions=N:W:H[:D], the N responses of a voxel
- * contiguous; or, for video input when downstream asks for video and N <= 4, GRAY8 (N = 1) or
- * RGBA (responses in R, G, B, A; a missing alpha is 255) holding response * scale + offset,
- * rounded and saturated.
+ * contiguous; or, for video input (of any of its formats) when downstream asks for video and
+ * N <= 4, GRAY8 (N = 1) or RGBA (responses in R, G, B, A; a missing alpha is 255) holding
+ * response * scale + offset, rounded and saturated to 8 bits.
  *
  * The filters come from `kernels` or `kernels-file`: N x k^dims floats, the filter index
  * fastest, then x, y and z.
@@ -43,11 +47,13 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <new>
 #include <vector>
 
+#include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclconvolution.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
@@ -82,7 +88,13 @@ struct Settings
 /* The shape of the negotiated caps, and what the bank runs with. */
 struct State : gst_opencl_multi_convolve::Shape
 {
-  cl::Buffer input;        /* width x height x depth bytes, rows packed */
+  /* What the bank reads: width x height x depth bytes, rows packed (volumes, GRAY8); the whole
+   * frame in its caps' layout (NV12, I420: the bank reads plane 0); or width x height floats,
+   * rows packed (16-bit luma, converted from `frame`). */
+  cl::Buffer input;
+  cl_int input_row_stride = 0;   /* in elements of the input: bytes or floats */
+  cl::Buffer frame;              /* 16-bit luma: the frame as it came, in its caps' layout */
+  cl::Kernel to_float;           /* 16-bit luma: frame -> input (kernels/luma16.cl) */
   cl::Buffer output;        /* tensor output only */
   gst_opencl::Convolution convolution;
 };
@@ -178,11 +190,11 @@ struct _GstOpenCLMultiConvolve
   GstOpenCLMultiConvolveImpl *impl;
 };
 
-#define VIDEO_IN_CAPS "video/x-raw, format=(string)GRAY8, width=(int)[1, max], " \
-    "height=(int)[1, max], framerate=(fraction)[0/1, max]"
+#define VIDEO_IN_CAPS "video/x-raw, format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS \
+    ", width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_IN_DEVICE_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " \
-    "format=(string)GRAY8, width=(int)[1, max], height=(int)[1, max], " \
-    "framerate=(fraction)[0/1, max]"
+    "format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS ", width=(int)[1, max], " \
+    "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 
@@ -221,6 +233,37 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
   return result;
 }
 
+/* The device buffers the bank reads its input from (see State), and the conversion of 16-bit
+ * luma, set up once per caps. */
+static void
+allocate_input (State & state, gst_opencl::Device & device)
+{
+  const size_t voxels = (size_t) state.width * state.height * state.depth;
+  const GstVideoFormat format = state.video_in ? GST_VIDEO_INFO_FORMAT (&state.in_video) :
+      GST_VIDEO_FORMAT_UNKNOWN;
+  state.input_row_stride = state.width;
+  if (!state.video_in || format == GST_VIDEO_FORMAT_GRAY8) {
+    state.input = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY, voxels);
+    return;
+  }
+  if (!state.luma_words) {
+    state.input = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
+        GST_VIDEO_INFO_SIZE (&state.in_video));
+    state.input_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&state.in_video, 0);
+    return;
+  }
+  state.frame = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
+      GST_VIDEO_INFO_SIZE (&state.in_video));
+  state.input = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+      voxels * sizeof (cl_float));
+  state.to_float = device.kernel ("luma16", "luma16_to_float", "");
+  gst_opencl::set_args (state.to_float, state.frame,
+      (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (&state.in_video, 0),
+      (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&state.in_video, 0), (cl_int) state.width,
+      (cl_int) state.height, (cl_uint) state.luma_shift, (cl_float) state.luma_factor,
+      state.input);
+}
+
 static void
 configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
     gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps)
@@ -241,15 +284,16 @@ configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
   const guint64 voxels = (guint64) state.width * state.height * state.depth;
   const guint64 out_bytes = state.video_out ? (guint64) state.out_video.size :
       voxels * settings.num_kernels * sizeof (float);
-  if (voxels > device.max_alloc_bytes || out_bytes > device.max_alloc_bytes ||
+  const guint64 in_bytes = !state.video_in ? voxels : std::max<guint64> (
+      GST_VIDEO_INFO_SIZE (&state.in_video), state.luma_words ? voxels * sizeof (float) : 0);
+  if (in_bytes > device.max_alloc_bytes || out_bytes > device.max_alloc_bytes ||
       voxels * settings.num_kernels > (guint64) G_MAXINT32)
     throw Failure (Failure::Kind::TooLarge, "a " + std::to_string (state.width) + "x" +
         std::to_string (state.height) + "x" + std::to_string (state.depth) + " input with " +
-        std::to_string (settings.num_kernels) + " filters (" + std::to_string (voxels) +
+        std::to_string (settings.num_kernels) + " filters (" + std::to_string (in_bytes) +
         " bytes in, " + std::to_string (out_bytes) + " bytes out) exceeds the largest buffer " +
         device.name + " can allocate (" + std::to_string (device.max_alloc_bytes) + " bytes)");
-  state.input = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
-      (size_t) voxels);
+  allocate_input (state, device);
   /* Video output goes where the frame path puts the output frame. */
   if (!state.video_out)
     state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
@@ -263,6 +307,7 @@ configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
   spec.kx = spec.ky = settings.kernel_size;
   spec.kz = settings.dims == 3 ? settings.kernel_size : 1;
   spec.num_filters = settings.num_kernels;
+  spec.float_input = state.luma_words;
   if (state.video_out) {
     spec.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
     spec.out_pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&state.out_video, 0);
@@ -351,10 +396,17 @@ upload_input (GstOpenCLMultiConvolveImpl * impl, gst_opencl::ElementDevice & dev
     gst_opencl::copy_bytes_in (device, in_port, inbuf, state.input, volume_bytes);
     return;
   }
-  GstOpenCLFrame packed { state.input, state.in_video };
-  packed.info.offset[0] = 0;
-  packed.info.stride[0] = state.width;
+  /* GRAY8 packed; other formats in their caps' layout, every plane (the frame path copies
+   * frames whole), the bank or the conversion reading plane 0. */
+  GstOpenCLFrame packed { state.luma_words ? state.frame : state.input, state.in_video };
+  if (GST_VIDEO_INFO_FORMAT (&state.in_video) == GST_VIDEO_FORMAT_GRAY8) {
+    packed.info.offset[0] = 0;
+    packed.info.stride[0] = state.width;
+  }
   gst_opencl::copy_frame_in (device, in_port, inbuf, packed);
+  if (state.luma_words)
+    device.launch (state.to_float, cl::NDRange (state.width, state.height),
+        cl::NDRange (16, 4));
 }
 
 static gst_opencl::ConvolutionArgs
@@ -362,8 +414,8 @@ convolution_args (State & state, double scale, double offset)
 {
   gst_opencl::ConvolutionArgs args;
   args.src = &state.input;
-  args.src_row_stride = state.width;
-  args.src_plane_stride = state.width * state.height;
+  args.src_row_stride = state.input_row_stride;
+  args.src_plane_stride = state.input_row_stride * state.height;
   args.dst = &state.output;
   args.width = state.width;
   args.height = state.height;
@@ -498,7 +550,7 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
       "device", "gst-opencl developers");
 
-  /* GRAY8 in OpenCL memory is read where it is (a device-to-device copy). */
+  /* Frames in OpenCL memory are read where they are (a device-to-device copy). */
   GstCaps *sink = gst_caps_from_string (VIDEO_IN_DEVICE_CAPS);
   gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
   gst_caps_append (sink, gst_caps_from_string (

@@ -31,6 +31,10 @@ append_outputs (const GstStructure * in, int num_kernels, GstCaps * result)
       GstStructure *video = gst_structure_copy (in);
       gst_structure_set (video, "format", G_TYPE_STRING, num_kernels == 1 ? "GRAY8" : "RGBA",
           nullptr);
+      /* The responses are not YUV: a YUV input's chroma siting and matrix do not apply. */
+      const gchar *format = gst_structure_get_string (in, "format");
+      if (!format || g_strcmp0 (format, "GRAY8") != 0)
+        gst_structure_remove_fields (video, "chroma-site", "colorimetry", nullptr);
       gst_caps_append_structure (result, video);
     }
   } else {
@@ -63,6 +67,24 @@ shape_of (GstCaps * incaps, GstCaps * outcaps, int num_kernels)
     shape.width = GST_VIDEO_INFO_WIDTH (&shape.in_video);
     shape.height = GST_VIDEO_INFO_HEIGHT (&shape.in_video);
     shape.depth = 1;
+    switch (GST_VIDEO_INFO_FORMAT (&shape.in_video)) {
+      case GST_VIDEO_FORMAT_GRAY8:
+      case GST_VIDEO_FORMAT_NV12:
+      case GST_VIDEO_FORMAT_I420:
+        break;
+      case GST_VIDEO_FORMAT_GRAY16_LE:
+        shape.luma_words = true;
+        shape.luma_factor = 1.0f / 257.0f;
+        break;
+      case GST_VIDEO_FORMAT_P010_10LE:
+        shape.luma_words = true;
+        shape.luma_shift = 6;
+        shape.luma_factor = 255.0f / 1023.0f;
+        break;
+      default:
+        throw Failure (Failure::Kind::Settings, std::string ("unsupported video format ") +
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&shape.in_video)));
+    }
   } else {
     std::string why;
     auto info = gst_opencl::tensor_info_from_caps (incaps, &why);
@@ -82,7 +104,7 @@ shape_of (GstCaps * incaps, GstCaps * outcaps, int num_kernels)
   shape.video_out = !gst_opencl::caps_are_tensors (outcaps);
   if (shape.video_out) {
     if (!shape.video_in || !gst_video_info_from_caps (&shape.out_video, outcaps))
-      throw Failure (Failure::Kind::Settings, "video output needs GRAY8 video input");
+      throw Failure (Failure::Kind::Settings, "video output needs video input");
     const bool gray = GST_VIDEO_INFO_FORMAT (&shape.out_video) == GST_VIDEO_FORMAT_GRAY8;
     if ((gray && num_kernels != 1) || num_kernels > 4)
       throw Failure (Failure::Kind::Settings, "video output holds 1 (GRAY8) or up to 4 "

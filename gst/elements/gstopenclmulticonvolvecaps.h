@@ -1,4 +1,5 @@
-/* gst-opencl: openclmulticonvolve's caps: GRAY8 frames or uint8 volumes (other/tensors) in,
+/* gst-opencl: openclmulticonvolve's caps: the luma of GRAY8, NV12, I420, GRAY16_LE or P010_10LE
+ * frames, or uint8 volumes (other/tensors) in,
  * float32 tensors of the N responses or video out, and the shape negotiated caps give the bank.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
@@ -17,7 +18,17 @@ struct Shape
   GstVideoInfo out_video {};
   int width = 0, height = 0, depth = 1;  /* of the input, in voxels (depth 1 for video) */
   gsize out_bytes = 0;
+  /* Video input: the luma is plane 0; 16-bit words (GRAY16, P010) become floats
+   * (word >> luma_shift) x luma_factor, on the scale of 8-bit values. */
+  bool luma_words = false;
+  guint luma_shift = 0;
+  float luma_factor = 1.0f;
 };
+
+/* The formats whose luma the bank takes: GRAY8 (as it is), the Y plane of NV12 and I420, and
+ * 16-bit luma scaled to 0..255 (GRAY16_LE: value / 257; P010_10LE: (value >> 6) x 255 / 1023). */
+#define GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS "{ GRAY8, NV12, I420, GRAY16_LE, P010_10LE }"
+
 
 /* Output caps for one input structure: the tensor first (the default when downstream takes
  * anything), then video for video input with N <= 4. */

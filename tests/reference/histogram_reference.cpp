@@ -16,6 +16,7 @@ struct RgbOrder
   int red, green, blue;
 };
 
+/* Sample positions (in samples, not bytes) of red, green and blue in a pixel of 4 samples. */
 RgbOrder
 rgb_order (HistogramFormat format)
 {
@@ -28,13 +29,52 @@ bool
 is_rgb (HistogramFormat format)
 {
   return format == HistogramFormat::RGBA || format == HistogramFormat::BGRA ||
-      format == HistogramFormat::RGBx || format == HistogramFormat::BGRx;
+      format == HistogramFormat::RGBx || format == HistogramFormat::BGRx ||
+      format == HistogramFormat::RGBA64_LE;
 }
 
 bool
 is_yuv (HistogramFormat format)
 {
-  return format == HistogramFormat::I420 || format == HistogramFormat::NV12;
+  return format == HistogramFormat::I420 || format == HistogramFormat::NV12 ||
+      format == HistogramFormat::P010_10LE;
+}
+
+/* How a format's samples are stored and binned. */
+struct SampleKind
+{
+  int bytes;      /* 1, or 2 (little-endian) */
+  int value_bits; /* of the value: 8, 16, or 10 for P010 */
+  int low_bits;   /* below the value in the stored word: 6 for P010 */
+};
+
+SampleKind
+sample_kind (HistogramFormat format)
+{
+  switch (format) {
+    case HistogramFormat::GRAY16_LE:
+    case HistogramFormat::RGBA64_LE:
+      return { 2, 16, 0 };
+    case HistogramFormat::P010_10LE:
+      return { 2, 10, 6 };
+    default:
+      return { 1, 8, 0 };
+  }
+}
+
+/* The stored word of the sample at byte `at`. */
+int
+load (const uint8_t * at, const SampleKind & kind)
+{
+  return kind.bytes == 1 ? at[0] : at[0] | (at[1] << 8);
+}
+
+void
+store (uint8_t * at, int word, const SampleKind & kind)
+{
+  at[0] = (uint8_t) word;
+  if (kind.bytes == 2)
+    at[1] = (uint8_t) (word >> 8);
 }
 
 int
@@ -46,23 +86,24 @@ luma (int red, int green, int blue)
   return thousandths % 1000 >= 500 ? whole + 1 : whole;
 }
 
+/* The bin of a value of `value_bits` bits: floor (value * bins / 2^value_bits). */
 int
-bin_of (int value, int bins)
+bin_of (int value, int bins, int value_bits)
 {
-  return value * bins / 256;
+  return (int) ((int64_t) value * bins / ((int64_t) 1 << value_bits));
 }
 
 /* Counts `samples_per_pixel` interleaved samples of a plane into consecutive channels. */
 void
 count_plane (const uint8_t * plane, int stride, int width, int height, int samples_per_pixel,
-    int first_channel, int bins, std::vector<uint64_t> & counts)
+    int first_channel, int bins, const SampleKind & kind, std::vector<uint64_t> & counts)
 {
   for (int y = 0; y < height; y++) {
     const uint8_t *row = plane + (size_t) y * stride;
     for (int x = 0; x < width; x++) {
       for (int s = 0; s < samples_per_pixel; s++) {
-        int value = row[x * samples_per_pixel + s];
-        counts[(size_t) (first_channel + s) * bins + bin_of (value, bins)]++;
+        int value = load (row + (x * samples_per_pixel + s) * kind.bytes, kind) >> kind.low_bits;
+        counts[(size_t) (first_channel + s) * bins + bin_of (value, bins, kind.value_bits)]++;
       }
     }
   }
@@ -75,7 +116,7 @@ histogram_channels (HistogramFormat format)
 {
   if (is_rgb (format))
     return { "red", "green", "blue", "luma" };
-  if (format == HistogramFormat::GRAY8)
+  if (format == HistogramFormat::GRAY8 || format == HistogramFormat::GRAY16_LE)
     return { "gray" };
   return { "y", "u", "v" };
 }
@@ -87,33 +128,38 @@ histogram (const HistogramFrame & frame, int bins)
   std::vector<uint64_t> counts (channels * bins, 0);
   const int chroma_width = (frame.width + 1) / 2;
   const int chroma_height = (frame.height + 1) / 2;
+  const SampleKind kind = sample_kind (frame.format);
   if (is_rgb (frame.format)) {
     RgbOrder order = rgb_order (frame.format);
     for (int y = 0; y < frame.height; y++) {
       const uint8_t *row = frame.planes[0] + (size_t) y * frame.strides[0];
       for (int x = 0; x < frame.width; x++) {
-        const uint8_t *pixel = row + 4 * x;
-        int rgb[3] = { pixel[order.red], pixel[order.green], pixel[order.blue] };
+        const uint8_t *pixel = row + 4 * kind.bytes * x;
+        int rgb[3] = { load (pixel + order.red * kind.bytes, kind),
+          load (pixel + order.green * kind.bytes, kind),
+          load (pixel + order.blue * kind.bytes, kind) };
         for (int c = 0; c < 3; c++)
-          counts[(size_t) c * bins + bin_of (rgb[c], bins)]++;
-        counts[(size_t) 3 * bins + bin_of (luma (rgb[0], rgb[1], rgb[2]), bins)]++;
+          counts[(size_t) c * bins + bin_of (rgb[c], bins, kind.value_bits)]++;
+        counts[(size_t) 3 * bins + bin_of (luma (rgb[0], rgb[1], rgb[2]), bins,
+                kind.value_bits)]++;
       }
     }
-  } else if (frame.format == HistogramFormat::GRAY8) {
+  } else if (frame.format == HistogramFormat::GRAY8 ||
+      frame.format == HistogramFormat::GRAY16_LE) {
     count_plane (frame.planes[0], frame.strides[0], frame.width, frame.height, 1, 0, bins,
-        counts);
+        kind, counts);
   } else if (frame.format == HistogramFormat::I420) {
     count_plane (frame.planes[0], frame.strides[0], frame.width, frame.height, 1, 0, bins,
-        counts);
+        kind, counts);
     count_plane (frame.planes[1], frame.strides[1], chroma_width, chroma_height, 1, 1, bins,
-        counts);
+        kind, counts);
     count_plane (frame.planes[2], frame.strides[2], chroma_width, chroma_height, 1, 2, bins,
-        counts);
+        kind, counts);
   } else {
     count_plane (frame.planes[0], frame.strides[0], frame.width, frame.height, 1, 0, bins,
-        counts);
+        kind, counts);
     count_plane (frame.planes[1], frame.strides[1], chroma_width, chroma_height, 2, 1, bins,
-        counts);
+        kind, counts);
   }
   return counts;
 }
@@ -123,13 +169,17 @@ draw_histogram (HistogramFrame & frame, const std::vector<uint64_t> & counts, in
 {
   const int draw_width = std::min (frame.width, 256);
   const int draw_height = std::min (frame.height, 128);
+  const SampleKind kind = sample_kind (frame.format);
+  /* A lit sample's value, and where it is stored in the word. */
+  const int top = (1 << kind.value_bits) - 1;
   /* Drawn channels and the byte each one lights in a pixel of plane 0. */
   std::vector<int> byte_of_channel;
-  int pixel_bytes = 1;
+  int pixel_bytes = kind.bytes;
   if (is_rgb (frame.format)) {
     RgbOrder order = rgb_order (frame.format);
-    byte_of_channel = { order.red, order.green, order.blue };
-    pixel_bytes = 4;
+    byte_of_channel = { order.red * kind.bytes, order.green * kind.bytes,
+      order.blue * kind.bytes };
+    pixel_bytes = 4 * kind.bytes;
   } else {
     byte_of_channel = { 0 };  /* gray, or y */
   }
@@ -148,8 +198,9 @@ draw_histogram (HistogramFrame & frame, const std::vector<uint64_t> & counts, in
         uint64_t bar = 0;
         if (n > 0)
           bar = std::max<uint64_t> (1, n * draw_height / peak[c]);
-        uint8_t & sample = row[x * pixel_bytes + byte_of_channel[c]];
-        sample = height_above_bottom < bar ? 255 : sample / 4;
+        uint8_t *sample = row + x * pixel_bytes + byte_of_channel[c];
+        const int value = load (sample, kind) >> kind.low_bits;
+        store (sample, (height_above_bottom < bar ? top : value / 4) << kind.low_bits, kind);
       }
     }
   }
@@ -159,11 +210,13 @@ draw_histogram (HistogramFrame & frame, const std::vector<uint64_t> & counts, in
   const int chroma_columns = (draw_width + 1) / 2;
   const int chroma_rows = (draw_height + 1) / 2;
   const int chroma_planes = frame.format == HistogramFormat::I420 ? 2 : 1;
-  const int chroma_bytes = frame.format == HistogramFormat::I420 ? 1 : 2;
+  const int samples_per_chroma = frame.format == HistogramFormat::I420 ? 1 : 2;
+  /* The middle code: 128, or 512 for P010. */
+  const int neutral = (1 << (kind.value_bits - 1)) << kind.low_bits;
   for (int p = 1; p <= chroma_planes; p++)
     for (int y = 0; y < chroma_rows; y++)
-      std::fill_n (frame.planes[p] + (size_t) y * frame.strides[p],
-          chroma_columns * chroma_bytes, 128);
+      for (int i = 0; i < chroma_columns * samples_per_chroma; i++)
+        store (frame.planes[p] + (size_t) y * frame.strides[p] + i * kind.bytes, neutral, kind);
 }
 
 }  // namespace reference
