@@ -44,6 +44,15 @@ require_plugin () {
   fi
 }
 
+# Stops the script when GStreamer lacks one of the (non-OpenCL) elements named, saying which.
+require_elements () {
+  local element
+  for element in "$@"; do
+    gst-inspect-1.0 "$element" >/dev/null 2>&1 ||
+      { echo "error: GStreamer has no $element (see the packages at the top of this script)" >&2; exit 1; }
+  done
+}
+
 NUM_BUFFERS=${NUM_BUFFERS:-}
 if [ -n "$NUM_BUFFERS" ] && ! [[ $NUM_BUFFERS =~ ^[0-9]+$ ]]; then
   echo "error: NUM_BUFFERS must be a number of frames or empty, not \"$NUM_BUFFERS\"" >&2

@@ -16,10 +16,7 @@
 set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclhistogram
-for element in x265enc h265parse avdec_h265 qtdemux mp4mux; do
-  gst-inspect-1.0 "$element" >/dev/null 2>&1 ||
-    { echo "error: GStreamer has no $element (see the packages at the top of this script)" >&2; exit 1; }
-done
+require_elements x265enc h265parse avdec_h265 qtdemux mp4mux
 
 input=${INPUT:-}
 frame_limit=()

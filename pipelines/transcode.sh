@@ -18,10 +18,7 @@ set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclconvertscale
 require_plugin openclbilateral
-for element in x264enc h264parse avdec_h264 qtdemux mp4mux; do
-  gst-inspect-1.0 "$element" >/dev/null 2>&1 ||
-    { echo "error: GStreamer has no $element (see the packages at the top of this script)" >&2; exit 1; }
-done
+require_elements x264enc h264parse avdec_h264 qtdemux mp4mux
 
 format=${FORMAT:-I420}
 case $format in

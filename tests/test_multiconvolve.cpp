@@ -154,10 +154,11 @@ check_gray_frame (const Bank & bank, int w, int h, int stride, uint32_t seed)
   gst_harness_teardown (harness);
 }
 
-/* GRAY8 in, video out (GRAY8 for one filter, else RGBA) after scale and offset. */
+/* One frame of `format` (its luma values `luma`, row by row) in, video out (GRAY8 for one
+ * filter, else RGBA), within 1 of the reference's response x scale + offset. Takes `in`. */
 void
-check_video_output (const Bank & bank, int w, int h, double scale, double offset,
-    uint32_t seed)
+check_video_frame (const Bank & bank, GstVideoFormat format, int w, int h, double scale,
+    double offset, GstBuffer * in, const std::vector<double> & luma)
 {
   GstHarness *harness = new_harness (bank);
   g_object_set (harness->element, "scale", scale, "offset", offset, nullptr);
@@ -165,23 +166,15 @@ check_video_output (const Bank & bank, int w, int h, double scale, double offset
   gst_harness_set_sink_caps_str (harness, gray ? "video/x-raw,format=GRAY8" :
       "video/x-raw,format=RGBA");
   GstVideoInfo in_info, out_info;
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_GRAY8, w, h);
+  gst_video_info_set_format (&in_info, format, w, h);
   gst_video_info_set_format (&out_info, gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA,
       w, h);
   gst_harness_set_src_caps (harness, gst_video_info_to_caps (&in_info));
-  testutil::Frame frame (w, h, 1);
-  testutil::fill (frame, testutil::Pattern::Edges, seed);
-  GstBuffer *out = gst_harness_push_and_pull (harness,
-      testutil::to_buffer (frame, GST_VIDEO_FORMAT_GRAY8));
+  GstBuffer *out = gst_harness_push_and_pull (harness, in);
   fail_unless (out != nullptr);
   testutil::Frame actual = testutil::from_buffer (out, &out_info);
   gst_buffer_unref (out);
-
-  std::vector<double> pixels;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      pixels.push_back (frame.row (y)[x]);
-  auto responses = reference::correlate (pixels, w, h, 1, bank.filters, bank.n, bank.k,
+  auto responses = reference::correlate (luma, w, h, 1, bank.filters, bank.n, bank.k,
       bank.k, 1);
   testutil::Frame expected (w, h, gray ? 1 : 4);
   for (int y = 0; y < h; y++)
@@ -191,9 +184,24 @@ check_video_output (const Bank & bank, int w, int h, double scale, double offset
             reference::to_byte (responses[((size_t) y * w + x) * bank.n + c] * scale + offset) :
             (c == 3 ? 255 : 0);
   auto difference = testutil::compare (actual, expected, std::vector<int> (4, 1));
-  fail_unless (difference.over == 0, "video output, %d filters: %s", bank.n,
-      testutil::describe (difference).c_str ());
+  fail_unless (difference.over == 0, "%s in, video output, %d filters: %s",
+      gst_video_format_to_string (format), bank.n, testutil::describe (difference).c_str ());
   gst_harness_teardown (harness);
+}
+
+/* GRAY8 in, video out (GRAY8 for one filter, else RGBA) after scale and offset. */
+void
+check_video_output (const Bank & bank, int w, int h, double scale, double offset,
+    uint32_t seed)
+{
+  testutil::Frame frame (w, h, 1);
+  testutil::fill (frame, testutil::Pattern::Edges, seed);
+  std::vector<double> pixels;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      pixels.push_back (frame.row (y)[x]);
+  check_video_frame (bank, GST_VIDEO_FORMAT_GRAY8, w, h, scale, offset,
+      testutil::to_buffer (frame, GST_VIDEO_FORMAT_GRAY8), pixels);
 }
 
 /* What a luma frame holds (see check_luma_frame). */
@@ -289,34 +297,8 @@ void
 check_luma_video_output (const Bank & bank, GstVideoFormat format, int w, int h, double scale,
     double offset, uint32_t seed)
 {
-  GstHarness *harness = new_harness (bank);
-  g_object_set (harness->element, "scale", scale, "offset", offset, nullptr);
-  const bool gray = bank.n == 1;
-  gst_harness_set_sink_caps_str (harness, gray ? "video/x-raw,format=GRAY8" :
-      "video/x-raw,format=RGBA");
-  GstVideoInfo in_info, out_info;
-  gst_video_info_set_format (&in_info, format, w, h);
-  gst_video_info_set_format (&out_info, gray ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA,
-      w, h);
-  gst_harness_set_src_caps (harness, gst_video_info_to_caps (&in_info));
   LumaFrame frame (format, w, h, 4, Luma::Random, seed);
-  GstBuffer *out = gst_harness_push_and_pull (harness, frame.to_buffer ());
-  fail_unless (out != nullptr);
-  testutil::Frame actual = testutil::from_buffer (out, &out_info);
-  gst_buffer_unref (out);
-  auto responses = reference::correlate (frame.luma, w, h, 1, bank.filters, bank.n, bank.k,
-      bank.k, 1);
-  testutil::Frame expected (w, h, gray ? 1 : 4);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      for (int c = 0; c < expected.bytes_per_pixel; c++)
-        expected.row (y)[x * expected.bytes_per_pixel + c] = c < bank.n ?
-            reference::to_byte (responses[((size_t) y * w + x) * bank.n + c] * scale + offset) :
-            (c == 3 ? 255 : 0);
-  auto difference = testutil::compare (actual, expected, std::vector<int> (4, 1));
-  fail_unless (difference.over == 0, "%s in, video output, %d filters: %s",
-      gst_video_format_to_string (format), bank.n, testutil::describe (difference).c_str ());
-  gst_harness_teardown (harness);
+  check_video_frame (bank, format, w, h, scale, offset, frame.to_buffer (), frame.luma);
 }
 
 std::string
