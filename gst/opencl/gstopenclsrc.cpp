@@ -6,13 +6,13 @@
  * the pixels; a rectangular read when the buffer's rows are padded) and sums the kernels' device
  * time into `kernel-time`. A format the subclass does not render (YUV, gray, 16-bit) is made
  * on the device: the subclass renders RGBA into a device frame of the base's, allocated at caps
- * time, and the shared converter (gstopenclconvert) writes it into the output frame. Timestamps come from the frame count and the framerate, as
- * videotestsrc's do: they continue across caps changes and restart at the position of a seek.
+ * time, and the shared converter (gstopenclconvert) writes it into the output frame.
+ * Timestamps come from the frame count and the framerate, as videotestsrc's do: they continue
+ * across caps changes and restart at the position of a seek.
  * GL memory output goes through the host: writing a mapped GstGLMemory marks it for upload. */
 #include "opencl/gstopenclsrc.h"
 
 #include <new>
-
 #include <string>
 
 #include "opencl/gstopenclconvert.h"
