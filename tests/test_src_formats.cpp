@@ -4,7 +4,7 @@
  * (tests/reference/convertscale_reference) of the same source's RGBA frame, with the same
  * properties and frame number, at an odd size and at the default size, with the colorimetry
  * and chroma site negotiated (the defaults, and ones downstream asks for), in system and
- * OpenCL memory.
+ * OpenCL memory, and into downstream's buffers with padded rows.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
@@ -80,9 +80,59 @@ struct Output
 
 /* The `frame`th frame (0 the first) of `source` under `caps`; `middle`, if any, sits between
  * the caps and the appsink (opencldownload after OpenCL caps). */
+/* A video pool of the test's own type: the sources keep a downstream pool they do not know
+ * (they replace GStreamer's plain pools with the plugin's), so its padded rows reach them. */
+struct PaddedPool
+{
+  GstVideoBufferPool parent;
+};
+struct PaddedPoolClass
+{
+  GstVideoBufferPoolClass parent_class;
+};
+G_DEFINE_TYPE (PaddedPool, padded_pool, GST_TYPE_VIDEO_BUFFER_POOL);
+static void padded_pool_init (PaddedPool *) {}
+static void padded_pool_class_init (PaddedPoolClass *) {}
+
+/* Rows this many pixels longer than the frame (odd: strides no multiple of anything), and
+ * rows below it. */
+constexpr guint PAD_RIGHT = 13, PAD_BOTTOM = 3;
+
+/* Answers the allocation query with a pool of padded rows and GstVideoMeta. */
+GstPadProbeReturn
+offer_padded_pool (GstPad *, GstPadProbeInfo * info, gpointer)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo vinfo;
+  fail_unless (caps && gst_video_info_from_caps (&vinfo, caps));
+  GstBufferPool *pool = GST_BUFFER_POOL (g_object_new (padded_pool_get_type (), nullptr));
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, (guint) vinfo.size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+  GstVideoAlignment align;
+  gst_video_alignment_reset (&align);
+  align.padding_right = PAD_RIGHT;
+  align.padding_bottom = PAD_BOTTOM;
+  gst_buffer_pool_config_set_video_alignment (config, &align);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  config = gst_buffer_pool_get_config (pool);
+  guint size = 0;
+  gst_buffer_pool_config_get_params (config, nullptr, &size, nullptr, nullptr);
+  gst_structure_free (config);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  gst_object_unref (pool);
+  return GST_PAD_PROBE_HANDLED;
+}
+
 Output
 pull (const Source & source, const std::string & caps, int frame,
-    const std::string & middle = "")
+    const std::string & middle = "", bool padded = false)
 {
   const std::string line = std::string (source.factory) + " name=src num-buffers=" +
       std::to_string (frame + 1) + " ! " + caps + " ! " + (middle.empty () ? "" : middle +
@@ -91,6 +141,12 @@ pull (const Source & source, const std::string & caps, int frame,
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   source.set_up (src);
+  if (padded) {
+    GstPad *pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_padded_pool, nullptr,
+        nullptr);
+    gst_object_unref (pad);
+  }
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   Output out;
   for (int i = 0; i <= frame; i++) {
@@ -279,6 +335,25 @@ GST_START_TEST (test_opencl_memory)
 }
 GST_END_TEST;
 
+/* Output buffers with padded rows (downstream's pool): every plane written at its own stride. */
+GST_START_TEST (test_padded_rows)
+{
+  for (const Source & source : SOURCES) {
+    Output rgba = pull (source, caps_of ("RGBA", 65, 49), 0);
+    for (const char *format : { "NV12", "I420", "P010_10LE", "GRAY16_LE" }) {
+      Output got = pull (source, caps_of (format, 65, 49), 0, "", true);
+      GstVideoMeta *meta = gst_buffer_get_video_meta (got.buffer);
+      fail_unless (meta != nullptr, "%s %s: no video meta", source.factory, format);
+      const int pixel_bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE (got.info.finfo, 0);
+      fail_unless_equals_int (meta->stride[0], GST_ROUND_UP_4 ((65 + (int) PAD_RIGHT) *
+              pixel_bytes));
+      expect_conversion_of (rgba, got, std::string (source.factory) + " " + format +
+          " with padded rows (stride " + std::to_string (meta->stride[0]) + ")");
+    }
+  }
+}
+GST_END_TEST;
+
 /* What the sources cannot make fails negotiation (caps set after linking, so that the failure
  * comes from negotiation, not from parsing). */
 GST_START_TEST (test_other_formats_refused)
@@ -302,7 +377,7 @@ static Suite *
 src_formats_suite (void)
 {
   return TESTUTIL_SUITE ("src-formats", 600, test_odd_size, test_default_size,
-      test_negotiated_colorimetry, test_opencl_memory, test_other_formats_refused);
+      test_negotiated_colorimetry, test_opencl_memory, test_padded_rows, test_other_formats_refused);
 }
 
 GST_CHECK_MAIN (src_formats);
