@@ -1,9 +1,9 @@
 /* gst-opencl: openclconvertscale, colour conversion and scaling in one pass.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Built with IN_FMT and OUT_FMT, one of the FMT_* codes below (the element's table in
- * gstopenclconvertscale.cpp gives the same numbers). Every output pixel (every 2x2 block for
- * 4:2:0 output) samples the input in its own format at its own position: the component codes
+ * Built with IN_FMT and OUT_FMT, one of the FMT_* codes below (the table in
+ * gst/opencl/gstopenclconvert.cpp gives the same numbers). Every output pixel (every 2x2 block
+ * for 4:2:0 output) samples the input in its own format at its own position: the component codes
  * (R, G, B, A or Y, U, V; 10-bit codes for P010) are interpolated (nearest, bilinear, or
  * bicubic: Catmull-Rom over 4x4 samples; edges clamped), then one affine map `m` (3 rows of 3
  * factors and an offset, computed by the host in double precision from both sides' matrix,

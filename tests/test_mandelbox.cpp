@@ -610,7 +610,7 @@ GST_START_TEST (test_unsupported_caps_fail_clearly)
   GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc num-buffers=1 ! "
       "capsfilter name=caps ! fakesink");
   GstElement *capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=I420,width=16,height=16");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=YUY2,width=16,height=16");
   g_object_set (capsfilter, "caps", caps, nullptr);
   gst_caps_unref (caps);
   gst_object_unref (capsfilter);

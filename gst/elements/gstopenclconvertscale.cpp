@@ -29,11 +29,11 @@
 
 #include <gst/video/video.h>
 
-#include <array>
 #include <cmath>
 #include <mutex>
 #include <string>
 
+#include "opencl/gstopenclconvert.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclproperties.h"
@@ -43,13 +43,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_convert_scale_debug);
 #define GST_CAT_DEFAULT gst_opencl_convert_scale_debug
 
 /* The formats, in the order fixation falls back to when the input's is not offered. */
-#define CONVERT_SCALE_FORMATS "NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, " \
-    "BGRx, RGBA64_LE"
+#define CONVERT_SCALE_FORMATS GST_OPENCL_CONVERT_FORMATS
 
 namespace {
 
-/* GstVideoScaleMethod's values and nicks, those the kernel has. */
-enum class Method { Nearest = 0, Bilinear = 1, Cubic = 8 };
+using Method = gst_opencl::ScaleMethod;
 
 constexpr Method DEFAULT_METHOD = Method::Bilinear;
 constexpr bool DEFAULT_ADD_BORDERS = true;
@@ -60,199 +58,12 @@ struct Settings
   bool add_borders = DEFAULT_ADD_BORDERS;
 };
 
-/* The formats and their FMT_* codes of kernels/convertscale.cl. */
-struct FormatCode
-{
-  GstVideoFormat format;
-  int code;
-};
-
-constexpr std::array<FormatCode, 10> FORMAT_CODES = { {
-    { GST_VIDEO_FORMAT_NV12, 0 }, { GST_VIDEO_FORMAT_I420, 1 },
-    { GST_VIDEO_FORMAT_P010_10LE, 2 }, { GST_VIDEO_FORMAT_GRAY8, 3 },
-    { GST_VIDEO_FORMAT_GRAY16_LE, 4 }, { GST_VIDEO_FORMAT_RGBA, 5 },
-    { GST_VIDEO_FORMAT_BGRA, 6 }, { GST_VIDEO_FORMAT_RGBx, 7 }, { GST_VIDEO_FORMAT_BGRx, 8 },
-    { GST_VIDEO_FORMAT_RGBA64_LE, 9 } } };
-
-int
-format_code (GstVideoFormat format)
-{
-  for (const auto & row : FORMAT_CODES) {
-    if (row.format == format)
-      return row.code;
-  }
-  throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, std::string ("format ") +
-      gst_video_format_to_string (format) + " is not converted");
-}
-
-/* A 3x3 matrix and the helpers of the colour map. */
-using Matrix = std::array<std::array<double, 3>, 3>;
-
-Matrix
-multiply (const Matrix & a, const Matrix & b)
-{
-  Matrix r {};
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      for (int k = 0; k < 3; k++)
-        r[i][j] += a[i][k] * b[k][j];
-  return r;
-}
-
-/* Kr and Kb of a side: its own matrix when it is a YUV one; a gray side takes the other side's
- * when that is YUV (so luma passes unchanged), else BT.601; a YUV side without a known matrix
- * takes GStreamer's default for its size. */
-void
-kr_kb (const GstVideoInfo * info, const GstVideoInfo * other, double *kr, double *kb)
-{
-  if (gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, kr, kb))
-    return;
-  if (GST_VIDEO_INFO_IS_GRAY (info) && GST_VIDEO_INFO_IS_YUV (other) &&
-      gst_video_color_matrix_get_Kr_Kb (other->colorimetry.matrix, kr, kb))
-    return;
-  GstVideoColorMatrix matrix = GST_VIDEO_COLOR_MATRIX_BT601;
-  if (GST_VIDEO_INFO_IS_YUV (info))
-    matrix = GST_VIDEO_INFO_HEIGHT (info) >= 2160 ? GST_VIDEO_COLOR_MATRIX_BT2020 :
-        GST_VIDEO_INFO_HEIGHT (info) > 576 ? GST_VIDEO_COLOR_MATRIX_BT709 :
-        GST_VIDEO_COLOR_MATRIX_BT601;
-  gst_video_color_matrix_get_Kr_Kb (matrix, kr, kb);
-}
-
-/* Normalised components (R G B in [0, 1], or Y in [0, 1] and Pb Pr in [-0.5, 0.5]) to R G B. */
-Matrix
-to_rgb (const GstVideoInfo * info, double kr, double kb)
-{
-  if (GST_VIDEO_INFO_IS_RGB (info))
-    return Matrix { { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } };
-  if (GST_VIDEO_INFO_IS_GRAY (info))
-    return Matrix { { { 1, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 } } };
-  const double kg = 1.0 - kr - kb;
-  return Matrix { { { 1, 0, 2 * (1 - kr) },
-      { 1, -2 * (1 - kb) * kb / kg, -2 * (1 - kr) * kr / kg },
-      { 1, 2 * (1 - kb), 0 } } };
-}
-
-Matrix
-from_rgb (const GstVideoInfo * info, double kr, double kb)
-{
-  if (GST_VIDEO_INFO_IS_RGB (info))
-    return Matrix { { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } } };
-  const double kg = 1.0 - kr - kb;
-  if (GST_VIDEO_INFO_IS_GRAY (info))
-    return Matrix { { { kr, kg, kb }, { 0, 0, 0 }, { 0, 0, 0 } } };
-  return Matrix { { { kr, kg, kb },
-      { -kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), 0.5 },
-      { 0.5, -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr)) } } };
-}
-
-/* A side's code offsets and scales (GStreamer's, gst_video_color_range_offsets), components
- * beyond a gray format's one set to 0 and 1. */
-void
-range_of (const GstVideoInfo * info, double offset[3], double scale[3])
-{
-  gint o[GST_VIDEO_MAX_COMPONENTS], s[GST_VIDEO_MAX_COMPONENTS];
-  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, o, s);
-  for (int c = 0; c < 3; c++) {
-    const bool present = c < (int) GST_VIDEO_INFO_N_COMPONENTS (info);
-    offset[c] = present ? o[c] : 0;
-    scale[c] = present ? s[c] : 1;
-  }
-}
-
-double
-max_code (const GstVideoInfo * info)
-{
-  return (double) ((1u << GST_VIDEO_INFO_COMP_DEPTH (info, 0)) - 1);
-}
-
-/* Doubled chroma offsets from the sample's origin along x and y: 0 cosited, 1 centred. An
- * unknown site is MPEG-2's (cosited horizontally, centred vertically). */
-void
-chroma_offsets (const GstVideoInfo * info, int *h, int *v)
-{
-  GstVideoChromaSite site = GST_VIDEO_INFO_CHROMA_SITE (info);
-  if (site == GST_VIDEO_CHROMA_SITE_UNKNOWN)
-    site = GST_VIDEO_CHROMA_SITE_MPEG2;
-  *h = (site & GST_VIDEO_CHROMA_SITE_H_COSITED) ? 0 : 1;
-  *v = (site & GST_VIDEO_CHROMA_SITE_V_COSITED) ? 0 : 1;
-}
-
 /* What the negotiated caps set up. */
 struct State
 {
   bool passthrough = true;
-  GstVideoInfo in {}, out {};
-  cl::Kernel kernel;
-  std::array<cl_float4, 3> rows {};
-  cl_float alpha_scale = 1.0f, out_max = 255.0f;
-  cl_float4 black {};
-  int in_hoff = 0, in_voff = 1, out_hoff = 0, out_voff = 1;
+  gst_opencl::FrameConverter converter;
 };
-
-/* The affine map from input codes to output codes, and the output's black. */
-void
-colour_map (State & state)
-{
-  const GstVideoInfo *in = &state.in, *out = &state.out;
-  double in_kr, in_kb, out_kr, out_kb;
-  kr_kb (in, out, &in_kr, &in_kb);
-  kr_kb (out, in, &out_kr, &out_kb);
-  double in_offset[3], in_scale[3], out_offset[3], out_scale[3];
-  range_of (in, in_offset, in_scale);
-  range_of (out, out_offset, out_scale);
-  /* M = D_out T_out T_in D_in^-1, b = o_out - M o_in. */
-  Matrix m = multiply (from_rgb (out, out_kr, out_kb), to_rgb (in, in_kr, in_kb));
-  for (int i = 0; i < 3; i++) {
-    double b = out_offset[i];
-    for (int j = 0; j < 3; j++) {
-      m[i][j] *= out_scale[i] / in_scale[j];
-      b -= m[i][j] * in_offset[j];
-    }
-    state.rows[i] = { { (cl_float) m[i][0], (cl_float) m[i][1], (cl_float) m[i][2],
-        (cl_float) b } };
-  }
-  state.out_max = (cl_float) max_code (out);
-  state.alpha_scale = (cl_float) (max_code (out) / max_code (in));
-  state.black = { { (cl_float) std::floor (out_offset[0] + 0.5), GST_VIDEO_INFO_IS_YUV (out) ?
-          (cl_float) std::floor (out_offset[1] + 0.5) : 0.0f, GST_VIDEO_INFO_IS_YUV (out) ?
-          (cl_float) std::floor (out_offset[2] + 0.5) : 0.0f, state.out_max } };
-  chroma_offsets (in, &state.in_hoff, &state.in_voff);
-  chroma_offsets (out, &state.out_hoff, &state.out_voff);
-}
-
-/* The picture's rectangle in the output: all of it, or, with borders, the largest centred one
- * of the input's display aspect ratio. */
-struct Rect
-{
-  int x = 0, y = 0, w = 1, h = 1;
-};
-
-Rect
-picture_rect (const GstVideoInfo * in, const GstVideoInfo * out, bool add_borders)
-{
-  Rect r;
-  const int ow = GST_VIDEO_INFO_WIDTH (out), oh = GST_VIDEO_INFO_HEIGHT (out);
-  r.w = ow;
-  r.h = oh;
-  if (!add_borders)
-    return r;
-  /* Display aspect ratio of the input over the output's pixel aspect ratio: the picture's
-   * width over height in output pixels. */
-  const double in_dar = (double) GST_VIDEO_INFO_WIDTH (in) * GST_VIDEO_INFO_PAR_N (in) /
-      ((double) GST_VIDEO_INFO_HEIGHT (in) * GST_VIDEO_INFO_PAR_D (in));
-  const double ratio = in_dar * GST_VIDEO_INFO_PAR_D (out) / GST_VIDEO_INFO_PAR_N (out);
-  const double w_at_full_height = oh * ratio;
-  if (std::fabs (w_at_full_height - ow) < 1.0)
-    return r;
-  if (w_at_full_height < ow) {
-    r.w = CLAMP ((int) std::lround (w_at_full_height), 1, ow);
-    r.x = (ow - r.w) / 2;
-  } else {
-    r.h = CLAMP ((int) std::lround (ow / ratio), 1, oh);
-    r.y = (oh - r.h) / 2;
-  }
-  return r;
-}
 
 }  // namespace
 
@@ -423,24 +234,10 @@ configure (GstOpenCLConvertScale * self, gst_opencl::Device & device,
 {
   State & state = self->impl->state;
   state = State ();
-  state.in = *in_info;
-  state.out = *out_info;
   state.passthrough = passthrough;
   if (passthrough)
     return;
-  colour_map (state);
-  /* The kernel's largest position numerators are about 2 (2 out + 1) in + 2 out along an axis
-   * (chroma: doubled, over 8 out): 32-bit arithmetic where they fit with room to spare. */
-  bool wide = false;
-  for (const auto & axis : { std::make_pair (in_info->width, out_info->width),
-          std::make_pair (in_info->height, out_info->height) }) {
-    const guint64 in = (guint64) axis.first, out = (guint64) axis.second;
-    wide = wide || 4 * (2 * out + 2) * in + 16 * out >= (guint64) G_MAXINT32 / 2;
-  }
-  const std::string options = "-D IN_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (in_info))) + " -D OUT_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (out_info))) + (wide ? " -D WIDE_POSITIONS" : "");
-  state.kernel = device.kernel ("convertscale", "convert_scale", options);
+  state.converter.configure (device, in_info, out_info);
   GST_INFO_OBJECT (self, "%s %dx%d -> %s %dx%d", GST_VIDEO_INFO_NAME (in_info),
       GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
       GST_VIDEO_INFO_NAME (out_info), GST_VIDEO_INFO_WIDTH (out_info),
@@ -464,52 +261,6 @@ gst_opencl_convert_scale_configure (GstOpenCLBaseTransform * base,
   });
 }
 
-/* The kernel's arguments of a frame's planes: offsets, strides, width and height. */
-static void
-set_plane_args (cl::Kernel & kernel, cl_uint first, const GstOpenCLFrame & frame)
-{
-  const GstVideoInfo *info = &frame.info;
-  for (guint p = 0; p < 3; p++) {
-    const bool present = p < GST_VIDEO_INFO_N_PLANES (info);
-    kernel.setArg (first + p, (cl_int) (present ? GST_VIDEO_INFO_PLANE_OFFSET (info, p) : 0));
-    kernel.setArg (first + 3 + p, (cl_int) (present ? GST_VIDEO_INFO_PLANE_STRIDE (info, p) :
-            0));
-  }
-  kernel.setArg (first + 6, (cl_int) GST_VIDEO_INFO_WIDTH (info));
-  kernel.setArg (first + 7, (cl_int) GST_VIDEO_INFO_HEIGHT (info));
-}
-
-static void
-run (GstOpenCLConvertScaleImpl * impl, gst_opencl::ElementDevice & device,
-    const Settings & settings, const GstOpenCLFrame & in, const GstOpenCLFrame & out)
-{
-  State & state = impl->state;
-  const Rect rect = picture_rect (&state.in, &state.out, settings.add_borders);
-  cl::Kernel & kernel = state.kernel;
-  kernel.setArg (0, in.buffer);
-  set_plane_args (kernel, 1, in);
-  kernel.setArg (9, out.buffer);
-  set_plane_args (kernel, 10, out);
-  const cl_int rest[] = { rect.x, rect.y, rect.w, rect.h, state.in_hoff, state.in_voff,
-    state.out_hoff, state.out_voff, (cl_int) settings.method };
-  cl_uint arg = 18;
-  for (cl_int value : rest)
-    kernel.setArg (arg++, value);
-  for (const cl_float4 & row : state.rows)
-    kernel.setArg (arg++, row);
-  kernel.setArg (arg++, state.alpha_scale);
-  kernel.setArg (arg++, state.out_max);
-  kernel.setArg (arg++, state.out_max);
-  kernel.setArg (arg++, state.black);
-  const int w = GST_VIDEO_INFO_WIDTH (&state.out), h = GST_VIDEO_INFO_HEIGHT (&state.out);
-  const bool blocks = GST_VIDEO_INFO_FORMAT (&state.out) == GST_VIDEO_FORMAT_NV12 ||
-      GST_VIDEO_INFO_FORMAT (&state.out) == GST_VIDEO_FORMAT_I420 ||
-      GST_VIDEO_INFO_FORMAT (&state.out) == GST_VIDEO_FORMAT_P010_10LE;
-  const cl::NDRange global = blocks ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) :
-      cl::NDRange (w, h);
-  device.launch (kernel, global, cl::NullRange);
-}
-
 static GstFlowReturn
 gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
@@ -525,7 +276,8 @@ gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     gst_opencl::FrameWork work (device);
     gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
     gst_opencl::FrameTrip out (device, ports.out, outbuf, gst_opencl::FrameAccess::Write);
-    run (impl, device, settings, in.frame (), out.frame ());
+    impl->state.converter.convert (device, in.frame (), out.frame (), settings.method,
+        settings.add_borders);
     in.finish (false);
     const bool waited = out.finish (true);
     if (waited)

@@ -13,7 +13,10 @@
  * them; every other argument takes the field of the same name of `parameters`, whose numeric
  * fields are also controllable child objects (`name::value=`). Size and framerate are
  * negotiated (1280x720 at 30/1 unless downstream asks otherwise); with `is-live` frames come at
- * the pace of the clock. Every property may change while playing, as for openclkernel (see
+ * the pace of the clock. For NV12, I420, P010_10LE, GRAY8, GRAY16_LE and RGBA64_LE output the
+ * kernel still writes an RGBA frame, which the element then converts on the device (as
+ * openclconvertscale converts, with the negotiated colorimetry), so an encoder takes the frames
+ * directly. Every property may change while playing, as for openclkernel (see
  * docs/openclkernel.md). For developing kernels, `checked=true` gives a `dst` kernel a copy of
  * the frame with guard zones around it, checked after every frame: a write outside the frame is
  * an error naming the kernel, and the frame is not pushed.

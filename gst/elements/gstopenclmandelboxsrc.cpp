@@ -14,6 +14,11 @@
  * Computing with OpenCL" (eye at (0, 0, -15), view plane 10 units wide, light at (5, 5, -10)).
  * docs/openclmandelboxsrc.md defines the picture exactly.
  *
+ * Frames come in RGBA, BGRA, RGBx and BGRx, rendered directly, or in NV12, I420, P010_10LE,
+ * GRAY8, GRAY16_LE and RGBA64_LE: the RGBA picture converted on the device (as
+ * openclconvertscale converts, with the negotiated colorimetry and chroma site), so an encoder
+ * takes them without a copy through the host.
+ *
  * Every property but `device` and `is-live` may change while playing; the next frame uses it.
  *
  * ## Example launch lines
@@ -23,6 +28,8 @@
  * gst-launch-1.0 openclmandelboxsrc num-buffers=1 animate=false ! \
  *     video/x-raw,width=512,height=512 ! videoconvert ! pngenc ! filesink location=mandelbox.png
  * gst-launch-1.0 openclmandelboxsrc is-live=true ! glimagesink
+ * gst-launch-1.0 openclmandelboxsrc num-buffers=150 ! video/x-raw,format=NV12 ! x264enc ! \
+ *     h264parse ! mp4mux ! filesink location=mandelbox.mp4
  * ]|
  */
 #include "elements/gstopenclmandelboxsrc.h"

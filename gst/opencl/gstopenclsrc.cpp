@@ -4,13 +4,18 @@
  * Per frame: the subclass enqueues its kernels into the device frame allocated in set_caps, the
  * base enqueues one blocking read into the mapped output buffer (the only wait: the host needs
  * the pixels; a rectangular read when the buffer's rows are padded) and sums the kernels' device
- * time into `kernel-time`. Timestamps come from the frame count and the framerate, as
- * videotestsrc's do: they continue across caps changes and restart at the position of a seek.
+ * time into `kernel-time`. A format the subclass does not render (YUV, gray, 16-bit) is made
+ * on the device: the subclass renders RGBA into a device frame of the base's, allocated at caps
+ * time, and the shared converter (gstopenclconvert) writes it into the output frame.
+ * Timestamps come from the frame count and the framerate, as videotestsrc's do: they continue
+ * across caps changes and restart at the position of a seek.
  * GL memory output goes through the host: writing a mapped GstGLMemory marks it for upload. */
 #include "opencl/gstopenclsrc.h"
 
 #include <new>
+#include <string>
 
+#include "opencl/gstopenclconvert.h"
 #include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclframepath.h"
@@ -24,11 +29,18 @@
 
 constexpr gboolean DEFAULT_IS_LIVE = FALSE;
 
+/* What the base makes of the subclass's RGBA frames, after the formats it renders itself. */
+#define CONVERTED_FORMATS "NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA64_LE"
+
 struct GstOpenCLSrcPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
   gst_opencl::FramePort out_port;  /* frames rendered into output buffers of any memory */
+  /* For a format the subclass does not render: its RGBA frame, and the conversion into the
+   * output's format (set up in set_caps; unconfigured otherwise). */
+  GstOpenCLFrame rendered {};
+  gst_opencl::FrameConverter converter;
 
   /* State derived from caps; `info` and `negotiated` are read by queries under the object lock. */
   GstVideoInfo info {};
@@ -120,9 +132,36 @@ gst_opencl_src_stop (GstBaseSrc * base)
   auto *priv = get_priv (GST_OPENCL_SRC (base));
   forget_negotiation (base, priv);
   priv->out_port.reset ();
+  priv->converter.reset ();
+  priv->rendered = GstOpenCLFrame ();
   priv->gl.reset ();
   priv->device.stop (GST_ELEMENT (base));
   return TRUE;
+}
+
+/* Colorimetry and chroma site, where downstream gives a choice: GStreamer's default for the
+ * format and size (for YUV: BT.601 up to 576 rows, BT.709 above, BT.2020 from 2160 rows;
+ * limited range), and MPEG-2's site, as videotestsrc does. Where downstream leaves them out,
+ * the caps carry none and GStreamer's video info takes the same defaults on both sides. */
+static void
+fixate_colorimetry (GstStructure * structure)
+{
+  gst_structure_fixate_field (structure, "format");
+  gint width = 0, height = 0;
+  const gchar *format = gst_structure_get_string (structure, "format");
+  GstVideoInfo info;
+  if (gst_structure_has_field (structure, "colorimetry") && format &&
+      gst_structure_get_int (structure, "width", &width) &&
+      gst_structure_get_int (structure, "height", &height) &&
+      gst_video_info_set_format (&info, gst_video_format_from_string (format), width,
+          height)) {
+    gchar *colorimetry = gst_video_colorimetry_to_string (&info.colorimetry);
+    if (colorimetry)
+      gst_structure_fixate_field_string (structure, "colorimetry", colorimetry);
+    g_free (colorimetry);
+  }
+  if (gst_structure_has_field (structure, "chroma-site"))
+    gst_structure_fixate_field_string (structure, "chroma-site", "mpeg2");
 }
 
 /* Fixes what downstream left open to the subclass's defaults, then the rest the usual way (the
@@ -139,7 +178,48 @@ gst_opencl_src_fixate (GstBaseSrc * base, GstCaps * caps)
       klass->default_fps_d);
   if (gst_structure_has_field (structure, "pixel-aspect-ratio"))
     gst_structure_fixate_field_nearest_fraction (structure, "pixel-aspect-ratio", 1, 1);
+  fixate_colorimetry (structure);
   return GST_BASE_SRC_CLASS (gst_opencl_src_parent_class)->fixate (base, caps);
+}
+
+/* Whether `format` is one of the subclass's own. */
+static bool
+renders_itself (GstOpenCLSrcClass * klass, GstVideoFormat format)
+{
+  gchar **names = g_strsplit (klass->rendered_formats ? klass->rendered_formats : "", ",", -1);
+  bool found = false;
+  for (gchar **name = names; *name && !found; name++)
+    found = gst_video_format_from_string (g_strstrip (*name)) == format;
+  g_strfreev (names);
+  return found;
+}
+
+/* The frames the subclass renders for output `info`: the output's own, or an RGBA frame of the
+ * base's (allocated here, once per caps) that the converter writes into the output. Throws. */
+static GstVideoInfo
+configure_rendering (GstOpenCLSrcPrivate * priv, GstOpenCLSrcClass * klass,
+    const GstVideoInfo * info)
+{
+  priv->converter.reset ();
+  priv->rendered = GstOpenCLFrame ();
+  if (renders_itself (klass, GST_VIDEO_INFO_FORMAT (info)))
+    return *info;
+  if (!gst_opencl::converts_format (GST_VIDEO_INFO_FORMAT (info)))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+        std::string ("cannot render ") + GST_VIDEO_INFO_NAME (info));
+  GstVideoInfo rgba;
+  gst_video_info_set_format (&rgba, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
+  GST_VIDEO_INFO_FPS_N (&rgba) = GST_VIDEO_INFO_FPS_N (info);
+  GST_VIDEO_INFO_FPS_D (&rgba) = GST_VIDEO_INFO_FPS_D (info);
+  GST_VIDEO_INFO_PAR_N (&rgba) = GST_VIDEO_INFO_PAR_N (info);
+  GST_VIDEO_INFO_PAR_D (&rgba) = GST_VIDEO_INFO_PAR_D (info);
+  gst_opencl::Device & device = priv->device.device ();
+  gst_opencl::check_frame_fits (device, &rgba);
+  priv->converter.configure (device, &rgba, info);
+  priv->rendered.buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE, rgba.size);
+  priv->rendered.info = rgba;
+  return rgba;
 }
 
 static gboolean
@@ -174,14 +254,12 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
   if (!gst_opencl::configure_ports (GST_ELEMENT (base), priv->device, priv->gl, nullptr,
           &priv->out_port))
     return FALSE;
+  GstVideoInfo render_info = info;
   gboolean ok = GST_OPENCL_GUARD (base, "cannot configure the source", [&]() {
     if (!priv->device.started ())
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
-    if (GST_VIDEO_INFO_N_PLANES (&info) != 1)
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
-          std::string ("cannot render ") + GST_VIDEO_INFO_NAME (&info) +
-          ": only packed formats");
-    gst_opencl::check_frame_fits (get_priv (src)->device.device (), &info);
+    gst_opencl::check_frame_fits (priv->device.device (), &info);
+    render_info = configure_rendering (priv, klass, &info);
   });
   if (!ok)
     return FALSE;
@@ -198,7 +276,7 @@ gst_opencl_src_set_caps (GstBaseSrc * base, GstCaps * caps)
   GST_OBJECT_UNLOCK (base);
   gst_base_src_set_blocksize (base, (guint) info.size);
   GST_DEBUG_OBJECT (src, "caps %" GST_PTR_FORMAT, caps);
-  return klass->set_info ? klass->set_info (src, get_priv (src)->device, &info) : TRUE;
+  return klass->set_info ? klass->set_info (src, get_priv (src)->device, &render_info) : TRUE;
 }
 
 /* System memory: downstream's pool when it offers one that takes our caps, else a video pool. */
@@ -427,7 +505,14 @@ gst_opencl_src_fill (GstPushSrc * push_src, GstBuffer * buffer)
     gst_opencl::FrameWork work (priv->device);
     gst_opencl::FrameTrip out (priv->device, priv->out_port, buffer,
         gst_opencl::FrameAccess::Write);
-    rendered = klass->render (src, priv->device, &out.frame (), running_time, stream_time);
+    if (priv->converter.configured ()) {
+      rendered = klass->render (src, priv->device, &priv->rendered, running_time,
+          stream_time);
+      if (rendered)
+        priv->converter.convert (priv->device, priv->rendered, out.frame ());
+    } else {
+      rendered = klass->render (src, priv->device, &out.frame (), running_time, stream_time);
+    }
     if (rendered)
       work.end (out.finish (true));
   });
@@ -493,8 +578,10 @@ void
 gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * formats,
     gboolean gl_rgba)
 {
-  GstCaps *caps = gst_opencl::video_caps_any_memory (formats, "pixel-aspect-ratio=(fraction)1/1",
-      gl_rgba);
+  klass->rendered_formats = g_intern_string (formats);
+  const std::string all = std::string (formats) + ", " + CONVERTED_FORMATS;
+  GstCaps *caps = gst_opencl::video_caps_any_memory (all.c_str (),
+      "pixel-aspect-ratio=(fraction)1/1", gl_rgba);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

@@ -24,12 +24,19 @@ struct _GstOpenCLSrcClass
   gint default_fps_n;
   gint default_fps_d;
 
-  /* Caps are set: build kernels, size state. Called with the context ready. Must not throw
-   * (wrap the body in GST_OPENCL_GUARD); return FALSE after posting an error. */
+  /* The formats the subclass renders itself (set by gst_opencl_src_class_add_pad_template). */
+  const gchar *rendered_formats;
+
+  /* Caps are set: build kernels, size state. Called with the context ready. `info` describes
+   * the frames render () writes: the caps' when the subclass renders their format, else RGBA
+   * of the caps' size, which the base converts on the device into the caps' format after each
+   * render (gstopenclconvert). Must not throw (wrap the body in GST_OPENCL_GUARD); return
+   * FALSE after posting an error. */
   gboolean (*set_info) (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
       const GstVideoInfo * info);
 
-  /* Enqueue the kernels that write the frame into `out` (rows info.stride[0] bytes apart),
+  /* Enqueue the kernels that write the frame into `out` (of set_info's `info`: the output
+   * buffer, or the base's RGBA frame to convert; rows info.stride[0] bytes apart),
    * through device.launch () so their time is measured. `running_time` and `stream_time` are
    * those of the frame's timestamp. After the first frame of a caps, nothing here may block,
    * allocate a device buffer or build a program. Must not throw. */
@@ -37,8 +44,10 @@ struct _GstOpenCLSrcClass
       const GstOpenCLFrame * out, GstClockTime running_time, GstClockTime stream_time);
 };
 
-/* The src pad template: the packed 4-byte `formats` the subclass renders in system memory;
- * with GL built, RGBA in GL memory as well when `gl_rgba` is true. */
+/* The src pad template: the packed 4-byte `formats` the subclass renders (RGBA among them),
+ * then those the base converts RGBA frames into on the device (NV12, I420, P010_10LE, GRAY8,
+ * GRAY16_LE, RGBA64_LE), in system and OpenCL memory; with GL built, RGBA in GL memory as
+ * well when `gl_rgba` is true. */
 void gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * formats,
     gboolean gl_rgba);
 

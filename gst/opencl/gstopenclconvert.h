@@ -1,0 +1,50 @@
+/* gst-opencl: colour conversion and scaling of one device frame into another
+ * (kernels/convertscale.cl), shared by openclconvertscale and the sources.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include "opencl/gstopenclelementdevice.h"
+#include "opencl/gstopenclframe.h"
+
+/* Every format the converter reads and writes, in caps list syntax. */
+#define GST_OPENCL_CONVERT_FORMATS "NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA, BGRA, " \
+    "RGBx, BGRx, RGBA64_LE"
+
+namespace gst_opencl {
+
+/* GstVideoScaleMethod's values, those the kernel has. */
+enum class ScaleMethod { Nearest = 0, Bilinear = 1, Cubic = 8 };
+
+/* Whether `format` is one of GST_OPENCL_CONVERT_FORMATS. */
+bool converts_format (GstVideoFormat format);
+
+/* One conversion, from frames described by one GstVideoInfo to frames described by another
+ * (format, size, colorimetry and chroma site: docs/openclconvertscale.md defines it). Set up
+ * once per caps: the kernel is built (from the program cache after the first time) and the
+ * arguments that depend only on the two infos are set. Per frame: the frames' buffers and plane
+ * layouts, the picture's rectangle and the method, then one launch; nothing is allocated,
+ * built or waited for. */
+class FrameConverter
+{
+public:
+  /* Throws Failure for a format it does not convert, BuildFailure or cl::Error. */
+  void configure (Device & device, const GstVideoInfo * in, const GstVideoInfo * out);
+
+  bool configured () const { return kernel_ () != nullptr; }
+  void reset () { *this = FrameConverter (); }
+
+  /* Enqueues the conversion of `in` into `out` (frames of the configured formats and sizes, at
+   * any offsets and strides) through device.launch (). With `add_borders` the input's display
+   * aspect ratio is kept inside black borders. Throws cl::Error. */
+  void convert (ElementDevice & device, const GstOpenCLFrame & in, const GstOpenCLFrame & out,
+      ScaleMethod method = ScaleMethod::Bilinear, bool add_borders = false);
+
+private:
+  GstVideoInfo in_ {}, out_ {};
+  cl::Kernel kernel_;
+  cl::NDRange global_;
+};
+
+}  // namespace gst_opencl
