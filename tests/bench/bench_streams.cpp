@@ -120,6 +120,7 @@ struct Options
   std::string format = "RGBA";
   std::string json_path;
   int timeout_s = 60;
+  int watchdog_s = 0;         /* 0: timeout_s + 120 */
   std::string start = "together";
   std::string stacks_tool;
   std::string stall_for_test;
@@ -163,6 +164,10 @@ parse_options (int argc, char **argv)
       .text ("--json PATH", &o.json_path, "write the results as JSON")
       .count ("--timeout S", &o.timeout_s, 1, "a run's time, from its first state change to its "
       "last EOS: a run that takes longer is a stall (default 60)")
+      .count ("--watchdog S", &o.watchdog_s, 1, "the longest any one step of the program may "
+      "take, the parts the run's own limit does not cover (making the pipelines, freeing them) "
+      "included; past it the program prints where it is, every thread's state and stacks, and "
+      "exits with status 3 (default: --timeout + 120)")
       .text ("--start MODE", &o.start, "sequential: each pipeline prerolled before the next "
       "starts; together: all prerolled at once (shared mode: pipeline 0 first, until its "
       "context is posted); playing: straight to PLAYING, no preroll (default together)")
@@ -1314,6 +1319,25 @@ object_finalized (gpointer, GObject *)
   objects_finalized++;
 }
 
+/* The step the program is in and since when, for the watchdog thread (start_watchdog): the
+ * run's own limit covers its pipelines from their first state change to the teardown, not
+ * making them or freeing them (where decoders and contexts are destroyed), nor anything
+ * between runs. A step that lasts past the watchdog's limit is reported and ends the program. */
+struct Watchdog
+{
+  std::mutex lock;
+  std::string step = "starting";
+  Clock::time_point since = Clock::now ();
+
+  void enter (const std::string & what)
+  {
+    std::lock_guard<std::mutex> guard (lock);
+    step = what;
+    since = Clock::now ();
+  }
+};
+Watchdog watchdog;
+
 /* Watches the pipeline and every element in it; how many. */
 int
 watch_objects (GstElement * pipeline)
@@ -1375,6 +1399,9 @@ std::string
 run_once (const Options & o, const CaseSpec & spec, const std::string & mode, int count,
     int run_number, Row & row, bool * stalled)
 {
+  const std::string what = std::to_string (count) + " streams, " + row.case_name + ", " +
+      row.mode + ", run " + std::to_string (run_number);
+  watchdog.enter ("making the pipelines (" + what + ")");
   auto run = std::make_unique<Run> ();
   if (mode == "shared")
     run->broker.shared_types.insert (kOpenCLContextType);
@@ -1412,6 +1439,7 @@ run_once (const Options & o, const CaseSpec & spec, const std::string & mode, in
       std::to_string (run_number);
   const std::string title = std::to_string (count) + " streams, " + row.case_name + ", " +
       row.mode + ", run " + std::to_string (run_number) + ", " + o.start + " start";
+  watchdog.enter ("playing the pipelines (" + what + ")");
   const std::optional<Outcome> outcome = play (o, spec, mode, *run, row);
   std::string error = outcome ? outcome->error : "";
   if (outcome && !outcome->stall.empty ()) {
@@ -1426,6 +1454,7 @@ run_once (const Options & o, const CaseSpec & spec, const std::string & mode, in
       error += "; report: " + row.stall_file;
   }
 
+  watchdog.enter ("setting the pipelines to NULL (" + what + ")");
   const std::set<int> stuck = teardown (*run);
   if (!stuck.empty ()) {
     *stalled = true;
@@ -1456,7 +1485,45 @@ run_once (const Options & o, const CaseSpec & spec, const std::string & mode, in
     run.release ();
     std::fprintf (stderr, "== teardown: %s\n", why.c_str ());
   }
+  watchdog.enter ("freeing the pipelines (" + what + ")");
+  run.reset ();
+  watchdog.enter ("between runs (after " + what + ")");
   return error;
+}
+
+/* A thread that ends the program when one step (Watchdog::enter) lasts past the limit, after
+ * printing the step, the threads and, with --stacks-tool, their stacks (also into
+ * <json>.watchdog.txt). */
+void
+start_watchdog (const Options & o)
+{
+  const int limit_s = o.watchdog_s > 0 ? o.watchdog_s : o.timeout_s + 120;
+  std::thread ([o, limit_s] {
+        while (true) {
+          std::this_thread::sleep_for (std::chrono::seconds (1));
+          std::string step;
+          double seconds;
+          {
+            std::lock_guard<std::mutex> guard (watchdog.lock);
+            step = watchdog.step;
+            seconds = std::chrono::duration<double> (Clock::now () - watchdog.since).count ();
+          }
+          if (seconds < limit_s)
+            continue;
+          const std::string head = "== WATCHDOG: " + step + " for " +
+              std::to_string ((int) seconds) + " s (limit " + std::to_string (limit_s) +
+              " s): ending the program\n";
+          const std::string threads = threads_report (true);
+          const std::string stacks = o.stacks_tool.empty () ? "" :
+              run_stacks_tool (o.stacks_tool);
+          std::fprintf (stderr, "%s%s%s", head.c_str (), threads.c_str (), stacks.c_str ());
+          if (!o.json_path.empty ())
+            bench::write_file (o.json_path + ".watchdog.txt", head + threads + stacks);
+          std::fflush (stderr);
+          std::fflush (stdout);
+          _exit (3);
+        }
+      }).detach ();
 }
 
 /* ---- Output ---- */
@@ -1737,6 +1804,7 @@ main (int argc, char **argv)
    * process trace its parent. */
   if (!o.stacks_tool.empty ())
     prctl (PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+  start_watchdog (o);
 
   /* Rows of one N, each run in turn (run 1 of every case and mode, then run 2, ...), so that
    * the cases see the same load on a shared machine. */
