@@ -341,6 +341,10 @@ GST_START_TEST (test_video_long_lines)
 }
 GST_END_TEST;
 
+namespace {
+void check_block_format (GstVideoFormat format, int width, int height);
+}  // namespace
+
 /* Each sort of the device sort, forced through GST_OPENCL_VARIANT_SORT (read when the element
  * builds its sort), gives the same results; a name that is no sort is an element error. */
 GST_START_TEST (test_forced_sorts)
@@ -351,6 +355,7 @@ GST_START_TEST (test_forced_sorts)
     check_tensors<float> ();
     check_video_format (video_formats[0], 300, 4, false);
     check_video_format (video_formats[4], 37, 23, false);
+    check_block_format (GST_VIDEO_FORMAT_P010_10LE, 65, 49);
   }
 
   g_setenv ("GST_OPENCL_VARIANT_SORT", "quick", TRUE);
@@ -676,7 +681,8 @@ const GstVideoFormat block_formats[] = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT
 }  // namespace
 
 /* Odd width and height (the last single row or column a line of its own, the last half block
- * left in place), even sizes, and the smallest frames: no whole block, one block, one line. */
+ * left in place), even sizes, and the smallest frames: no whole block, one block, one line;
+ * 641x479 too in the full suite. */
 GST_START_TEST (test_video_yuv_blocks)
 {
   struct Size
@@ -684,9 +690,13 @@ GST_START_TEST (test_video_yuv_blocks)
     int width, height;
   } sizes[] = { { 65, 49 }, { 36, 22 }, { 1, 1 }, { 2, 2 }, { 3, 1 }, { 1, 3 }, { 5, 4 },
     { 4, 5 } };
-  for (GstVideoFormat format : block_formats)
+  for (GstVideoFormat format : block_formats) {
     for (const auto & size : sizes)
       check_block_format (format, size.width, size.height);
+    /* The odd size, in the full suite. */
+    if (testutil::full_suite ())
+      check_block_format (format, 641, 479);
+  }
 }
 GST_END_TEST;
 

@@ -149,7 +149,7 @@ GType
 gst_opencl_sort_key_get_type (void)
 {
   return gst_opencl::enum_type ("GstOpenCLSortKey", {
-        { (gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8 (YUV: the Y samples)",
+        { (gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8 (YUV: a block's mean Y)",
           "luma" },
         { (gint) Key::Red, "The red channel", "red" },
         { (gint) Key::Green, "The green channel", "green" },
