@@ -1,8 +1,10 @@
 /* gst-opencl tests: openclsort. Arrays (other/tensors) against std::sort with the same strict
  * total order, bit for bit, for every type and order, several lengths and batches; video frames
- * of every format, key, direction and order against a stable CPU pixel sort, plus the
- * permutation-and-order property checked on its own; properties changed while playing; errors
- * for wrong-sized buffers, too-large tensors and unsupported caps.
+ * of every packed format (8- and 16-bit), key, direction and order against a stable CPU pixel
+ * sort, plus the permutation-and-order property checked on its own; 4:2:0 frames (NV12, I420,
+ * P010_10LE) against the CPU block sort at odd, even and tiny sizes with padded rows;
+ * properties changed while playing; errors for wrong-sized buffers, too-large tensors,
+ * unsupported caps and colour keys on YUV frames.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -169,6 +171,7 @@ struct VideoFormat
   GstVideoFormat format;
   int bytes_per_pixel;
   bool gray, bgr;
+  int sample_bytes = 1;
 };
 
 const VideoFormat video_formats[] = {
@@ -177,7 +180,41 @@ const VideoFormat video_formats[] = {
   { GST_VIDEO_FORMAT_RGBx, 4, false, false },
   { GST_VIDEO_FORMAT_BGRx, 4, false, true },
   { GST_VIDEO_FORMAT_GRAY8, 1, true, false },
+  { GST_VIDEO_FORMAT_GRAY16_LE, 2, true, false, 2 },
+  { GST_VIDEO_FORMAT_RGBA64_LE, 8, false, false, 2 },
 };
+
+/* What a packed test frame holds: one of testutil's patterns, or every pixel the same bytes
+ * (which a stable sort leaves as it is). */
+enum class PackedContent { Random, Flat, Gradient, Constant };
+
+const char *
+packed_content_name (PackedContent content)
+{
+  static const char *const names[] = { "random", "flat", "gradient", "constant" };
+  return names[(int) content];
+}
+
+void
+fill_packed (testutil::Frame & frame, PackedContent content, uint32_t seed)
+{
+  switch (content) {
+    case PackedContent::Random:
+      testutil::fill (frame, testutil::Pattern::Random, seed);
+      break;
+    case PackedContent::Flat:
+      testutil::fill (frame, testutil::Pattern::Flat, seed);
+      break;
+    case PackedContent::Gradient:
+      testutil::fill (frame, testutil::Pattern::Gradient, seed);
+      break;
+    case PackedContent::Constant:
+      for (int y = 0; y < frame.height; y++)
+        for (int i = 0; i < frame.width * frame.bytes_per_pixel; i++)
+          frame.row (y)[i] = (uint8_t) (37 + 53 * (i % frame.bytes_per_pixel));
+      break;
+  }
+}
 
 const struct
 {
@@ -212,9 +249,9 @@ check_permutation_and_order (const testutil::Frame & in, const testutil::Frame &
       after.push_back (pixel (out, position));
       if (position > 0) {
         int previous = reference::pixel_key (after[position - 1].data (), format.gray,
-            format.bgr, key);
+            format.bgr, key, format.sample_bytes);
         int current = reference::pixel_key (after[position].data (), format.gray, format.bgr,
-            key);
+            key, format.sample_bytes);
         fail_unless (descending ? previous >= current : previous <= current,
             "%s: line %d position %d: key %d after %d", what.c_str (), line, position, current,
             previous);
@@ -250,11 +287,12 @@ check_video_format (const VideoFormat & format, int width, int height, bool all_
             columns ? "columns" : "rows");
         gst_util_set_object_arg (G_OBJECT (harness.h->element), "order",
             descending ? "descending" : "ascending");
-        for (auto pattern : { testutil::Pattern::Random, testutil::Pattern::Flat }) {
+        for (auto content : { PackedContent::Random, PackedContent::Flat,
+                PackedContent::Gradient, PackedContent::Constant }) {
           /* Padded rows: the element must honour the stride of the video meta. */
           testutil::Frame in (width, height, format.bytes_per_pixel,
               width * format.bytes_per_pixel + 12);
-          testutil::fill (in, pattern, seed++);
+          fill_packed (in, content, seed++);
           fail_unless_equals_int (gst_harness_push (harness.h, testutil::to_buffer (in,
                       format.format)), GST_FLOW_OK);
           GstBuffer *out_buffer = gst_harness_pull (harness.h);
@@ -265,10 +303,14 @@ check_video_format (const VideoFormat & format, int width, int height, bool all_
           std::string what = std::string (format_name) + " " + std::to_string (width) + "x" +
               std::to_string (height) + " key=" + key.name + " direction=" +
               (columns ? "columns" : "rows") + " order=" + (descending ? "descending" :
-              "ascending") + " " + testutil::pattern_name (pattern);
+              "ascending") + " " + packed_content_name (content);
           check_permutation_and_order (in, out, format, key.key, columns, descending, what);
           testutil::Frame expected = reference::sort_pixels (in, format.gray, format.bgr,
-              key.key, columns, descending);
+              key.key, columns, descending, format.sample_bytes);
+          if (content == PackedContent::Constant)
+            fail_unless (testutil::compare (out, in, std::vector<int> ((size_t)
+                        format.bytes_per_pixel, 0)).over == 0, "%s: not left as it was",
+                what.c_str ());
           auto difference = testutil::compare (out, expected,
               std::vector<int> ((size_t) format.bytes_per_pixel, 0));
           fail_unless (difference.over == 0, "%s differs from the stable sort: %s",
@@ -299,6 +341,10 @@ GST_START_TEST (test_video_long_lines)
 }
 GST_END_TEST;
 
+namespace {
+void check_block_format (GstVideoFormat format, int width, int height);
+}  // namespace
+
 /* Each sort of the device sort, forced through GST_OPENCL_VARIANT_SORT (read when the element
  * builds its sort), gives the same results; a name that is no sort is an element error. */
 GST_START_TEST (test_forced_sorts)
@@ -309,6 +355,7 @@ GST_START_TEST (test_forced_sorts)
     check_tensors<float> ();
     check_video_format (video_formats[0], 300, 4, false);
     check_video_format (video_formats[4], 37, 23, false);
+    check_block_format (GST_VIDEO_FORMAT_P010_10LE, 65, 49);
   }
 
   g_setenv ("GST_OPENCL_VARIANT_SORT", "quick", TRUE);
@@ -357,6 +404,12 @@ GST_START_TEST (test_pipelines)
         "openclsort key=red direction=columns order=descending ! fakesink",
     "videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=33,height=17 ! openclsort ! "
         "fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=65,height=49 ! "
+        "openclsort direction=columns ! fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=P010_10LE,width=33,height=17 ! "
+        "openclsort order=descending ! fakesink",
+    "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA64_LE,width=33,height=17 ! "
+        "openclsort key=green ! fakesink",
   };
   for (const char *line : lines) {
     std::string error = testutil::run_pipeline (line);
@@ -405,7 +458,7 @@ GST_START_TEST (test_unsupported_caps)
         "framerate=(fraction)0/1",
     "other/tensors,format=static,num_tensors=2,types=(string)int32.int32,"
         "dimensions=(string)8:1.8:1,framerate=(fraction)0/1",
-    "video/x-raw,format=I420,width=8,height=8,framerate=0/1",
+    "video/x-raw,format=Y444,width=8,height=8,framerate=0/1",
   };
   for (const char *c : caps) {
     Harness harness;
@@ -417,12 +470,273 @@ GST_START_TEST (test_unsupported_caps)
 }
 GST_END_TEST;
 
+namespace {
+
+/* A 4:2:0 frame in host memory, every plane's rows `padding` bytes longer than GStreamer's
+ * default stride; the padding holds 0xA5. */
+struct PlanarFrame
+{
+  GstVideoInfo info;
+  std::vector<uint8_t> bytes;
+
+  PlanarFrame (GstVideoFormat format, int width, int height, int padding)
+  {
+    gst_video_info_set_format (&info, format, width, height);
+    gsize offset = 0;
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+      info.stride[plane] += padding;
+      info.offset[plane] = offset;
+      offset += (gsize) info.stride[plane] * rows (plane);
+    }
+    info.size = offset;
+    bytes.assign (offset, 0xA5);
+  }
+
+  /* The component whose samples start plane `plane`'s pixels. */
+  guint component_of (guint plane) const
+  {
+    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (&info); comp++)
+      if (GST_VIDEO_INFO_COMP_PLANE (&info, comp) == plane)
+        return comp;
+    return 0;
+  }
+  int rows (guint plane) const { return GST_VIDEO_INFO_COMP_HEIGHT (&info, component_of (plane)); }
+  int row_bytes (guint plane) const
+  {
+    guint comp = component_of (plane);
+    return GST_VIDEO_INFO_COMP_WIDTH (&info, comp) * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp);
+  }
+  uint8_t *row (guint plane, int y)
+  {
+    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
+  }
+  const uint8_t *row (guint plane, int y) const
+  {
+    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
+  }
+  int sample_bytes () const { return GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8 ? 2 : 1; }
+
+  /* Stores the stored word `word` (P010: 16 bits, the 10-bit code in the high bits) as the
+   * sample of component `comp` at (x, y) of its grid. */
+  void set (int comp, int x, int y, uint32_t word)
+  {
+    uint8_t *p = row (GST_VIDEO_INFO_COMP_PLANE (&info, comp), y) +
+        (size_t) x * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp) +
+        GST_VIDEO_INFO_COMP_POFFSET (&info, comp);
+    p[0] = (uint8_t) word;
+    if (sample_bytes () == 2)
+      p[1] = (uint8_t) (word >> 8);
+  }
+
+  GstBuffer *to_buffer () const
+  {
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
+    gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
+    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+        GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset,
+        (gint *) info.stride);
+    return buffer;
+  }
+
+  /* Copies the samples of an output buffer (mapped as frames of `caps_info`, at the strides of
+   * its video meta) into this frame's layout. */
+  void read (GstBuffer * buffer, const GstVideoInfo * caps_info)
+  {
+    GstVideoFrame mapped;
+    fail_unless (gst_video_frame_map (&mapped, caps_info, buffer, GST_MAP_READ));
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+      const auto *data = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&mapped,
+              plane));
+      for (int y = 0; y < rows (plane); y++)
+        std::memcpy (row (plane, y), data + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&mapped,
+                plane), row_bytes (plane));
+    }
+    gst_video_frame_unmap (&mapped);
+  }
+};
+
+/* Random: every sample's word random (P010's 6 low bits too, which keys must ignore);
+ * Gradient: luma ramps along x and y, chroma the other way round; FewLevels: luma codes of three
+ * levels (many equal keys), chroma random; ConstantLuma: one luma code, chroma random; Constant:
+ * every sample one word. A stable sort leaves the last two as they are. */
+enum class BlockContent { Random, Gradient, FewLevels, ConstantLuma, Constant };
+
+const char *
+block_content_name (BlockContent content)
+{
+  static const char *const names[] = { "random", "gradient", "few levels", "constant luma",
+    "constant" };
+  return names[(int) content];
+}
+
+void
+fill_blocks (PlanarFrame & frame, BlockContent content, uint32_t seed)
+{
+  std::mt19937 random (seed);
+  const int depth = GST_VIDEO_INFO_COMP_DEPTH (&frame.info, 0);
+  const int shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame.info.finfo, 0);
+  const uint32_t top = (1u << depth) - 1;
+  const uint32_t word_mask = frame.sample_bytes () == 2 ? 0xFFFFu : 0xFFu;
+  const uint32_t levels[] = { top / 5, top / 2, top - top / 7 };
+  for (int comp = 0; comp < 3; comp++) {
+    const int width = GST_VIDEO_INFO_COMP_WIDTH (&frame.info, comp);
+    const int height = GST_VIDEO_INFO_COMP_HEIGHT (&frame.info, comp);
+    for (int y = 0; y < height; y++) {
+      for (int x = 0; x < width; x++) {
+        const uint32_t ramp = comp == 0 ? (uint32_t) (x * 3 + y) : (uint32_t) (x + 5 * y);
+        uint32_t word = random () & word_mask;
+        if (content == BlockContent::Gradient)
+          word = (ramp * top / (uint32_t) (4 * width + 6 * height)) << shift;
+        else if (content == BlockContent::Constant)
+          word = (top / 3 + 7 * comp) << shift;
+        else if (comp == 0 && content == BlockContent::FewLevels)
+          word = levels[random () % 3] << shift;
+        else if (comp == 0 && content == BlockContent::ConstantLuma)
+          word = (top / 3) << shift;
+        frame.set (comp, x, y, word);
+      }
+    }
+  }
+}
+
+/* The first sample byte where two frames of one layout differ, "" when none does. */
+std::string
+first_difference (const PlanarFrame & a, const PlanarFrame & b)
+{
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&a.info); plane++) {
+    for (int y = 0; y < a.rows (plane); y++) {
+      for (int i = 0; i < a.row_bytes (plane); i++) {
+        if (a.row (plane, y)[i] != b.row (plane, y)[i])
+          return "plane " + std::to_string (plane) + " row " + std::to_string (y) + " byte " +
+              std::to_string (i) + ": " + std::to_string (a.row (plane, y)[i]) + ", expected " +
+              std::to_string (b.row (plane, y)[i]);
+      }
+    }
+  }
+  return "";
+}
+
+/* Pushes one frame through the running element and checks it against the reference. */
+void
+check_block_frame (Harness & harness, const GstVideoInfo * caps_info, const PlanarFrame & in,
+    bool columns, bool descending, const std::string & what, bool unchanged)
+{
+  fail_unless_equals_int (gst_harness_push (harness.h, in.to_buffer ()), GST_FLOW_OK);
+  GstBuffer *out_buffer = gst_harness_pull (harness.h);
+  fail_unless (out_buffer != nullptr);
+  PlanarFrame out = in;
+  std::fill (out.bytes.begin (), out.bytes.end (), 0xA5);
+  out.read (out_buffer, caps_info);
+  gst_buffer_unref (out_buffer);
+  PlanarFrame expected = in;
+  reference::sort_blocks (in.info, in.bytes.data (), expected.bytes.data (), columns,
+      descending);
+  std::string difference = first_difference (out, expected);
+  fail_unless (difference.empty (), "%s differs from the block sort: %s", what.c_str (),
+      difference.c_str ());
+  if (unchanged) {
+    difference = first_difference (out, in);
+    fail_unless (difference.empty (), "%s was not left as it was: %s", what.c_str (),
+        difference.c_str ());
+  }
+}
+
+/* Every direction x order x content over `width` x `height` frames of a 4:2:0 format, the
+ * properties of one running element changed between buffers. */
+void
+check_block_format (GstVideoFormat format, int width, int height)
+{
+  Harness harness;
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, width, height);
+  gst_harness_set_src_caps (harness.h, gst_video_info_to_caps (&info));
+  uint32_t seed = 11;
+  for (bool columns : { false, true }) {
+    for (bool descending : { false, true }) {
+      gst_util_set_object_arg (G_OBJECT (harness.h->element), "direction",
+          columns ? "columns" : "rows");
+      gst_util_set_object_arg (G_OBJECT (harness.h->element), "order",
+          descending ? "descending" : "ascending");
+      for (auto content : { BlockContent::Random, BlockContent::Gradient,
+              BlockContent::FewLevels, BlockContent::ConstantLuma, BlockContent::Constant }) {
+        PlanarFrame in (format, width, height, 12);
+        fill_blocks (in, content, seed++);
+        std::string what = std::string (gst_video_format_to_string (format)) + " " +
+            std::to_string (width) + "x" + std::to_string (height) + " direction=" +
+            (columns ? "columns" : "rows") + " order=" + (descending ? "descending" :
+            "ascending") + " " + block_content_name (content);
+        check_block_frame (harness, &info, in, columns, descending, what,
+            content == BlockContent::ConstantLuma || content == BlockContent::Constant);
+      }
+    }
+  }
+  const std::string error = harness.error ();
+  fail_unless_equals_string (error.c_str (), "");
+}
+
+const GstVideoFormat block_formats[] = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_P010_10LE };
+
+}  // namespace
+
+/* Odd width and height (the last single row or column a line of its own, the last half block
+ * left in place), even sizes, and the smallest frames: no whole block, one block, one line;
+ * 641x479 too in the full suite. */
+GST_START_TEST (test_video_yuv_blocks)
+{
+  struct Size
+  {
+    int width, height;
+  } sizes[] = { { 65, 49 }, { 36, 22 }, { 1, 1 }, { 2, 2 }, { 3, 1 }, { 1, 3 }, { 5, 4 },
+    { 4, 5 } };
+  for (GstVideoFormat format : block_formats) {
+    for (const auto & size : sizes)
+      check_block_format (format, size.width, size.height);
+    /* The odd size, in the full suite. */
+    if (testutil::full_suite ())
+      check_block_format (format, 641, 479);
+  }
+}
+GST_END_TEST;
+
+/* Lines of blocks longer than one work-group's chunk take the global passes. */
+GST_START_TEST (test_video_yuv_long_lines)
+{
+  check_block_format (GST_VIDEO_FORMAT_NV12, 4501, 3);
+  check_block_format (GST_VIDEO_FORMAT_P010_10LE, 3, 5001);
+}
+GST_END_TEST;
+
+/* The 2x2 blocks sort by luma only: a colour key is an element error naming the key and the
+ * format; with key=luma again the element carries on. */
+GST_START_TEST (test_video_yuv_colour_key)
+{
+  for (GstVideoFormat format : block_formats) {
+    Harness harness;
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, format, 9, 7);
+    gst_harness_set_src_caps (harness.h, gst_video_info_to_caps (&info));
+    PlanarFrame in (format, 9, 7, 0);
+    fill_blocks (in, BlockContent::Random, 5);
+    gst_util_set_object_arg (G_OBJECT (harness.h->element), "key", "green");
+    fail_unless_equals_int (gst_harness_push (harness.h, in.to_buffer ()), GST_FLOW_ERROR);
+    std::string error = harness.error ();
+    TESTUTIL_EXPECT_ERROR (error, "key=green");
+    TESTUTIL_EXPECT_ERROR (error, gst_video_format_to_string (format));
+    gst_util_set_object_arg (G_OBJECT (harness.h->element), "key", "luma");
+    check_block_frame (harness, &info, in, false, false, "after the error", false);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 sort_suite (void)
 {
   return TESTUTIL_SUITE ("openclsort", 600,
       test_tensors_int32, test_tensors_uint32, test_tensors_float32,
-      test_video_every_format_key_direction_order, test_video_long_lines, test_forced_sorts,
+      test_video_every_format_key_direction_order, test_video_long_lines, test_video_yuv_blocks,
+      test_video_yuv_long_lines, test_video_yuv_colour_key, test_forced_sorts,
       test_properties_and_kernel_time, test_pipelines, test_wrong_buffer_size, test_too_large,
       test_unsupported_caps);
 }

@@ -17,11 +17,21 @@
  * Floats sort in the total order -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs by their
  * bits as unsigned integers); descending is its exact reverse.
  *
- * Video (RGBA, BGRA, RGBx, BGRx, GRAY8 in system memory): the pixels of every row (or column,
- * #GstOpenCLSort:direction) are reordered by a key (#GstOpenCLSort:key), the "pixel sorting"
- * effect. Each output line is a permutation of the input line; pixels with equal keys keep
- * their order (the sort is stable). Luma is (77 R + 150 G + 29 B + 128) >> 8 in integers;
- * GRAY8 sorts by its value whatever the key.
+ * Video (RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE in system
+ * memory): the pixels of every row (or column, #GstOpenCLSort:direction) are reordered by a key
+ * (#GstOpenCLSort:key), the "pixel sorting" effect. Each output line is a permutation of the
+ * input line; pixels with equal keys keep their order (the sort is stable). Keys have 8 bits.
+ * Luma is (77 R + 150 G + 29 B + 128) >> 8 in integers; GRAY8 and GRAY16_LE sort by their value
+ * whatever the key. 16-bit samples (GRAY16_LE, RGBA64_LE) give their keys from their top 8 bits
+ * (the key of the 8-bit pixel of their high bytes); pixels move whole.
+ *
+ * NV12, I420 and P010_10LE sort 2x2 blocks, so chroma stays with its pixels: a block is four luma
+ * samples and the chroma pair they share, a line is a pair of luma rows (or of luma columns), and
+ * a block's key is the rounded mean of its luma samples (P010: of their 10-bit values, then the
+ * top 8 bits of that mean). With an odd height (width, for columns) the last luma row (column)
+ * is a line of its own, of 2x1 (1x2) blocks with their chroma; with an odd width (height) the
+ * last half block of each line is not sorted and stays in place. These formats sort by luma
+ * only: key=red, green or blue on them is an element error.
  *
  * ## Example launch lines
  * |[
@@ -108,7 +118,8 @@ struct _GstOpenCLSort
   GstOpenCLSortImpl *impl;
 };
 
-#define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8 }, " \
+#define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, " \
+    "NV12, I420, P010_10LE }, " \
     "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_CAPS "video/x-raw, " VIDEO_FIELDS
 #define VIDEO_OPENCL_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " VIDEO_FIELDS
@@ -138,7 +149,8 @@ GType
 gst_opencl_sort_key_get_type (void)
 {
   return gst_opencl::enum_type ("GstOpenCLSortKey", {
-        { (gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8", "luma" },
+        { (gint) Key::Luma, "Luma, (77 R + 150 G + 29 B + 128) >> 8 (YUV: a block's mean Y)",
+          "luma" },
         { (gint) Key::Red, "The red channel", "red" },
         { (gint) Key::Green, "The green channel", "green" },
         { (gint) Key::Blue, "The blue channel", "blue" },
@@ -343,9 +355,12 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    * GstOpenCLSort:key:
    *
    * Video only: what pixels are sorted by. Luma is (77 R + 150 G + 29 B + 128) >> 8, computed
-   * in integers. GRAY8 frames sort by their value whatever the key.
+   * in integers (on the top 8 bits of RGBA64_LE's samples). GRAY8 and GRAY16_LE frames sort by
+   * their value whatever the key. NV12, I420 and P010_10LE sort their 2x2 blocks by the mean of
+   * their luma samples and take luma only: another key is an element error.
    */
-  properties.add (g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by",
+  properties.add (g_param_spec_enum ("key", "Key", "Video: the value pixels are sorted by "
+      "(YUV frames: luma only)",
       GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::key);
 

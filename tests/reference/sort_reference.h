@@ -22,11 +22,26 @@ std::vector<float> sort_rows (std::vector<float> values, size_t length, bool des
 
 enum class PixelKey { Luma, Red, Green, Blue };
 
-/* The key of one pixel: luma is (77 R + 150 G + 29 B + 128) >> 8; GRAY8 is its value. */
-int pixel_key (const uint8_t * pixel, bool gray, bool bgr, PixelKey key);
+/* The key of one pixel: luma is (77 R + 150 G + 29 B + 128) >> 8; gray is its value. With
+ * `sample_bytes` 2 (GRAY16_LE, RGBA64_LE) every sample is a little-endian 16-bit value and
+ * counts by its top 8 bits. */
+int pixel_key (const uint8_t * pixel, bool gray, bool bgr, PixelKey key, int sample_bytes = 1);
 
 /* The pixel-sorted frame: every row (or column) reordered by key with std::stable_sort. */
 testutil::Frame sort_pixels (const testutil::Frame & in, bool gray, bool bgr, PixelKey key,
-    bool columns, bool descending);
+    bool columns, bool descending, int sample_bytes = 1);
+
+/* The block-sorted 4:2:0 frame (NV12, I420, P010_10LE) as docs/openclsort.md defines it: `in`
+ * and `out` are frames laid out as `info` says (planes at info.offset[], rows info.stride[]
+ * apart, info.size bytes). `out` gets `in`, then the sorted blocks of every line: 2x2 blocks of
+ * luma with their chroma pair along pairs of luma rows (columns with `columns`), a last single
+ * row (column) of an odd height (width) a line of 2x1 (1x2) blocks; each line's whole blocks
+ * reordered with std::stable_sort by the rounded mean of their luma values (P010: 10-bit values,
+ * the mean's top 8 bits); the half block an odd width (height) leaves at the end stays. */
+void sort_blocks (const GstVideoInfo & info, const uint8_t * in, uint8_t * out, bool columns,
+    bool descending);
+
+/* A block's key as above, from the luma values of its `count` samples (2 or 4). */
+int block_key (const int *luma_values, int count, int depth);
 
 }  // namespace reference
