@@ -75,45 +75,12 @@ const int all_bins[] = { 2, 4, 8, 16, 32, 64, 128, 256 };
 
 /* A frame in host memory with every plane's rows `padding` bytes longer than GStreamer's default
  * stride; the padding holds 0xA5, which a histogram that read it would count. */
-struct TestFrame
+struct TestFrame : testutil::PlanarFrame
 {
   FormatCase format;
-  GstVideoInfo info;   /* offsets and strides of `bytes` */
-  std::vector<uint8_t> bytes;
 
-  TestFrame (const FormatCase & f, int width, int height, int padding = 0) : format (f)
-  {
-    gst_video_info_set_format (&info, f.video, width, height);
-    gsize offset = 0;
-    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
-      info.stride[plane] += padding;
-      info.offset[plane] = offset;
-      offset += (gsize) info.stride[plane] * rows (plane);
-    }
-    info.size = offset;
-    bytes.assign (offset, 0xA5);
-  }
-
-  guint component_of (guint plane) const
-  {
-    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (&info); comp++)
-      if (GST_VIDEO_FORMAT_INFO_PLANE (info.finfo, comp) == plane)
-        return comp;
-    return 0;
-  }
-  int rows (guint plane) const
-  {
-    return GST_VIDEO_INFO_COMP_HEIGHT (&info, component_of (plane));
-  }
-  int row_bytes (guint plane) const
-  {
-    guint comp = component_of (plane);
-    return GST_VIDEO_INFO_COMP_WIDTH (&info, comp) * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp);
-  }
-  uint8_t *row (guint plane, int y)
-  {
-    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
-  }
+  TestFrame (const FormatCase & f, int width, int height, int padding = 0)
+    : testutil::PlanarFrame (f.video, width, height, padding), format (f) { }
 
   reference::HistogramFrame view ()
   {
@@ -209,15 +176,6 @@ struct TestFrame
     }
   }
 
-  GstBuffer *to_buffer () const
-  {
-    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
-    gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
-    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE, format.video,
-        GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
-        GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset, (gint *) info.stride);
-    return buffer;
-  }
 };
 
 /* A harness around openclhistogram whose messages land on a bus of its own. */

@@ -212,22 +212,14 @@ enum class Luma { Random, Ramp, Zero, Top };
  * the element's 0..255 scale: bytes as they are, GRAY16 words / 257, P010 (word >> 6) x 255 /
  * 1023. Ramp: every code of the format in turn (x + y x width); Zero, Top: 0 and the largest
  * code (P010's with its low bits 0); Random: random bytes (P010's low bits too). */
-struct LumaFrame
+struct LumaFrame : testutil::PlanarFrame
 {
-  GstVideoInfo info;
-  std::vector<uint8_t> bytes;
   std::vector<double> luma;
 
   LumaFrame (GstVideoFormat format, int w, int h, int padding, Luma content, uint32_t seed)
+    : testutil::PlanarFrame (format, w, h, padding)
   {
-    gst_video_info_set_format (&info, format, w, h);
-    gsize offset = 0;
-    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
-      info.stride[p] += padding;
-      info.offset[p] = offset;
-      offset += (gsize) info.stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, p ? 1 : 0);
-    }
-    bytes = random_bytes (offset, seed);
+    bytes = random_bytes (bytes.size (), seed);
     const int depth = GST_VIDEO_INFO_COMP_DEPTH (&info, 0);
     const int shift = GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, 0);
     const bool words = depth > 8;
@@ -252,16 +244,6 @@ struct LumaFrame
             value);
       }
     }
-  }
-  GstBuffer *to_buffer () const
-  {
-    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
-    gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
-    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
-        GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset,
-        (gint *) info.stride);
-    return buffer;
   }
 };
 

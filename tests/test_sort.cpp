@@ -473,71 +473,12 @@ GST_END_TEST;
 namespace {
 
 /* A 4:2:0 frame in host memory, every plane's rows `padding` bytes longer than GStreamer's
- * default stride; the padding holds 0xA5. */
-struct PlanarFrame
+ * default stride; the padding holds 0xA5 (testutil::PlanarFrame), read back from an output
+ * buffer too. */
+struct PlanarFrame : testutil::PlanarFrame
 {
-  GstVideoInfo info;
-  std::vector<uint8_t> bytes;
-
   PlanarFrame (GstVideoFormat format, int width, int height, int padding)
-  {
-    gst_video_info_set_format (&info, format, width, height);
-    gsize offset = 0;
-    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
-      info.stride[plane] += padding;
-      info.offset[plane] = offset;
-      offset += (gsize) info.stride[plane] * rows (plane);
-    }
-    info.size = offset;
-    bytes.assign (offset, 0xA5);
-  }
-
-  /* The component whose samples start plane `plane`'s pixels. */
-  guint component_of (guint plane) const
-  {
-    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (&info); comp++)
-      if (GST_VIDEO_INFO_COMP_PLANE (&info, comp) == plane)
-        return comp;
-    return 0;
-  }
-  int rows (guint plane) const { return GST_VIDEO_INFO_COMP_HEIGHT (&info, component_of (plane)); }
-  int row_bytes (guint plane) const
-  {
-    guint comp = component_of (plane);
-    return GST_VIDEO_INFO_COMP_WIDTH (&info, comp) * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp);
-  }
-  uint8_t *row (guint plane, int y)
-  {
-    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
-  }
-  const uint8_t *row (guint plane, int y) const
-  {
-    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
-  }
-  int sample_bytes () const { return GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8 ? 2 : 1; }
-
-  /* Stores the stored word `word` (P010: 16 bits, the 10-bit code in the high bits) as the
-   * sample of component `comp` at (x, y) of its grid. */
-  void set (int comp, int x, int y, uint32_t word)
-  {
-    uint8_t *p = row (GST_VIDEO_INFO_COMP_PLANE (&info, comp), y) +
-        (size_t) x * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp) +
-        GST_VIDEO_INFO_COMP_POFFSET (&info, comp);
-    p[0] = (uint8_t) word;
-    if (sample_bytes () == 2)
-      p[1] = (uint8_t) (word >> 8);
-  }
-
-  GstBuffer *to_buffer () const
-  {
-    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
-    gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
-    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
-        GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset,
-        (gint *) info.stride);
-    return buffer;
-  }
+    : testutil::PlanarFrame (format, width, height, padding) { }
 
   /* Copies the samples of an output buffer (mapped as frames of `caps_info`, at the strides of
    * its video meta) into this frame's layout. */

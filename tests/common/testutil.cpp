@@ -470,3 +470,81 @@ element_context (GstElement * element)
 }
 
 }  // namespace testutil
+
+namespace testutil {
+
+PlanarFrame::PlanarFrame (GstVideoFormat format, int width, int height, int padding,
+    uint8_t fill)
+{
+  gst_video_info_set_format (&info, format, width, height);
+  gsize offset = 0;
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (&info); plane++) {
+    info.stride[plane] += padding;
+    info.offset[plane] = offset;
+    offset += (gsize) info.stride[plane] * rows (plane);
+  }
+  info.size = offset;
+  bytes.assign (offset, fill);
+}
+
+guint
+PlanarFrame::component_of (guint plane) const
+{
+  for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (&info); comp++)
+    if (GST_VIDEO_INFO_COMP_PLANE (&info, comp) == plane)
+      return comp;
+  return 0;
+}
+
+int
+PlanarFrame::rows (guint plane) const
+{
+  return GST_VIDEO_INFO_COMP_HEIGHT (&info, component_of (plane));
+}
+
+int
+PlanarFrame::row_bytes (guint plane) const
+{
+  const guint comp = component_of (plane);
+  return GST_VIDEO_INFO_COMP_WIDTH (&info, comp) * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp);
+}
+
+int
+PlanarFrame::sample_bytes () const
+{
+  return GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8 ? 2 : 1;
+}
+
+uint32_t
+PlanarFrame::get (int comp, int x, int y) const
+{
+  const uint8_t *p = row (GST_VIDEO_INFO_COMP_PLANE (&info, comp), y) +
+      (size_t) x * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp) +
+      GST_VIDEO_INFO_COMP_POFFSET (&info, comp);
+  return sample_bytes () == 2 ? (uint32_t) (p[0] | (p[1] << 8)) : p[0];
+}
+
+void
+PlanarFrame::set (int comp, int x, int y, uint32_t word)
+{
+  uint8_t *p = row (GST_VIDEO_INFO_COMP_PLANE (&info, comp), y) +
+      (size_t) x * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp) +
+      GST_VIDEO_INFO_COMP_POFFSET (&info, comp);
+  p[0] = (uint8_t) word;
+  if (sample_bytes () == 2)
+    p[1] = (uint8_t) (word >> 8);
+}
+
+GstBuffer *
+PlanarFrame::to_buffer () const
+{
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, bytes.size (), nullptr);
+  gst_buffer_fill (buffer, 0, bytes.data (), bytes.size ());
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset,
+      (gint *) info.stride);
+  return buffer;
+}
+
+}  // namespace testutil

@@ -58,6 +58,39 @@ struct Frame
   const uint8_t *row (int y) const { return bytes.data () + (size_t) y * stride; }
 };
 
+/* A frame of any video format in host memory, each plane's rows `padding` bytes longer than
+ * GStreamer's default stride, the planes one after the other; every byte starts as `fill` (the
+ * padding keeps it, so a kernel that read or wrote it shows). Samples are the format's stored
+ * words: P010's 10-bit code sits in the high bits of its 16-bit word. */
+struct PlanarFrame
+{
+  GstVideoInfo info;            /* the offsets and strides of `bytes` */
+  std::vector<uint8_t> bytes;
+
+  PlanarFrame (GstVideoFormat format, int width, int height, int padding = 0,
+      uint8_t fill = 0xA5);
+  /* The component whose samples start plane `plane`'s pixels. */
+  guint component_of (guint plane) const;
+  int rows (guint plane) const;
+  /* Bytes of pixels in a row of the plane (no padding). */
+  int row_bytes (guint plane) const;
+  uint8_t *row (guint plane, int y)
+  {
+    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
+  }
+  const uint8_t *row (guint plane, int y) const
+  {
+    return bytes.data () + info.offset[plane] + (size_t) y * info.stride[plane];
+  }
+  /* 1 or 2: the bytes of one sample. */
+  int sample_bytes () const;
+  /* The stored word of component `comp` at (x, y) of that component's grid, and its setter. */
+  uint32_t get (int comp, int x, int y) const;
+  void set (int comp, int x, int y, uint32_t word);
+  /* A copy in a new buffer with a video meta of these offsets and strides. */
+  GstBuffer *to_buffer () const;
+};
+
 /* Fills the pixels (not the padding) with a deterministic pattern. Random: uniform bytes;
  * Edges: dark/bright halves and a bright square, with light noise; Flat: one colour with light
  * noise; Gradient: ramps along x and y per channel. */
