@@ -12,8 +12,8 @@
  *
  * Build options (all have defaults so the file builds on its own):
  *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx/RGBA64: channels 0-2 filtered, channel 3 copied), 2 (the
- *             interleaved chroma plane of NV12/P010: each channel weighted by its own
- *             difference, whatever MODE says) or 1 (GRAY8/GRAY16 and every plane of I420, the
+ *             interleaved chroma plane of NV12/P010: one weight from the Euclidean distance of
+ *             the pair, whatever MODE says) or 1 (GRAY8/GRAY16 and every plane of I420, the
  *             luma plane of NV12/P010)
  *   SAMPLE_BITS 8 (bytes) or 16 (little-endian 16-bit words); rows and plane offsets in bytes
  *   SAMPLE_SHIFT 0, or 6 for P010 (10-bit codes in the high bits of each word): values are the
@@ -146,8 +146,6 @@ typedef float value_t;
 /* Weight accumulators: one weight per neighbour, or one per colour channel. */
 #if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
 typedef float4 weight_t;
-#elif CHANNELS == 2
-typedef float2 weight_t;
 #else
 typedef float weight_t;
 #endif
@@ -168,12 +166,9 @@ typedef float weight_t;
     return p * as_##type ((convert_##itype (whole) + 127) << 23); \
   }
 DEFINE_POLY_EXP2 (float, int)
-DEFINE_POLY_EXP2 (float2, int2)
 DEFINE_POLY_EXP2 (float4, int4)
 #if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
 #define WEIGHT_EXP2(x) poly_exp2_float4 (x)
-#elif CHANNELS == 2
-#define WEIGHT_EXP2(x) poly_exp2_float2 (x)
 #else
 #define WEIGHT_EXP2(x) poly_exp2_float (x)
 #endif
@@ -192,15 +187,9 @@ ptx_exp2_float4 (float4 x)
   return (float4) (ptx_exp2 (x.x), ptx_exp2 (x.y), ptx_exp2 (x.z), ptx_exp2 (x.w));
 }
 
-inline float2
-ptx_exp2_float2 (float2 x)
-{
-  return (float2) (ptx_exp2 (x.x), ptx_exp2 (x.y));
-}
 #if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
 #define WEIGHT_EXP2(x) ptx_exp2_float4 (x)
-#elif CHANNELS == 2
-#define WEIGHT_EXP2(x) ptx_exp2_float2 (x)
+
 #else
 #define WEIGHT_EXP2(x) ptx_exp2 (x)
 #endif
@@ -216,7 +205,7 @@ range_term (value_t centre, value_t neighbour, float range_scale, float4 luma)
   return d * d * range_scale;
 #elif CHANNELS == 2
   float2 d = neighbour - centre;
-  return d * d * range_scale;
+  return dot (d, d) * range_scale;
 #elif MODE == MODE_LUMA
   float d = dot (neighbour - centre, luma);
   return d * d * range_scale;
@@ -259,7 +248,8 @@ range_exponent (value_t centre, value_t neighbour, float spatial, float4 luma)
   return spatial - d * d;
 #elif CHANNELS == 2
   float2 d = neighbour - centre;
-  return (float2) (spatial) - d * d;
+  float e = spatial - d.x * d.x;
+  return e - d.y * d.y;
 #elif MODE == MODE_LUMA
   float d = dot ((neighbour - centre).xyz, luma.xyz);
   return spatial - d * d;

@@ -15,8 +15,8 @@
  * pair (NV12, P010) as 16- or 32-bit words, loaded 16 samples at a time.
  *
  * Build options (all have defaults so the file builds on its own):
- *   CHANNELS  4 (channels 0-2 filtered, channel 3 copied), 2 (interleaved chroma: each channel
- *             weighted by its own difference, whatever MODE says) or 1 (gray, or one plane)
+ *   CHANNELS  4 (channels 0-2 filtered, channel 3 copied), 2 (interleaved chroma: one weight
+ *             from the Euclidean distance of the pair, whatever MODE says) or 1 (gray, one plane)
  *   SAMPLE_BITS 8 or 16 (little-endian words); plane offsets and rows in bytes
  *   SAMPLE_SHIFT 0, or 6 for P010: values are the codes (word >> 6), results stored as
  *             codes << 6 (CHANNELS 1 and 2)
@@ -211,10 +211,10 @@ store_pixels (vword out, __global sample_t * row, int x)
   { \
     const vfloat v0 = CHANNEL (px, 0), v1 = CHANNEL (px, 1); \
     const vfloat d0 = v0 - c0, d1 = v1 - c1; \
-    const vfloat w0 = poly_exp2 (fma (d0 * d0, (vfloat) range_scale, (vfloat) (s))); \
-    const vfloat w1 = poly_exp2 (fma (d1 * d1, (vfloat) range_scale, (vfloat) (s))); \
-    sum0 = fma (w0, v0, sum0); sum1 = fma (w1, v1, sum1); \
-    wsum0 += w0; wsum1 += w1; \
+    const vfloat w = poly_exp2 (fma (fma (d0, d0, d1 * d1), (vfloat) range_scale, \
+            (vfloat) (s))); \
+    sum0 = fma (w, v0, sum0); sum1 = fma (w, v1, sum1); \
+    wsum0 += w; \
   }
 #elif MODE == MODE_PER_CHANNEL
 #define TAP(px, s) \
@@ -268,7 +268,7 @@ bilateral_vec (__global const uchar * src, int src_offset, int src_stride,
   const vfloat c0 = VALUE0 (centre);
 #elif CHANNELS == 2
   const vfloat c0 = CHANNEL (centre, 0), c1 = CHANNEL (centre, 1);
-  vfloat sum1 = (vfloat) (0.0f), wsum1 = (vfloat) (0.0f);
+  vfloat sum1 = (vfloat) (0.0f);
 #else
   const vfloat c0 = CHANNEL (centre, 0), c1 = CHANNEL (centre, 1), c2 = CHANNEL (centre, 2);
   vfloat sum1 = (vfloat) (0.0f), sum2 = (vfloat) (0.0f);
@@ -305,7 +305,7 @@ bilateral_vec (__global const uchar * src, int src_offset, int src_stride,
 #if CHANNELS == 1
   const vword out = SHIFTED (sum0 / wsum0, 0);
 #elif CHANNELS == 2
-  const vword out = SHIFTED (sum0 / wsum0, 0) | SHIFTED (sum1 / wsum1, 1);
+  const vword out = SHIFTED (sum0 / wsum0, 0) | SHIFTED (sum1 / wsum0, 1);
 #elif MODE == MODE_PER_CHANNEL
   const vword out = SHIFTED (sum0 / wsum0, 0) | SHIFTED (sum1 / wsum1, 1) |
       SHIFTED (sum2 / wsum2, 2) | (centre & ALPHA_MASK);

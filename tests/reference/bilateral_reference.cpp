@@ -43,9 +43,9 @@ bilateral_plane (const uint8_t * src, int src_stride, uint8_t * dst, int dst_str
   const double luma[3] = { p.bgr ? luma_b : luma_r, luma_g, p.bgr ? luma_r : luma_b };
   const int filtered = s.channels == 4 ? 3 : s.channels;
   const int pixel_bytes = s.channels * s.sample_bits / 8;
-  /* Per-channel weights in that mode, and always for chroma pairs. */
-  const bool per_channel = s.channels == 2 ||
-      (s.channels == 4 && p.mode == BilateralMode::PerChannel);
+  /* Chroma pairs: one weight from their Euclidean distance, as RGB's colour mode. */
+  const bool per_channel = s.channels == 4 && p.mode == BilateralMode::PerChannel;
+  const bool luma_mode = s.channels == 4 && p.mode == BilateralMode::Luma;
 
   auto pixel = [&](int x, int y) {
     x = std::clamp (x, 0, width - 1);
@@ -71,11 +71,12 @@ bilateral_plane (const uint8_t * src, int src_stride, uint8_t * dst, int dst_str
               weight[c] = spatial * std::exp (-d[c] * d[c] / two_sr);
           } else {
             double d2 = 0.0;
-            if (p.mode == BilateralMode::Luma) {
+            if (luma_mode) {
               const double l = luma[0] * d[0] + luma[1] * d[1] + luma[2] * d[2];
               d2 = l * l;
             } else {
-              d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+              for (int c = 0; c < filtered; c++)
+                d2 += d[c] * d[c];
             }
             weight[0] = weight[1] = weight[2] = spatial * std::exp (-d2 / two_sr);
           }

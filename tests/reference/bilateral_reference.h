@@ -29,9 +29,10 @@ struct BilateralSamples
 
 /* out(p) = sum_q w(p,q) I(q) / sum_q w(p,q) over the (2r+1)^2 square, borders clamped to the
  * edge, w = exp(-|p-q|^2 / (2 s_s^2)) exp(-d(p,q)^2 / (2 s_r^2)), rounded to nearest; s_r is
- * sigma_range times (2^depth - 1) / 255, depth = sample_bits - shift. 1 and 4 channels: d as
- * the mode says (4: channel 3 copied from the centre pixel); 2 channels: each channel weighted
- * by its own difference. Results stored as value << shift. Strides in bytes. */
+ * sigma_range times (2^depth - 1) / 255, depth = sample_bits - shift. 4 channels: d as the
+ * mode says, channel 3 copied from the centre pixel; 2 channels: d the Euclidean distance of
+ * the pair (as the colour mode); 1: the difference. Results stored as value << shift. Strides
+ * in bytes. */
 void bilateral_plane (const uint8_t * src, int src_stride, uint8_t * dst, int dst_stride,
     int width, int height, const BilateralSamples & samples, const BilateralParams & params);
 
