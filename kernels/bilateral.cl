@@ -13,8 +13,9 @@
  * Build options (all have defaults so the file builds on its own):
  *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx/RGBA64: channels 0-2 filtered, channel 3 copied), 2 (the
  *             interleaved chroma plane of NV12/P010: one weight from the Euclidean distance of
- *             the pair, whatever MODE says) or 1 (GRAY8/GRAY16 and every plane of I420, the
- *             luma plane of NV12/P010)
+ *             the pair, whatever MODE says) or 1 (GRAY8/GRAY16, the luma planes of YUV formats)
+ *   PLANAR    1 (CHANNELS 2 only): the pair's second channel is a plane of its own (I420's V
+ *             beside U), at the offsets and strides in `second`
  *   SAMPLE_BITS 8 (bytes) or 16 (little-endian 16-bit words); rows and plane offsets in bytes
  *   SAMPLE_SHIFT 0, or 6 for P010 (10-bit codes in the high bits of each word): values are the
  *             codes (word >> 6) and results are stored as codes << 6, the low bits zero
@@ -49,6 +50,9 @@
 #endif
 #ifndef SAMPLE_SHIFT
 #define SAMPLE_SHIFT 0
+#endif
+#ifndef PLANAR
+#define PLANAR 0
 #endif
 #ifndef MODE
 #define MODE 0
@@ -114,6 +118,9 @@ typedef uchar sample_t;
 #if CHANNELS == 4 && SAMPLE_SHIFT != 0
 #error "SAMPLE_SHIFT is for CHANNELS 1 and 2 (P010)"
 #endif
+#if PLANAR && CHANNELS != 2
+#error "PLANAR needs CHANNELS 2"
+#endif
 #if CHANNELS == 4
 typedef CAT (SAMPLE, 4) pixel_t;
 typedef float4 value_t;
@@ -121,6 +128,15 @@ typedef float4 value_t;
 #define STORE_PIXEL(v, row, x) vstore4 ((v), (x), (row))
 #define TO_VALUE(p) convert_float4 (p)
 #define TO_PIXEL(v) CAT (CAT (convert_, SAMPLE), 4_sat_rte) (v)
+#elif CHANNELS == 2 && PLANAR
+/* The second channel from the row of the second plane, row##_2 (SECOND_ROW declares it). */
+typedef CAT (SAMPLE, 2) pixel_t;
+typedef float2 value_t;
+#define LOAD_PIXEL(row, x) ((pixel_t) ((row)[(x)], (row##_2)[(x)]) >> (pixel_t) (SAMPLE_SHIFT))
+#define STORE_PIXEL(v, row, col) \
+  do { const pixel_t p_ = (v); (row)[(col)] = p_.x; (row##_2)[(col)] = p_.y; } while (0)
+#define TO_VALUE(p) convert_float2 (p)
+#define TO_PIXEL(v) (CAT (CAT (convert_, SAMPLE), 2_sat_rte) (v) << (pixel_t) (SAMPLE_SHIFT))
 #elif CHANNELS == 2
 typedef CAT (SAMPLE, 2) pixel_t;
 typedef float2 value_t;
@@ -142,6 +158,17 @@ typedef float value_t;
   ((__global const sample_t *) ((base) + (offset) + (size_t) (y) * (stride)))
 #define OUT_ROW(base, offset, stride, y) \
   ((__global sample_t *) ((base) + (offset) + (size_t) (y) * (stride)))
+/* The same row of the second plane (`second`: its offsets and strides in the source and the
+ * destination), as name##_2, where there is one. */
+#if PLANAR
+#define SECOND_ROW(name, row_y) \
+  __global const sample_t *name##_2 = ROW (src, second.x, second.y, row_y)
+#define SECOND_OUT_ROW(name, row_y) \
+  __global sample_t *name##_2 = OUT_ROW (dst, second.z, second.w, row_y)
+#else
+#define SECOND_ROW(name, row_y)
+#define SECOND_OUT_ROW(name, row_y)
+#endif
 
 /* Weight accumulators: one weight per neighbour, or one per colour channel. */
 #if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
@@ -277,7 +304,7 @@ __kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
 void
 bilateral (__global const uchar * src, int src_offset, int src_stride,
     __global uchar * dst, int dst_offset, int dst_stride, int width, int height,
-    __constant float *spatial_log2, float range_scale, float4 luma)
+    __constant float *spatial_log2, float range_scale, float4 luma, int4 second)
 {
   __local value_t tile[TILE_H][TILE_W];
 
@@ -296,6 +323,7 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
   for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
     const int sy = clamp (tile_y0 + ty, 0, height - 1);
     __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
+    SECOND_ROW (row, sy);
     for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
       const int sx = clamp (tile_x0 + tx, 0, width - 1);
 #if WEIGHT_IN_W
@@ -386,6 +414,7 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
     if (y >= height)
       break;
     __global sample_t *out_row = OUT_ROW (dst, dst_offset, dst_stride, y);
+    SECOND_OUT_ROW (out_row, y);
 #if CHANNELS == 4
     __global const sample_t *in_row = ROW (src, src_offset, src_stride, y);
 #endif
@@ -413,7 +442,7 @@ __kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
 void
 bilateral (__global const uchar * src, int src_offset, int src_stride,
     __global uchar * dst, int dst_offset, int dst_stride, int width, int height,
-    __constant float *spatial_log2, float range_scale, float4 luma)
+    __constant float *spatial_log2, float range_scale, float4 luma, int4 second)
 {
 #if TILE_FLOAT
   __local value_t tile[TILE_H][TILE_W];
@@ -431,6 +460,7 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
   for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
     const int sy = clamp (tile_y0 + ty, 0, height - 1);
     __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
+    SECOND_ROW (row, sy);
     for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
       const int sx = clamp (tile_x0 + tx, 0, width - 1);
 #if TILE_FLOAT
@@ -480,6 +510,7 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
   if (y >= height)
     return;
   __global sample_t *out_row = OUT_ROW (dst, dst_offset, dst_stride, y);
+  SECOND_OUT_ROW (out_row, y);
 #pragma unroll
   for (int k = 0; k < OUT_X; k++) {
     if (x0 + k < width) {

@@ -17,6 +17,8 @@
  * Build options (all have defaults so the file builds on its own):
  *   CHANNELS  4 (channels 0-2 filtered, channel 3 copied), 2 (interleaved chroma: one weight
  *             from the Euclidean distance of the pair, whatever MODE says) or 1 (gray, one plane)
+ *   PLANAR    1 (CHANNELS 2 only): the pair's second channel is a plane of its own (I420's V
+ *             beside U), at the offsets and strides in `second`
  *   SAMPLE_BITS 8 or 16 (little-endian words); plane offsets and rows in bytes
  *   SAMPLE_SHIFT 0, or 6 for P010: values are the codes (word >> 6), results stored as
  *             codes << 6 (CHANNELS 1 and 2)
@@ -31,6 +33,9 @@
 #endif
 #ifndef SAMPLE_SHIFT
 #define SAMPLE_SHIFT 0
+#endif
+#ifndef PLANAR
+#define PLANAR 0
 #endif
 #ifndef MODE
 #define MODE 0
@@ -84,22 +89,26 @@ typedef uint word_t;
 #define vword CAT(WORD, VEC)
 #define convert_vword_sat_rte CAT(CAT(convert_, vword), _sat_rte)
 
-/* One pixel at column x of a row of samples, as a word. */
-#if CHANNELS == 4 && SAMPLE_BITS == 16
-#define PIXEL_WORD(row, x) as_ulong (vload4 ((x), (row)))
-#define STORE_WORD(w, row, x) vstore4 (as_ushort4 (w), (x), (row))
+/* One pixel at column x of a row of samples (and of the second plane's row2), as a word. */
+#if PLANAR
+#define PIXEL_WORD(row, row2, x) ((uint) (row)[(x)] | ((uint) (row2)[(x)] << SAMPLE_BITS))
+#define STORE_WORD(w, row, row2, x) \
+  do { (row)[(x)] = (sample_t) (w); (row2)[(x)] = (sample_t) ((w) >> SAMPLE_BITS); } while (0)
+#elif CHANNELS == 4 && SAMPLE_BITS == 16
+#define PIXEL_WORD(row, row2, x) as_ulong (vload4 ((x), (row)))
+#define STORE_WORD(w, row, row2, x) vstore4 (as_ushort4 (w), (x), (row))
 #elif CHANNELS == 4
-#define PIXEL_WORD(row, x) as_uint (vload4 ((x), (row)))
-#define STORE_WORD(w, row, x) vstore4 (as_uchar4 (w), (x), (row))
+#define PIXEL_WORD(row, row2, x) as_uint (vload4 ((x), (row)))
+#define STORE_WORD(w, row, row2, x) vstore4 (as_uchar4 (w), (x), (row))
 #elif CHANNELS == 2 && SAMPLE_BITS == 16
-#define PIXEL_WORD(row, x) as_uint (vload2 ((x), (row)))
-#define STORE_WORD(w, row, x) vstore2 (as_ushort2 (w), (x), (row))
+#define PIXEL_WORD(row, row2, x) as_uint (vload2 ((x), (row)))
+#define STORE_WORD(w, row, row2, x) vstore2 (as_ushort2 (w), (x), (row))
 #elif CHANNELS == 2
-#define PIXEL_WORD(row, x) ((uint) as_ushort (vload2 ((x), (row))))
-#define STORE_WORD(w, row, x) vstore2 (as_uchar2 ((ushort) (w)), (x), (row))
+#define PIXEL_WORD(row, row2, x) ((uint) as_ushort (vload2 ((x), (row))))
+#define STORE_WORD(w, row, row2, x) vstore2 (as_uchar2 ((ushort) (w)), (x), (row))
 #else
-#define PIXEL_WORD(row, x) ((uint) (row)[(x)])
-#define STORE_WORD(w, row, x) ((row)[(x)] = (sample_t) (w))
+#define PIXEL_WORD(row, row2, x) ((uint) (row)[(x)])
+#define STORE_WORD(w, row, row2, x) ((row)[(x)] = (sample_t) (w))
 #endif
 
 /* Multi-channel pixels are loaded and stored 16 samples (a chunk: 16 / CHANNELS pixels) at a
@@ -122,6 +131,13 @@ typedef uint word_t;
 /* Row y of a plane `offset` bytes into the buffer, rows `stride` bytes apart. */
 #define ROW(base, offset, stride, y) \
   ((__global const sample_t *) ((base) + (offset) + (size_t) (y) * (stride)))
+/* Row y of the second plane (`second`: its offsets and strides in the source and destination);
+ * the first plane's again where there is none, never read then. */
+#if PLANAR
+#define SECOND_ROW(row_y) ROW (src, second.x, second.y, row_y)
+#else
+#define SECOND_ROW(row_y) ROW (src, src_offset, src_stride, row_y)
+#endif
 
 /* 2^x for x <= 0, as in bilateral.cl: 2^floor(x) in the exponent bits times a degree-4 fit. */
 inline vfloat
@@ -138,9 +154,12 @@ poly_exp2 (vfloat x)
 
 /* VEC pixels starting at column x of a row, as packed words (sample 0 in the low bits). */
 inline vword
-load_pixels (__global const sample_t * row, int x)
+load_pixels (__global const sample_t * row, __global const sample_t * row2, int x)
 {
-#if CHANNELS == 1
+#if PLANAR
+  return CAT (convert_, vword) (vloadv (0, row + x)) |
+      (CAT (convert_, vword) (vloadv (0, row2 + x)) << SAMPLE_BITS);
+#elif CHANNELS == 1
   return CAT (convert_, vword) (vloadv (0, row + x));
 #else
   __global const sample_t *p = row + (size_t) x * CHANNELS;
@@ -157,20 +176,24 @@ load_pixels (__global const sample_t * row, int x)
 
 /* The same with every column clamped into [0, width - 1] (work-items at the left/right edges). */
 inline vword
-gather_pixels (__global const sample_t * row, int x, int width)
+gather_pixels (__global const sample_t * row, __global const sample_t * row2, int x, int width)
 {
   word_t words[VEC];
   for (int i = 0; i < VEC; i++)
-    words[i] = PIXEL_WORD (row, clamp (x + i, 0, width - 1));
+    words[i] = PIXEL_WORD (row, row2, clamp (x + i, 0, width - 1));
   return vloadv (0, words);
 }
 
 /* Stores VEC pixels from column x of a row (all inside the frame). */
 inline void
-store_pixels (vword out, __global sample_t * row, int x)
+store_pixels (vword out, __global sample_t * row, __global sample_t * row2, int x)
 {
-#if CHANNELS == 1
-  vstorev (CAT (CAT (convert_, SAMPLE), VEC) (out), 0, row + x);
+#define convert_vsample CAT (CAT (convert_, SAMPLE), VEC)
+#if PLANAR
+  vstorev (convert_vsample (out & SAMPLE_MASK), 0, row + x);
+  vstorev (convert_vsample (out >> SAMPLE_BITS), 0, row2 + x);
+#elif CHANNELS == 1
+  vstorev (convert_vsample (out), 0, row + x);
 #else
   __global sample_t *p = row + (size_t) x * CHANNELS;
 #if N_CHUNKS == 1
@@ -253,7 +276,7 @@ luma_distance2 (vfloat d0, vfloat d1, vfloat d2, float4 luma)
 __kernel void
 bilateral_vec (__global const uchar * src, int src_offset, int src_stride,
     __global uchar * dst, int dst_offset, int dst_stride, int width, int height,
-    __constant float *spatial_log2, float range_scale, float4 luma)
+    __constant float *spatial_log2, float range_scale, float4 luma, int4 second)
 {
   const int x0 = (int) get_global_id (0) * VEC;
   const int y = (int) get_global_id (1);
@@ -262,8 +285,9 @@ bilateral_vec (__global const uchar * src, int src_offset, int src_stride,
   const bool interior = x0 >= RADIUS && x0 + VEC - 1 + RADIUS < width;
 
   __global const sample_t *centre_row = ROW (src, src_offset, src_stride, y);
-  const vword centre = interior ? load_pixels (centre_row, x0) :
-      gather_pixels (centre_row, x0, width);
+  __global const sample_t *centre_row2 = SECOND_ROW (y);
+  const vword centre = interior ? load_pixels (centre_row, centre_row2, x0) :
+      gather_pixels (centre_row, centre_row2, x0, width);
 #if CHANNELS == 1
   const vfloat c0 = VALUE0 (centre);
 #elif CHANNELS == 2
@@ -280,22 +304,24 @@ bilateral_vec (__global const uchar * src, int src_offset, int src_stride,
 
   if (interior) {
     for (int dy = -RADIUS; dy <= RADIUS; dy++) {
-      __global const sample_t *row = ROW (src, src_offset, src_stride,
-          clamp (y + dy, 0, height - 1));
+      const int sy = clamp (y + dy, 0, height - 1);
+      __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
+      __global const sample_t *row2 = SECOND_ROW (sy);
       __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
 #pragma unroll
       for (int dx = -RADIUS; dx <= RADIUS; dx++) {
-        const vword px = load_pixels (row, x0 + dx);
+        const vword px = load_pixels (row, row2, x0 + dx);
         TAP (px, spatial_row[dx]);
       }
     }
   } else {
     for (int dy = -RADIUS; dy <= RADIUS; dy++) {
-      __global const sample_t *row = ROW (src, src_offset, src_stride,
-          clamp (y + dy, 0, height - 1));
+      const int sy = clamp (y + dy, 0, height - 1);
+      __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
+      __global const sample_t *row2 = SECOND_ROW (sy);
       __constant float *spatial_row = spatial_log2 + (dy + RADIUS) * SPAN + RADIUS;
       for (int dx = -RADIUS; dx <= RADIUS; dx++) {
-        const vword px = gather_pixels (row, x0 + dx, width);
+        const vword px = gather_pixels (row, row2, x0 + dx, width);
         TAP (px, spatial_row[dx]);
       }
     }
@@ -316,13 +342,18 @@ bilateral_vec (__global const uchar * src, int src_offset, int src_stride,
 
   __global sample_t *out_row = (__global sample_t *) (dst + dst_offset +
       (size_t) y * dst_stride);
+#if PLANAR
+  __global sample_t *out_row2 = (__global sample_t *) (dst + second.z + (size_t) y * second.w);
+#else
+  __global sample_t *out_row2 = out_row;
+#endif
   if (x0 + VEC <= width) {
-    store_pixels (out, out_row, x0);
+    store_pixels (out, out_row, out_row2, x0);
     return;
   }
   word_t words[VEC];
   vstorev (out, 0, words);
   const int count = min (VEC, width - x0);
   for (int i = 0; i < count; i++)
-    STORE_WORD (words[i], out_row, x0 + i);
+    STORE_WORD (words[i], out_row, out_row2, x0 + i);
 }

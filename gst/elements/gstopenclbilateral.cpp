@@ -94,13 +94,14 @@ struct KernelKey
   }
 };
 
-/* One plane of the format and the kernel slot that filters it (planes of the same pixel layout,
- * I420's three, share one). */
+/* One plane of the format (two for a planar pair: `plane` and `second`) and the kernel slot that
+ * filters it. */
 struct PlaneJob
 {
   guint plane = 0;
   PixelLayout pixels;
   size_t slot = 0;
+  guint second = 0;
 };
 
 /* A kernel built for a key, rebuilt when the key changes. */
@@ -124,12 +125,14 @@ struct State
 };
 
 /* The planes of a format and their pixels: packed RGB as one plane of 4 channels, gray as one
- * of 1, I420 as three of 1, NV12 and P010 as luma (1 channel) and interleaved chroma (2). */
+ * of 1, YUV as luma (1 channel) and a chroma pair (2: interleaved on NV12 and P010, U and V
+ * planes together on I420, so chroma is weighted the same way on both). */
 std::vector<PlaneJob>
 plane_jobs (GstVideoFormat format)
 {
   const PixelLayout rgba { 4, 8, 0 }, rgba64 { 4, 16, 0 }, gray8 { 1, 8, 0 },
-      gray16 { 1, 16, 0 }, pair8 { 2, 8, 0 }, p010_luma { 1, 16, 6 }, p010_pair { 2, 16, 6 };
+      gray16 { 1, 16, 0 }, pair8 { 2, 8, 0 }, p010_luma { 1, 16, 6 }, p010_pair { 2, 16, 6 },
+      planes_u_v { 2, 8, 0, true };
   switch (format) {
     case GST_VIDEO_FORMAT_GRAY8:
       return { { 0, gray8, 0 } };
@@ -138,7 +141,7 @@ plane_jobs (GstVideoFormat format)
     case GST_VIDEO_FORMAT_RGBA64_LE:
       return { { 0, rgba64, 0 } };
     case GST_VIDEO_FORMAT_I420:
-      return { { 0, gray8, 0 }, { 1, gray8, 0 }, { 2, gray8, 0 } };
+      return { { 0, gray8, 0 }, { 1, planes_u_v, 1, 2 } };
     case GST_VIDEO_FORMAT_NV12:
       return { { 0, gray8, 0 }, { 1, pair8, 1 } };
     case GST_VIDEO_FORMAT_P010_10LE:
@@ -253,6 +256,11 @@ set_arguments (cl::Kernel & kernel, const GstOpenCLFrame * in, const GstOpenCLFr
   kernel.setArg (8, state.spatial_log2);
   kernel.setArg (9, range_scale);
   kernel.setArg (10, state.luma);
+  const guint second = job.pixels.planar ? job.second : job.plane;
+  kernel.setArg (11, cl_int4 { { (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in->info, second),
+          GST_VIDEO_INFO_PLANE_STRIDE (&in->info, second),
+          (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, second),
+          GST_VIDEO_INFO_PLANE_STRIDE (&out->info, second) } });
 }
 
 /* Chooses the variant for the key (forced, cached, or timed on this frame: see
@@ -289,9 +297,10 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   };
   const std::string sources = gst_opencl::kernel_source ("bilateral") + '\0' +
       gst_opencl::kernel_source ("bilateral_vec");
-  gchar *tuning_key = g_strdup_printf ("channels %d bits %d shift %d mode %d radius %d "
-      "source %016" G_GINT64_MODIFIER "x", key.pixels.channels, key.pixels.sample_bits,
-      key.pixels.shift, key.mode, key.radius, (guint64) gst_opencl::stable_hash (sources));
+  gchar *tuning_key = g_strdup_printf ("channels %d bits %d shift %d planar %d mode %d "
+      "radius %d source %016" G_GINT64_MODIFIER "x", key.pixels.channels,
+      key.pixels.sample_bits, key.pixels.shift, (int) key.pixels.planar, key.mode, key.radius,
+      (guint64) gst_opencl::stable_hash (sources));
   size_t chosen;
   try {
     /* GST_OPENCL_BILATERAL_TILE=float|byte (without GST_OPENCL_VARIANT_BILATERAL) picks the tiled

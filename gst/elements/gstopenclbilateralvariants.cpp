@@ -86,18 +86,18 @@ build_options (const gst_opencl::Device & device, const Variant & variant, const
   const int channels = pixels.channels;
   if (variant.vector) {
     options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DSAMPLE_BITS=%d -DSAMPLE_SHIFT=%d "
-        "-DMODE=%d -DRADIUS=%d -DVEC=%zu", channels, pixels.sample_bits, pixels.shift, mode,
-        radius, variant.vec);
+        "-DPLANAR=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu", channels, pixels.sample_bits,
+        pixels.shift, pixels.planar ? 1 : 0, mode, radius, variant.vec);
   } else {
     const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
     /* GPUs: exp2 without the denormal handling around the hardware approximation (weights
      * below 2^-126 count as 0 beside the centre's weight of 1). */
     options = g_strdup_printf ("%s-cl-mad-enable -DCHANNELS=%d -DSAMPLE_BITS=%d "
-        "-DSAMPLE_SHIFT=%d -DMODE=%d -DRADIUS=%d "
+        "-DSAMPLE_SHIFT=%d -DPLANAR=%d -DMODE=%d -DRADIUS=%d "
         "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DOUT_Y=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d "
         "-DPRESCALED=%d -DPTX_EXP2=%d -DCOLUMNS=%d",
         poly_exp2 ? "" : "-cl-denorms-are-zero ",
-        channels, pixels.sample_bits, pixels.shift, mode, radius, shape.group_w, shape.group_h, shape.out_x,
+        channels, pixels.sample_bits, pixels.shift, pixels.planar ? 1 : 0, mode, radius, shape.group_w, shape.group_h, shape.out_x,
         shape.out_y, poly_exp2 ? 1 : 0, shape.tile_float ? 1 : 0, shape.columns != 0 ? 1 : 0,
         variant.ptx_exp2 ? 1 : 0, shape.columns);
   }

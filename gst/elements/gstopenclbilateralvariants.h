@@ -39,15 +39,18 @@ constexpr size_t FLOAT_TILE_DEFAULT = 6;
 constexpr size_t BYTE_TILE_DEFAULT = 2;
 
 /* The pixels a kernel works on: 1, 2 (a chroma pair) or 4 channels of 8- or 16-bit samples,
- * the values `shift` bits up in each sample (6 for P010). */
+ * the values `shift` bits up in each sample (6 for P010); a planar pair (I420's U and V) has its
+ * second channel in a plane of its own. */
 struct PixelLayout
 {
   int channels = 4;
   int sample_bits = 8;
   int shift = 0;
+  bool planar = false;
   bool operator== (const PixelLayout & o) const
   {
-    return channels == o.channels && sample_bits == o.sample_bits && shift == o.shift;
+    return channels == o.channels && sample_bits == o.sample_bits && shift == o.shift &&
+        planar == o.planar;
   }
 };
 
