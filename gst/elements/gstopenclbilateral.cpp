@@ -10,6 +10,13 @@
  * their colour differs from the centre's (sigma-range, in 8-bit units as OpenCV's sigmaColor).
  * Borders are clamped to the edge; alpha passes through. The kernel runs on any OpenCL device.
  *
+ * On NV12, I420 and P010_10LE the luma plane is filtered as a gray frame (weights from luma)
+ * and the chroma at its own size, U and V together, weighted by the distance of the (U, V) pair
+ * (on the test frames of docs/openclbilateral.md this kept chroma edges better than weights from
+ * each chroma value alone or from the co-sited luma). On 16-bit formats (GRAY16_LE, RGBA64_LE)
+ * and P010's 10-bit codes, sigma-range keeps its 8-bit units: it is scaled to the depth (x257 at
+ * 16 bits), and P010's results are 10-bit codes with the low 6 bits zero.
+ *
  * Two kernels compute the filter: one in explicit 16-lane vectors for CPU devices and one with
  * a local-memory tile for GPUs. Their variants (vector width, work-group shape, tile type) are
  * timed on the first frame of each radius and mode on a device and the fastest is cached on disk;
@@ -425,10 +432,12 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   /**
    * GstOpenCLBilateral:sigma-range:
    *
-   * Standard deviation of the range Gaussian in 8-bit intensity units (OpenCV's sigmaColor).
+   * Standard deviation of the range Gaussian in 8-bit intensity units (OpenCV's sigmaColor),
+   * on every format: scaled to the samples' depth on 16-bit and 10-bit frames.
    */
   properties.add (g_param_spec_double ("sigma-range", "Range sigma",
-      "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
+      "Standard deviation of the range (colour) Gaussian in 8-bit intensity units, "
+      "whatever the format's depth",
       MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::sigma_range);
   /**
@@ -443,10 +452,11 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   /**
    * GstOpenCLBilateral:mode:
    *
-   * How the colour difference of RGB formats is measured. GRAY8 ignores it.
+   * How the colour difference of RGB formats (RGBA64_LE too) is measured. Gray and YUV formats
+   * ignore it.
    */
   properties.add (g_param_spec_enum ("mode", "Mode",
-      "How colour differences are weighted (RGB formats)", GST_TYPE_OPENCL_BILATERAL_MODE,
+      "How colour differences are weighted (RGB formats; gray and YUV ignore it)", GST_TYPE_OPENCL_BILATERAL_MODE,
       (gint) DEFAULT_MODE, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::mode);
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL bilateral filter",
