@@ -738,9 +738,10 @@ GST_START_TEST (test_yuv_and_16_bit_radius_and_sigmas)
   {
     double sigma_spatial, sigma_range;
     int radius;
-  } cases[] = { { 1.0, 10.0, 1 }, { 3.0, 60.0, 6 }, { 2.0, 0.5, 3 } };
+  } cases[] = { { 1.0, 10.0, 1 }, { 3.0, 60.0, 6 }, { 2.0, 0.5, 3 },
+    { 20.0, 5000.0, 32 } /* the largest window, a plain blur: the longest float32 sums */ };
   uint32_t seed = 1100;
-  for (int i : testutil::full_or_quick<int> ({ 0, 1, 2 }, { 1 })) {
+  for (int i : testutil::full_or_quick<int> ({ 0, 1, 2, 3 }, { 1 })) {
     const auto & c = cases[i];
     Settings s;
     s.sigma_spatial = c.sigma_spatial;
@@ -764,15 +765,21 @@ GST_START_TEST (test_yuv_and_16_bit_641x479)
 GST_END_TEST;
 
 /* The GPU's kernels (byte tile, float tile, column and row kernels) and the CPU's eight-wide
- * vector kernel, forced on the CPU device, on every pixel layout the new formats bring: 16-bit
- * gray, 16-bit RGBA, 8-bit and P010 luma, interleaved chroma pairs and I420's planar pair. The
- * quick suite runs one tiled and one column variant. */
+ * vector kernel, forced (on the CPU device here), on every pixel layout the new formats bring:
+ * 16-bit gray, 16-bit RGBA, 8-bit and P010 luma, interleaved chroma pairs and I420's planar
+ * pair; on NVIDIA's driver the PTX forms too. The quick suite runs one tiled and one column
+ * variant. */
 GST_START_TEST (test_yuv_and_16_bit_variants)
 {
   uint32_t seed = 1300;
-  for (const char *variant : testutil::full_or_quick<const char *> ({ "vec8", "tiled-16x16x2",
-              "tiled-float-16x16x2", "columns-32x8-1x2", "rows-32x4-1x4" },
-          { "tiled-16x16x2", "columns-32x8-1x2" })) {
+  std::vector<const char *> variants = testutil::full_or_quick<const char *> ({ "vec8",
+          "tiled-16x16x2", "tiled-float-16x16x2", "columns-32x8-1x2", "rows-32x4-1x4" },
+      { "tiled-16x16x2", "columns-32x8-1x2" });
+  if (testutil::default_device_vendor ().find ("NVIDIA") != std::string::npos) {
+    for (const char *v : { "tiled-float-16x16x2-ptx", "columns-32x8-1x2-ptx" })
+      variants.push_back (v);
+  }
+  for (const char *variant : variants) {
     g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
     GST_INFO ("variant %s", variant);
     Settings s;
