@@ -11,7 +11,14 @@
  * computes OUT_X horizontally adjacent outputs, reading every tile value once for all of them.
  *
  * Build options (all have defaults so the file builds on its own):
- *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx: channels 0-2 filtered, channel 3 copied) or 1 (GRAY8)
+ *   CHANNELS  4 (RGBA/BGRA/RGBx/BGRx/RGBA64: channels 0-2 filtered, channel 3 copied), 2 (the
+ *             interleaved chroma plane of NV12/P010: one weight from the Euclidean distance of
+ *             the pair, whatever MODE says) or 1 (GRAY8/GRAY16, the luma planes of YUV formats)
+ *   PLANAR    1 (CHANNELS 2 only): the pair's second channel is a plane of its own (I420's V
+ *             beside U), at the offsets and strides in `second`
+ *   SAMPLE_BITS 8 (bytes) or 16 (little-endian 16-bit words); rows and plane offsets in bytes
+ *   SAMPLE_SHIFT 0, or 6 for P010 (10-bit codes in the high bits of each word): values are the
+ *             codes (word >> 6) and results are stored as codes << 6, the low bits zero
  *   MODE      0 colour distance, 1 luma difference, 2 per channel (CHANNELS 4 only)
  *   RADIUS    0..32;  GROUP_W, GROUP_H: work-group shape;  OUT_X: outputs per work-item
  *   TILE_FLOAT 1 to keep the tile as floats, converted once when loaded (GPUs convert bytes to
@@ -37,6 +44,15 @@
  */
 #ifndef CHANNELS
 #define CHANNELS 4
+#endif
+#ifndef SAMPLE_BITS
+#define SAMPLE_BITS 8
+#endif
+#ifndef SAMPLE_SHIFT
+#define SAMPLE_SHIFT 0
+#endif
+#ifndef PLANAR
+#define PLANAR 0
 #endif
 #ifndef MODE
 #define MODE 0
@@ -88,18 +104,70 @@
 #define TILE_W (GROUP_W * OUT_X + 2 * RADIUS)
 #define TILE_H (GROUP_H * OUT_Y + 2 * RADIUS)
 
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#if SAMPLE_BITS == 16
+typedef ushort sample_t;
+#define SAMPLE ushort
+#else
+typedef uchar sample_t;
+#define SAMPLE uchar
+#endif
+
+#if CHANNELS == 4 && SAMPLE_SHIFT != 0
+#error "SAMPLE_SHIFT is for CHANNELS 1 and 2 (P010)"
+#endif
+#if PLANAR && CHANNELS != 2
+#error "PLANAR needs CHANNELS 2"
+#endif
 #if CHANNELS == 4
-typedef uchar4 pixel_t;
+typedef CAT (SAMPLE, 4) pixel_t;
 typedef float4 value_t;
 #define LOAD_PIXEL(row, x) vload4 ((x), (row))
 #define STORE_PIXEL(v, row, x) vstore4 ((v), (x), (row))
 #define TO_VALUE(p) convert_float4 (p)
+#define TO_PIXEL(v) CAT (CAT (convert_, SAMPLE), 4_sat_rte) (v)
+#elif CHANNELS == 2 && PLANAR
+/* The second channel from the row of the second plane, row##_2 (SECOND_ROW declares it). */
+typedef CAT (SAMPLE, 2) pixel_t;
+typedef float2 value_t;
+#define LOAD_PIXEL(row, x) ((pixel_t) ((row)[(x)], (row##_2)[(x)]) >> (pixel_t) (SAMPLE_SHIFT))
+#define STORE_PIXEL(v, row, col) \
+  do { const pixel_t p_ = (v); (row)[(col)] = p_.x; (row##_2)[(col)] = p_.y; } while (0)
+#define TO_VALUE(p) convert_float2 (p)
+#define TO_PIXEL(v) (CAT (CAT (convert_, SAMPLE), 2_sat_rte) (v) << (pixel_t) (SAMPLE_SHIFT))
+#elif CHANNELS == 2
+typedef CAT (SAMPLE, 2) pixel_t;
+typedef float2 value_t;
+#define LOAD_PIXEL(row, x) (vload2 ((x), (row)) >> (pixel_t) (SAMPLE_SHIFT))
+#define STORE_PIXEL(v, row, x) vstore2 ((v), (x), (row))
+#define TO_VALUE(p) convert_float2 (p)
+#define TO_PIXEL(v) (CAT (CAT (convert_, SAMPLE), 2_sat_rte) (v) << (pixel_t) (SAMPLE_SHIFT))
 #else
-typedef uchar pixel_t;
+typedef sample_t pixel_t;
 typedef float value_t;
-#define LOAD_PIXEL(row, x) ((row)[(x)])
+#define LOAD_PIXEL(row, x) ((sample_t) ((row)[(x)] >> SAMPLE_SHIFT))
 #define STORE_PIXEL(v, row, x) ((row)[(x)] = (v))
 #define TO_VALUE(p) convert_float (p)
+#define TO_PIXEL(v) ((sample_t) (CAT (CAT (convert_, SAMPLE), _sat_rte) (v) << SAMPLE_SHIFT))
+#endif
+
+/* Row y of a plane that starts `offset` bytes into the buffer, rows `stride` bytes apart. */
+#define ROW(base, offset, stride, y) \
+  ((__global const sample_t *) ((base) + (offset) + (size_t) (y) * (stride)))
+#define OUT_ROW(base, offset, stride, y) \
+  ((__global sample_t *) ((base) + (offset) + (size_t) (y) * (stride)))
+/* The same row of the second plane (`second`: its offsets and strides in the source and the
+ * destination), as name##_2, where there is one. */
+#if PLANAR
+#define SECOND_ROW(name, row_y) \
+  __global const sample_t *name##_2 = ROW (src, second.x, second.y, row_y)
+#define SECOND_OUT_ROW(name, row_y) \
+  __global sample_t *name##_2 = OUT_ROW (dst, second.z, second.w, row_y)
+#else
+#define SECOND_ROW(name, row_y)
+#define SECOND_OUT_ROW(name, row_y)
 #endif
 
 /* Weight accumulators: one weight per neighbour, or one per colour channel. */
@@ -145,8 +213,10 @@ ptx_exp2_float4 (float4 x)
 {
   return (float4) (ptx_exp2 (x.x), ptx_exp2 (x.y), ptx_exp2 (x.z), ptx_exp2 (x.w));
 }
+
 #if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
 #define WEIGHT_EXP2(x) ptx_exp2_float4 (x)
+
 #else
 #define WEIGHT_EXP2(x) ptx_exp2 (x)
 #endif
@@ -160,6 +230,9 @@ range_term (value_t centre, value_t neighbour, float range_scale, float4 luma)
 #if CHANNELS == 1
   float d = neighbour - centre;
   return d * d * range_scale;
+#elif CHANNELS == 2
+  float2 d = neighbour - centre;
+  return dot (d, d) * range_scale;
 #elif MODE == MODE_LUMA
   float d = dot (neighbour - centre, luma);
   return d * d * range_scale;
@@ -172,14 +245,16 @@ range_term (value_t centre, value_t neighbour, float range_scale, float4 luma)
 #endif
 }
 
-inline uchar4
-finish4 (float4 sum, weight_t weight_sum, uchar alpha)
+#if CHANNELS == 4
+inline pixel_t
+finish4 (float4 sum, weight_t weight_sum, sample_t alpha)
 {
   float4 value = sum / weight_sum;
-  uchar4 out = convert_uchar4_sat_rte (value);
+  pixel_t out = TO_PIXEL (value);
   out.w = alpha;
   return out;
 }
+#endif
 
 #if PRESCALED
 
@@ -198,6 +273,10 @@ range_exponent (value_t centre, value_t neighbour, float spatial, float4 luma)
 #if CHANNELS == 1
   float d = neighbour - centre;
   return spatial - d * d;
+#elif CHANNELS == 2
+  float2 d = neighbour - centre;
+  float e = spatial - d.x * d.x;
+  return e - d.y * d.y;
 #elif MODE == MODE_LUMA
   float d = dot ((neighbour - centre).xyz, luma.xyz);
   return spatial - d * d;
@@ -223,9 +302,9 @@ range_exponent (value_t centre, value_t neighbour, float spatial, float4 luma)
 
 __kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
 void
-bilateral (__global const uchar * src, int src_stride,
-    __global uchar * dst, int dst_stride, int width, int height,
-    __constant float *spatial_log2, float range_scale, float4 luma)
+bilateral (__global const uchar * src, int src_offset, int src_stride,
+    __global uchar * dst, int dst_offset, int dst_stride, int width, int height,
+    __constant float *spatial_log2, float range_scale, float4 luma, int4 second)
 {
   __local value_t tile[TILE_H][TILE_W];
 
@@ -243,7 +322,8 @@ bilateral (__global const uchar * src, int src_stride,
 
   for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
     const int sy = clamp (tile_y0 + ty, 0, height - 1);
-    __global const uchar *row = src + (size_t) sy * src_stride;
+    __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
+    SECOND_ROW (row, sy);
     for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
       const int sx = clamp (tile_x0 + tx, 0, width - 1);
 #if WEIGHT_IN_W
@@ -333,9 +413,10 @@ bilateral (__global const uchar * src, int src_stride,
     const int y = y0 + j;
     if (y >= height)
       break;
-    __global uchar *out_row = dst + (size_t) y * dst_stride;
+    __global sample_t *out_row = OUT_ROW (dst, dst_offset, dst_stride, y);
+    SECOND_OUT_ROW (out_row, y);
 #if CHANNELS == 4
-    __global const uchar *in_row = src + (size_t) y * src_stride;
+    __global const sample_t *in_row = ROW (src, src_offset, src_stride, y);
 #endif
 #pragma unroll
     for (int k = 0; k < OUT_X; k++) {
@@ -348,7 +429,7 @@ bilateral (__global const uchar * src, int src_stride,
         STORE_PIXEL (finish4 (sum[o] * unscale, weight_sum[o], LOAD_PIXEL (in_row, x0 + k).w),
             out_row, x0 + k);
 #else
-        STORE_PIXEL (convert_uchar_sat_rte (sum[o] * unscale / weight_sum[o]), out_row, x0 + k);
+        STORE_PIXEL (TO_PIXEL (sum[o] * unscale / weight_sum[o]), out_row, x0 + k);
 #endif
       }
     }
@@ -359,9 +440,9 @@ bilateral (__global const uchar * src, int src_stride,
 
 __kernel __attribute__ ((reqd_work_group_size (GROUP_W, GROUP_H, 1)))
 void
-bilateral (__global const uchar * src, int src_stride,
-    __global uchar * dst, int dst_stride, int width, int height,
-    __constant float *spatial_log2, float range_scale, float4 luma)
+bilateral (__global const uchar * src, int src_offset, int src_stride,
+    __global uchar * dst, int dst_offset, int dst_stride, int width, int height,
+    __constant float *spatial_log2, float range_scale, float4 luma, int4 second)
 {
 #if TILE_FLOAT
   __local value_t tile[TILE_H][TILE_W];
@@ -378,7 +459,8 @@ bilateral (__global const uchar * src, int src_stride,
 
   for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
     const int sy = clamp (tile_y0 + ty, 0, height - 1);
-    __global const uchar *row = src + (size_t) sy * src_stride;
+    __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
+    SECOND_ROW (row, sy);
     for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
       const int sx = clamp (tile_x0 + tx, 0, width - 1);
 #if TILE_FLOAT
@@ -427,15 +509,16 @@ bilateral (__global const uchar * src, int src_stride,
   const int x0 = (int) get_group_id (0) * GROUP_W * OUT_X + lx * OUT_X;
   if (y >= height)
     return;
-  __global uchar *out_row = dst + (size_t) y * dst_stride;
+  __global sample_t *out_row = OUT_ROW (dst, dst_offset, dst_stride, y);
+  SECOND_OUT_ROW (out_row, y);
 #pragma unroll
   for (int k = 0; k < OUT_X; k++) {
     if (x0 + k < width) {
 #if CHANNELS == 4
-      STORE_PIXEL (finish4 (sum[k], weight_sum[k], (uchar) tile[cy][cx + k].w), out_row,
+      STORE_PIXEL (finish4 (sum[k], weight_sum[k], (sample_t) tile[cy][cx + k].w), out_row,
           x0 + k);
 #else
-      STORE_PIXEL (convert_uchar_sat_rte (sum[k] / weight_sum[k]), out_row, x0 + k);
+      STORE_PIXEL (TO_PIXEL (sum[k] / weight_sum[k]), out_row, x0 + k);
 #endif
     }
   }

@@ -5,8 +5,11 @@
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "common/suite.h"
 #include "common/testutil.h"
@@ -116,6 +119,248 @@ const GstVideoFormat all_formats[] = {
 };
 const BilateralMode all_modes[] = {
   BilateralMode::Color, BilateralMode::Luma, BilateralMode::PerChannel,
+};
+
+
+/* The YUV and 16-bit formats: each plane filtered on its own, checked plane by plane. */
+
+/* The largest difference from the reference, in codes of a plane's depth. 8 and 10 bits (P010):
+ * 1, a float sum rounding to the other side of a half. 16 bits: a 16-bit code is 1/257 of an
+ * 8-bit one, and the kernel's float32 arithmetic is not that fine: the weights carry the
+ * polynomial exp2's relative error (4e-6 on CPUs), which moves a weighted mean by up to that
+ * fraction of the window's spread of values (4e-6 x 65535 = 0.26 codes), and a float32 sum of
+ * up to 4225 products of values up to 65535 rounds by a few 2^-24 relative steps each. */
+constexpr int BOUND_8_10_BITS = 1;
+constexpr int BOUND_16_BITS = 4;
+
+enum class Content { Random, Edges, Flat, Extremes };
+
+const char *
+content_name (Content content)
+{
+  static const char *const names[] = { "random", "edges", "flat", "extremes" };
+  return names[(int) content];
+}
+
+/* A plane's pixels as stored (I420's U and V: one channel each). */
+reference::BilateralSamples
+plane_samples (GstVideoFormat format, guint plane)
+{
+  reference::BilateralSamples s;
+  const bool p010 = format == GST_VIDEO_FORMAT_P010_10LE;
+  s.sample_bits = p010 || format == GST_VIDEO_FORMAT_GRAY16_LE ||
+      format == GST_VIDEO_FORMAT_RGBA64_LE ? 16 : 8;
+  s.shift = p010 ? 6 : 0;
+  if (format == GST_VIDEO_FORMAT_RGBA64_LE)
+    s.channels = 4;
+  else if ((format == GST_VIDEO_FORMAT_NV12 || p010) && plane == 1)
+    s.channels = 2;
+  else
+    s.channels = 1;
+  return s;
+}
+
+/* Code (value) `v` of a `depth`-bit sample at x, y of a plane w x h, for the content. */
+int
+content_value (Content content, int x, int y, int w, int h, int c, int max, std::mt19937 & rng)
+{
+  const int noise = (int) (rng () % 9) - 4;
+  switch (content) {
+    case Content::Random:
+      return (int) (rng () % (max + 1));
+    case Content::Flat:
+      return std::clamp (max / 3 + c * max / 7 + noise * std::max (1, max / 255), 0, max);
+    case Content::Extremes:
+      /* Stripes of 0 and the largest code, and single pixels of the other. */
+      return ((x / 3 + y / 2 + c) % 2 == 0) != ((x * 7 + y * 3) % 11 == 0) ? 0 : max;
+    case Content::Edges:
+    default:{
+      const bool bright = x > w / 2 || (std::abs (x - w / 4) < w / 8 && std::abs (y - h / 2) < h /
+          5);
+      return std::clamp ((bright ? max * 4 / 5 : max / 6) + c * max / 11 + noise *
+          std::max (1, max / 255), 0, max);
+    }
+  }
+}
+
+/* A frame of `info`'s format and size whose every plane's rows have `pad` more bytes. */
+struct PaddedFrame
+{
+  GstVideoInfo info;
+  GstBuffer *buffer = nullptr;
+};
+
+PaddedFrame
+make_padded (const GstVideoInfo * tight, int pad, Content content, uint32_t seed)
+{
+  PaddedFrame f;
+  f.info = *tight;
+  gsize offset = 0;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (tight); p++) {
+    f.info.stride[p] = tight->stride[p] + pad;
+    f.info.offset[p] = offset;
+    offset += (gsize) f.info.stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (tight, p);
+  }
+  f.info.size = offset;
+  f.buffer = gst_buffer_new_allocate (nullptr, offset, nullptr);
+  gst_buffer_add_video_meta_full (f.buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (tight), tight->width, tight->height,
+      GST_VIDEO_INFO_N_PLANES (tight), f.info.offset, f.info.stride);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (f.buffer, &map, GST_MAP_WRITE));
+  std::mt19937 rng (seed);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = (uint8_t) rng ();  /* the padding and P010's low bits stay random */
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (tight);
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (tight); p++) {
+    const auto s = plane_samples (format, p);
+    const int w = GST_VIDEO_INFO_COMP_WIDTH (tight, p), h = GST_VIDEO_INFO_COMP_HEIGHT (tight, p);
+    const int max = (1 << (s.sample_bits - s.shift)) - 1;
+    for (int y = 0; y < h; y++) {
+      uint8_t *row = map.data + f.info.offset[p] + (size_t) y * f.info.stride[p];
+      for (int x = 0; x < w; x++) {
+        for (int c = 0; c < s.channels; c++) {
+          const int v = content_value (content, x, y, w, h, c, max, rng);
+          uint8_t *at = row + ((size_t) x * s.channels + c) * s.sample_bits / 8;
+          if (s.sample_bits == 8) {
+            at[0] = (uint8_t) v;
+          } else {
+            const int word = (v << s.shift) | (at[0] & ((1 << s.shift) - 1));
+            at[0] = (uint8_t) word;
+            at[1] = (uint8_t) (word >> 8);
+          }
+        }
+      }
+    }
+  }
+  gst_buffer_unmap (f.buffer, &map);
+  return f;
+}
+
+/* What the element filters as one image: a plane, or I420's U and V planes as one pair. */
+struct Job
+{
+  guint plane;
+  int second = -1;  /* the pair's second plane */
+  reference::BilateralSamples samples;
+};
+
+std::vector<Job>
+jobs_of (GstVideoFormat format, guint n_planes)
+{
+  if (format == GST_VIDEO_FORMAT_I420) {
+    reference::BilateralSamples pair;
+    pair.channels = 2;
+    return { { 0, -1, plane_samples (format, 0) }, { 1, 2, pair } };
+  }
+  std::vector<Job> jobs;
+  for (guint p = 0; p < n_planes; p++)
+    jobs.push_back ({ p, -1, plane_samples (format, p) });
+  return jobs;
+}
+
+/* The stored sample (raw word) of channel c at x, y of a job in a frame. */
+int
+sample_at (GstVideoFrame * frame, const Job & job, int x, int y, int c)
+{
+  const auto & s = job.samples;
+  const guint plane = job.second >= 0 && c == 1 ? job.second : job.plane;
+  const int channels = job.second >= 0 ? 1 : s.channels;
+  const int channel = job.second >= 0 ? 0 : c;
+  const uint8_t *at = static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (frame, plane)) +
+      (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane) +
+      ((size_t) x * channels + channel) * s.sample_bits / 8;
+  return s.sample_bits == 16 ? at[0] | (at[1] << 8) : at[0];
+}
+
+/* The worst difference of one job of `got` from the reference of `in`'s, in codes; fails on
+ * P010 words with low bits set and on a changed fourth channel. */
+int
+job_difference (GstVideoFrame * in, GstVideoFrame * got, const Job & job, const Settings & st,
+    std::string * where)
+{
+  const auto & s = job.samples;
+  const int w = GST_VIDEO_FRAME_COMP_WIDTH (in, job.plane);
+  const int h = GST_VIDEO_FRAME_COMP_HEIGHT (in, job.plane);
+  const int bytes = s.sample_bits / 8, pixel_bytes = s.channels * bytes;
+  /* The job's input as one tight image of interleaved channels, and the reference's output. */
+  std::vector<uint8_t> source ((size_t) w * h * pixel_bytes), want (source.size ());
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < s.channels; c++)
+        for (int b = 0; b < bytes; b++)
+          source[((size_t) y * w + x) * pixel_bytes + c * bytes + b] =
+              (uint8_t) (sample_at (in, job, x, y, c) >> (8 * b));
+  reference::BilateralParams params;
+  params.sigma_spatial = st.sigma_spatial;
+  params.sigma_range = st.sigma_range;
+  params.radius = effective_radius (st);
+  params.mode = st.mode;
+  reference::bilateral_plane (source.data (), w * pixel_bytes, want.data (), w * pixel_bytes, w,
+      h, s, params);
+  int worst = 0;
+  for (int y = 0; y < h; y++) {
+    for (int x = 0; x < w; x++) {
+      for (int c = 0; c < s.channels; c++) {
+        const uint8_t *b = want.data () + ((size_t) y * w + x) * pixel_bytes + c * bytes;
+        const int raw_a = sample_at (got, job, x, y, c);
+        const int raw_b = s.sample_bits == 16 ? b[0] | (b[1] << 8) : b[0];
+        fail_unless ((raw_a & ((1 << s.shift) - 1)) == 0, "plane %u at %d,%d: low bits of %d set",
+            job.plane, x, y, raw_a);
+        const int d = std::abs ((raw_a >> s.shift) - (raw_b >> s.shift));
+        fail_unless (c != 3 || d == 0, "plane %u at %d,%d: fourth channel %d, input's %d",
+            job.plane, x, y, raw_a, raw_b);
+        if (d > worst) {
+          worst = d;
+          *where = "plane " + std::to_string (job.plane) + " channel " + std::to_string (c) +
+              " at " + std::to_string (x) + "," + std::to_string (y) + ": " +
+              std::to_string (raw_a >> s.shift) + ", reference " +
+              std::to_string (raw_b >> s.shift);
+        }
+      }
+    }
+  }
+  return worst;
+}
+
+/* One frame of a YUV or 16-bit format through the element, every plane against the reference
+ * within the bound of its depth. */
+void
+check_planes (GstVideoFormat format, int width, int height, int pad, Content content,
+    const Settings & s, uint32_t seed)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (format, width, height, &info);
+  apply (h, s);
+  PaddedFrame input = make_padded (&info, pad, content, seed);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (input.buffer));
+  const std::string label = std::string (gst_video_format_to_string (format)) + " " +
+      std::to_string (width) + "x" + std::to_string (height) + " pad " + std::to_string (pad) +
+      " " + content_name (content) + " mode " + mode_nick (s.mode) + " radius " +
+      std::to_string (effective_radius (s)) + " sigma-range " + std::to_string (s.sigma_range);
+  fail_unless (out != nullptr, "%s: no output buffer", label.c_str ());
+  GstVideoFrame in_frame, out_frame;
+  fail_unless (gst_video_frame_map (&in_frame, &input.info, input.buffer, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out_frame, &info, out, GST_MAP_READ));
+  for (const Job & job : jobs_of (format, GST_VIDEO_INFO_N_PLANES (&info))) {
+    std::string where;
+    const int d = job_difference (&in_frame, &out_frame, job, s, &where);
+    const int bound = job.samples.sample_bits - job.samples.shift == 16 ? BOUND_16_BITS :
+        BOUND_8_10_BITS;
+    GST_INFO ("%s: plane %u off by %d at most", label.c_str (), job.plane, d);
+    fail_unless (d <= bound, "%s: off by %d (bound %d), %s", label.c_str (), d, bound,
+        where.c_str ());
+  }
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  gst_buffer_unref (out);
+  gst_buffer_unref (input.buffer);
+  gst_harness_teardown (h);
+}
+
+const GstVideoFormat new_formats[] = {
+  GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA64_LE, GST_VIDEO_FORMAT_NV12,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE,
 };
 
 }  // namespace
@@ -463,6 +708,104 @@ GST_START_TEST (test_caps_change_mid_stream)
 }
 GST_END_TEST;
 
+/* Every YUV and 16-bit format at odd sizes with odd chroma sizes (65x49: chroma 33x25, where
+ * every vector work-item of the chroma touches an edge; 161x37: chroma 81x19, with interior
+ * ones), rows packed and padded, random, edge, flat and extreme frames, default settings. */
+GST_START_TEST (test_yuv_and_16_bit_formats)
+{
+  uint32_t seed = 1000;
+  for (GstVideoFormat format : new_formats) {
+    for (Content content : { Content::Random, Content::Edges, Content::Flat,
+            Content::Extremes }) {
+      const bool wide = content == Content::Random || content == Content::Extremes;
+      check_planes (format, wide ? 161 : 65, wide ? 37 : 49, wide ? 0 : 38, content, Settings (),
+          seed++);
+    }
+  }
+  /* RGBA64's other modes. */
+  for (BilateralMode mode : { BilateralMode::Luma, BilateralMode::PerChannel }) {
+    Settings s;
+    s.mode = mode;
+    check_planes (GST_VIDEO_FORMAT_RGBA64_LE, 33, 17, 6, Content::Random, s, seed++);
+  }
+}
+GST_END_TEST;
+
+/* Other radii and range sigmas: sigma-range keeps its 8-bit units on every depth. */
+GST_START_TEST (test_yuv_and_16_bit_radius_and_sigmas)
+{
+  struct
+  {
+    double sigma_spatial, sigma_range;
+    int radius;
+  } cases[] = { { 1.0, 10.0, 1 }, { 3.0, 60.0, 6 }, { 2.0, 0.5, 3 },
+    { 20.0, 5000.0, 32 } /* the largest window, a plain blur: the longest float32 sums */ };
+  uint32_t seed = 1100;
+  for (int i : testutil::full_or_quick<int> ({ 0, 1, 2, 3 }, { 1 })) {
+    const auto & c = cases[i];
+    Settings s;
+    s.sigma_spatial = c.sigma_spatial;
+    s.sigma_range = c.sigma_range;
+    s.radius = c.radius;
+    for (GstVideoFormat format : new_formats)
+      check_planes (format, 37, 21, 2, Content::Edges, s, seed++);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_yuv_and_16_bit_641x479)
+{
+  uint32_t seed = 1200;
+  for (GstVideoFormat format : testutil::full_or_quick<GstVideoFormat> ({
+              GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA64_LE, GST_VIDEO_FORMAT_NV12,
+              GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE },
+          { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE }))
+    check_planes (format, 641, 479, 0, Content::Edges, Settings (), seed++);
+}
+GST_END_TEST;
+
+/* The GPU's kernels (byte tile, float tile, column and row kernels) and the CPU's eight-wide
+ * vector kernel, forced (on the CPU device here), on every pixel layout the new formats bring:
+ * 16-bit gray, 16-bit RGBA, 8-bit and P010 luma, interleaved chroma pairs and I420's planar
+ * pair; on NVIDIA's driver the PTX forms too. The quick suite runs one tiled and one column
+ * variant. */
+GST_START_TEST (test_yuv_and_16_bit_variants)
+{
+  uint32_t seed = 1300;
+  std::vector<const char *> variants = testutil::full_or_quick<const char *> ({ "vec8",
+          "tiled-16x16x2", "tiled-float-16x16x2", "columns-32x8-1x2", "rows-32x4-1x4" },
+      { "tiled-16x16x2", "columns-32x8-1x2" });
+  if (testutil::default_device_vendor ().find ("NVIDIA") != std::string::npos) {
+    for (const char *v : { "tiled-float-16x16x2-ptx", "columns-32x8-1x2-ptx" })
+      variants.push_back (v);
+  }
+  for (const char *variant : variants) {
+    g_setenv ("GST_OPENCL_VARIANT_BILATERAL", variant, TRUE);
+    GST_INFO ("variant %s", variant);
+    Settings s;
+    s.radius = 3;
+    for (GstVideoFormat format : { GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_RGBA64_LE,
+            GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE })
+      check_planes (format, 67, 23, 4, Content::Random, s, seed++);
+    check_planes (GST_VIDEO_FORMAT_P010_10LE, 45, 19, 0, Content::Edges, s, seed++);
+  }
+  g_unsetenv ("GST_OPENCL_VARIANT_BILATERAL");
+}
+GST_END_TEST;
+
+/* A 16-bit frame whose rows are an odd number of bytes apart cannot be read as 16-bit words:
+ * an element error, not a crash. */
+GST_START_TEST (test_odd_16_bit_stride_is_an_error)
+{
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_GRAY16_LE, 16, 8, &info);
+  PaddedFrame input = make_padded (&info, 1, Content::Random, 9);
+  GstFlowReturn ret = gst_harness_push (h, input.buffer);
+  fail_unless (ret == GST_FLOW_ERROR, "an odd stride gave %s", gst_flow_get_name (ret));
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 static Suite *
 bilateral_suite (void)
 {
@@ -471,7 +814,9 @@ bilateral_suite (void)
       test_every_format_and_mode_small_sizes, test_640x480, test_float_tile, test_padded_rows,
       test_radius_and_sigmas, test_every_variant, test_prescaled_variants,
       test_unknown_variant_is_an_error, test_property_changes_between_frames,
-      test_kernel_time_and_device_name, test_caps_change_mid_stream);
+      test_kernel_time_and_device_name, test_caps_change_mid_stream, test_yuv_and_16_bit_formats,
+      test_yuv_and_16_bit_radius_and_sigmas, test_yuv_and_16_bit_641x479,
+      test_yuv_and_16_bit_variants, test_odd_16_bit_stride_is_an_error);
 }
 
 GST_CHECK_MAIN (bilateral);

@@ -10,6 +10,13 @@
  * their colour differs from the centre's (sigma-range, in 8-bit units as OpenCV's sigmaColor).
  * Borders are clamped to the edge; alpha passes through. The kernel runs on any OpenCL device.
  *
+ * On NV12, I420 and P010_10LE the luma plane is filtered as a gray frame (weights from luma)
+ * and the chroma at its own size, U and V together, weighted by the distance of the (U, V) pair
+ * (on the test frames of docs/openclbilateral.md this kept chroma edges better than weights from
+ * each chroma value alone or from the co-sited luma). On 16-bit formats (GRAY16_LE, RGBA64_LE)
+ * and P010's 10-bit codes, sigma-range keeps its 8-bit units: it is scaled to the depth (x257 at
+ * 16 bits), and P010's results are 10-bit codes with the low 6 bits zero.
+ *
  * Two kernels compute the filter: one in explicit 16-lane vectors for CPU devices and one with
  * a local-memory tile for GPUs. Their variants (vector width, work-group shape, tile type) are
  * timed on the first frame of each radius and mode on a device and the fastest is cached on disk;
@@ -44,6 +51,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_bilateral_debug);
 
 using gst_opencl_bilateral::BYTE_TILE_DEFAULT;
 using gst_opencl_bilateral::FLOAT_TILE_DEFAULT;
+using gst_opencl_bilateral::PixelLayout;
 using gst_opencl_bilateral::Shape;
 using gst_opencl_bilateral::VARIANTS;
 using gst_opencl_bilateral::Variant;
@@ -84,28 +92,79 @@ effective_radius (const Settings & s)
 /* What the built kernel depends on. */
 struct KernelKey
 {
-  int channels = 0;
+  PixelLayout pixels;
   int mode = -1;
   int radius = -1;
   bool operator== (const KernelKey & o) const
   {
-    return channels == o.channels && mode == o.mode && radius == o.radius;
+    return pixels == o.pixels && mode == o.mode && radius == o.radius;
   }
 };
 
-struct State
+/* One plane of the format (two for a planar pair: `plane` and `second`) and the kernel slot that
+ * filters it. */
+struct PlaneJob
 {
-  int channels = 0;
-  cl_float4 luma {};
+  guint plane = 0;
+  PixelLayout pixels;
+  size_t slot = 0;
+  guint second = 0;
+};
+
+/* A kernel built for a key, rebuilt when the key changes. */
+struct Slot
+{
   KernelKey key;
   cl::Kernel kernel;
   size_t variant = 2;                     /* index into VARIANTS */
   Shape shape;
+};
+
+struct State
+{
+  cl_float4 luma {};
+  std::vector<PlaneJob> planes;
+  std::vector<Slot> slots;
   cl::Buffer spatial_log2;                /* (2 * MAX_RADIUS + 1)^2 floats, allocated once */
   std::vector<float> spatial_host;        /* source of the last non-blocking upload */
   double table_sigma = -1.0;
   int table_radius = -1;
 };
+
+/* The planes of a format and their pixels: packed RGB as one plane of 4 channels, gray as one
+ * of 1, YUV as luma (1 channel) and a chroma pair (2: interleaved on NV12 and P010, U and V
+ * planes together on I420, so chroma is weighted the same way on both). */
+std::vector<PlaneJob>
+plane_jobs (GstVideoFormat format)
+{
+  const PixelLayout rgba { 4, 8, 0 }, rgba64 { 4, 16, 0 }, gray8 { 1, 8, 0 },
+      gray16 { 1, 16, 0 }, pair8 { 2, 8, 0 }, p010_luma { 1, 16, 6 }, p010_pair { 2, 16, 6 },
+      planes_u_v { 2, 8, 0, true };
+  switch (format) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      return { { 0, gray8, 0 } };
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      return { { 0, gray16, 0 } };
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+      return { { 0, rgba64, 0 } };
+    case GST_VIDEO_FORMAT_I420:
+      return { { 0, gray8, 0 }, { 1, planes_u_v, 1, 2 } };
+    case GST_VIDEO_FORMAT_NV12:
+      return { { 0, gray8, 0 }, { 1, pair8, 1 } };
+    case GST_VIDEO_FORMAT_P010_10LE:
+      return { { 0, p010_luma, 0 }, { 1, p010_pair, 1 } };
+    default:
+      return { { 0, rgba, 0 } };
+  }
+}
+
+/* sigma-range is in 8-bit units: one of them is (2^depth - 1) / 255 codes of the plane's depth
+ * (257 at 16 bits, 1023 / 255 for P010's 10-bit codes). */
+double
+range_unit (const PixelLayout & pixels)
+{
+  return (double) ((1 << (pixels.sample_bits - pixels.shift)) - 1) / 255.0;
+}
 
 }  // namespace
 
@@ -124,7 +183,7 @@ struct _GstOpenCLBilateral
   GstOpenCLBilateralImpl *impl;
 };
 
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8"
+#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE"
 
 G_DEFINE_TYPE (GstOpenCLBilateral, gst_opencl_bilateral, GST_TYPE_OPENCL_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (openclbilateral, "openclbilateral", GST_RANK_NONE,
@@ -148,7 +207,6 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, gst_opencl::ElementDevi
   return GST_OPENCL_GUARD (filter, "cannot set up the bilateral filter", [&]() {
     State & state = impl->state;
     auto format = GST_VIDEO_INFO_FORMAT (in_info);
-    state.channels = format == GST_VIDEO_FORMAT_GRAY8 ? 1 : 4;
     bool bgr = format == GST_VIDEO_FORMAT_BGRA || format == GST_VIDEO_FORMAT_BGRx;
     state.luma = bgr ? cl_float4 { { 0.114f, 0.587f, 0.299f, 0.0f } } :
         cl_float4 { { 0.299f, 0.587f, 0.114f, 0.0f } };
@@ -157,8 +215,9 @@ gst_opencl_bilateral_set_info (GstOpenCLFilter * filter, gst_opencl::ElementDevi
       state.spatial_log2 = cl::Buffer (device.device ().context,
           CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY, span * span * sizeof (float));
     }
+    state.planes = plane_jobs (format);
     /* Kernels are (re)built lazily in process (), from the program cache. */
-    state.key = KernelKey ();
+    state.slots.assign (state.planes.back ().slot + 1, Slot ());
   });
 }
 
@@ -168,38 +227,58 @@ build_variant (GstOpenCLFilter * filter, const KernelKey & key, const Variant & 
     Shape * shape)
 {
   auto & device = gst_opencl::device_of (filter).device ();
-  *shape = choose_group (device, variant, key.channels, key.radius);
+  *shape = choose_group (device, variant, key.pixels, key.radius);
   const std::string options = gst_opencl_bilateral::build_options (device, variant, *shape,
-      key.channels, key.mode, key.radius);
+      key.pixels, key.mode, key.radius);
   GST_DEBUG_OBJECT (filter, "variant %s kernel [%s]", variant.name, options.c_str ());
   const char *file = variant.vector ? "bilateral_vec" : "bilateral";
   return device.kernel (file, file, options);
 }
 
+/* The width and height of a plane, in its own pixels. */
+static void
+plane_size (const GstVideoInfo * info, guint plane, int *width, int *height)
+{
+  /* Plane p of every format here starts with component p. */
+  *width = GST_VIDEO_INFO_COMP_WIDTH (info, plane);
+  *height = GST_VIDEO_INFO_COMP_HEIGHT (info, plane);
+}
+
 static void
 set_arguments (cl::Kernel & kernel, const GstOpenCLFrame * in, const GstOpenCLFrame * out,
-    int width, int height, const State & state, const Settings & settings)
+    const PlaneJob & job, int height, const State & state, const Settings & settings)
 {
-  const float range_scale = (float) (-M_LOG2E /
-      (2.0 * settings.sigma_range * settings.sigma_range));
+  const double sigma_range = settings.sigma_range * range_unit (job.pixels);
+  const float range_scale = (float) (-M_LOG2E / (2.0 * sigma_range * sigma_range));
+  int width, plane_height;
+  plane_size (&in->info, job.plane, &width, &plane_height);
   kernel.setArg (0, in->buffer);
-  kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
-  kernel.setArg (2, out->buffer);
-  kernel.setArg (3, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0));
-  kernel.setArg (4, (cl_int) width);
-  kernel.setArg (5, (cl_int) height);
-  kernel.setArg (6, state.spatial_log2);
-  kernel.setArg (7, range_scale);
-  kernel.setArg (8, state.luma);
+  kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in->info, job.plane));
+  kernel.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, job.plane));
+  kernel.setArg (3, out->buffer);
+  kernel.setArg (4, (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, job.plane));
+  kernel.setArg (5, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, job.plane));
+  kernel.setArg (6, (cl_int) width);
+  kernel.setArg (7, (cl_int) std::min (height, plane_height));
+  kernel.setArg (8, state.spatial_log2);
+  kernel.setArg (9, range_scale);
+  kernel.setArg (10, state.luma);
+  const guint second = job.pixels.planar ? job.second : job.plane;
+  kernel.setArg (11, cl_int4 { { (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in->info, second),
+          GST_VIDEO_INFO_PLANE_STRIDE (&in->info, second),
+          (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, second),
+          GST_VIDEO_INFO_PLANE_STRIDE (&out->info, second) } });
 }
 
 /* Chooses the variant for the key (forced, cached, or timed on this frame: see
  * gst_opencl::choose_variant) and builds its kernel. */
 static void
 ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & settings,
-    const KernelKey & key, const GstOpenCLFrame * in, const GstOpenCLFrame * out)
+    const KernelKey & key, const PlaneJob & job, const GstOpenCLFrame * in,
+    const GstOpenCLFrame * out)
 {
-  if (key == state.key && state.kernel ())
+  Slot & slot = state.slots[job.slot];
+  if (key == slot.key && slot.kernel ())
     return;
   auto & device = gst_opencl::device_of (filter).device ();
   const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
@@ -208,15 +287,15 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   for (size_t i : order)
     candidates.push_back ({ VARIANTS[i].name, VARIANTS[i].vector == cpu });
 
-  const int width = GST_VIDEO_INFO_WIDTH (&in->info);
-  const int height = GST_VIDEO_INFO_HEIGHT (&in->info);
-  /* Timed on a band of the frame: enough rows to fill the device, few enough to stay quick. */
+  int width, height;
+  plane_size (&in->info, job.plane, &width, &height);
+  /* Timed on a band of the plane: enough rows to fill the device, few enough to stay quick. */
   const int rows = std::min (height, cpu ? 128 : 1024);
   auto time_one = [&](size_t candidate) -> double {
     const Variant & variant = VARIANTS[order[candidate]];
     Shape shape;
     cl::Kernel kernel = build_variant (filter, key, variant, &shape);
-    set_arguments (kernel, in, out, width, rows, state, settings);
+    set_arguments (kernel, in, out, job, rows, state, settings);
     cl::Event event;
     device.queue.enqueueNDRangeKernel (kernel, cl::NullRange, global_size (shape, width, rows),
         cl::NDRange (shape.group_w, shape.group_h), nullptr, &event);
@@ -225,8 +304,9 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
   };
   const std::string sources = gst_opencl::kernel_source ("bilateral") + '\0' +
       gst_opencl::kernel_source ("bilateral_vec");
-  gchar *tuning_key = g_strdup_printf ("channels %d mode %d radius %d source %016"
-      G_GINT64_MODIFIER "x", key.channels, key.mode, key.radius,
+  gchar *tuning_key = g_strdup_printf ("channels %d bits %d shift %d planar %d mode %d "
+      "radius %d source %016" G_GINT64_MODIFIER "x", key.pixels.channels,
+      key.pixels.sample_bits, key.pixels.shift, (int) key.pixels.planar, key.mode, key.radius,
       (guint64) gst_opencl::stable_hash (sources));
   size_t chosen;
   try {
@@ -251,9 +331,9 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     throw;
   }
   g_free (tuning_key);
-  state.kernel = build_variant (filter, key, VARIANTS[chosen], &state.shape);
-  state.variant = chosen;
-  state.key = key;
+  slot.kernel = build_variant (filter, key, VARIANTS[chosen], &slot.shape);
+  slot.variant = chosen;
+  slot.key = key;
   GST_INFO_OBJECT (filter, "variant %s", VARIANTS[chosen].name);
 }
 
@@ -278,6 +358,21 @@ ensure_spatial_table (GstOpenCLFilter * filter, State & state, const Settings & 
   state.table_sigma = settings.sigma_spatial;
 }
 
+/* 16-bit samples are read as 16-bit words: their planes must start and their rows step on even
+ * bytes. */
+static void
+check_alignment (const GstOpenCLFrame * frame, const PlaneJob & job)
+{
+  if (job.pixels.sample_bits != 16)
+    return;
+  const gsize offset = GST_VIDEO_INFO_PLANE_OFFSET (&frame->info, job.plane);
+  const gint stride = GST_VIDEO_INFO_PLANE_STRIDE (&frame->info, job.plane);
+  if (offset % 2 != 0 || stride % 2 != 0)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "plane " +
+        std::to_string (job.plane) + " of a 16-bit frame at offset " + std::to_string (offset) +
+        " with rows of " + std::to_string (stride) + " bytes: 16-bit samples need even ones");
+}
+
 static gboolean
 gst_opencl_bilateral_process (GstOpenCLFilter * filter, gst_opencl::ElementDevice & device,
     const GstOpenCLFrame * in, const GstOpenCLFrame * out)
@@ -290,17 +385,21 @@ gst_opencl_bilateral_process (GstOpenCLFilter * filter, gst_opencl::ElementDevic
       settings = impl->settings;
     }
     State & state = impl->state;
-    const int width = GST_VIDEO_INFO_WIDTH (&in->info);
-    const int height = GST_VIDEO_INFO_HEIGHT (&in->info);
-    KernelKey key { state.channels, state.channels == 1 ? 0 : (int) settings.mode,
-      effective_radius (settings) };
-    ensure_spatial_table (filter, state, settings, key.radius);
-    ensure_kernel (filter, state, settings, key, in, out);
-
-    cl::Kernel & kernel = state.kernel;
-    set_arguments (kernel, in, out, width, height, state, settings);
-    device.launch (kernel, global_size (state.shape, width, height),
-        cl::NDRange (state.shape.group_w, state.shape.group_h));
+    const int radius = effective_radius (settings);
+    ensure_spatial_table (filter, state, settings, radius);
+    for (const PlaneJob & job : state.planes) {
+      check_alignment (in, job);
+      check_alignment (out, job);
+      /* Modes are for RGB: gray planes have one difference, chroma pairs one per channel. */
+      KernelKey key { job.pixels, job.pixels.channels == 4 ? (int) settings.mode : 0, radius };
+      ensure_kernel (filter, state, settings, key, job, in, out);
+      Slot & slot = state.slots[job.slot];
+      int width, height;
+      plane_size (&in->info, job.plane, &width, &height);
+      set_arguments (slot.kernel, in, out, job, height, state, settings);
+      device.launch (slot.kernel, global_size (slot.shape, width, height),
+          cl::NDRange (slot.shape.group_w, slot.shape.group_h));
+    }
   });
 }
 
@@ -333,10 +432,12 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   /**
    * GstOpenCLBilateral:sigma-range:
    *
-   * Standard deviation of the range Gaussian in 8-bit intensity units (OpenCV's sigmaColor).
+   * Standard deviation of the range Gaussian in 8-bit intensity units (OpenCV's sigmaColor),
+   * on every format: scaled to the samples' depth on 16-bit and 10-bit frames.
    */
   properties.add (g_param_spec_double ("sigma-range", "Range sigma",
-      "Standard deviation of the range (colour) Gaussian in 8-bit intensity units",
+      "Standard deviation of the range (colour) Gaussian in 8-bit intensity units, "
+      "whatever the format's depth",
       MIN_SIGMA, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::sigma_range);
   /**
@@ -351,10 +452,11 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   /**
    * GstOpenCLBilateral:mode:
    *
-   * How the colour difference of RGB formats is measured. GRAY8 ignores it.
+   * How the colour difference of RGB formats (RGBA64_LE too) is measured. Gray and YUV formats
+   * ignore it.
    */
   properties.add (g_param_spec_enum ("mode", "Mode",
-      "How colour differences are weighted (RGB formats)", GST_TYPE_OPENCL_BILATERAL_MODE,
+      "How colour differences are weighted (RGB formats; gray and YUV ignore it)", GST_TYPE_OPENCL_BILATERAL_MODE,
       (gint) DEFAULT_MODE, gst_opencl::PROPERTY_CONTROLLABLE), &Settings::mode);
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL bilateral filter",

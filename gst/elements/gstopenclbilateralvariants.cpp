@@ -42,8 +42,8 @@ const Variant VARIANTS[] = {
 const size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 
 Shape
-choose_group (const gst_opencl::Device & device, const Variant & variant, int channels,
-    int radius)
+choose_group (const gst_opencl::Device & device, const Variant & variant,
+    const PixelLayout & pixels, int radius)
 {
   Shape shape;
   shape.group_w = variant.group_w;
@@ -56,7 +56,8 @@ choose_group (const gst_opencl::Device & device, const Variant & variant, int ch
     if (use_float && !variant.float_tile)
       continue;
     const size_t out_y = use_float ? variant.out_y : 1;
-    const size_t pixel_bytes = channels * (use_float ? sizeof (float) : 1);
+    const size_t pixel_bytes = pixels.channels *
+        (use_float ? sizeof (float) : (size_t) pixels.sample_bits / 8);
     for (size_t h = variant.group_h; h * out_y >= (use_float ? 8 : 1); h /= 2) {
       size_t tile_bytes = (shape.group_w * shape.out_x + 2 * radius) *
           (h * out_y + 2 * radius) * pixel_bytes;
@@ -79,21 +80,24 @@ choose_group (const gst_opencl::Device & device, const Variant & variant, int ch
 
 std::string
 build_options (const gst_opencl::Device & device, const Variant & variant, const Shape & shape,
-    int channels, int mode, int radius)
+    const PixelLayout & pixels, int mode, int radius)
 {
   gchar *options;
+  const int channels = pixels.channels;
   if (variant.vector) {
-    options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu",
-        channels, mode, radius, variant.vec);
+    options = g_strdup_printf ("-cl-mad-enable -DCHANNELS=%d -DSAMPLE_BITS=%d -DSAMPLE_SHIFT=%d "
+        "-DPLANAR=%d -DMODE=%d -DRADIUS=%d -DVEC=%zu", channels, pixels.sample_bits,
+        pixels.shift, pixels.planar ? 1 : 0, mode, radius, variant.vec);
   } else {
     const bool poly_exp2 = (device.type & CL_DEVICE_TYPE_CPU) != 0;
     /* GPUs: exp2 without the denormal handling around the hardware approximation (weights
      * below 2^-126 count as 0 beside the centre's weight of 1). */
-    options = g_strdup_printf ("%s-cl-mad-enable -DCHANNELS=%d -DMODE=%d -DRADIUS=%d "
+    options = g_strdup_printf ("%s-cl-mad-enable -DCHANNELS=%d -DSAMPLE_BITS=%d "
+        "-DSAMPLE_SHIFT=%d -DPLANAR=%d -DMODE=%d -DRADIUS=%d "
         "-DGROUP_W=%zu -DGROUP_H=%zu -DOUT_X=%zu -DOUT_Y=%zu -DPOLY_EXP2=%d -DTILE_FLOAT=%d "
         "-DPRESCALED=%d -DPTX_EXP2=%d -DCOLUMNS=%d",
         poly_exp2 ? "" : "-cl-denorms-are-zero ",
-        channels, mode, radius, shape.group_w, shape.group_h, shape.out_x,
+        channels, pixels.sample_bits, pixels.shift, pixels.planar ? 1 : 0, mode, radius, shape.group_w, shape.group_h, shape.out_x,
         shape.out_y, poly_exp2 ? 1 : 0, shape.tile_float ? 1 : 0, shape.columns != 0 ? 1 : 0,
         variant.ptx_exp2 ? 1 : 0, shape.columns);
   }

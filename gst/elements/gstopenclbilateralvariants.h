@@ -38,6 +38,22 @@ extern const size_t N_VARIANTS;
 constexpr size_t FLOAT_TILE_DEFAULT = 6;
 constexpr size_t BYTE_TILE_DEFAULT = 2;
 
+/* The pixels a kernel works on: 1, 2 (a chroma pair) or 4 channels of 8- or 16-bit samples,
+ * the values `shift` bits up in each sample (6 for P010); a planar pair (I420's U and V) has its
+ * second channel in a plane of its own. */
+struct PixelLayout
+{
+  int channels = 4;
+  int sample_bits = 8;
+  int shift = 0;
+  bool planar = false;
+  bool operator== (const PixelLayout & o) const
+  {
+    return channels == o.channels && sample_bits == o.sample_bits && shift == o.shift &&
+        planar == o.planar;
+  }
+};
+
 /* What a variant becomes for one radius on one device. */
 struct Shape
 {
@@ -51,13 +67,13 @@ struct Shape
  * float tile needs tiles of at least 8 output rows to pay off: where none fits, the variant
  * falls back to a byte tile with one output row per work-item (the kernel without PRESCALED).
  * Throws Failure (Settings) when no tile fits. */
-Shape choose_group (const gst_opencl::Device & device, const Variant & variant, int channels,
-    int radius);
+Shape choose_group (const gst_opencl::Device & device, const Variant & variant,
+    const PixelLayout & pixels, int radius);
 
 /* The build options of a variant's kernel in `shape` (kernels/bilateral.cl or
  * kernels/bilateral_vec.cl). */
 std::string build_options (const gst_opencl::Device & device, const Variant & variant,
-    const Shape & shape, int channels, int mode, int radius);
+    const Shape & shape, const PixelLayout & pixels, int mode, int radius);
 
 /* The work-items for a frame: one per block of out_x x out_y outputs, whole work-groups. */
 cl::NDRange global_size (const Shape & shape, int width, int height);

@@ -8,26 +8,49 @@
 
 namespace reference {
 
-static uint8_t
-round_to_u8 (double value)
+namespace {
+
+/* Sample c of the pixel at p, as its value (P010: the 10-bit code). */
+double
+value_at (const uint8_t * p, int c, const BilateralSamples & s)
 {
-  return (uint8_t) std::clamp (std::nearbyint (value), 0.0, 255.0);
+  const int raw = s.sample_bits == 16 ? p[2 * c] | (p[2 * c + 1] << 8) : p[c];
+  return (double) (raw >> s.shift);
 }
 
 void
-bilateral (const uint8_t * src, int src_stride, uint8_t * dst, int dst_stride, int width,
-    int height, int channels, const BilateralParams & p)
+store (uint8_t * p, int c, int raw, const BilateralSamples & s)
 {
+  if (s.sample_bits == 16) {
+    p[2 * c] = (uint8_t) (raw & 0xff);
+    p[2 * c + 1] = (uint8_t) (raw >> 8);
+  } else {
+    p[c] = (uint8_t) raw;
+  }
+}
+
+}  // namespace
+
+void
+bilateral_plane (const uint8_t * src, int src_stride, uint8_t * dst, int dst_stride, int width,
+    int height, const BilateralSamples & s, const BilateralParams & p)
+{
+  const double max_value = (double) ((1 << (s.sample_bits - s.shift)) - 1);
+  const double sigma_range = p.sigma_range * max_value / 255.0;
   const double two_ss = 2.0 * p.sigma_spatial * p.sigma_spatial;
-  const double two_sr = 2.0 * p.sigma_range * p.sigma_range;
+  const double two_sr = 2.0 * sigma_range * sigma_range;
   const double luma_r = 0.299, luma_g = 0.587, luma_b = 0.114;
   const double luma[3] = { p.bgr ? luma_b : luma_r, luma_g, p.bgr ? luma_r : luma_b };
-  const int colour_channels = channels == 4 ? 3 : 1;
+  const int filtered = s.channels == 4 ? 3 : s.channels;
+  const int pixel_bytes = s.channels * s.sample_bits / 8;
+  /* Chroma pairs: one weight from their Euclidean distance, as RGB's colour mode. */
+  const bool per_channel = s.channels == 4 && p.mode == BilateralMode::PerChannel;
+  const bool luma_mode = s.channels == 4 && p.mode == BilateralMode::Luma;
 
   auto pixel = [&](int x, int y) {
     x = std::clamp (x, 0, width - 1);
     y = std::clamp (y, 0, height - 1);
-    return src + (size_t) y * src_stride + (size_t) x * channels;
+    return src + (size_t) y * src_stride + (size_t) x * pixel_bytes;
   };
 
   for (int y = 0; y < height; y++) {
@@ -39,43 +62,50 @@ bilateral (const uint8_t * src, int src_stride, uint8_t * dst, int dst_stride, i
         for (int dx = -p.radius; dx <= p.radius; dx++) {
           const uint8_t *q = pixel (x + dx, y + dy);
           const double spatial = std::exp (-(dx * dx + dy * dy) / two_ss);
+          double d[3];
+          for (int c = 0; c < filtered; c++)
+            d[c] = value_at (q, c, s) - value_at (centre, c, s);
           double weight[3];
-          if (channels == 1) {
-            double d = (double) q[0] - centre[0];
-            weight[0] = spatial * std::exp (-d * d / two_sr);
-          } else if (p.mode == BilateralMode::PerChannel) {
-            for (int c = 0; c < 3; c++) {
-              double d = (double) q[c] - centre[c];
-              weight[c] = spatial * std::exp (-d * d / two_sr);
-            }
+          if (per_channel || s.channels == 1) {
+            for (int c = 0; c < filtered; c++)
+              weight[c] = spatial * std::exp (-d[c] * d[c] / two_sr);
           } else {
             double d2 = 0.0;
-            if (p.mode == BilateralMode::Luma) {
-              double d = 0.0;
-              for (int c = 0; c < 3; c++)
-                d += luma[c] * ((double) q[c] - centre[c]);
-              d2 = d * d;
+            if (luma_mode) {
+              const double l = luma[0] * d[0] + luma[1] * d[1] + luma[2] * d[2];
+              d2 = l * l;
             } else {
-              for (int c = 0; c < 3; c++) {
-                double d = (double) q[c] - centre[c];
-                d2 += d * d;
-              }
+              for (int c = 0; c < filtered; c++)
+                d2 += d[c] * d[c];
             }
             weight[0] = weight[1] = weight[2] = spatial * std::exp (-d2 / two_sr);
           }
-          for (int c = 0; c < colour_channels; c++) {
-            sum[c] += weight[c] * q[c];
+          for (int c = 0; c < filtered; c++) {
+            sum[c] += weight[c] * value_at (q, c, s);
             weight_sum[c] += weight[c];
           }
         }
       }
-      uint8_t *out = dst + (size_t) y * dst_stride + (size_t) x * channels;
-      for (int c = 0; c < colour_channels; c++)
-        out[c] = round_to_u8 (sum[c] / weight_sum[c]);
-      if (channels == 4)
-        out[3] = centre[3];
+      uint8_t *out = dst + (size_t) y * dst_stride + (size_t) x * pixel_bytes;
+      for (int c = 0; c < filtered; c++) {
+        const double value = std::clamp (std::nearbyint (sum[c] / weight_sum[c]), 0.0,
+            max_value);
+        store (out, c, (int) value << s.shift, s);
+      }
+      if (s.channels == 4)
+        std::copy (centre + 3 * s.sample_bits / 8, centre + pixel_bytes, out + 3 *
+            s.sample_bits / 8);
     }
   }
+}
+
+void
+bilateral (const uint8_t * src, int src_stride, uint8_t * dst, int dst_stride, int width,
+    int height, int channels, const BilateralParams & params)
+{
+  BilateralSamples samples;
+  samples.channels = channels;
+  bilateral_plane (src, src_stride, dst, dst_stride, width, height, samples, params);
 }
 
 }  // namespace reference
