@@ -41,16 +41,28 @@
  *   TILE           1: input planes staged in local memory per work-group; 2: the same in two
  *                  buffers, the next plane's values loaded into registers while the current
  *                  plane is computed (one barrier per plane, the loads' latency hidden)
- *   CHANNELS       1, or 4 (four interleaved channels filtered alike, RGBA pixels)
- *   IN_FLOAT       0: uchar input, 1: float input
+ *   CHANNELS       1, 2 or 4 interleaved channels filtered alike (a plane of gray or luma
+ *                  samples, interleaved chroma pairs such as NV12's UV plane, RGBA pixels)
+ *   IN_FLOAT       0: uchar input (ushort with IN_SHORT), 1: float input
+ *   IN_SHORT       1: ushort input (16-bit samples; IN_FLOAT 0)
  *   OUT_MODE       0: float, N responses contiguous per voxel (tensor layout)
  *                  1: float, CHANNELS per pixel (intermediate of separable passes; N = 1)
  *                  2: uchar pixels of OUT_PIXEL bytes, response n in byte n, after
  *                     value * scale + offset, rounded to nearest and saturated
- *   OUT_PIXEL      bytes per output pixel for OUT_MODE 2 (CHANNELS 1: 1 or 4; CHANNELS 4: 4)
- *   COPY_ALPHA     1: byte 3 of each output pixel comes from alpha_src at the centre slot
+ *                  3: ushort pixels of CHANNELS samples, after value * scale + offset,
+ *                     rounded to nearest and saturated to 0 .. 65535; with OUT_SHIFT s > 0,
+ *                     rounded to the nearest multiple of 2^s instead and saturated to
+ *                     0 .. 65536 - 2^s (P010's 10 bits in the high bits of each word)
+ *   OUT_PIXEL      bytes per output pixel for OUT_MODE 2 (CHANNELS 1: 1 or 4; CHANNELS 2: 2;
+ *                  CHANNELS 4: 4)
+ *   OUT_SHIFT      low bits left 0 in each OUT_MODE 3 sample (see above)
+ *   COPY_ALPHA     1: sample 3 of each output pixel (a byte, or a ushort with OUT_MODE 3)
+ *                  comes from alpha_src at the centre slot
  *   TEMPORAL       0: volume, 1: ring of frames
- *   FILTER_MEM     see above */
+ *   FILTER_MEM     see above
+ *
+ * The input starts src_offset elements into src (a plane of a multi-plane frame); alpha_src's
+ * strides are in bytes whatever the sample size. */
 #ifndef KX
 #define KX 3
 #endif
@@ -87,11 +99,17 @@
 #ifndef IN_FLOAT
 #define IN_FLOAT 0
 #endif
+#ifndef IN_SHORT
+#define IN_SHORT 0
+#endif
 #ifndef OUT_MODE
 #define OUT_MODE 0
 #endif
 #ifndef OUT_PIXEL
 #define OUT_PIXEL 1
+#endif
+#ifndef OUT_SHIFT
+#define OUT_SHIFT 0
 #endif
 #ifndef COPY_ALPHA
 #define COPY_ALPHA 0
@@ -118,6 +136,8 @@
 
 #if IN_FLOAT
 typedef float in_scalar_t;
+#elif IN_SHORT
+typedef ushort in_scalar_t;
 #else
 typedef uchar in_scalar_t;
 #endif
@@ -125,6 +145,11 @@ typedef uchar in_scalar_t;
 #if CHANNELS == 4
 typedef float4 value_t;
 #define LOAD_VALUE(row, x) convert_float4 (vload4 ((x), (row)))
+#define STORE_VALUE vstore4
+#elif CHANNELS == 2
+typedef float2 value_t;
+#define LOAD_VALUE(row, x) convert_float2 (vload2 ((x), (row)))
+#define STORE_VALUE vstore2
 #else
 typedef float value_t;
 #define LOAD_VALUE(row, x) convert_float ((row)[(x)])
@@ -235,14 +260,55 @@ stage_plane (__local value_t * dest, __global const in_scalar_t * plane, int loc
 }
 #endif
 
+#if OUT_MODE == 3
+/* The 16-bit samples of `value`: rounded to nearest and saturated, to the grid of multiples of
+ * 2^OUT_SHIFT (the same rounding, ties to even, as the 8-bit output's convert_uchar_sat_rte). */
+#if OUT_SHIFT
+#define WORD_GRID(v) (clamp (rint ((v) * (1.0f / (1 << OUT_SHIFT))), 0.0f, \
+        (float) ((1 << (16 - OUT_SHIFT)) - 1)) * (float) (1 << OUT_SHIFT))
+#else
+#define WORD_GRID(v) (v)
+#endif
+#if CHANNELS == 4
+typedef ushort4 word_t;
+#define TO_WORDS(v) convert_ushort4_sat_rte (WORD_GRID (v))
+#elif CHANNELS == 2
+typedef ushort2 word_t;
+#define TO_WORDS(v) convert_ushort2_sat_rte (WORD_GRID (v))
+#else
+typedef ushort word_t;
+#define TO_WORDS(v) convert_ushort_sat_rte (WORD_GRID (v))
+#endif
+
+inline void
+store_words (value_t value, int x, __global ushort * out
+#if COPY_ALPHA
+    , ushort alpha
+#endif
+    )
+{
+  word_t words = TO_WORDS (value);
+#if COPY_ALPHA
+  words.w = alpha;
+#endif
+#if CHANNELS == 1
+  out[x] = words;
+#else
+  STORE_VALUE (words, x, out);
+#endif
+}
+#endif
+
 __kernel __attribute__ ((reqd_work_group_size (GROUP_X, GROUP_Y, 1)))
 void
 convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_stride,
     int16 slots, __global uchar *dst, int dst_offset, int dst_row_stride, int dst_plane_stride,
     int width, int height, int depth, FILTER_ARG_SPACE const float *filters, float scale,
     float offset,
-    __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride)
+    __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride,
+    int src_offset)
 {
+  src += src_offset;
   /* Local arrays as float4 so that vector reads from them are aligned. */
 #if FILTER_MEM == 2
   __local float4 filter_storage[(BLOCK_TAPS + 3) / 4];
@@ -476,12 +542,29 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
       if (x0 + u < width) {
-#if CHANNELS == 4
-        vstore4 (acc[v][u][0], x0 + u, out);
+#if CHANNELS != 1
+        STORE_VALUE (acc[v][u][0], x0 + u, out);
 #else
         out[x0 + u] = acc[v][u][0];
 #endif
       }
+    }
+#elif OUT_MODE == 3
+    __global ushort *out = (__global ushort *) dst + dst_offset + (size_t) z *
+        dst_plane_stride + (size_t) y * dst_row_stride;
+#if COPY_ALPHA
+    __global const ushort *alpha_row = (__global const ushort *) (alpha_src +
+        plane_offset (z, CZ, depth, alpha_plane_stride, slots) + (size_t) y * alpha_row_stride);
+#endif
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      const int x = x0 + u;
+      if (x < width)
+        store_words (acc[v][u][0] * scale + offset, x, out
+#if COPY_ALPHA
+            , alpha_row[(size_t) x * 4 + 3]
+#endif
+            );
     }
 #else
     __global uchar *out = (__global uchar *) dst + dst_offset + (size_t) z * dst_plane_stride +
@@ -500,6 +583,8 @@ convolve (__global const in_scalar_t * src, int src_row_stride, int src_plane_st
         pixel.w = alpha_row[(size_t) x * 4 + 3];
 #endif
         vstore4 (pixel, x, out);
+#elif CHANNELS == 2
+        vstore2 (convert_uchar2_sat_rte (acc[v][u][0] * scale + offset), x, out);
 #elif OUT_PIXEL == 1
         out[x] = convert_uchar_sat_rte (acc[v][u][0] * scale + offset);
 #else

@@ -36,8 +36,9 @@
  * Only uchar input, one channel, float tensor output (OUT_MODE 0) and volumes (TEMPORAL 0).
  *
  * Build options (the file builds on its own without any):
- *   KX, KY, KZ, NUM_FILTERS, CHANNELS, IN_FLOAT, OUT_MODE, OUT_PIXEL, COPY_ALPHA, TEMPORAL
- *                  as in convolve.cl (the spec's options; the last six only checked)
+ *   KX, KY, KZ, NUM_FILTERS, CHANNELS, IN_FLOAT, IN_SHORT, OUT_MODE, OUT_PIXEL, OUT_SHIFT,
+ *   COPY_ALPHA, TEMPORAL
+ *                  as in convolve.cl (the spec's options; the last eight only checked)
  *   MMA_ROWS       output rows of 16 voxels per warp
  *   MMA_FILTERS    filters per warp, a multiple of 8 dividing NUM_FILTERS rounded up to 8
  *   WARPS_X, WARPS_Y  warps of a work-group along x and y
@@ -76,7 +77,8 @@
 #define MMA_B_GLOBAL 0
 #endif
 
-#if (defined (IN_FLOAT) && IN_FLOAT) || (defined (CHANNELS) && CHANNELS != 1) || \
+#if (defined (IN_FLOAT) && IN_FLOAT) || (defined (IN_SHORT) && IN_SHORT) || \
+    (defined (CHANNELS) && CHANNELS != 1) || \
     (defined (OUT_MODE) && OUT_MODE != 0) || (defined (TEMPORAL) && TEMPORAL)
 #error "the mma variant takes uchar volumes of one channel to a float tensor only"
 #endif
@@ -187,7 +189,8 @@ convolve_mma (__global const uchar * src, int src_row_stride, int src_plane_stri
     int16 slots, __global uchar *dst, int dst_offset, int dst_row_stride, int dst_plane_stride,
     int width, int height, int depth, __global const float4 *restrict fragments, float scale,
     float offset,
-    __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride)
+    __global const uchar * alpha_src, int alpha_row_stride, int alpha_plane_stride,
+    int src_offset)
 {
   __local float tile_storage[2 * TILE_VALUES];
 #if !MMA_B_GLOBAL

@@ -11,6 +11,7 @@
 
 #include <glib/gstdio.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -159,6 +160,205 @@ pipeline_error (const std::string & element_settings)
       "width=16,height=8 ! openclconvolve3d " + element_settings + " ! fakesink");
 }
 
+
+/* Frames of every plane: YUV and 16-bit formats. */
+using reference::PlanarFrame;
+using reference::PlaneSamples;
+
+bool
+is_p010 (GstVideoFormat format)
+{
+  return format == GST_VIDEO_FORMAT_P010_10LE;
+}
+
+int
+sample_bytes (GstVideoFormat format)
+{
+  return format == GST_VIDEO_FORMAT_GRAY16_LE || format == GST_VIDEO_FORMAT_RGBA64_LE ||
+      is_p010 (format) ? 2 : 1;
+}
+
+/* The caps' layout, or with `pad` > 0 every plane's rows `pad` bytes longer (a layout of the
+ * input buffers' video meta, as a decoder's padded frames have). */
+GstVideoInfo
+planar_info (GstVideoFormat format, int width, int height, int pad)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, width, height);
+  info.fps_n = 30;
+  info.fps_d = 1;
+  if (pad == 0)
+    return info;
+  gsize offset = 0;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    guint component = 0;
+    while (GST_VIDEO_INFO_COMP_PLANE (&info, component) != p)
+      component++;
+    info.stride[p] += pad;
+    info.offset[p] = offset;
+    offset += (gsize) info.stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, component);
+  }
+  info.size = offset;
+  return info;
+}
+
+/* Random: uniform samples over the format's range (P010: 10-bit values in the high bits);
+ * Edges: dark and bright halves and a bright square, with light noise, per channel. */
+PlanarFrame
+planar_frame (const GstVideoInfo * info, Pattern pattern, uint32_t seed)
+{
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  const int bytes = sample_bytes (format);
+  const int shift = is_p010 (format) ? 6 : 0;
+  const int top = (bytes == 2 ? 65535 : 255) >> shift;
+  std::mt19937 random (seed);
+  std::uniform_int_distribution<int> any (0, top), noise (-top / 64, top / 64);
+  PlanarFrame frame;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    guint component = 0;
+    while (GST_VIDEO_INFO_COMP_PLANE (info, component) != p)
+      component++;
+    PlaneSamples plane;
+    plane.width = GST_VIDEO_INFO_COMP_WIDTH (info, component);
+    plane.height = GST_VIDEO_INFO_COMP_HEIGHT (info, component);
+    plane.channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, component) / bytes;
+    plane.samples.resize ((size_t) plane.width * plane.height * plane.channels);
+    for (int y = 0; y < plane.height; y++)
+      for (int x = 0; x < plane.width; x++)
+        for (int c = 0; c < plane.channels; c++) {
+          int value = any (random);
+          if (pattern != Pattern::Random) {
+            const bool bright = x >= plane.width / 2 || (std::abs (x - plane.width / 4) <
+                plane.width / 8 + 1 && std::abs (y - plane.height / 2) < plane.height / 4 + 1);
+            value = std::clamp ((bright ? top * (7 - c) / 8 : top * (c + 1) / 10) +
+                noise (random), 0, top);
+          }
+          plane.at (x, y, c) = value << shift;
+        }
+    frame.push_back (std::move (plane));
+  }
+  return frame;
+}
+
+/* The frame in a buffer laid out as `info` (padding bytes set to 0xA5) with a video meta. */
+GstBuffer *
+planar_buffer (const PlanarFrame & frame, const GstVideoInfo * info, int index)
+{
+  const int bytes = sample_bytes (GST_VIDEO_INFO_FORMAT (info));
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, info->size, nullptr);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_WRITE));
+  memset (map.data, 0xA5, map.size);
+  for (size_t p = 0; p < frame.size (); p++) {
+    const PlaneSamples & plane = frame[p];
+    for (int y = 0; y < plane.height; y++) {
+      guint8 *row = map.data + info->offset[p] + (size_t) y * info->stride[p];
+      for (int i = 0; i < plane.width * plane.channels; i++) {
+        const int value = plane.samples[(size_t) y * plane.width * plane.channels + i];
+        row[i * bytes] = (guint8) value;
+        if (bytes == 2)
+          row[i * bytes + 1] = (guint8) (value >> 8);
+      }
+    }
+  }
+  gst_buffer_unmap (buffer, &map);
+  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      GST_VIDEO_INFO_N_PLANES (info), (gsize *) info->offset, (gint *) info->stride);
+  GST_BUFFER_PTS (buffer) = index * FRAME_NS;
+  GST_BUFFER_DURATION (buffer) = FRAME_NS;
+  GST_BUFFER_OFFSET (buffer) = index;
+  return buffer;
+}
+
+/* The samples of an output buffer, read through its video meta (or the caps' layout). */
+PlanarFrame
+planar_from_buffer (GstBuffer * buffer, GstVideoInfo * info, const PlanarFrame & shape)
+{
+  const int bytes = sample_bytes (GST_VIDEO_INFO_FORMAT (info));
+  GstVideoFrame video;
+  fail_unless (gst_video_frame_map (&video, info, buffer, GST_MAP_READ));
+  PlanarFrame frame (shape);
+  for (size_t p = 0; p < frame.size (); p++) {
+    PlaneSamples & plane = frame[p];
+    for (int y = 0; y < plane.height; y++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&video, p) +
+          (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&video, p);
+      for (int i = 0; i < plane.width * plane.channels; i++)
+        plane.samples[(size_t) y * plane.width * plane.channels + i] = bytes == 2 ?
+            row[i * 2] | (row[i * 2 + 1] << 8) : row[i];
+    }
+  }
+  gst_video_frame_unmap (&video);
+  return frame;
+}
+
+/* Compares with the reference: at most 1 code apart (P010: 1 10-bit code, 64 in the word,
+ * whose low 6 bits must be 0), the fourth channel (alpha, copied) exact. */
+void
+compare_planar (const PlanarFrame & actual, const PlanarFrame & expected, int code,
+    const std::string & label)
+{
+  for (size_t p = 0; p < expected.size (); p++) {
+    const PlaneSamples & e = expected[p];
+    for (int y = 0; y < e.height; y++)
+      for (int x = 0; x < e.width; x++)
+        for (int c = 0; c < e.channels; c++) {
+          const int a = actual[p].at (x, y, c), want = e.at (x, y, c);
+          const int tolerance = c == 3 ? 0 : code;
+          fail_unless (std::abs (a - want) <= tolerance && a % code == 0,
+              "%s: plane %zu (%dx%d) x %d y %d channel %d: %d, reference %d", label.c_str (), p,
+              e.width, e.height, x, y, c, a, want);
+        }
+  }
+}
+
+/* check_stream () for any format, planes at their own sizes; `pad` bytes more per input row. */
+void
+check_planar_stream (GstVideoFormat format, int width, int height, int frame_count,
+    const Kernel & k, uint32_t seed, int expect_separable, Pattern pattern, int pad)
+{
+  GstVideoInfo caps_info = planar_info (format, width, height, 0);
+  GstVideoInfo in_info = planar_info (format, width, height, pad);
+  GstHarness *h = gst_harness_new ("openclconvolve3d");
+  apply (h->element, k);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&caps_info));
+  std::vector<PlanarFrame> inputs;
+  for (int t = 0; t < frame_count; t++) {
+    inputs.push_back (planar_frame (&in_info, pattern, seed + t));
+    fail_unless_equals_int (gst_harness_push (h, planar_buffer (inputs.back (), &in_info, t)),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  const int code = is_p010 (format) ? 64 : 1;
+  auto expected = reference::convolve3d_planes (inputs, k,
+      sample_bytes (format) == 2 ? 65535 : 255, code);
+  std::string label = std::string (gst_video_format_to_string (format)) + " " +
+      std::to_string (width) + "x" + std::to_string (height) + "x" +
+      std::to_string (frame_count) + " pad " + std::to_string (pad) + " " +
+      testutil::pattern_name (pattern) + " kernel " + k.preset + " " +
+      std::to_string (k.width) + "x" + std::to_string (k.height) + "x" +
+      std::to_string (k.depth);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), frame_count);
+  for (int n = 0; n < frame_count; n++) {
+    GstBuffer *out = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), n * FRAME_NS);
+    PlanarFrame actual = planar_from_buffer (out, &caps_info, inputs[0]);
+    gst_buffer_unref (out);
+    compare_planar (actual, expected[n], code, label + ", frame " + std::to_string (n));
+  }
+  if (expect_separable >= 0) {
+    gboolean separable = FALSE;
+    g_object_get (h->element, "separable", &separable, nullptr);
+    fail_unless_equals_int (separable, expect_separable);
+  }
+  gst_harness_teardown (h);
+}
+
+constexpr GstVideoFormat NEW_FORMATS[] = { GST_VIDEO_FORMAT_GRAY16_LE,
+  GST_VIDEO_FORMAT_RGBA64_LE, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+  GST_VIDEO_FORMAT_P010_10LE };
+
 }  // namespace
 
 GST_START_TEST (test_defaults)
@@ -194,6 +394,41 @@ GST_START_TEST (test_non_separable_every_format)
     seed++;
     check_stream (format, 11, 6, 5, custom (3, 5, 3, seed, -0.4, 0.5, false), seed + 1000, 0);
     seed++;
+  }
+}
+GST_END_TEST;
+
+/* Every new format: the direct kernel, on random frames at an odd size (chroma planes of
+ * 33x25) and on structured frames with padded input rows and taps that saturate both ways,
+ * depth 3 and 1. */
+GST_START_TEST (test_new_formats_direct)
+{
+  uint32_t seed = 1100;
+  for (GstVideoFormat format : NEW_FORMATS) {
+    check_planar_stream (format, 65, 49, 5, custom (3, 5, 3, seed), seed + 1000, 0,
+        Pattern::Random, 0);
+    check_planar_stream (format, 17, 11, 3, custom (3, 3, 1, seed + 1, -0.5, 0.9, false),
+        seed + 2000, 0, Pattern::Edges, 12);
+    seed += 10;
+  }
+}
+GST_END_TEST;
+
+/* Every new format through the three separable passes and the per-plane float frames:
+ * depth 3 (Gaussian) on structured frames with padded rows, depth 1 (box) on random ones. */
+GST_START_TEST (test_new_formats_separable)
+{
+  uint32_t seed = 1200;
+  for (GstVideoFormat format : NEW_FORMATS) {
+    Kernel gaussian;
+    check_planar_stream (format, 65, 49, 4, gaussian, seed, 1, Pattern::Edges, 20);
+    Kernel box;
+    box.preset = "box";
+    box.width = 3;
+    box.height = 5;
+    box.depth = 1;
+    check_planar_stream (format, 23, 13, 3, box, seed + 1, 1, Pattern::Random, 0);
+    seed += 10;
   }
 }
 GST_END_TEST;
@@ -456,6 +691,17 @@ GST_START_TEST (test_opencl_memory_matches_system_memory)
       40 * 4, 40 * 4, 24 },
     { "GRAY8", "width=37,height=9", "preset=custom kernel-width=3 kernel-height=1 "
           "kernel-depth=3 kernel=\"<1.0,2.0,0.5,-1.0,3.0,1.0,0.25,0.5,2.0>\"", 37, 40, 9 },
+    /* Planar frames whose rows all fill their stride: the frame is 24 luma rows and 12 rows
+     * of chroma (NV12's UV, or I420's U and V of half a row each) of 40 pixels. */
+    { "NV12", "width=40,height=24", "kernel-width=3 kernel-height=5 kernel-depth=3",
+      40, 40, 36 },
+    { "I420", "width=40,height=24", "kernel-width=3 kernel-height=3 kernel-depth=3 "
+          "preset=custom kernel=\"<1,2,1,0,4,0,1,2,1,1,1,1,1,9,1,1,1,1,0,0,0,0,1,0,0,0,0>\"",
+      40, 40, 36 },
+    { "P010_10LE", "width=40,height=24", "kernel-width=5 kernel-height=3 kernel-depth=3",
+      80, 80, 36 },
+    { "RGBA64_LE", "width=20,height=10", "kernel-width=3 kernel-height=3 kernel-depth=3",
+      160, 160, 10 },
   };
   /* The pixels of every row, without the padding (whose bytes no element defines). */
   auto pixels_only = [](const std::string & frames, int row_bytes, int stride) {
@@ -502,7 +748,8 @@ static Suite *
 convolve3d_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvolve3d", 600,
-      test_defaults, test_non_separable_every_format, test_kernel_shapes_and_stream_ends,
+      test_defaults, test_non_separable_every_format, test_new_formats_direct,
+      test_new_formats_separable, test_kernel_shapes_and_stream_ends,
       test_separable_kernels, test_gpu_layouts, test_latency_and_output_timing,
       test_flush_and_caps_change_reset_the_window, test_padded_input_rows,
       test_bad_settings_are_errors, test_gl_memory_matches_system_memory,

@@ -11,6 +11,10 @@
  * edge; the first frame stands for the frames before it and, at EOS, the last for the frames
  * after it). This is what scipy.ndimage.correlate (..., mode='nearest') computes on the stack
  * of frames. Colour channels are filtered alike; alpha (or the x byte) comes from frame n.
+ * YUV frames (I420, NV12, P010_10LE) have every plane filtered on its own at its own size
+ * (chroma rounded up) with the same taps; NV12's and P010's UV plane as two channels filtered
+ * alike. 16-bit samples (GRAY16_LE, RGBA64_LE) are rounded and saturated to 0..65535; P010's
+ * words to the nearest multiple of 64 (the 10-bit value, low 6 bits 0).
  * Output n keeps input n's timestamps and leaves the element once input n + d has arrived, so
  * the element adds d frames of latency. Separable kernels (the presets, and custom kernels
  * that factor within float tolerance) run as three 1D passes.
@@ -26,6 +30,7 @@
  */
 #include "elements/gstopenclconvolve3d.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <new>
@@ -64,19 +69,33 @@ struct Settings
   bool normalize = DEFAULT_NORMALIZE;
 };
 
-struct State
+/* One plane of the frame and the passes that filter it (its own programs: the channel count
+ * differs between NV12's planes). Offsets and strides in elements of the sample type (bytes
+ * or ushorts) for the ring and the output, floats for the float ring. */
+struct Plane
 {
-  int channels = 1;
-  bool separable = false;
   int width = 0, height = 0;
+  int channels = 1;
+  cl_int ring_offset = 0;      /* where the plane starts in ring slot 0 */
+  cl_int ring_row_stride = 0;
   /* Non-separable: one pass over the ring. */
   gst_opencl::Convolution direct;
-  /* Separable: x then y per input frame into a float ring, t per output frame. */
+  /* Separable: x then y per input frame into the float ring, t per output frame. */
   gst_opencl::Convolution pass_x, pass_y, pass_t;
-  cl::Buffer float_ring;     /* slot_count frames of width x height x channels floats */
-  cl::Buffer float_scratch;  /* the x pass's output */
+  cl_int float_offset = 0;     /* the plane's slot_count frames in the float ring */
   cl_int float_row_stride = 0;
   cl_int float_slot_stride = 0;
+};
+
+struct State
+{
+  bool separable = false;
+  int sample_bytes = 1;        /* 2 for 16-bit samples (GRAY16, RGBA64, P010) */
+  int out_shift = 0;           /* low bits of each 16-bit output sample left 0 (P010: 6) */
+  cl_int ring_slot_stride = 0; /* elements between ring slots */
+  std::vector<Plane> planes;
+  cl::Buffer float_ring;       /* every plane's slot_count float frames, plane after plane */
+  cl::Buffer float_scratch;    /* the x pass's output, one frame of the largest plane */
 };
 
 /* Samples of exp (-x^2 / (2 sigma^2)) at the taps of an odd size. */
@@ -155,7 +174,7 @@ struct _GstOpenCLConvolve3D
   GstOpenCLConvolve3DImpl *impl;
 };
 
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8"
+#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE"
 
 G_DEFINE_TYPE (GstOpenCLConvolve3D, gst_opencl_convolve3d, GST_TYPE_OPENCL_TEMPORAL_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (openclconvolve3d, "openclconvolve3d", GST_RANK_NONE,
@@ -181,6 +200,97 @@ gst_opencl_convolve3d_get_radius (GstOpenCLTemporalFilter * filter)
   return (guint) (depth - 1) / 2;
 }
 
+/* The planes of `info` as the passes see them: each plane's size (chroma rounded up), its
+ * samples per pixel and where it lies in a ring slot. */
+static void
+describe_planes (State & state, const GstVideoInfo * info, const GstOpenCLFrameRing * ring)
+{
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  state.sample_bytes = format == GST_VIDEO_FORMAT_GRAY16_LE ||
+      format == GST_VIDEO_FORMAT_RGBA64_LE || format == GST_VIDEO_FORMAT_P010_10LE ? 2 : 1;
+  state.out_shift = format == GST_VIDEO_FORMAT_P010_10LE ? 6 : 0;
+  state.ring_slot_stride = (cl_int) (ring->slot_bytes / state.sample_bytes);
+  state.planes = std::vector<Plane> (GST_VIDEO_INFO_N_PLANES (info));
+  for (guint p = 0; p < state.planes.size (); p++) {
+    guint component = 0;
+    while (GST_VIDEO_INFO_COMP_PLANE (info, component) != p)
+      component++;
+    Plane & plane = state.planes[p];
+    plane.width = GST_VIDEO_INFO_COMP_WIDTH (info, component);
+    plane.height = GST_VIDEO_INFO_COMP_HEIGHT (info, component);
+    /* RGBx's x byte counts: the pixel is four samples, the fourth copied. */
+    plane.channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, component) / state.sample_bytes;
+    plane.ring_offset = (cl_int) (GST_VIDEO_INFO_PLANE_OFFSET (&ring->info, p) /
+        state.sample_bytes);
+    plane.ring_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&ring->info, p) / state.sample_bytes;
+  }
+}
+
+/* The pass that writes output pixels, from the ring (direct) or from the float ring (t). */
+static gst_opencl::ConvolutionSpec
+output_spec (const State & state, const Plane & plane)
+{
+  gst_opencl::ConvolutionSpec spec;
+  spec.channels = plane.channels;
+  spec.temporal = true;
+  spec.short_input = state.sample_bytes == 2;
+  if (state.sample_bytes == 2) {
+    spec.output = gst_opencl::ConvolutionSpec::Output::ShortPixels;
+    spec.out_shift = state.out_shift;
+  } else {
+    spec.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
+    spec.out_pixel_bytes = plane.channels;
+  }
+  spec.copy_alpha = plane.channels == 4;
+  return spec;
+}
+
+/* The separable passes of every plane and the float frames between them. */
+static void
+configure_separable (State & state, gst_opencl::Device & device, const Settings & settings,
+    const gst_opencl::SeparableFactors & factors, guint slot_count)
+{
+  size_t ring_floats = 0, scratch_floats = 0;
+  for (Plane & plane : state.planes) {
+    /* t pass: the float ring to pixels. */
+    gst_opencl::ConvolutionSpec spec = output_spec (state, plane);
+    spec.kz = settings.depth;
+    spec.float_input = true;
+    spec.short_input = false;
+    plane.pass_t.configure (device, spec, factors.z);
+    /* x pass: one ring slot to the scratch frame; y pass: scratch to a float ring slot. */
+    gst_opencl::ConvolutionSpec spatial;
+    spatial.channels = plane.channels;
+    spatial.output = gst_opencl::ConvolutionSpec::Output::FloatPixels;
+    spatial.kx = settings.width;
+    spatial.temporal = true;
+    spatial.short_input = state.sample_bytes == 2;
+    plane.pass_x.configure (device, spatial, factors.x);
+    spatial.kx = 1;
+    spatial.ky = settings.height;
+    spatial.temporal = false;
+    spatial.float_input = true;
+    spatial.short_input = false;
+    plane.pass_y.configure (device, spatial, factors.y);
+
+    plane.float_row_stride = plane.width * plane.channels;
+    plane.float_slot_stride = plane.float_row_stride * plane.height;
+    plane.float_offset = (cl_int) ring_floats;
+    ring_floats += (size_t) plane.float_slot_stride * slot_count;
+    scratch_floats = std::max (scratch_floats, (size_t) plane.float_slot_stride);
+  }
+  const size_t ring_bytes = ring_floats * sizeof (float);
+  if (ring_bytes > device.max_alloc_bytes || ring_floats > (size_t) G_MAXINT32)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "the float frames of "
+        "the separable passes (" + std::to_string (slot_count) + " frames, " +
+        std::to_string (ring_bytes) + " bytes) exceed the largest buffer " + device.name +
+        " can allocate (" + std::to_string (device.max_alloc_bytes) + " bytes)");
+  state.float_ring = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+      ring_bytes);
+  state.float_scratch = cl::Buffer (device.context, CL_MEM_READ_WRITE |
+      CL_MEM_HOST_NO_ACCESS, scratch_floats * sizeof (float));
+}
+
 static gboolean
 gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter,
     gst_opencl::ElementDevice & element, const GstVideoInfo * info,
@@ -195,64 +305,27 @@ gst_opencl_convolve3d_set_info (GstOpenCLTemporalFilter * filter,
     }
     auto & device = element.device ();
     State & state = impl->state;
-    state.channels = GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY8 ? 1 : 4;
-    state.width = GST_VIDEO_INFO_WIDTH (info);
-    state.height = GST_VIDEO_INFO_HEIGHT (info);
+    state = State ();
+    describe_planes (state, info, ring);
     std::vector<float> taps = make_taps (settings);
     auto factors = gst_opencl::separate (taps, settings.width, settings.height,
         settings.depth);
     state.separable = factors.has_value ();
-
-    gst_opencl::ConvolutionSpec spec;
-    spec.channels = state.channels;
-    spec.temporal = true;
-    spec.output = gst_opencl::ConvolutionSpec::Output::BytePixels;
-    spec.out_pixel_bytes = state.channels;
-    spec.copy_alpha = state.channels == 4;
-    if (!state.separable) {
+    if (state.separable) {
+      configure_separable (state, device, settings, *factors, ring->slot_count);
+      GST_INFO_OBJECT (filter, "%dx%dx%d kernel, separable: three 1D passes per plane",
+          settings.width, settings.height, settings.depth);
+      return;
+    }
+    for (Plane & plane : state.planes) {
+      gst_opencl::ConvolutionSpec spec = output_spec (state, plane);
       spec.kx = settings.width;
       spec.ky = settings.height;
       spec.kz = settings.depth;
-      state.direct.configure (device, spec, taps);
-      state.float_ring = cl::Buffer ();
-      state.float_scratch = cl::Buffer ();
-      GST_INFO_OBJECT (filter, "%dx%dx%d kernel, direct", spec.kx, spec.ky, spec.kz);
-      return;
+      plane.direct.configure (device, spec, taps);
     }
-
-    /* t pass: the float ring to pixels. */
-    spec.kz = settings.depth;
-    spec.float_input = true;
-    state.pass_t.configure (device, spec, factors->z);
-    /* x pass: one ring slot to the scratch frame; y pass: scratch to a float ring slot. */
-    gst_opencl::ConvolutionSpec spatial;
-    spatial.channels = state.channels;
-    spatial.output = gst_opencl::ConvolutionSpec::Output::FloatPixels;
-    spatial.kx = settings.width;
-    spatial.temporal = true;
-    state.pass_x.configure (device, spatial, factors->x);
-    spatial.kx = 1;
-    spatial.ky = settings.height;
-    spatial.temporal = false;
-    spatial.float_input = true;
-    state.pass_y.configure (device, spatial, factors->y);
-
-    state.float_row_stride = state.width * state.channels;
-    state.float_slot_stride = state.float_row_stride * state.height;
-    const size_t frame_bytes = (size_t) state.float_slot_stride * sizeof (float);
-    if (frame_bytes * ring->slot_count > device.max_alloc_bytes ||
-        (guint64) state.float_slot_stride * ring->slot_count > (guint64) G_MAXINT32)
-      throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "the float frames of "
-          "the separable passes (" + std::to_string (ring->slot_count) + " x " +
-          std::to_string (frame_bytes) + " = " + std::to_string (frame_bytes *
-              ring->slot_count) + " bytes) exceed the largest buffer " + device.name +
-          " can allocate (" + std::to_string (device.max_alloc_bytes) + " bytes)");
-    state.float_ring = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
-        frame_bytes * ring->slot_count);
-    state.float_scratch = cl::Buffer (device.context, CL_MEM_READ_WRITE |
-        CL_MEM_HOST_NO_ACCESS, frame_bytes);
-    GST_INFO_OBJECT (filter, "%dx%dx%d kernel, separable: three 1D passes", settings.width,
-        settings.height, settings.depth);
+    GST_INFO_OBJECT (filter, "%dx%dx%d kernel, direct", settings.width, settings.height,
+        settings.depth);
   });
 }
 
@@ -265,30 +338,50 @@ gst_opencl_convolve3d_frame_uploaded (GstOpenCLTemporalFilter * filter,
   if (!state.separable)
     return TRUE;
   return GST_OPENCL_GUARD (filter, "convolution failed", [&]() {
-    gst_opencl::ConvolutionArgs x;
-    x.src = &ring->buffer;
-    x.src_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&ring->info, 0);
-    x.src_plane_stride = (cl_int) ring->slot_bytes;
-    x.slots.s[0] = (cl_int) slot;
-    x.dst = &state.float_scratch;
-    x.dst_row_stride = state.float_row_stride;
-    x.dst_plane_stride = state.float_slot_stride;
-    x.width = state.width;
-    x.height = state.height;
-    state.pass_x.run (element, x);
+    for (Plane & plane : state.planes) {
+      gst_opencl::ConvolutionArgs x;
+      x.src = &ring->buffer;
+      x.src_offset = plane.ring_offset;
+      x.src_row_stride = plane.ring_row_stride;
+      x.src_plane_stride = state.ring_slot_stride;
+      x.slots.s[0] = (cl_int) slot;
+      x.dst = &state.float_scratch;
+      x.dst_row_stride = plane.float_row_stride;
+      x.dst_plane_stride = plane.float_slot_stride;
+      x.width = plane.width;
+      x.height = plane.height;
+      plane.pass_x.run (element, x);
 
-    gst_opencl::ConvolutionArgs y;
-    y.src = &state.float_scratch;
-    y.src_row_stride = state.float_row_stride;
-    y.src_plane_stride = state.float_slot_stride;
-    y.dst = &state.float_ring;
-    y.dst_offset = (cl_int) slot * state.float_slot_stride;
-    y.dst_row_stride = state.float_row_stride;
-    y.dst_plane_stride = state.float_slot_stride;
-    y.width = state.width;
-    y.height = state.height;
-    state.pass_y.run (element, y);
+      gst_opencl::ConvolutionArgs y;
+      y.src = &state.float_scratch;
+      y.src_row_stride = plane.float_row_stride;
+      y.src_plane_stride = plane.float_slot_stride;
+      y.dst = &state.float_ring;
+      y.dst_offset = plane.float_offset + (cl_int) slot * plane.float_slot_stride;
+      y.dst_row_stride = plane.float_row_stride;
+      y.dst_plane_stride = plane.float_slot_stride;
+      y.width = plane.width;
+      y.height = plane.height;
+      plane.pass_y.run (element, y);
+    }
   });
+}
+
+/* Plane `p` of the output frame in elements of the sample type. */
+static void
+set_output_plane (gst_opencl::ConvolutionArgs & args, const State & state,
+    const GstOpenCLFrame * out, guint p)
+{
+  const gsize offset = GST_VIDEO_INFO_PLANE_OFFSET (&out->info, p);
+  const gint stride = GST_VIDEO_INFO_PLANE_STRIDE (&out->info, p);
+  if (offset % state.sample_bytes != 0 || stride % state.sample_bytes != 0)
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Failed, "output plane " +
+        std::to_string (p) + " (offset " + std::to_string (offset) + ", stride " +
+        std::to_string (stride) + " bytes) is not aligned to its 16-bit samples");
+  args.dst = &out->buffer;
+  args.dst_offset = (cl_int) (offset / state.sample_bytes);
+  args.dst_row_stride = stride / state.sample_bytes;
+  args.dst_plane_stride = 0;
 }
 
 static gboolean
@@ -299,28 +392,31 @@ gst_opencl_convolve3d_process (GstOpenCLTemporalFilter * filter,
   auto *impl = GST_OPENCL_CONVOLVE3D (filter)->impl;
   State & state = impl->state;
   return GST_OPENCL_GUARD (filter, "convolution failed", [&]() {
-    gst_opencl::ConvolutionArgs args;
-    for (guint l = 0; l < ring->slot_count; l++)
-      args.slots.s[l] = (cl_int) slots[l];
-    args.dst = &out->buffer;
-    args.dst_offset = (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, 0);
-    args.dst_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0);
-    args.dst_plane_stride = 0;
-    args.width = state.width;
-    args.height = state.height;
-    args.alpha_src = &ring->buffer;
-    args.alpha_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&ring->info, 0);
-    args.alpha_plane_stride = (cl_int) ring->slot_bytes;
-    if (state.separable) {
-      args.src = &state.float_ring;
-      args.src_row_stride = state.float_row_stride;
-      args.src_plane_stride = state.float_slot_stride;
-      state.pass_t.run (element, args);
-    } else {
-      args.src = &ring->buffer;
-      args.src_row_stride = args.alpha_row_stride;
-      args.src_plane_stride = args.alpha_plane_stride;
-      state.direct.run (element, args);
+    for (guint p = 0; p < state.planes.size (); p++) {
+      Plane & plane = state.planes[p];
+      gst_opencl::ConvolutionArgs args;
+      for (guint l = 0; l < ring->slot_count; l++)
+        args.slots.s[l] = (cl_int) slots[l];
+      set_output_plane (args, state, out, p);
+      args.width = plane.width;
+      args.height = plane.height;
+      /* Only single-plane formats have four samples a pixel: their alpha is at offset 0. */
+      args.alpha_src = &ring->buffer;
+      args.alpha_row_stride = GST_VIDEO_INFO_PLANE_STRIDE (&ring->info, p);
+      args.alpha_plane_stride = (cl_int) ring->slot_bytes;
+      if (state.separable) {
+        args.src = &state.float_ring;
+        args.src_offset = plane.float_offset;
+        args.src_row_stride = plane.float_row_stride;
+        args.src_plane_stride = plane.float_slot_stride;
+        plane.pass_t.run (element, args);
+      } else {
+        args.src = &ring->buffer;
+        args.src_offset = plane.ring_offset;
+        args.src_row_stride = plane.ring_row_stride;
+        args.src_plane_stride = state.ring_slot_stride;
+        plane.direct.run (element, args);
+      }
     }
   });
 }

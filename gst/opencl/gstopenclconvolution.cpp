@@ -300,20 +300,27 @@ read_optional_field (const std::string & text, size_t & pos, char c, int &value,
 std::string
 ConvolutionSpec::build_options () const
 {
-  int out_mode = output == Output::Tensor ? 0 : output == Output::FloatPixels ? 1 : 2;
+  int out_mode = output == Output::Tensor ? 0 : output == Output::FloatPixels ? 1 :
+      output == Output::BytePixels ? 2 : 3;
   gchar *text = g_strdup_printf ("-DKX=%d -DKY=%d -DKZ=%d -DNUM_FILTERS=%d -DCHANNELS=%d "
       "-DIN_FLOAT=%d -DOUT_MODE=%d -DOUT_PIXEL=%d -DCOPY_ALPHA=%d -DTEMPORAL=%d", kx, ky, kz,
       num_filters, channels, float_input ? 1 : 0, out_mode, out_pixel_bytes, copy_alpha ? 1 : 0,
       temporal ? 1 : 0);
   std::string options (text);
   g_free (text);
+  /* Only when set: the programs (and tuning keys) of the 8-bit specs stay as they were. */
+  if (short_input)
+    options += " -DIN_SHORT=1";
+  if (out_shift)
+    options += " -DOUT_SHIFT=" + std::to_string (out_shift);
   return options;
 }
 
 bool
 ConvolutionSpec::mma_supported () const
 {
-  return !float_input && channels == 1 && output == Output::Tensor && !temporal;
+  return !float_input && !short_input && channels == 1 && output == Output::Tensor &&
+      !temporal;
 }
 
 std::string
@@ -820,6 +827,7 @@ Convolution::set_args (cl::Kernel & kernel, const ConvolutionVariant & variant,
   kernel.setArg (14, a.alpha_src ? *a.alpha_src : *a.src);
   kernel.setArg (15, a.alpha_row_stride);
   kernel.setArg (16, a.alpha_plane_stride);
+  kernel.setArg (17, a.src_offset);
 }
 
 void

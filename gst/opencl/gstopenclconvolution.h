@@ -30,15 +30,20 @@ struct ConvolutionSpec
     Tensor,       /* float, the N responses of a voxel contiguous */
     FloatPixels,  /* float, `channels` values per pixel (separable intermediates; N = 1) */
     BytePixels,   /* uchar pixels of `out_pixel_bytes`: value * scale + offset, saturated */
+    ShortPixels,  /* ushort pixels of `channels` samples: value * scale + offset, rounded to
+                   * a multiple of 2^out_shift and saturated (N = 1) */
   };
 
   int kx = 1, ky = 1, kz = 1;  /* odd */
   int num_filters = 1;
-  int channels = 1;            /* 1, or 4 interleaved channels filtered alike */
-  bool float_input = false;    /* else uchar */
+  int channels = 1;            /* 1, 2 or 4 interleaved channels filtered alike */
+  bool float_input = false;    /* else uchar, or ushort with short_input */
+  bool short_input = false;    /* ushort (16-bit) samples */
   Output output = Output::Tensor;
-  int out_pixel_bytes = 1;     /* BytePixels: 1 or 4 */
-  bool copy_alpha = false;     /* BytePixels with 4 channels: byte 3 from the centre plane */
+  int out_pixel_bytes = 1;     /* BytePixels: 1 or 4 (1 channel), 2 (2), 4 (4) */
+  int out_shift = 0;           /* ShortPixels: low bits left 0 (6 for P010) */
+  bool copy_alpha = false;     /* Byte or ShortPixels with 4 channels: sample 3 from the
+                                * centre plane */
   bool temporal = false;       /* the third axis is a ring of frames addressed through slots */
 
   int taps () const { return kx * ky * kz * num_filters; }
@@ -98,12 +103,14 @@ struct ConvolutionLimits
   static ConvolutionLimits of (const cl::Device & device);
 };
 
-/* One launch. Strides are in elements of the buffer's scalar type (bytes for uchar, floats for
- * float); a pixel is `channels` elements. width x height x depth is the input and output size;
+/* One launch. Strides and offsets are in elements of the buffer's scalar type (bytes for
+ * uchar, ushorts for 16-bit samples, floats for float); a pixel is `channels` elements; the
+ * alpha strides are in bytes. width x height x depth is the input and output size;
  * with a temporal spec, depth is 1 and `slots` gives the ring slot of each of the KZ taps. */
 struct ConvolutionArgs
 {
   const cl::Buffer *src = nullptr;
+  cl_int src_offset = 0;  /* where the input (plane 0 or slot 0) starts */
   cl_int src_row_stride = 0;
   cl_int src_plane_stride = 0;
   cl_int16 slots {};
@@ -116,7 +123,7 @@ struct ConvolutionArgs
   cl_int depth = 1;
   cl_float scale = 1.0f;
   cl_float offset = 0.0f;
-  /* copy_alpha: the uchar RGBA frames (ring) the alpha byte comes from, at slots[KZ / 2]. */
+  /* copy_alpha: the RGBA frames (ring) the alpha sample comes from, at slots[KZ / 2]. */
   const cl::Buffer *alpha_src = nullptr;
   cl_int alpha_row_stride = 0;
   cl_int alpha_plane_stride = 0;

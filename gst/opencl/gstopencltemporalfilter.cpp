@@ -133,7 +133,7 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!gst_opencl_base_transform_configure_ports (GST_OPENCL_BASE_TRANSFORM (trans), incaps,
           outcaps, &info, &out_info, &context_changed))
     return FALSE;
-  if (!gst_video_info_is_equal (&info, &out_info) || GST_VIDEO_INFO_N_PLANES (&info) != 1) {
+  if (!gst_video_info_is_equal (&info, &out_info)) {
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("invalid caps"),
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
@@ -151,8 +151,9 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     priv->radius = klass->get_radius (filter);
     if (2 * priv->radius + 1 > GST_OPENCL_TEMPORAL_MAX_WINDOW)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "window too long");
-    const gsize slot_bytes = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) *
-        GST_VIDEO_INFO_HEIGHT (&info);
+    /* A slot holds every plane of a frame, laid out as the caps' default (info.offset[p],
+     * info.stride[p]); the copy in repacks whatever layout the input has into it. */
+    const gsize slot_bytes = GST_VIDEO_INFO_SIZE (&info);
     const guint slot_count = 2 * priv->radius + 1;
     if (slot_bytes > device.max_alloc_bytes / slot_count)
       throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a window of " +
@@ -163,7 +164,6 @@ gst_opencl_temporal_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       priv->ring.buffer = cl::Buffer (device.context, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY,
           slot_bytes * slot_count);
     priv->ring.info = info;
-    priv->ring.info.offset[0] = 0;
     priv->ring.slot_bytes = slot_bytes;
     priv->ring.slot_count = slot_count;
   });
@@ -193,7 +193,8 @@ upload (GstOpenCLTemporalFilter * filter, GstBuffer * input)
 
   const guint slot = (guint) (priv->received % priv->ring.slot_count);
   GstOpenCLFrame target { priv->ring.buffer, priv->ring.info };
-  target.info.offset[0] = (gsize) slot * priv->ring.slot_bytes;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&target.info); p++)
+    target.info.offset[p] += (gsize) slot * priv->ring.slot_bytes;
   if (!GST_OPENCL_GUARD (filter, "cannot copy the frame into the window", [&]() {
         gst_opencl::copy_frame_in (device_of (filter), port_of (filter, GST_PAD_SINK), input,
             target);

@@ -23,8 +23,8 @@ G_DECLARE_DERIVABLE_TYPE (GstOpenCLTemporalFilter, gst_opencl_temporal_filter, G
     OPENCL_TEMPORAL_FILTER, GstOpenCLBaseTransform)
 
 /* The window on the device: `slot_count` frames in one buffer, slot s starting at byte
- * s * slot_bytes, each laid out as `info` says (single-plane formats; rows info.stride[0] bytes
- * apart). */
+ * s * slot_bytes (info.size), each laid out as `info` says: plane p of slot s at byte
+ * s * slot_bytes + info.offset[p], rows info.stride[p] bytes apart. */
 struct GstOpenCLFrameRing
 {
   cl::Buffer buffer;
@@ -53,15 +53,15 @@ struct _GstOpenCLTemporalFilterClass
   gboolean (*frame_uploaded) (GstOpenCLTemporalFilter * filter,
       gst_opencl::ElementDevice & device, const GstOpenCLFrameRing * ring, guint slot);
 
-  /* Enqueue the kernels that write output frame n into `out` (plane 0 at out->info.offset[0],
-   * rows out->info.stride[0] bytes apart): slots[l], l = 0 .. 2d, is the ring slot of input frame
+  /* Enqueue the kernels that write output frame n into `out` (plane p at out->info.offset[p],
+   * rows out->info.stride[p] bytes apart): slots[l], l = 0 .. 2d, is the ring slot of input frame
    * n - d + l (already clamped to the stream). Must not block or throw. */
   gboolean (*process) (GstOpenCLTemporalFilter * filter, gst_opencl::ElementDevice & device,
       const GstOpenCLFrameRing * ring, const guint * slots, const GstOpenCLFrame * out);
 };
 
 /* Pad templates as gst_opencl_filter_class_add_pad_templates () makes them: the formats
- * (single-plane only) in system and OpenCL memory, and RGBA in GL memory when `gl_rgba`. */
+ * (single- or multi-plane) in system and OpenCL memory, and RGBA in GL memory when `gl_rgba`. */
 void gst_opencl_temporal_filter_class_add_pad_templates (GstOpenCLTemporalFilterClass * klass,
     const gchar * formats, gboolean gl_rgba);
 

@@ -106,4 +106,34 @@ convolve3d_frames (const std::vector<testutil::Frame> & inputs, const Convolve3d
   return outputs;
 }
 
+std::vector<PlanarFrame>
+convolve3d_planes (const std::vector<PlanarFrame> & inputs, const Convolve3dKernel & k,
+    int max_value, int step)
+{
+  const int frames = (int) inputs.size ();
+  const std::vector<double> taps = convolve3d_taps (k);
+  std::vector<PlanarFrame> outputs (inputs);
+  for (size_t p = 0; p < inputs[0].size (); p++) {
+    const PlaneSamples & shape = inputs[0][p];
+    const int w = shape.width, h = shape.height;
+    const int filtered = shape.channels == 4 ? 3 : shape.channels;
+    for (int c = 0; c < filtered; c++) {
+      std::vector<double> volume ((size_t) w * h * frames);
+      for (int t = 0; t < frames; t++)
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++)
+            volume[((size_t) t * h + y) * w + x] = inputs[t][p].at (x, y, c);
+      auto out = correlate (volume, w, h, frames, taps, 1, k.width, k.height, k.depth);
+      for (int t = 0; t < frames; t++)
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++) {
+            const double v = std::round (out[((size_t) t * h + y) * w + x] / step) * step;
+            outputs[t][p].at (x, y, c) = (int) std::clamp (v, 0.0,
+                (double) (max_value + 1 - step));
+          }
+    }
+  }
+  return outputs;
+}
+
 }  // namespace reference

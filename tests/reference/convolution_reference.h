@@ -40,4 +40,24 @@ std::vector<double> convolve3d_taps (const Convolve3dKernel & kernel);
 std::vector<testutil::Frame> convolve3d_frames (const std::vector<testutil::Frame> & inputs,
     const Convolve3dKernel & kernel);
 
+/* One plane of a frame as samples (8- or 16-bit values, or P010's words), `channels` per
+ * pixel, channel fastest, then x, then y. */
+struct PlaneSamples
+{
+  int width = 0, height = 0, channels = 1;
+  std::vector<int> samples;
+  int &at (int x, int y, int c) { return samples[((size_t) y * width + x) * channels + c]; }
+  int at (int x, int y, int c) const {
+    return samples[((size_t) y * width + x) * channels + c];
+  }
+};
+using PlanarFrame = std::vector<PlaneSamples>;
+
+/* openclconvolve3d on frames of any format: every plane correlated on its own, at its own size,
+ * with the same taps, every channel alike (channel 3 of a 4-channel plane, alpha or x, copied
+ * from frame n); each result rounded to the nearest multiple of `step` (1, or 64 for P010's
+ * words) and saturated to 0 .. max_value + 1 - step (max_value 255 or 65535). */
+std::vector<PlanarFrame> convolve3d_planes (const std::vector<PlanarFrame> & inputs,
+    const Convolve3dKernel & kernel, int max_value, int step);
+
 }  // namespace reference
