@@ -34,8 +34,8 @@
  *   cv2.UMat (OpenCV's OpenCL path) and on numpy arrays (its CPU path), per call, each sample
  *   bracketed by cv2.ocl.finish () on the OpenCL path.
  *
- * Prints a table and, with --json, writes every figure (and the OpenCV peer's own JSON) to a
- * file. */
+ * Prints a table and, with --json, writes every figure (and the OpenCV peer's own JSON), the
+ * machine (CPU, cores, load average before and after) and the command to a file. */
 #include <glib/gstdio.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -457,12 +457,14 @@ case_json (const CaseResult & r, double copy_bytes_per_s)
 
 std::string
 results_json (const Options & options, const std::vector<CaseResult> & results,
-    const std::string & command_line, double copy_bytes_per_s, const std::string & opencv)
+    const std::string & command_line, double copy_bytes_per_s, const std::string & opencv,
+    const std::string & load_before)
 {
   std::string text = bench::json_opening ("openclconvertscale", command_line);
   text += "  \"machine\": {\"cpu\": " + json_string (bench::cpu_model ()) + ", \"cores\": " +
-      std::to_string (std::thread::hardware_concurrency ()) + ", \"loadavg\": " +
-      json_string (bench::load_average ()) + "},\n";
+      std::to_string (std::thread::hardware_concurrency ()) + ", \"loadavg_before\": " +
+      json_string (load_before) + ", \"loadavg_after\": " + json_string (bench::load_average ()) +
+      "},\n";
   text += "  \"device_property\": " + json_string (options.device) + ",\n";
   text += "  \"device_name\": " + json_string (bench::device_of (results)) + ",\n";
   text += "  \"memory\": " + json_string (options.memory) + ",\n";
@@ -559,6 +561,7 @@ main (int argc, char **argv)
 {
   const std::string command_line = bench::initialize (&argc, &argv);
   Options options = parse_options (argc, argv);
+  const std::string load_before = bench::load_average ();
   if (!bench::have_element ("openclconvertscale"))
     return 1;
   const double copy_bytes_per_s = bench::copy_bandwidth (options.ceilings_path);
@@ -582,5 +585,5 @@ main (int argc, char **argv)
   for (const auto & r : results)
     failed = failed || !r.cpu.error.empty ();
   return bench::finish (options.json_path, results_json (options, results, command_line,
-          copy_bytes_per_s, opencv), failed);
+          copy_bytes_per_s, opencv, load_before), failed);
 }
