@@ -399,8 +399,13 @@ run_opencv_peer (const Options & options, std::vector<CaseResult> & results)
       options.peer_script.c_str (), cases.c_str (), backends.c_str ());
   std::fflush (stdout);
   gint status = 1;
-  g_spawn_sync (nullptr, (gchar **) argv.data (), nullptr, G_SPAWN_SEARCH_PATH, nullptr, nullptr,
-      nullptr, nullptr, &status, nullptr);
+  GError *error = nullptr;
+  if (!g_spawn_sync (nullptr, (gchar **) argv.data (), nullptr, G_SPAWN_SEARCH_PATH, nullptr,
+          nullptr, nullptr, nullptr, &status, &error) ||
+      !g_spawn_check_wait_status (status, &error)) {
+    std::printf ("OpenCV peer: %s\n", error ? error->message : "failed");
+    g_clear_error (&error);
+  }
   std::ifstream summary (summary_path);
   std::string name, sizes, backend;
   double ms = 0;
