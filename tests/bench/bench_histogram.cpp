@@ -237,21 +237,6 @@ element_variants (const Options & options)
   return names;
 }
 
-/* The copy bandwidth (bytes read + written per second) from a bench_ceilings JSON, or 0. */
-double
-copy_bandwidth (const std::string & path)
-{
-  gchar *contents = nullptr;
-  if (path.empty () || !g_file_get_contents (path.c_str (), &contents, nullptr, nullptr))
-    return 0;
-  std::string text (contents);
-  g_free (contents);
-  const size_t copy = text.find ("\"copy\"");
-  const size_t key = copy == std::string::npos ? copy : text.find ("\"bytes_per_s\"", copy);
-  const size_t colon = key == std::string::npos ? key : text.find (':', key);
-  return colon == std::string::npos ? 0 : std::strtod (text.c_str () + colon + 1, nullptr);
-}
-
 double
 read_bytes_per_s (const CaseResult & r)
 {
@@ -342,7 +327,7 @@ main (int argc, char **argv)
       if (variant == "all" || (name.rfind ("cpu-", 0) == 0) == (variant == "cpu"))
         variants.push_back (name);
   }
-  const double copy_bytes_per_s = copy_bandwidth (options.ceilings_path);
+  const double copy_bytes_per_s = bench::copy_bandwidth (options.ceilings_path);
   if (!options.ceilings_path.empty () && copy_bytes_per_s <= 0)
     std::fprintf (stderr, "no copy bandwidth in %s\n", options.ceilings_path.c_str ());
 

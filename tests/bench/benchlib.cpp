@@ -412,6 +412,20 @@ finish (const std::string & json_path, const std::string & json, bool failed)
   return failed ? 1 : 0;
 }
 
+double
+copy_bandwidth (const std::string & path)
+{
+  gchar *contents = nullptr;
+  if (path.empty () || !g_file_get_contents (path.c_str (), &contents, nullptr, nullptr))
+    return 0;
+  std::string text (contents);
+  g_free (contents);
+  const size_t copy = text.find ("\"copy\"");
+  const size_t key = copy == std::string::npos ? copy : text.find ("\"bytes_per_s\"", copy);
+  const size_t colon = key == std::string::npos ? key : text.find (':', key);
+  return colon == std::string::npos ? 0 : std::strtod (text.c_str () + colon + 1, nullptr);
+}
+
 /* ---- The machine ---- */
 
 std::string

@@ -165,6 +165,10 @@ bool write_file (const std::string & path, const std::string & text);
  * the exit status, 1 when the file cannot be written or `failed`. */
 int finish (const std::string & json_path, const std::string & json, bool failed);
 
+/* The copy bandwidth (bytes read + written per second) of a bench_ceilings JSON file, or 0 when
+ * `path` is empty or has none. */
+double copy_bandwidth (const std::string & path);
+
 /* ---- The machine ---- */
 
 /* The CPU's model name from /proc/cpuinfo, or "". */

@@ -809,6 +809,58 @@ def peer_conv3d(run, path, data):
     print()
 
 
+def convertscale(run, path, data):
+    """bench_convertscale: a row per case, the peers of the same run, issue 26's targets."""
+    cases = data["cases"]
+    device = data.get("device_name")
+    header(f"openclconvertscale, {data.get('method', 'bilinear')}, "
+           f"{data.get('memory', 'opencl')} memory", path, data, device)
+    copy = data.get("copy_bytes_per_s") or run.copy_bandwidth()
+    threads = data.get("cpu_peer_threads")
+    table_head("case", "in -> out", "frames", "kernel ms (median)", "kernel q1-q3 ms",
+               "MB per frame (read + written)", "GB/s", "of copy bandwidth", "wall ms per frame",
+               f"CPU peer ms ({threads} threads)", "CPU peer / kernel", "OpenCV OpenCL ms",
+               "OpenCV OpenCL / kernel", "OpenCV CPU ms")
+    for c in cases:
+        sizes = f"{c['in_format']} {c['in_width']}x{c['in_height']} -> " \
+                f"{c['out_format']} {c['out_width']}x{c['out_height']}"
+        if reported_failure(c, [c["case"], sizes], 14):
+            continue
+        kernel = c["kernel_ms"]["median"]
+        rate = c["bytes"] / (kernel * 1e-3)
+        cpu = c["cpu_peer"]["ms"]["median"] if c["cpu_peer"].get("ok") else None
+        ocl = c["opencv_ms"].get("opencl")
+        print(f"| {c['case']} | {sizes} | {c['frames']} | {fmt_ms(kernel)} | "
+              f"{fmt_ms(c['kernel_ms']['q1'])}-{fmt_ms(c['kernel_ms']['q3'])} | "
+              f"{c['bytes'] * 1e-6:.2f} | {rate * 1e-9:.2f} | "
+              f"{fmt_pct(rate / copy if copy else None)} | {fmt_ms(c['wall_ms']['median'])} | "
+              f"{fmt_ms(cpu)} | {fmt_ratio(cpu / kernel if cpu else None)} | {fmt_ms(ocl)} | "
+              f"{fmt_ratio(ocl / kernel if ocl else None)} | "
+              f"{fmt_ms(c['opencv_ms'].get('cpu'))} |")
+        convertscale_targets(run, device, c, kernel, rate, copy, cpu, ocl)
+    print()
+
+
+def convertscale_targets(run, device, c, kernel, rate, copy, cpu, ocl):
+    """Issue 26's kernel targets of one case."""
+    size = f"{c['in_width']}x{c['in_height']}"
+    if is_gpu(device):
+        share = {("nv12-rgba", "3840x2160"): 0.7, ("rgba-scale", "3840x2160"): 0.6}.get(
+            (c["case"], size))
+        if share and copy:
+            run.target(f"openclconvertscale {c['case']} {size}: at least {share:.0%} of the copy "
+                       "bandwidth (bytes read + written)", f"{fmt_pct(rate / copy)} of "
+                       f"{copy * 1e-9:.0f} GB/s", rate >= share * copy)
+        if ocl and (c["case"], size) in (("nv12-rgba", "3840x2160"), ("rgba-scale", "3840x2160")):
+            run.target(f"openclconvertscale {c['case']} {size}: at least 1.5x OpenCV's OpenCL path",
+                       f"{fmt_ms(kernel)} ms vs {fmt_ms(ocl)} ms ({ocl / kernel:.2f}x)",
+                       ocl >= 1.5 * kernel)
+    elif c["case"] == "nv12-rgba" and size == "1920x1080" and cpu:
+        run.target("openclconvertscale NV12 -> RGBA 1920x1080 on the CPU: faster than "
+                   "videoconvert with as many threads as cores", f"{fmt_ms(kernel)} ms vs "
+                   f"{fmt_ms(cpu)} ms", kernel < cpu)
+
+
 def classify(data):
     if not isinstance(data, dict):
         return None
@@ -840,13 +892,16 @@ def classify(data):
         return "count-bound"
     if kind == "streams":
         return "streams"
+    if kind == "openclconvertscale":
+        return "convertscale"
     return None
 
 
 REPORTERS = {"bilateral": bilateral, "histogram": histogram, "sort": sort,
              "mandelbox": mandelbox, "pipelines": pipelines, "pipelines-launch": pipelines_launch,
-             "streams": streams, "convolve": convolve, "peer-conv3d": peer_conv3d, "count-bound": count_bound}
-ORDER = ["bilateral", "histogram", "count-bound", "convolve", "peer-conv3d", "sort", "mandelbox", "pipelines",
+             "streams": streams, "convolve": convolve, "peer-conv3d": peer_conv3d, "count-bound": count_bound,
+             "convertscale": convertscale}
+ORDER = ["bilateral", "histogram", "count-bound", "convertscale", "convolve", "peer-conv3d", "sort", "mandelbox", "pipelines",
          "pipelines-launch", "streams"]
 
 
@@ -914,7 +969,7 @@ def print_run(run):
             kernel_targets(run)
             decode_targets(run)
     if run.targets:
-        print("**Targets** (issue 8), ratios from this run:\n")
+        print("**Targets** (issues 8 and 26), ratios from this run:\n")
         table_head("target", "measured", "met")
         for text, measured, met in run.targets:
             verdict = "not measured" if met is None else "met" if met else "missed"

@@ -8,8 +8,8 @@
 #   --quick           the small set that finishes in minutes (implied by --device cpu unless --full)
 #   --full            the standard sizes even on the CPU (hours on a 2-core machine)
 #   --build DIR       a build folder made before (default: build-bench, else build); nothing is built
-#   --only LIST       comma-separated subset of: ceilings,bilateral,histogram,sort,mandelbox,
-#                     convolve,pipelines,streams (pipelines-launch comes with pipelines on the
+#   --only LIST       comma-separated subset of: ceilings,bilateral,histogram,convertscale,sort,
+#                     mandelbox,convolve,pipelines,streams (pipelines-launch comes with pipelines on the
 #                     GPU, frame-path with pipelines on the CPU)
 #   --out DIR         where the results go (created): one JSON per benchmark, log.txt,
 #                     summary.json (machine, command, each benchmark's status and file) and
@@ -22,7 +22,7 @@ device=gpu
 quick=""
 build=""
 out=""
-only="ceilings,bilateral,histogram,sort,mandelbox,convolve,pipelines,streams"
+only="ceilings,bilateral,histogram,convertscale,sort,mandelbox,convolve,pipelines,streams"
 bench_parse_options "--device=device --quick=quick:1 --full=quick:0 --build=build --only=only
   --out=out" "$@"
 [ -n "$out" ] || { echo "--out DIR is required" >&2; exit 2; }
@@ -106,6 +106,25 @@ if wanted histogram; then
       run count-bound 300 "$bin/bench_count_bound" --frames "$([ "$quick" = 1 ] && echo 5 || echo 20)" \
         "${ceilings[@]}" --json "$out/count-bound.json"
     fi
+  fi
+fi
+
+# openclconvertscale: NV12 <-> RGBA and the two bilinear scalings on frames resident on the
+# device, beside videoconvert / videoconvertscale on the CPU's cores and OpenCV (cvtColor and
+# resize on UMat and on the CPU) in the same run, as fractions of the copy bandwidth above.
+if wanted convertscale && [ -x "$bin/bench_convertscale" ]; then
+  ceilings=()
+  [ -f "$out/ceilings.json" ] && ceilings=(--ceilings "$out/ceilings.json")
+  peer=(--python "$py" --peer-script "$bench_here/peer_opencv_convert.py" --threads "$cores")
+  if [ "$device" = gpu ]; then
+    run convertscale 300 "$bin/bench_convertscale" --device gpu --sizes 1920x1080,3840x2160 \
+      --frames 100 --warmup 10 --peer-runs 100 "${peer[@]}" "${ceilings[@]}" \
+      --json "$out/convertscale.json"
+  else
+    run convertscale 600 "$bin/bench_convertscale" --device cpu \
+      --sizes "$([ "$quick" = 1 ] && echo 1920x1080 || echo 1920x1080,3840x2160:5)" \
+      --frames 10 --warmup 5 --peer-runs 20 "${peer[@]}" "${ceilings[@]}" \
+      --json "$out/convertscale.json"
   fi
 fi
 
