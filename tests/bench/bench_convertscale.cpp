@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "benchlib.h"
+#include "benchvideo.h"
 
 namespace {
 
@@ -175,23 +176,6 @@ video_info (const std::string & format, int width, int height)
   info.fps_n = 30;
   info.fps_d = 1;
   return info;
-}
-
-/* Bytes of every plane's samples, without row padding. */
-double
-frame_bytes (const GstVideoInfo * info)
-{
-  double bytes = 0;
-  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
-    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-      if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) != plane)
-        continue;
-      bytes += (double) GST_VIDEO_INFO_COMP_WIDTH (info, comp) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp) * GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-      break;
-    }
-  }
-  return bytes;
 }
 
 /* The frame every push repeats: uniform random bytes (the conversion costs the same whatever
@@ -536,7 +520,7 @@ run_case (const Options & options, const Conversion & c)
   result.conversion = c;
   const GstVideoInfo in = video_info (c.in_format, c.in_width, c.in_height);
   const GstVideoInfo out = video_info (c.out_format, c.out_width, c.out_height);
-  result.bytes = frame_bytes (&in) + frame_bytes (&out);
+  result.bytes = bench::frame_bytes (&in) + bench::frame_bytes (&out);
   GstBuffer *frame = make_frame (&in);
   std::printf ("%s %dx%d -> %dx%d ... ", c.name.c_str (), c.in_width, c.in_height, c.out_width,
       c.out_height);

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "benchlib.h"
+#include "benchvideo.h"
 
 namespace {
 
@@ -105,23 +106,6 @@ make_frame (const GstVideoInfo * info, const std::string & content)
   return buffer;
 }
 
-/* Bytes the kernel reads per frame: every plane's samples, without row padding. */
-double
-frame_bytes_read (const GstVideoInfo * info)
-{
-  double bytes = 0;
-  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
-    for (guint comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++) {
-      if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) != plane)
-        continue;
-      bytes += (double) GST_VIDEO_INFO_COMP_WIDTH (info, comp) *
-          GST_VIDEO_INFO_COMP_PSTRIDE (info, comp) * GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-      break;
-    }
-  }
-  return bytes;
-}
-
 /* Forces `variant` on the elements made from now on (TUNED: none). */
 void
 select_variant (const std::string & variant)
@@ -158,7 +142,7 @@ run_case (const Options & options, CaseResult & result)
   g_object_set (src, "caps", caps, nullptr);
   gst_caps_unref (caps);
   GstBuffer *frame = make_frame (&info, result.content);
-  result.bytes_read = frame_bytes_read (&info);
+  result.bytes_read = bench::frame_bytes (&info);
 
   bench::FrameProbe probe;
   probe.attach (element, sink, options.warmup);
