@@ -18,11 +18,12 @@
  *   baseline       nothing (the decoder, or the test source, alone; on the GPU into
  *                  video/x-raw(memory:CUDAMemory), as bench_pipeline's decode case)
  *   histogram      openclhistogram
- *   bilateral      openclbilateral (radius 4 from its defaults); after openclconvertscale !
- *                  video/x-raw(memory:OpenCLMemory),format=RGBA where the source's format is
- *                  not one it takes (RGB formats and GRAY8: the decoders' NV12 and I420 are
- *                  not)
- *   convertscale   openclconvertscale ! video/x-raw(memory:OpenCLMemory),format=RGBA
+ *   bilateral      openclbilateral (radius 4 from its defaults), on the decoder's NV12 as it
+ *                  comes; after openclconvertscale ! video/x-raw(memory:OpenCLMemory),
+ *                  format=RGBA only for a source format it does not take
+ *   convertscale   openclconvertscale ! video/x-raw(memory:CUDAMemory),format=RGBA,width=1280,
+ *                  height=720 after NVIDIA's decoders; elsewhere ! video/x-raw(memory:
+ *                  OpenCLMemory),format=RGBA
  * Context modes (the baseline has no OpenCL element: it runs once per N, mode "none"):
  *   shared         every pipeline's elements use one gst.opencl.context: the first pipeline's
  *                  element creates it and posts have-context; a bus sync handler on every
@@ -223,7 +224,8 @@ struct CaseSpec
 bool
 bilateral_takes (const std::string & format)
 {
-  for (const char *taken : { "RGBA", "BGRA", "RGBx", "BGRx", "GRAY8" })
+  for (const char *taken : { "RGBA", "BGRA", "RGBx", "BGRx", "GRAY8", "GRAY16_LE", "RGBA64_LE",
+           "NV12", "I420", "P010_10LE" })
     if (format == taken)
       return true;
   return false;
@@ -251,9 +253,12 @@ case_spec (const Options & o, const std::string & name)
     return { name, "openclbilateral", to_device_rgba + " ! openclbilateral name=measured",
       { "convert", "measured" } };
   }
+  /* On NVIDIA's decoders, the issue's case: to RGBA at 720p in CUDA memory, for a CUDA
+   * element or encoder downstream. */
   if (name == "convertscale")
-    return { name, "openclconvertscale", decoded + " ! openclconvertscale name=measured ! "
-      "video/x-raw(memory:OpenCLMemory),format=RGBA", { "measured" } };
+    return { name, "openclconvertscale", decoded + " ! openclconvertscale name=measured ! " +
+      (cuda ? std::string ("video/x-raw(memory:CUDAMemory),format=RGBA,width=1280,height=720") :
+          std::string ("video/x-raw(memory:OpenCLMemory),format=RGBA")), { "measured" } };
   /* NVIDIA's decoders alone into CUDA memory, as bench_pipeline's decode case. */
   return { "baseline", "none", decoded, {} };
 }
