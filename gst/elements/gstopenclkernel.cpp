@@ -14,6 +14,14 @@
  *   formats, alpha is the padding byte).
  * - Or `__global` buffers named `src` and `dst` are the frames' bytes, with `src_stride` and
  *   `dst_stride` (int, bytes per row).
+ * - On NV12, P010_10LE and I420 frames each plane is an argument of its own, by name:
+ *   `src_y` and `src_uv` (NV12, P010_10LE: `CL_RG` images) or `src_u` and `src_v` (I420), and
+ *   `dst_y`, ... for the output, as images (`CL_UNORM_INT8`, or `CL_UNORM_INT16` for P010_10LE,
+ *   whose 10 bits are the word's high bits: a read gives word / 65535) or `__global` pointers;
+ *   `src_uv_stride`, `src_uv_width`, `src_uv_height` and the like give each plane's bytes per
+ *   row and size. A kernel taking `src` or `dst` on such a frame is refused, naming the planes
+ *   it needs. GRAY16_LE and RGBA64_LE are `CL_UNORM_INT16` `CL_R` and `CL_RGBA` images, or
+ *   ushort buffers. Nothing is converted: the output has the input's format.
  * - `width` and `height` (int: the output frame's size), `time` (float: seconds of stream time)
  *   and `frame` (int: frames this element processed) are filled by the element.
  * - Every other argument takes the field of the same name of `parameters`, checked against
@@ -21,12 +29,12 @@
  *   d>` for vectors). Numeric fields are also child objects (GstChildProxy) whose `value` is
  *   controllable: `name::value=2` in gst-launch, or a GstController binding.
  *
- * One work-item runs per output pixel unless `global-size` says otherwise. The output has the
- * input's size unless downstream asks for another size and the kernel takes `width` and
- * `height` (it then samples the input itself). Every property may change while playing: a new
- * program is built in the background and taken up at the first frame after it is ready (an
- * `opencl-kernel` element message says so); if it fails to build, a warning carries the build
- * log and the previous kernel goes on. See docs/openclkernel.md.
+ * One work-item runs per output pixel (luma pixel on YUV frames) unless `global-size` says
+ * otherwise. The output has the input's size unless downstream asks for another size and the
+ * kernel takes `width` and `height` (it then samples the input itself). Every property may
+ * change while playing: a new program is built in the background and taken up at the first
+ * frame after it is ready (an `opencl-kernel` element message says so); if it fails to build, a
+ * warning carries the build log and the previous kernel goes on. See docs/openclkernel.md.
  *
  * On a CPU device the frames are shared with the application without a copy, so a buffer
  * kernel that indexes outside `src` or `dst` writes into the application's memory. For
@@ -71,8 +79,9 @@ struct _GstOpenCLKernel
   GstOpenCLKernelImpl *impl;
 };
 
-/* Formats with an 8-bit normalised image layout (gstopencluserkernel.cpp). */
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8"
+/* Formats with a normalised image layout, one plane or one per plane (gstopencluserkernel.cpp). */
+#define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, GRAY16_LE, RGBA64_LE, " \
+    "NV12, I420, P010_10LE"
 
 G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernel, gst_opencl_kernel, GST_TYPE_OPENCL_FILTER,
     G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,

@@ -54,7 +54,10 @@ struct UserKernel
   std::vector<KernelArgument> arguments;
 
   bool has (ArgRole role) const;
-  bool uses_images () const { return has (ArgRole::InputImage) || has (ArgRole::OutputImage); }
+  bool uses_images () const
+  {
+    return has (ArgRole::InputImage) || has (ArgRole::OutputImage) || has (ArgRole::PlaneImage);
+  }
 };
 
 /* A global or local size: absent (the default), a pair, or a scale of the frame's size. */
