@@ -1,9 +1,10 @@
 /* gst-opencl tests: openclkernel on NV12, I420, P010_10LE, GRAY16_LE and RGBA64_LE frames: a
  * user kernel per format, as images and as buffers, bound plane by plane by name, against the
- * same per-plane operation on the CPU (the first plane, or every sample of a one-plane format,
- * inverted: v' = max - v; chroma copied), exactly, at an odd size with padded rows and unaligned
- * planes and at an even size with tight rows; and the errors of kernels that do not fit a
- * format's planes.
+ * same operation on the CPU, exactly: luma and V inverted (v' = max - v), U copied; for
+ * GRAY16_LE the grey level inverted, for RGBA64_LE red and blue inverted, green and alpha
+ * copied (so that planes or channels bound in each other's place show), at an odd size with
+ * padded rows and unaligned planes and at an even size with tight rows; and the errors of
+ * kernels that do not fit a format's planes.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -30,7 +31,8 @@ __kernel void planes (__global const T * src_y, __global const T * src_uv, __glo
     dst_y[y * (dst_y_stride / s) + x] = MAX - src_y[y * (src_y_stride / s) + x];
   if (x < src_uv_width && y < src_uv_height) {
     dst_uv[y * (dst_uv_stride / s) + 2 * x] = src_uv[y * (src_uv_stride / s) + 2 * x];
-    dst_uv[y * (dst_uv_stride / s) + 2 * x + 1] = src_uv[y * (src_uv_stride / s) + 2 * x + 1];
+    dst_uv[y * (dst_uv_stride / s) + 2 * x + 1] =
+        MAX - src_uv[y * (src_uv_stride / s) + 2 * x + 1];
   }
 }
 )CL";
@@ -49,7 +51,7 @@ __kernel void planes (__global const uchar * src_y, __global const uchar * src_u
   if (x < dst_u_width && y < dst_u_height)
     dst_u[y * dst_u_stride + x] = src_u[y * src_u_stride + x];
   if (x < dst_v_width && y < dst_v_height)
-    dst_v[y * dst_v_stride + x] = src_v[y * src_v_stride + x];
+    dst_v[y * dst_v_stride + x] = 255 - src_v[y * src_v_stride + x];
 }
 )CL";
 
@@ -61,12 +63,14 @@ __kernel void planes (__global const ushort * src, __global ushort * dst, int sr
   const int x = get_global_id (0), y = get_global_id (1);
   if (x >= width || y >= height)
     return;
-  for (int c = 0; c < C; c++)
-    dst[y * (dst_stride / 2) + x * C + c] = 65535 - src[y * (src_stride / 2) + x * C + c];
+  for (int c = 0; c < C; c++) {
+    const ushort v = src[y * (src_stride / 2) + x * C + c];
+    dst[y * (dst_stride / 2) + x * C + c] = c % 2 ? v : 65535 - v;
+  }
 }
 )CL";
 
-/* NV12 and P010_10LE as images: luma inverted, chroma (R = U, G = V) copied. */
+/* NV12 and P010_10LE as images: luma and V (G) inverted, U (R) copied. */
 const char *TWO_PLANE_IMAGES = R"CL(
 __kernel void planes (__read_only image2d_t src_y, __read_only image2d_t src_uv,
     __write_only image2d_t dst_y, __write_only image2d_t dst_uv, int dst_uv_width,
@@ -75,7 +79,8 @@ __kernel void planes (__read_only image2d_t src_y, __read_only image2d_t src_uv,
   const int2 p = (int2) (get_global_id (0), get_global_id (1));
   write_imagef (dst_y, p, 1.0f - read_imagef (src_y, p));
   if (p.x < dst_uv_width && p.y < dst_uv_height)
-    write_imagef (dst_uv, p, read_imagef (src_uv, p));
+    write_imagef (dst_uv, p, (float4) (read_imagef (src_uv, p).x, 1.0f - read_imagef (src_uv,
+        p).y, 0.0f, 1.0f));
 }
 )CL";
 
@@ -89,17 +94,18 @@ __kernel void planes (__read_only image2d_t src_y, __read_only image2d_t src_u,
   write_imagef (dst_y, p, 1.0f - read_imagef (src_y, p));
   if (p.x < get_image_width (dst_u) && p.y < get_image_height (dst_u)) {
     write_imagef (dst_u, p, read_imagef (src_u, p));
-    write_imagef (dst_v, p, read_imagef (src_v, p));
+    write_imagef (dst_v, p, 1.0f - read_imagef (src_v, p));
   }
 }
 )CL";
 
-/* GRAY16_LE and RGBA64_LE as images: every channel inverted (GRAY16_LE keeps .x). */
+/* GRAY16_LE and RGBA64_LE as images: .x and .z inverted (GRAY16_LE keeps .x). */
 const char *WIDE_IMAGES = R"CL(
 __kernel void planes (__read_only image2d_t in, __write_only image2d_t out)
 {
   const int2 p = (int2) (get_global_id (0), get_global_id (1));
-  write_imagef (out, p, 1.0f - read_imagef (in, p));
+  const float4 c = read_imagef (in, p);
+  write_imagef (out, p, (float4) (1.0f - c.x, c.y, 1.0f - c.z, c.w));
 }
 )CL";
 
@@ -108,16 +114,18 @@ struct FormatCase
   GstVideoFormat format;
   const char *buffers, *images;
   const char *options;  /* build-options of the buffer kernel */
-  bool invert_all;      /* every plane's samples inverted (one-plane formats), else plane 0 */
+  int samples;          /* a pixel's samples in each plane after the first (or the only one) */
+  int inverted[3];      /* bit s: sample s of a pixel of plane p inverted */
 };
 
 const FormatCase FORMATS[] = {
-  { GST_VIDEO_FORMAT_NV12, TWO_PLANE_BUFFERS, TWO_PLANE_IMAGES, "-D T=uchar -D MAX=255", false },
+  { GST_VIDEO_FORMAT_NV12, TWO_PLANE_BUFFERS, TWO_PLANE_IMAGES, "-D T=uchar -D MAX=255", 2,
+    { 1, 2, 0 } },
   { GST_VIDEO_FORMAT_P010_10LE, TWO_PLANE_BUFFERS, TWO_PLANE_IMAGES, "-D T=ushort -D MAX=65535",
-    false },
-  { GST_VIDEO_FORMAT_I420, THREE_PLANE_BUFFERS, THREE_PLANE_IMAGES, "", false },
-  { GST_VIDEO_FORMAT_GRAY16_LE, WIDE_BUFFERS, WIDE_IMAGES, "-D C=1", true },
-  { GST_VIDEO_FORMAT_RGBA64_LE, WIDE_BUFFERS, WIDE_IMAGES, "-D C=4", true },
+    2, { 1, 2, 0 } },
+  { GST_VIDEO_FORMAT_I420, THREE_PLANE_BUFFERS, THREE_PLANE_IMAGES, "", 1, { 1, 0, 1 } },
+  { GST_VIDEO_FORMAT_GRAY16_LE, WIDE_BUFFERS, WIDE_IMAGES, "-D C=1", 1, { 1, 0, 0 } },
+  { GST_VIDEO_FORMAT_RGBA64_LE, WIDE_BUFFERS, WIDE_IMAGES, "-D C=4", 4, { 5, 0, 0 } },
 };
 
 /* A plane's rows and bytes of pixels a row. */
@@ -178,11 +186,11 @@ padded_info (GstVideoFormat format, int width, int height, int pad, int gap)
   return info;
 }
 
-/* The CPU's result: samples of plane 0 (every plane with `invert_all`) inverted, max - v,
- * 8- or 16-bit; others copied. Compared with the element's output, plane by plane, exactly. */
+/* The CPU's result: the samples `f` names inverted, max - v, 8- or 16-bit; others copied.
+ * Compared with the element's output, plane by plane, exactly. */
 void
 expect_inverted (GstBuffer * input, GstBuffer * output, const GstVideoInfo & in_info,
-    const GstVideoInfo & out_info, bool invert_all, const std::string & label)
+    const GstVideoInfo & out_info, const FormatCase & f, const std::string & label)
 {
   GstVideoFrame in, out;
   fail_unless (gst_video_frame_map (&in, &in_info, input, GST_MAP_READ));
@@ -193,7 +201,7 @@ expect_inverted (GstBuffer * input, GstBuffer * output, const GstVideoInfo & in_
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&in_info); p++) {
     size_t rows, row_bytes;
     plane_shape (in_info, p, rows, row_bytes);
-    const bool invert = invert_all || p == 0;
+    const int samples = p == 0 && GST_VIDEO_INFO_N_PLANES (&in_info) > 1 ? 1 : f.samples;
     for (size_t y = 0; y < rows; y++) {
       const auto *a = (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&in, p) +
           y * GST_VIDEO_FRAME_PLANE_STRIDE (&in, p);
@@ -202,6 +210,8 @@ expect_inverted (GstBuffer * input, GstBuffer * output, const GstVideoInfo & in_
       for (size_t i = 0; i < row_bytes; i += wide ? 2 : 1) {
         const unsigned v = wide ? a[i] | a[i + 1] << 8 : a[i];
         const unsigned got = wide ? b[i] | b[i + 1] << 8 : b[i];
+        const int sample = (int) (i / (wide ? 2 : 1)) % samples;
+        const bool invert = f.inverted[p] >> sample & 1;
         const unsigned expected = invert ? (wide ? 65535 : 255) - v : v;
         if (got != expected && wrong++ == 0)
           first = "plane " + std::to_string (p) + " row " + std::to_string (y) + " byte " +
@@ -250,7 +260,7 @@ check_format (const FormatCase & f, const char *kernel, const char *options, boo
       GstBuffer *in = input_frame (in_info, seed * 31 + (uint32_t) f.format);
       GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
       fail_unless (out != nullptr, "%s %s: no output frame", name.c_str (), form.c_str ());
-      expect_inverted (in, out, in_info, info, f.invert_all, name + " " + form + " " +
+      expect_inverted (in, out, in_info, info, f, name + " " + form + " " +
           (opencl ? "opencl " : "system ") + std::to_string (l.width) + "x" +
           std::to_string (l.height) + " pad " + std::to_string (l.pad) + " frame " +
           std::to_string (seed));
