@@ -249,7 +249,8 @@ check_format (const FormatCase & f, const char *kernel, const char *options, boo
   GstHarness *h = gst_harness_new_parse ((opencl ? "openclupload ! " + core +
           " ! opencldownload" : core).c_str ());
   struct Layout { int width, height, pad, gap; };
-  const Layout layouts[] = { { 65, 49, 12, 7 }, { 64, 48, 0, 0 } };
+  const auto layouts = testutil::full_or_quick<Layout> ({ { 65, 49, 12, 7 }, { 64, 48, 0, 0 },
+        { 641, 479, 4, 1 } }, { { 65, 49, 12, 7 }, { 64, 48, 0, 0 } });
   for (const auto & l : layouts) {
     GstVideoInfo info;
     gst_video_info_set_format (&info, f.format, l.width, l.height);
@@ -269,6 +270,47 @@ check_format (const FormatCase & f, const char *kernel, const char *options, boo
     }
   }
   gst_harness_teardown (h);
+}
+
+/* A harness around openclkernel (named k) running `kernel` on NV12 frames of `info`'s size,
+ * with `extra` properties. */
+GstHarness *
+nv12_harness (const char *kernel, const char *options, const std::string & extra,
+    const GstVideoInfo & info)
+{
+  GstHarness *h = gst_harness_new_parse (("openclkernel name=k source=\"" + one_line (kernel) +
+          "\" build-options=\"" + options + "\" " + extra).c_str ());
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  gst_harness_set_sink_caps (h, gst_video_info_to_caps (&info));
+  return h;
+}
+
+/* Pushes a frame of `in_info` and compares the output with `f`'s operation. */
+void
+push_and_expect (GstHarness * h, const FormatCase & f, const GstVideoInfo & in_info,
+    const GstVideoInfo & info, uint32_t seed, const std::string & label)
+{
+  GstBuffer *in = input_frame (in_info, seed);
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != nullptr, "%s: no output frame", label.c_str ());
+  expect_inverted (in, out, in_info, info, f, label);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+}
+
+/* The first message of `type` on `bus` within `seconds` that `accept` takes, or null. */
+GstMessage *
+wait_message (GstBus * bus, GstMessageType type, int seconds, bool (*accept) (GstMessage *))
+{
+  const gint64 end = g_get_monotonic_time () + (gint64) seconds * G_USEC_PER_SEC;
+  do {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_MSECOND, type);
+    if (m && accept (m))
+      return m;
+    if (m)
+      gst_message_unref (m);
+  } while (g_get_monotonic_time () < end);
+  return nullptr;
 }
 
 /* The error text of openclkernel running `source` on one frame of `format`. */
@@ -302,6 +344,61 @@ GST_START_TEST (test_planes_in_opencl_memory)
     check_format (f, f.buffers, f.options, true, "buffers");
     check_format (f, f.images, "", true, "images");
   }
+}
+GST_END_TEST;
+
+/* A new program while playing on NV12 (the planes bound again when it is taken up): one that
+ * does not fit the planes is a WARNING and the old one goes on; the image kernel replaces the
+ * buffer kernel with the same result. And checked mode with plane buffers, which it does not
+ * guard, gives the same bytes. */
+GST_START_TEST (test_planes_while_playing_and_checked)
+{
+  const FormatCase & f = FORMATS[0];
+  fail_unless (f.format == GST_VIDEO_FORMAT_NV12);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, f.format, 65, 49);
+  const GstVideoInfo in_info = padded_info (f.format, 65, 49, 12, 7);
+  GstHarness *h = nv12_harness (f.buffers, f.options, "", info);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstElement *k = gst_bin_get_by_name (GST_BIN (h->element), "k");
+  push_and_expect (h, f, in_info, info, 3, "buffer kernel");
+
+  g_object_set (k, "source", "__kernel void whole (__global const uchar * src, "
+      "__global uchar * dst) { }", nullptr);
+  GstMessage *warning = nullptr;
+  for (int i = 0; i < 600 && !warning; i++) {
+    push_and_expect (h, f, in_info, info, 4, "the buffer kernel while a new one builds");
+    warning = wait_message (bus, GST_MESSAGE_WARNING, 0, [] (GstMessage *) { return true; });
+    g_usleep (warning ? 0 : 20000);
+  }
+  fail_unless (warning != nullptr, "no warning for a kernel that does not fit NV12's planes");
+  TESTUTIL_EXPECT_ERROR (testutil::message_text (warning), "the new kernel cannot run: NV12 "
+      "frames are two planes: declare src_y and src_uv (and dst_y and dst_uv) instead of src");
+  gst_message_unref (warning);
+  push_and_expect (h, f, in_info, info, 5, "the buffer kernel after a kernel that did not fit");
+
+  g_object_set (k, "source", one_line (f.images).c_str (), nullptr);
+  GstMessage *applied = nullptr;
+  for (int i = 0; i < 600 && !applied; i++) {
+    applied = wait_message (bus, GST_MESSAGE_ELEMENT, 0, [] (GstMessage * m) {
+      return (bool) gst_message_has_name (m, "opencl-kernel");
+    });
+    push_and_expect (h, f, in_info, info, 6 + i, "while the image kernel builds, or taken up");
+    g_usleep (applied ? 0 : 20000);
+  }
+  fail_unless (applied != nullptr, "the image kernel was never taken up");
+  gst_message_unref (applied);
+  push_and_expect (h, f, in_info, info, 7, "the image kernel taken up while playing");
+  gst_element_set_bus (h->element, nullptr);
+  gst_object_unref (bus);
+  gst_object_unref (k);
+  gst_harness_teardown (h);
+
+  h = nv12_harness (f.buffers, f.options, "checked=true", info);
+  for (uint32_t seed = 8; seed < 10; seed++)
+    push_and_expect (h, f, in_info, info, seed, "checked mode with plane buffers");
+  gst_harness_teardown (h);
 }
 GST_END_TEST;
 
@@ -345,6 +442,7 @@ kernel_planes_suite (void)
   tcase_add_test (tc, test_planes_as_buffers);
   tcase_add_test (tc, test_planes_as_images);
   tcase_add_test (tc, test_planes_in_opencl_memory);
+  tcase_add_test (tc, test_planes_while_playing_and_checked);
   return s;
 }
 
