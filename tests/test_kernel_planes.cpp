@@ -431,6 +431,33 @@ GST_START_TEST (test_kernels_that_do_not_fit_the_planes)
 }
 GST_END_TEST;
 
+/* Negotiation offers only the formats the kernel takes, so a converter upstream converts YUV
+ * for a whole-frame kernel and RGB for a plane kernel (the error above comes only where the
+ * format is forced). */
+GST_START_TEST (test_converter_upstream_converts_for_the_kernel)
+{
+  const std::string whole = "__kernel void g (__read_only image2d_t in, __write_only image2d_t "
+      "out) { int2 p = (int2) (get_global_id (0), get_global_id (1)); write_imagef (out, p, "
+      "read_imagef (in, p)); }";
+  for (const char *format : { "I420", "NV12", "P010_10LE" })
+    TESTUTIL_EXPECT_NO_ERROR (testutil::run_pipeline (std::string ("videotestsrc num-buffers=2 ! "
+            "video/x-raw,width=33,height=17,format=") + format + " ! videoconvert ! "
+            "openclkernel source=\"" + whole + "\" ! fakesink", 120));
+  for (const auto & f : FORMATS) {
+    if (f.format == GST_VIDEO_FORMAT_GRAY16_LE || f.format == GST_VIDEO_FORMAT_RGBA64_LE)
+      continue;
+    TESTUTIL_EXPECT_NO_ERROR (testutil::run_pipeline ("videotestsrc num-buffers=2 ! "
+            "video/x-raw,width=33,height=17,format=RGBA ! videoconvert ! openclkernel "
+            "source=\"" + one_line (f.images) + "\" ! video/x-raw,format=" +
+            gst_video_format_to_string (f.format) + " ! fakesink", 120));
+  }
+  /* I420's planes on a kernel written for NV12's: converted to NV12 (or P010_10LE). */
+  TESTUTIL_EXPECT_NO_ERROR (testutil::run_pipeline ("videotestsrc num-buffers=2 ! "
+          "video/x-raw,width=33,height=17,format=I420 ! videoconvert ! openclkernel source=\"" +
+          one_line (TWO_PLANE_IMAGES) + "\" ! fakesink", 120));
+}
+GST_END_TEST;
+
 static Suite *
 kernel_planes_suite (void)
 {
@@ -443,6 +470,7 @@ kernel_planes_suite (void)
   tcase_add_test (tc, test_planes_as_images);
   tcase_add_test (tc, test_planes_in_opencl_memory);
   tcase_add_test (tc, test_planes_while_playing_and_checked);
+  tcase_add_test (tc, test_converter_upstream_converts_for_the_kernel);
   return s;
 }
 

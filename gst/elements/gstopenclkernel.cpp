@@ -103,6 +103,42 @@ gst_opencl_kernel_start (GstBaseTransform * trans)
   });
 }
 
+/* `caps` less the formats `host`'s kernel cannot take (a whole-frame kernel and YUV frames, a
+ * plane kernel and one-plane frames). */
+static GstCaps *
+formats_it_takes (gst_opencl::UserKernelHost & host, GstCaps * caps)
+{
+  GstCaps *narrowed = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    const GValue *formats = gst_structure_get_value (s, "format");
+    GValue kept = G_VALUE_INIT;
+    gst_value_list_init (&kept, 0);
+    const guint n = formats && GST_VALUE_HOLDS_LIST (formats) ? gst_value_list_get_size (formats) :
+        formats ? 1 : 0;
+    for (guint f = 0; f < n; f++) {
+      const GValue *format = GST_VALUE_HOLDS_LIST (formats) ?
+          gst_value_list_get_value (formats, f) : formats;
+      if (G_VALUE_HOLDS_STRING (format) && !host.takes_format (gst_video_format_from_string
+              (g_value_get_string (format))))
+        continue;
+      gst_value_list_append_value (&kept, format);
+    }
+    if (formats && gst_value_list_get_size (&kept) == 1)
+      gst_structure_set_value (s, "format", gst_value_list_get_value (&kept, 0));
+    else if (formats)
+      gst_structure_set_value (s, "format", &kept);
+    const bool empty = formats && gst_value_list_get_size (&kept) == 0;
+    g_value_unset (&kept);
+    if (empty)
+      gst_structure_free (s);
+    else
+      gst_caps_append_structure_full (narrowed, s, gst_caps_features_copy
+          (gst_caps_get_features (caps, i)));
+  }
+  return narrowed;
+}
+
 /* The base's rule; the size is free on the other side when the kernel can resample. */
 static GstCaps *
 gst_opencl_kernel_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
@@ -119,7 +155,17 @@ gst_opencl_kernel_transform_caps (GstBaseTransform * trans, GstPadDirection dire
       (trans, direction, sized, filter);
   if (sized != caps)
     gst_caps_unref (sized);
-  return result;
+  /* Only formats the kernel takes, so that a converter upstream converts YUV for a kernel of
+   * whole frames; unless none is left (formats forced by a capsfilter or a source that has no
+   * other): then they stay, and negotiation fails with the error naming the arguments the kernel
+   * would need. */
+  GstCaps *narrowed = formats_it_takes (GST_OPENCL_KERNEL (trans)->impl->host, result);
+  if (gst_caps_is_empty (narrowed) && !gst_caps_is_empty (result)) {
+    gst_caps_unref (narrowed);
+    return result;
+  }
+  gst_caps_unref (result);
+  return narrowed;
 }
 
 /* A free size is fixed to the other side's, so only an explicit request resamples. */

@@ -1390,6 +1390,25 @@ UserKernelHost::takes_size ()
   return current_->has (ArgRole::Width) && current_->has (ArgRole::Height);
 }
 
+bool
+UserKernelHost::takes_format (GstVideoFormat format)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  if (!current_)
+    return true;
+  GstVideoInfo info;
+  if (!gst_video_info_set_format (&info, format, 16, 16))
+    return false;
+  try {
+    if (!for_source_)
+      check_frame_arguments (*current_, info, true);
+    check_frame_arguments (*current_, info, false);
+  } catch (const std::exception &) {
+    return false;
+  }
+  return true;
+}
+
 void
 UserKernelHost::take_updates (GstElement * element)
 {

@@ -99,6 +99,10 @@ public:
    * any is built, so that pads link in NULL. */
   bool takes_size ();
 
+  /* Whether the kernel built last takes frames of `format` on both sides (its frame arguments
+   * fit the format's planes); true before any is built. */
+  bool takes_format (GstVideoFormat format);
+
   /* Per frame: takes up a kernel built in the background and changed parameters (a WARNING and
    * the old ones when they do not fit), syncs the parameters' controllers at `stream_time`, sets
    * the arguments and launches through `device`. No allocation, build or wait after warm-up;
