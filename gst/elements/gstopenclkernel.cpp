@@ -21,7 +21,9 @@
  *   `src_uv_stride`, `src_uv_width`, `src_uv_height` and the like give each plane's bytes per
  *   row and size. A kernel taking `src` or `dst` on such a frame is refused, naming the planes
  *   it needs. GRAY16_LE and RGBA64_LE are `CL_UNORM_INT16` `CL_R` and `CL_RGBA` images, or
- *   ushort buffers. Nothing is converted: the output has the input's format.
+ *   ushort buffers. Nothing is converted: the output has the input's format. Once the kernel
+ *   is built, negotiation offers only the formats its arguments fit (a converter upstream then
+ *   converts), unless the format is forced.
  * - `width` and `height` (int: the output frame's size), `time` (float: seconds of stream time)
  *   and `frame` (int: frames this element processed) are filled by the element.
  * - Every other argument takes the field of the same name of `parameters`, checked against
