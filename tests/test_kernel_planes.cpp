@@ -313,6 +313,28 @@ wait_message (GstBus * bus, GstMessageType type, int seconds, bool (*accept) (Gs
   return nullptr;
 }
 
+/* The format the element named k takes in `launch`, once prerolled ("" if it did not). */
+std::string
+negotiated_format (const std::string & launch)
+{
+  GstElement *pipeline = testutil::parse_pipeline (launch);
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  gst_element_get_state (pipeline, nullptr, nullptr, 60 * GST_SECOND);
+  GstElement *k = gst_bin_get_by_name (GST_BIN (pipeline), "k");
+  GstPad *pad = gst_element_get_static_pad (k, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  const gchar *format = caps ? gst_structure_get_string (gst_caps_get_structure (caps, 0),
+      "format") : nullptr;
+  const std::string result = format ? format : "";
+  if (caps)
+    gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (k);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  return result;
+}
+
 /* The error text of openclkernel running `source` on one frame of `format`. */
 std::string
 error_on (const char *format, const std::string & source)
@@ -422,6 +444,12 @@ GST_START_TEST (test_kernels_that_do_not_fit_the_planes)
   TESTUTIL_EXPECT_ERROR (error_on ("GRAY16_LE", "__kernel void f (__global const ushort * src_y,"
           " __global ushort * dst) { }"), "GRAY16_LE frames are one plane: declare src (a buffer "
       "or an image) instead of src_y");
+  TESTUTIL_EXPECT_ERROR (error_on ("P010_10LE", "__kernel void f (__global const uchar * src_y, "
+          "__global ushort * dst_y, __global ushort * dst_uv) { }"), "P010_10LE samples are "
+      "16-bit words: declare src_y as ushort *, not uchar*");
+  TESTUTIL_EXPECT_ERROR (error_on ("I420", "__kernel void f (__global const uchar * src_y, "
+          "__global ushort * dst_y, __global uchar * dst_u, __global uchar * dst_v) { }"),
+      "I420 samples are bytes: declare dst_y as uchar *, not ushort*");
   TESTUTIL_EXPECT_ERROR (error_on ("NV12", "__kernel void f (__write_only image2d_t src_y, "
           "__global uchar * dst_y, __global uchar * dst_uv) { }"), "an input plane is "
       "__read_only");
@@ -450,6 +478,14 @@ GST_START_TEST (test_converter_upstream_converts_for_the_kernel)
             "video/x-raw,width=33,height=17,format=RGBA ! videoconvert ! openclkernel "
             "source=\"" + one_line (f.images) + "\" ! video/x-raw,format=" +
             gst_video_format_to_string (f.format) + " ! fakesink", 120));
+  }
+  /* The pointers' sample size picks NV12 or P010_10LE for buffer kernels. */
+  for (const char *type : { "uchar", "ushort" }) {
+    const std::string max = type[1] == 'c' ? "255" : "65535";
+    fail_unless_equals_string (negotiated_format ("videotestsrc num-buffers=1 ! video/x-raw,"
+            "width=33,height=17,format=NV12 ! videoconvert ! openclkernel name=k source=\"" +
+            one_line (TWO_PLANE_BUFFERS) + "\" build-options=\"-D T=" + type + " -D MAX=" +
+            max + "\" ! fakesink").c_str (), type[1] == 'c' ? "NV12" : "P010_10LE");
   }
   /* I420's planes on a kernel written for NV12's: converted to NV12 (or P010_10LE). */
   TESTUTIL_EXPECT_NO_ERROR (testutil::run_pipeline ("videotestsrc num-buffers=2 ! "

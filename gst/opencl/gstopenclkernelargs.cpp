@@ -217,6 +217,12 @@ plane_frame (KernelArgument & arg, cl_kernel_arg_address_qualifier address,
   if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL ||
       (arg.input && address == CL_KERNEL_ARG_ADDRESS_CONSTANT)) {
     arg.role = ArgRole::PlaneBuffer;
+    /* What it points to ("ushort*"), so that negotiation can match it with the samples' size. */
+    std::string pointee = arg.type_name;
+    if (!pointee.empty () && pointee.back () == '*')
+      pointee.pop_back ();
+    if (!parse_arg_type (pointee, arg.type))
+      arg.type = ArgType ();
     return true;
   }
   return false;

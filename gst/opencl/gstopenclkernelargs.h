@@ -41,7 +41,7 @@ struct KernelArgument
   std::string name;
   std::string type_name;  /* as the driver spells it: "float4", "uchar*", "image2d_t" */
   ArgRole role = ArgRole::Parameter;
-  ArgType type;           /* scalars and vectors */
+  ArgType type;           /* scalars and vectors; what a PlaneBuffer points to (or none) */
   /* Plane* roles: the input's (src_) or the output's (dst_) plane, named "y", "u", "v" or
    * "uv". */
   bool input = false;

@@ -1254,6 +1254,13 @@ check_frame_arguments (const UserKernel & kernel, const GstVideoInfo & info, boo
     if (is_plane_role (arg.role) && arg.input == input && planar->index (arg.plane) < 0)
       throw Failure (Failure::Kind::Settings, format + " frames are " + planar->words +
           " planes, " + planar->names (side) + ": there is no " + arg.name + " (" + who + ")");
+    /* A pointer to bytes on 16-bit samples, or to 16-bit words on bytes, reads the wrong ones. */
+    const unsigned sample = planar && planar->type == CL_UNORM_INT16 ? 2 : 1;
+    if (arg.role == ArgRole::PlaneBuffer && arg.input == input && arg.type.lanes == 1 &&
+        arg.type.bytes <= 2 && arg.type.bytes != sample)
+      throw Failure (Failure::Kind::Settings, format + " samples are " + (sample == 2 ?
+              "16-bit words: declare " + arg.name + " as ushort *" : "bytes: declare " +
+              arg.name + " as uchar *") + ", not " + arg.type_name + " (" + who + ")");
   }
   if (!planar)
     return;
