@@ -14,6 +14,16 @@
  *   formats, alpha is the padding byte).
  * - Or `__global` buffers named `src` and `dst` are the frames' bytes, with `src_stride` and
  *   `dst_stride` (int, bytes per row).
+ * - On NV12, P010_10LE and I420 frames each plane is an argument of its own, by name:
+ *   `src_y` and `src_uv` (NV12, P010_10LE: `CL_RG` images) or `src_u` and `src_v` (I420), and
+ *   `dst_y`, ... for the output, as images (`CL_UNORM_INT8`, or `CL_UNORM_INT16` for P010_10LE,
+ *   whose 10 bits are the word's high bits: a read gives word / 65535) or `__global` pointers;
+ *   `src_uv_stride`, `src_uv_width`, `src_uv_height` and the like give each plane's bytes per
+ *   row and size. A kernel taking `src` or `dst` on such a frame is refused, naming the planes
+ *   it needs. GRAY16_LE and RGBA64_LE are `CL_UNORM_INT16` `CL_R` and `CL_RGBA` images, or
+ *   ushort buffers. Nothing is converted: the output has the input's format. Once the kernel
+ *   is built, negotiation offers only the formats its arguments fit (a converter upstream then
+ *   converts), unless the format is forced.
  * - `width` and `height` (int: the output frame's size), `time` (float: seconds of stream time)
  *   and `frame` (int: frames this element processed) are filled by the element.
  * - Every other argument takes the field of the same name of `parameters`, checked against
@@ -21,12 +31,12 @@
  *   d>` for vectors). Numeric fields are also child objects (GstChildProxy) whose `value` is
  *   controllable: `name::value=2` in gst-launch, or a GstController binding.
  *
- * One work-item runs per output pixel unless `global-size` says otherwise. The output has the
- * input's size unless downstream asks for another size and the kernel takes `width` and
- * `height` (it then samples the input itself). Every property may change while playing: a new
- * program is built in the background and taken up at the first frame after it is ready (an
- * `opencl-kernel` element message says so); if it fails to build, a warning carries the build
- * log and the previous kernel goes on. See docs/openclkernel.md.
+ * One work-item runs per output pixel (luma pixel on YUV frames) unless `global-size` says
+ * otherwise. The output has the input's size unless downstream asks for another size and the
+ * kernel takes `width` and `height` (it then samples the input itself). Every property may
+ * change while playing: a new program is built in the background and taken up at the first
+ * frame after it is ready (an `opencl-kernel` element message says so); if it fails to build, a
+ * warning carries the build log and the previous kernel goes on. See docs/openclkernel.md.
  *
  * On a CPU device the frames are shared with the application without a copy, so a buffer
  * kernel that indexes outside `src` or `dst` writes into the application's memory. For
@@ -71,8 +81,9 @@ struct _GstOpenCLKernel
   GstOpenCLKernelImpl *impl;
 };
 
-/* Formats with an 8-bit normalised image layout (gstopencluserkernel.cpp). */
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8"
+/* Formats with a normalised image layout, one plane or one per plane (gstopencluserkernel.cpp). */
+#define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, GRAY16_LE, RGBA64_LE, " \
+    "NV12, I420, P010_10LE"
 
 G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernel, gst_opencl_kernel, GST_TYPE_OPENCL_FILTER,
     G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
@@ -94,6 +105,42 @@ gst_opencl_kernel_start (GstBaseTransform * trans)
   });
 }
 
+/* `caps` less the formats `host`'s kernel cannot take (a whole-frame kernel and YUV frames, a
+ * plane kernel and one-plane frames). */
+static GstCaps *
+formats_it_takes (gst_opencl::UserKernelHost & host, GstCaps * caps)
+{
+  GstCaps *narrowed = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    const GValue *formats = gst_structure_get_value (s, "format");
+    GValue kept = G_VALUE_INIT;
+    gst_value_list_init (&kept, 0);
+    const guint n = formats && GST_VALUE_HOLDS_LIST (formats) ? gst_value_list_get_size (formats) :
+        formats ? 1 : 0;
+    for (guint f = 0; f < n; f++) {
+      const GValue *format = GST_VALUE_HOLDS_LIST (formats) ?
+          gst_value_list_get_value (formats, f) : formats;
+      if (G_VALUE_HOLDS_STRING (format) && !host.takes_format (gst_video_format_from_string
+              (g_value_get_string (format))))
+        continue;
+      gst_value_list_append_value (&kept, format);
+    }
+    if (formats && gst_value_list_get_size (&kept) == 1)
+      gst_structure_set_value (s, "format", gst_value_list_get_value (&kept, 0));
+    else if (formats)
+      gst_structure_set_value (s, "format", &kept);
+    const bool empty = formats && gst_value_list_get_size (&kept) == 0;
+    g_value_unset (&kept);
+    if (empty)
+      gst_structure_free (s);
+    else
+      gst_caps_append_structure_full (narrowed, s, gst_caps_features_copy
+          (gst_caps_get_features (caps, i)));
+  }
+  return narrowed;
+}
+
 /* The base's rule; the size is free on the other side when the kernel can resample. */
 static GstCaps *
 gst_opencl_kernel_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
@@ -110,7 +157,17 @@ gst_opencl_kernel_transform_caps (GstBaseTransform * trans, GstPadDirection dire
       (trans, direction, sized, filter);
   if (sized != caps)
     gst_caps_unref (sized);
-  return result;
+  /* Only formats the kernel takes, so that a converter upstream converts YUV for a kernel of
+   * whole frames; unless none is left (formats forced by a capsfilter or a source that has no
+   * other): then they stay, and negotiation fails with the error naming the arguments the kernel
+   * would need. */
+  GstCaps *narrowed = formats_it_takes (GST_OPENCL_KERNEL (trans)->impl->host, result);
+  if (gst_caps_is_empty (narrowed) && !gst_caps_is_empty (result)) {
+    gst_caps_unref (narrowed);
+    return result;
+  }
+  gst_caps_unref (result);
+  return narrowed;
 }
 
 /* A free size is fixed to the other side's, so only an explicit request resamples. */

@@ -60,8 +60,53 @@ gvalue_type_name (const GValue * value)
   return g_type_name (type);
 }
 
-/* Writes one lane from a number; `exact_integer` says whether it came as an integer. */
+/* A plane argument's name: "src_" or "dst_", a plane ("y", "u", "v", "uv"), then nothing or
+ * `suffix` ("_stride", "_width", "_height"). Fills `arg`'s input and plane. */
+bool
+plane_name (KernelArgument & arg, const std::string & suffix)
+{
+  const std::string & name = arg.name;
+  if (name.size () <= 4 + suffix.size () || (name.compare (0, 4, "src_") != 0 &&
+          name.compare (0, 4, "dst_") != 0) ||
+      name.compare (name.size () - suffix.size (), suffix.size (), suffix) != 0)
+    return false;
+  const std::string plane = name.substr (4, name.size () - 4 - suffix.size ());
+  if (plane != "y" && plane != "u" && plane != "v" && plane != "uv")
+    return false;
+  arg.input = name[0] == 's';
+  arg.plane = plane;
+  return true;
+}
+
+/* The int arguments a plane gives: src_uv_stride, src_uv_width, src_uv_height, ... */
+bool
+plane_scalar (KernelArgument & arg, bool for_source)
+{
+  static const struct { const char *suffix; ArgRole role; } filled[] = {
+    { "_stride", ArgRole::PlaneStride }, { "_width", ArgRole::PlaneWidth },
+    { "_height", ArgRole::PlaneHeight },
+  };
+  for (const auto & f : filled) {
+    if (for_source || !plane_name (arg, f.suffix))
+      continue;
+    if (arg.type.lanes != 1 || arg.type.kind == 'f')
+      throw Failure (Failure::Kind::Settings, "argument '" + arg.name + "' (" +
+          arg.type_name + "): the element fills " + arg.name + ": make it an int");
+    arg.role = f.role;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool
+is_plane_role (ArgRole role)
+{
+  return role == ArgRole::PlaneImage || role == ArgRole::PlaneBuffer ||
+      role == ArgRole::PlaneStride || role == ArgRole::PlaneWidth ||
+      role == ArgRole::PlaneHeight;
+}
 
 bool
 encode_lane (const ArgType & type, unsigned char *out, double number, bool exact_integer,
@@ -154,6 +199,56 @@ has_role (const std::vector<KernelArgument> & arguments, ArgRole role)
   });
 }
 
+/* An image or pointer named as a plane (src_y, dst_uv, ...): its role, checked against its
+ * qualifiers. False for other arguments. */
+static bool
+plane_frame (KernelArgument & arg, cl_kernel_arg_address_qualifier address,
+    cl_kernel_arg_access_qualifier access, bool for_source, const std::string & what)
+{
+  if (for_source || !plane_name (arg, ""))
+    return false;
+  if (arg.type_name.rfind ("image2d_t", 0) == 0) {
+    if (access != (arg.input ? CL_KERNEL_ARG_ACCESS_READ_ONLY : CL_KERNEL_ARG_ACCESS_WRITE_ONLY))
+      throw Failure (Failure::Kind::Settings, what + (arg.input ? ": an input plane is "
+              "__read_only" : ": an output plane is __write_only"));
+    arg.role = ArgRole::PlaneImage;
+    return true;
+  }
+  if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL ||
+      (arg.input && address == CL_KERNEL_ARG_ADDRESS_CONSTANT)) {
+    arg.role = ArgRole::PlaneBuffer;
+    /* What it points to ("ushort*"), so that negotiation can match it with the samples' size. */
+    std::string pointee = arg.type_name;
+    if (!pointee.empty () && pointee.back () == '*')
+      pointee.pop_back ();
+    if (!parse_arg_type (pointee, arg.type))
+      arg.type = ArgType ();
+    return true;
+  }
+  return false;
+}
+
+/* A scalar's role: one the element fills (width, time, ...), checked against its type, or a
+ * parameter. */
+static ArgRole
+filled_role (const KernelArgument & arg, bool for_source, const std::string & what)
+{
+  static const struct { const char *name; ArgRole role; bool floating; } filled[] = {
+    { "src_stride", ArgRole::SrcStride, false }, { "dst_stride", ArgRole::DstStride, false },
+    { "width", ArgRole::Width, false }, { "height", ArgRole::Height, false },
+    { "frame", ArgRole::Frame, false }, { "time", ArgRole::Time, true },
+  };
+  for (const auto & f : filled) {
+    if (arg.name != f.name || (f.role == ArgRole::SrcStride && for_source))
+      continue;
+    if (arg.type.lanes != 1 || (f.floating != (arg.type.kind == 'f')))
+      throw Failure (Failure::Kind::Settings, what + ": the element fills " + f.name +
+          (f.floating ? " with seconds: make it a float" : ": make it an int"));
+    return f.role;
+  }
+  return ArgRole::Parameter;
+}
+
 std::vector<KernelArgument>
 read_kernel_arguments (const cl::Kernel & kernel, const std::string & kernel_name,
     bool for_source)
@@ -179,7 +274,9 @@ read_kernel_arguments (const cl::Kernel & kernel, const std::string & kernel_nam
     arg.name = arg.name.c_str ();
     arg.type_name = arg.type_name.c_str ();
     const std::string what = "argument '" + arg.name + "' (" + arg.type_name + ") of " + who;
-    if (arg.type_name.rfind ("image2d_t", 0) == 0) {
+    if (plane_frame (arg, address, access, for_source, what)) {
+      /* one plane of a multi-plane frame */
+    } else if (arg.type_name.rfind ("image2d_t", 0) == 0) {
       if (access == CL_KERNEL_ARG_ACCESS_READ_ONLY && !for_source)
         arg.role = ArgRole::InputImage;
       else if (access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY)
@@ -207,27 +304,21 @@ read_kernel_arguments (const cl::Kernel & kernel, const std::string & kernel_nam
     } else if (!parse_arg_type (arg.type_name, arg.type)) {
       throw Failure (Failure::Kind::Settings, what + ": only integer, float and double "
           "scalars and vectors can be given");
+    } else if (plane_scalar (arg, for_source)) {
+      /* a plane's stride or size */
     } else {
-      static const struct { const char *name; ArgRole role; bool floating; } filled[] = {
-        { "src_stride", ArgRole::SrcStride, false }, { "dst_stride", ArgRole::DstStride, false },
-        { "width", ArgRole::Width, false }, { "height", ArgRole::Height, false },
-        { "frame", ArgRole::Frame, false }, { "time", ArgRole::Time, true },
-      };
-      arg.role = ArgRole::Parameter;
-      for (const auto & f : filled) {
-        if (arg.name != f.name || (f.role == ArgRole::SrcStride && for_source))
-          continue;
-        if (arg.type.lanes != 1 || (f.floating != (arg.type.kind == 'f')))
-          throw Failure (Failure::Kind::Settings, what + ": the element fills " + f.name +
-              (f.floating ? " with seconds: make it a float" : ": make it an int"));
-        arg.role = f.role;
-      }
+      arg.role = filled_role (arg, for_source, what);
     }
     arguments.push_back (arg);
   }
-  if (!has_role (arguments, ArgRole::OutputImage) && !has_role (arguments, ArgRole::DstBuffer))
+  const bool writes_plane = std::any_of (arguments.begin (), arguments.end (),
+      [] (const KernelArgument & a) {
+        return !a.input && (a.role == ArgRole::PlaneImage || a.role == ArgRole::PlaneBuffer);
+      });
+  if (!has_role (arguments, ArgRole::OutputImage) && !has_role (arguments, ArgRole::DstBuffer) &&
+      !writes_plane)
     throw Failure (Failure::Kind::Settings, who + " writes nothing: give it a __write_only "
-        "image2d_t argument or a __global buffer named dst");
+        "image2d_t argument or a __global buffer named dst (or dst_y, ... on YUV frames)");
   return arguments;
 }
 

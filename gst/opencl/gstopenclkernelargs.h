@@ -18,7 +18,13 @@ enum class ArgRole
 {
   InputImage, OutputImage, SrcBuffer, DstBuffer, SrcStride, DstStride, Width, Height, Time,
   Frame, Parameter,
+  /* One plane of a multi-plane frame (NV12, I420, P010_10LE), by name: `src_y`, `dst_uv`, ...
+   * as an image or a buffer, and `src_y_stride`, `src_y_width`, `src_y_height`. */
+  PlaneImage, PlaneBuffer, PlaneStride, PlaneWidth, PlaneHeight,
 };
+
+/* Whether `role` is one of the Plane* roles. */
+bool is_plane_role (ArgRole role);
 
 /* An OpenCL C scalar or vector type: kind 'i' (signed), 'u' (unsigned) or 'f' (floating). */
 struct ArgType
@@ -35,7 +41,11 @@ struct KernelArgument
   std::string name;
   std::string type_name;  /* as the driver spells it: "float4", "uchar*", "image2d_t" */
   ArgRole role = ArgRole::Parameter;
-  ArgType type;           /* scalars and vectors */
+  ArgType type;           /* scalars and vectors; what a PlaneBuffer points to (or none) */
+  /* Plane* roles: the input's (src_) or the output's (dst_) plane, named "y", "u", "v" or
+   * "uv". */
+  bool input = false;
+  std::string plane;
 };
 
 /* A kernel-argument value encoded for clSetKernelArg. */

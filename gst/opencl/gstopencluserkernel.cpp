@@ -166,26 +166,38 @@ parse_size (const std::string & text, bool scalable, SizeSpec & spec)
 /* CL_ABGR is OpenCL 2.0's; the headers are used at 1.2. */
 constexpr cl_channel_order ORDER_ABGR = 0x10C3;
 
+/* A frame's (or a plane's) pixels as an image. */
 struct ImageLayout
 {
   cl_channel_order order;  /* the frame's own order, for a view of its buffer */
-  cl_int4 bytes;           /* byte of red, green, blue, alpha within a pixel */
-  int channels;
+  cl_int4 bytes;           /* sample of red, green, blue, alpha within a pixel (4 channels) */
+  int channels;            /* 1, 2 or 4 */
+  cl_channel_type type;    /* CL_UNORM_INT8, or CL_UNORM_INT16 for 16-bit samples */
+
+  int sample_bytes () const { return type == CL_UNORM_INT16 ? 2 : 1; }
+  int pixel_bytes () const { return channels * sample_bytes (); }
+  /* The order of an image of the element's own the frame is copied into: R, RG or RGBA. */
+  cl_channel_order copy_order () const
+  {
+    return channels == 1 ? CL_R : channels == 2 ? CL_RG : CL_RGBA;
+  }
 };
 
 bool
 image_layout (GstVideoFormat format, ImageLayout & layout)
 {
   static const struct { GstVideoFormat format; ImageLayout layout; } layouts[] = {
-    { GST_VIDEO_FORMAT_RGBA, { CL_RGBA, { { 0, 1, 2, 3 } }, 4 } },
-    { GST_VIDEO_FORMAT_RGBx, { CL_RGBA, { { 0, 1, 2, 3 } }, 4 } },
-    { GST_VIDEO_FORMAT_BGRA, { CL_BGRA, { { 2, 1, 0, 3 } }, 4 } },
-    { GST_VIDEO_FORMAT_BGRx, { CL_BGRA, { { 2, 1, 0, 3 } }, 4 } },
-    { GST_VIDEO_FORMAT_ARGB, { CL_ARGB, { { 1, 2, 3, 0 } }, 4 } },
-    { GST_VIDEO_FORMAT_xRGB, { CL_ARGB, { { 1, 2, 3, 0 } }, 4 } },
-    { GST_VIDEO_FORMAT_ABGR, { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4 } },
-    { GST_VIDEO_FORMAT_xBGR, { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4 } },
-    { GST_VIDEO_FORMAT_GRAY8, { CL_R, { { 0, 0, 0, 0 } }, 1 } },
+    { GST_VIDEO_FORMAT_RGBA, { CL_RGBA, { { 0, 1, 2, 3 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_RGBx, { CL_RGBA, { { 0, 1, 2, 3 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_BGRA, { CL_BGRA, { { 2, 1, 0, 3 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_BGRx, { CL_BGRA, { { 2, 1, 0, 3 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_ARGB, { CL_ARGB, { { 1, 2, 3, 0 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_xRGB, { CL_ARGB, { { 1, 2, 3, 0 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_ABGR, { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_xBGR, { ORDER_ABGR, { { 3, 2, 1, 0 } }, 4, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_GRAY8, { CL_R, { { 0, 0, 0, 0 } }, 1, CL_UNORM_INT8 } },
+    { GST_VIDEO_FORMAT_GRAY16_LE, { CL_R, { { 0, 0, 0, 0 } }, 1, CL_UNORM_INT16 } },
+    { GST_VIDEO_FORMAT_RGBA64_LE, { CL_RGBA, { { 0, 1, 2, 3 } }, 4, CL_UNORM_INT16 } },
   };
   for (const auto & entry : layouts) {
     if (entry.format == format) {
@@ -196,12 +208,85 @@ image_layout (GstVideoFormat format, ImageLayout & layout)
   return false;
 }
 
+/* A multi-plane format: its planes' names, in the frame's order, and their samples' type. */
+struct PlanarFormat
+{
+  GstVideoFormat format;
+  const char *words;  /* "two", "three" */
+  std::vector<std::string> planes;
+  cl_channel_type type;
+
+  int index (const std::string & plane) const
+  {
+    for (size_t i = 0; i < planes.size (); i++)
+      if (planes[i] == plane)
+        return (int) i;
+    return -1;
+  }
+  /* "src_y and src_uv", "src_y, src_u and src_v" */
+  std::string names (const std::string & side) const
+  {
+    std::string text;
+    for (size_t i = 0; i < planes.size (); i++)
+      text += (i == 0 ? "" : i + 1 == planes.size () ? " and " : ", ") + side + "_" + planes[i];
+    return text;
+  }
+  /* A plane's pixels: Y, U and V one channel (R), UV two (R = U, G = V). */
+  ImageLayout layout (const std::string & plane) const
+  {
+    const bool pair = plane == "uv";
+    return ImageLayout { (cl_channel_order) (pair ? CL_RG : CL_R), { { 0, 1, 0, 0 } },
+      pair ? 2 : 1, type };
+  }
+};
+
+const PlanarFormat *
+planar_format (GstVideoFormat format)
+{
+  static const PlanarFormat formats[] = {
+    { GST_VIDEO_FORMAT_NV12, "two", { "y", "uv" }, CL_UNORM_INT8 },
+    { GST_VIDEO_FORMAT_P010_10LE, "two", { "y", "uv" }, CL_UNORM_INT16 },
+    { GST_VIDEO_FORMAT_I420, "three", { "y", "u", "v" }, CL_UNORM_INT8 },
+  };
+  for (const auto & entry : formats)
+    if (entry.format == format)
+      return &entry;
+  return nullptr;
+}
+
 bool
-format_supported (const std::vector<cl::ImageFormat> & formats, cl_channel_order order)
+format_supported (const std::vector<cl::ImageFormat> & formats, cl_channel_order order,
+    cl_channel_type type)
 {
   return std::any_of (formats.begin (), formats.end (), [&](const cl::ImageFormat & f) {
-    return f.image_channel_order == order && f.image_channel_data_type == CL_UNORM_INT8;
+    return f.image_channel_order == order && f.image_channel_data_type == type;
   });
+}
+
+/* Refuses a device without the images of the element's own that `layout`'s frames are copied
+ * into (R, RG or RGBA, 8- or 16-bit). */
+void
+check_copy_format (const std::vector<cl::ImageFormat> & formats, const ImageLayout & layout)
+{
+  if (!format_supported (formats, layout.copy_order (), layout.type))
+    throw Failure (Failure::Kind::Settings, std::string ("the device has no ") +
+        (layout.type == CL_UNORM_INT16 ? "16" : "8") + "-bit " +
+        (layout.channels == 1 ? "R" : layout.channels == 2 ? "RG" : "RGBA") + " images");
+}
+
+/* A frame's plane copied into or out of an image of the element's own (image_io.cl). */
+void
+set_copy_arguments (cl::Kernel & copy, const cl::Buffer & frame, size_t offset, size_t stride,
+    const ImageLayout & layout, const cl::Image2D & image, bool to_image)
+{
+  const cl_uint first = to_image ? 0 : 1;  /* image_to_frame takes the image first */
+  copy.setArg (first, frame);
+  copy.setArg (first + 1, (cl_int) offset);
+  copy.setArg (first + 2, (cl_int) stride);
+  copy.setArg (first + 3, (cl_int) layout.channels);
+  copy.setArg (first + 4, layout.bytes);
+  copy.setArg (first + 5, (cl_int) (layout.sample_bytes () == 2));
+  copy.setArg (to_image ? 6 : 0, image);
 }
 
 /* The largest kernel file openclkernel and openclkernelsrc read (docs/openclkernel.md). */
@@ -230,6 +315,84 @@ join_names (const std::vector<cl::Kernel> & kernels)
   return names;
 }
 
+/* Memory objects made from a frame's buffer once, the first time that buffer is seen (image
+ * views, sub-buffers): the pool's buffers come round again, so this is warm-up, not per frame. */
+struct ViewCache
+{
+  static constexpr size_t MAX_VIEWS = 16;
+  std::vector<std::pair<cl_mem, cl::Memory>> views;
+  size_t next = 0;
+
+  template <typename T, typename Make>
+  T get (cl_mem buffer, Make && make)
+  {
+    for (const auto & v : views)
+      if (v.first == buffer)
+        return T (v.second (), true);
+    T made = make ();
+    if (views.size () < MAX_VIEWS) {
+      views.emplace_back (buffer, made);
+    } else {
+      views[next] = { buffer, made };
+      next = (next + 1) % MAX_VIEWS;
+    }
+    return made;
+  }
+};
+
+/* An image of `layout` viewing `buffer` (cl_khr_image2d_from_buffer), its rows `row_pitch` bytes
+ * apart. */
+cl::Image2D
+image_view (Device & device, cl_mem buffer, const ImageLayout & layout, size_t width,
+    size_t height, size_t row_pitch)
+{
+  cl_image_format format { layout.order, layout.type };
+  cl_image_desc desc {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = width;
+  desc.image_height = height;
+  desc.image_row_pitch = row_pitch;
+  desc.buffer = buffer;
+  cl_int error = CL_SUCCESS;
+  cl_mem image = clCreateImage (device.context (), 0, &format, &desc, nullptr, &error);
+  if (error != CL_SUCCESS)
+    throw cl::Error (error, "clCreateImage (a view of a frame)");
+  return cl::Image2D (image);
+}
+
+/* One plane argument of a multi-plane frame (src_y, dst_uv_stride, ...), bound when caps are
+ * set or a kernel is taken up: the plane's image or buffer, its stride and size. A plane that
+ * does not start the buffer is a sub-buffer where its offset is aligned as the device needs
+ * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else a copy in memory of the element's own, made here; an
+ * image plane is a view of the buffer for the first plane where the device can make one, else a
+ * copy in an image of the element's own, made here. */
+struct PlaneSlot
+{
+  cl_uint index = 0;
+  ArgRole role = ArgRole::PlaneBuffer;
+  bool input = false;
+  guint plane = 0;
+  ImageLayout layout {};
+  bool view_format = false;  /* the device views buffers as images of layout.order */
+  size_t width = 0, height = 0;  /* the copy image's, pixels */
+  cl::Image2D copy_image;
+  cl::Buffer copy_buffer;
+  ViewCache views;
+  bool copied = false;  /* this frame's plane is in copy_image or copy_buffer */
+
+  /* Bytes from the plane's first pixel to the end of its last row's pixels. */
+  static size_t bytes (const GstVideoInfo & info, guint plane)
+  {
+    return (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&info, plane) * (plane_rows (&info, plane) - 1) +
+        plane_row_bytes (&info, plane);
+  }
+  static size_t plane_width (const GstVideoInfo & info, guint plane,
+      const ImageLayout & layout)
+  {
+    return plane_row_bytes (&info, plane) / layout.pixel_bytes ();
+  }
+};
+
 }  // namespace
 
 /* ---- UserKernel ---- */
@@ -241,61 +404,41 @@ UserKernel::has (ArgRole role) const
 }
 
 /* Images: views of the frames' buffers where the device can make them, else images of the
- * element's own that frames are copied into and out of on the device. */
+ * element's own that frames are copied into and out of on the device; and the planes of
+ * multi-plane frames. */
 struct UserKernelHost::Frames
 {
   bool views_possible = false;    /* cl_khr_image2d_from_buffer (or OpenCL 2.0) */
   size_t pitch_alignment = 0;     /* pixels */
+  size_t base_align_bytes = 1;    /* a sub-buffer's origin is a multiple of it */
   std::vector<cl::ImageFormat> formats;
   ImageLayout in {}, out {};
   bool in_view_format = false, out_view_format = false;
   cl::Image2D in_copy, out_copy;  /* made once, when a frame cannot be viewed */
   cl::Kernel to_image, from_image;
-  struct View
+  ViewCache in_views, out_views;
+  std::vector<PlaneSlot> planes;
+
+  bool viewable (const GstVideoInfo & info, guint plane, const ImageLayout & layout,
+      bool view_format) const
   {
-    cl_mem buffer = nullptr;
-    cl::Image2D image;
-  };
-  std::vector<View> views;        /* the pool's buffers, seen once each */
-  size_t next_view = 0;
-  static constexpr size_t MAX_VIEWS = 16;
+    const size_t stride = (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&info, plane);
+    return views_possible && view_format && GST_VIDEO_INFO_PLANE_OFFSET (&info, plane) == 0 &&
+        stride % (pitch_alignment * layout.pixel_bytes ()) == 0;
+  }
 
   bool viewable (const GstOpenCLFrame & frame, bool input) const
   {
-    const ImageLayout & layout = input ? in : out;
-    if (!views_possible || !(input ? in_view_format : out_view_format))
-      return false;
-    const size_t stride = (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
-    return GST_VIDEO_INFO_PLANE_OFFSET (&frame.info, 0) == 0 &&
-        stride % (pitch_alignment * layout.channels) == 0;
+    return viewable (frame.info, 0, input ? in : out, input ? in_view_format : out_view_format);
   }
 
   cl::Image2D view (Device & device, const GstOpenCLFrame & frame, bool input)
   {
-    cl_mem buffer = frame.buffer ();
-    for (const auto & v : views)
-      if (v.buffer == buffer)
-        return v.image;
-    const ImageLayout & layout = input ? in : out;
-    cl_image_format format { layout.order, CL_UNORM_INT8 };
-    cl_image_desc desc {};
-    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-    desc.image_width = GST_VIDEO_INFO_WIDTH (&frame.info);
-    desc.image_height = GST_VIDEO_INFO_HEIGHT (&frame.info);
-    desc.image_row_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0);
-    desc.buffer = buffer;
-    cl_int error = CL_SUCCESS;
-    cl_mem image = clCreateImage (device.context (), 0, &format, &desc, nullptr, &error);
-    if (error != CL_SUCCESS)
-      throw cl::Error (error, "clCreateImage (a view of a frame)");
-    View made { buffer, cl::Image2D (image) };
-    if (views.size () < MAX_VIEWS) {
-      views.push_back (made);
-    } else {
-      views[next_view] = made;
-      next_view = (next_view + 1) % MAX_VIEWS;
-    }
-    return made.image;
+    return (input ? in_views : out_views).get<cl::Image2D> (frame.buffer (), [&] () {
+      return image_view (device, frame.buffer (), input ? in : out,
+          GST_VIDEO_INFO_WIDTH (&frame.info), GST_VIDEO_INFO_HEIGHT (&frame.info),
+          GST_VIDEO_INFO_PLANE_STRIDE (&frame.info, 0));
+    });
   }
 
   cl::Image2D & copy_image (Device & device, const GstVideoInfo & info, bool input)
@@ -304,13 +447,127 @@ struct UserKernelHost::Frames
     if (!image ()) {
       const ImageLayout & layout = input ? in : out;
       image = cl::Image2D (device.context, CL_MEM_READ_WRITE,
-          cl::ImageFormat (layout.channels == 1 ? CL_R : CL_RGBA, CL_UNORM_INT8),
+          cl::ImageFormat (layout.copy_order (), layout.type),
           GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
     }
     return image;
   }
+
+  static std::unique_ptr<Frames> make (Device & device, const UserKernel & kernel,
+      const GstVideoInfo * in, const GstVideoInfo * out);
+  void bind_planes (Device & device, const UserKernel & kernel, const GstVideoInfo * in_info,
+      const GstVideoInfo & out_info);
+  void set_plane (ElementDevice & device, cl::Kernel & kernel, PlaneSlot & slot,
+      const GstOpenCLFrame & frame);
+  void copy_planes_out (ElementDevice & device, const GstOpenCLFrame & out);
 };
 
+void
+UserKernelHost::Frames::bind_planes (Device & device, const UserKernel & kernel,
+    const GstVideoInfo * in_info, const GstVideoInfo & out_info)
+{
+  std::vector<PlaneSlot> bound;
+  for (const auto & arg : kernel.arguments) {
+    if (!is_plane_role (arg.role))
+      continue;
+    const GstVideoInfo & info = arg.input ? *in_info : out_info;
+    const PlanarFormat *planar = planar_format (GST_VIDEO_INFO_FORMAT (&info));
+    PlaneSlot slot;
+    slot.index = arg.index;
+    slot.role = arg.role;
+    slot.input = arg.input;
+    slot.plane = (guint) planar->index (arg.plane);
+    slot.layout = planar->layout (arg.plane);
+    if (arg.role == ArgRole::PlaneImage) {
+      /* A UV plane is an RG image; on a device without them (PoCL), an RGBA one holding U and V
+       * in .x and .y, as the kernel reads and writes them either way. */
+      ImageLayout copy = slot.layout;
+      if (copy.channels == 2 && !format_supported (formats, CL_RG, copy.type))
+        copy.channels = 4;
+      check_copy_format (formats, copy);
+      slot.view_format = format_supported (formats, slot.layout.order, slot.layout.type);
+      slot.width = PlaneSlot::plane_width (info, slot.plane, slot.layout);
+      slot.height = plane_rows (&info, slot.plane);
+      slot.copy_image = cl::Image2D (device.context, CL_MEM_READ_WRITE,
+          cl::ImageFormat (copy.copy_order (), copy.type), slot.width, slot.height);
+    } else if (arg.role == ArgRole::PlaneBuffer &&
+        GST_VIDEO_INFO_PLANE_OFFSET (&info, slot.plane) % base_align_bytes != 0) {
+      slot.copy_buffer = cl::Buffer (device.context, CL_MEM_READ_WRITE,
+          PlaneSlot::bytes (info, slot.plane));
+    }
+    bound.push_back (std::move (slot));
+  }
+  planes = std::move (bound);
+}
+
+/* Per frame: a plane argument's value; copies the plane in where it is an input copy. */
+void
+UserKernelHost::Frames::set_plane (ElementDevice & device, cl::Kernel & kernel, PlaneSlot & slot,
+    const GstOpenCLFrame & frame)
+{
+  Device & d = device.device ();
+  const GstVideoInfo & info = frame.info;
+  const size_t offset = GST_VIDEO_INFO_PLANE_OFFSET (&info, slot.plane);
+  const size_t stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, slot.plane);
+  slot.copied = false;
+  if (slot.role == ArgRole::PlaneImage) {
+    if (viewable (info, slot.plane, slot.layout, slot.view_format)) {
+      kernel.setArg (slot.index, slot.views.get<cl::Image2D> (frame.buffer (), [&] () {
+        return image_view (d, frame.buffer (), slot.layout,
+            PlaneSlot::plane_width (info, slot.plane, slot.layout), plane_rows (&info, slot.plane),
+            stride);
+      }));
+      return;
+    }
+    slot.copied = true;
+    if (slot.input) {
+      set_copy_arguments (to_image, frame.buffer, offset, stride, slot.layout, slot.copy_image,
+          true);
+      device.launch (to_image, cl::NDRange (slot.width, slot.height), cl::NullRange);
+    }
+    kernel.setArg (slot.index, slot.copy_image);
+    return;
+  }
+  if (offset == 0) {
+    kernel.setArg (slot.index, frame.buffer);
+    return;
+  }
+  const size_t bytes = PlaneSlot::bytes (info, slot.plane);
+  if (offset % base_align_bytes == 0) {
+    kernel.setArg (slot.index, slot.views.get<cl::Buffer> (frame.buffer (), [&] () {
+      cl_buffer_region region { offset, bytes };
+      return cl::Buffer (frame.buffer).createSubBuffer (0, CL_BUFFER_CREATE_TYPE_REGION,
+          &region);
+    }));
+    return;
+  }
+  if (!slot.copy_buffer () || slot.copy_buffer.getInfo<CL_MEM_SIZE> () < bytes)
+    slot.copy_buffer = cl::Buffer (d.context, CL_MEM_READ_WRITE, bytes);  /* a new layout */
+  slot.copied = true;
+  if (slot.input)
+    d.queue.enqueueCopyBuffer (frame.buffer, slot.copy_buffer, offset, 0, bytes);
+  kernel.setArg (slot.index, slot.copy_buffer);
+}
+
+/* After the kernel: the output planes it wrote into copies, into the output frame. */
+void
+UserKernelHost::Frames::copy_planes_out (ElementDevice & device, const GstOpenCLFrame & out)
+{
+  for (auto & slot : planes) {
+    if (slot.input || !slot.copied)
+      continue;
+    const size_t offset = GST_VIDEO_INFO_PLANE_OFFSET (&out.info, slot.plane);
+    const size_t stride = GST_VIDEO_INFO_PLANE_STRIDE (&out.info, slot.plane);
+    if (slot.role == ArgRole::PlaneBuffer) {
+      device.device ().queue.enqueueCopyBuffer (slot.copy_buffer, out.buffer, 0, offset,
+          PlaneSlot::bytes (out.info, slot.plane));
+      continue;
+    }
+    set_copy_arguments (from_image, out.buffer, offset, stride, slot.layout, slot.copy_image,
+        false);
+    device.launch (from_image, cl::NDRange (slot.width, slot.height), cl::NullRange);
+  }
+}
 
 /* ---- checked mode ---- */
 
@@ -980,15 +1237,92 @@ image_views_possible (const Device & d, cl_uint & alignment)
       d.cl_device.getInfo<CL_DEVICE_VERSION> ().rfind ("OpenCL 1.", 0) != 0);
 }
 
-/* Refuses a device without the 8-bit R or RGBA images the frames' layouts need. */
+/* Refuses a kernel whose frame arguments do not fit the frames' formats, naming the arguments
+ * it needs: whole-frame src / dst (or an image) on a multi-plane frame, a plane argument on a
+ * one-plane frame or of a plane the format has not, an output plane left unwritten. */
 static void
-check_image_formats (const std::vector<cl::ImageFormat> & formats, const ImageLayout & in,
-    const ImageLayout & out)
+check_frame_arguments (const UserKernel & kernel, const GstVideoInfo & info, bool input)
 {
-  for (const ImageLayout *layout : { &in, &out })
-    if (!format_supported (formats, layout->channels == 1 ? CL_R : CL_RGBA))
-      throw Failure (Failure::Kind::Settings, std::string ("the device has no 8-bit ") +
-          (layout->channels == 1 ? "R" : "RGBA") + " images");
+  const std::string format = gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info));
+  const std::string side = input ? "src" : "dst";
+  const std::string who = "kernel '" + kernel.kernel_name + "'";
+  const PlanarFormat *planar = planar_format (GST_VIDEO_INFO_FORMAT (&info));
+  for (const auto & arg : kernel.arguments) {
+    if (is_plane_role (arg.role) && arg.input == input && !planar)
+      throw Failure (Failure::Kind::Settings, format + " frames are one plane: declare " +
+          side + " (a buffer or an image) instead of " + arg.name + " (" + who + ")");
+    if (is_plane_role (arg.role) && arg.input == input && planar->index (arg.plane) < 0)
+      throw Failure (Failure::Kind::Settings, format + " frames are " + planar->words +
+          " planes, " + planar->names (side) + ": there is no " + arg.name + " (" + who + ")");
+    /* A pointer to bytes on 16-bit samples, or to 16-bit words on bytes, reads the wrong ones. */
+    const unsigned sample = planar && planar->type == CL_UNORM_INT16 ? 2 : 1;
+    if (arg.role == ArgRole::PlaneBuffer && arg.input == input && arg.type.lanes == 1 &&
+        arg.type.bytes <= 2 && arg.type.bytes != sample)
+      throw Failure (Failure::Kind::Settings, format + " samples are " + (sample == 2 ?
+              "16-bit words: declare " + arg.name + " as ushort *" : "bytes: declare " +
+              arg.name + " as uchar *") + ", not " + arg.type_name + " (" + who + ")");
+  }
+  if (!planar)
+    return;
+  const ArgRole whole[] = { input ? ArgRole::InputImage : ArgRole::OutputImage,
+    input ? ArgRole::SrcBuffer : ArgRole::DstBuffer,
+    input ? ArgRole::SrcStride : ArgRole::DstStride };
+  for (const auto & arg : kernel.arguments)
+    if (std::find (std::begin (whole), std::end (whole), arg.role) != std::end (whole))
+      throw Failure (Failure::Kind::Settings, format + " frames are " + planar->words +
+          " planes: declare " + planar->names (side) + (input ? " (and " + planar->names
+              ("dst") + ")" : std::string ()) + " instead of " + arg.name + " (" + who + ")");
+  if (input)
+    return;
+  for (const auto & plane : planar->planes) {
+    const bool written = std::any_of (kernel.arguments.begin (), kernel.arguments.end (),
+        [&] (const KernelArgument & a) {
+          return !a.input && a.plane == plane && (a.role == ArgRole::PlaneImage ||
+              a.role == ArgRole::PlaneBuffer);
+        });
+    if (!written)
+      throw Failure (Failure::Kind::Settings, who + " must write every plane of the " + format +
+          " output, " + planar->names ("dst") + ": declare dst_" + plane + " too");
+  }
+}
+
+/* The frames' images and planes for a kernel: the image formats the device has, whether it
+ * views buffers as images, the copy kernels, the planes bound. Throws Failure. */
+std::unique_ptr<UserKernelHost::Frames>
+UserKernelHost::Frames::make (Device & d, const UserKernel & kernel, const GstVideoInfo * in,
+    const GstVideoInfo * out)
+{
+  auto frames = std::make_unique<Frames> ();
+  const auto known = [] (const GstVideoInfo & info, ImageLayout & layout) {
+    return planar_format (GST_VIDEO_INFO_FORMAT (&info)) ||
+        image_layout (GST_VIDEO_INFO_FORMAT (&info), layout);
+  };
+  if (!known (*out, frames->out) || (in && !known (*in, frames->in)))
+    throw Failure (Failure::Kind::Settings, "format not supported by openclkernel");
+  frames->base_align_bytes = MAX (d.base_align_bytes, 1u);
+  const bool images = d.cl_device.getInfo<CL_DEVICE_IMAGE_SUPPORT> ();
+  if (kernel.uses_images () && !images)
+    throw Failure (Failure::Kind::Settings, "the device has no images: write kernel '" +
+        kernel.kernel_name + "' with __global src and dst buffers");
+  if (images) {
+    d.context.getSupportedImageFormats (CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+        &frames->formats);
+    cl_uint alignment = 0;
+    frames->views_possible = image_views_possible (d, alignment);
+    frames->pitch_alignment = alignment;
+    frames->in_view_format = in && format_supported (frames->formats, frames->in.order,
+        frames->in.type);
+    frames->out_view_format = format_supported (frames->formats, frames->out.order,
+        frames->out.type);
+    if (in && kernel.has (ArgRole::InputImage))
+      check_copy_format (frames->formats, frames->in);
+    if (kernel.has (ArgRole::OutputImage))
+      check_copy_format (frames->formats, frames->out);
+    frames->to_image = d.kernel ("image_io", "frame_to_image", "");
+    frames->from_image = d.kernel ("image_io", "image_to_frame", "");
+  }
+  frames->bind_planes (d, kernel, in, *out);
+  return frames;
 }
 
 void
@@ -1019,6 +1353,9 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
 
   values_ = bind_parameters (current_->arguments, parameters);
   applied_parameters_ = parameters_generation;
+  if (in)
+    check_frame_arguments (*current_, *in, true);
+  check_frame_arguments (*current_, *out, false);
 
   out_info_ = *out;
   have_in_ = in != nullptr;
@@ -1029,29 +1366,8 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
   local_ = local.set ? cl::NDRange (local.width, local.height) : cl::NullRange;
   applied_sizes_ = sizes_generation;
 
-  /* Images: the formats the device has, views where it can make them. */
   Device & d = device.device ();
-  frames_ = std::make_unique<Frames> ();
-  if (!image_layout (GST_VIDEO_INFO_FORMAT (out), frames_->out) ||
-      (in && !image_layout (GST_VIDEO_INFO_FORMAT (in), frames_->in)))
-    throw Failure (Failure::Kind::Settings, "format not supported by openclkernel");
-  const bool images = d.cl_device.getInfo<CL_DEVICE_IMAGE_SUPPORT> ();
-  if (current_->uses_images () && !images)
-    throw Failure (Failure::Kind::Settings, "the device has no images: write kernel '" +
-        current_->kernel_name + "' with __global src and dst buffers");
-  if (images) {
-    d.context.getSupportedImageFormats (CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
-        &frames_->formats);
-    cl_uint alignment = 0;
-    frames_->views_possible = image_views_possible (d, alignment);
-    frames_->pitch_alignment = alignment;
-    frames_->in_view_format = in && format_supported (frames_->formats, frames_->in.order);
-    frames_->out_view_format = format_supported (frames_->formats, frames_->out.order);
-    check_image_formats (frames_->formats, frames_->in, frames_->out);
-    frames_->to_image = d.kernel ("image_io", "frame_to_image", "");
-    frames_->from_image = d.kernel ("image_io", "image_to_frame", "");
-    frames_->views.reserve (Frames::MAX_VIEWS);
-  }
+  frames_ = Frames::make (d, *current_, in, out);
   /* Checked mode's copies, for the negotiated layouts: a frame of another layout (a video meta's
    * strides) makes them again, once. */
   guarded_.reset ();
@@ -1081,6 +1397,25 @@ UserKernelHost::takes_size ()
   return current_->has (ArgRole::Width) && current_->has (ArgRole::Height);
 }
 
+bool
+UserKernelHost::takes_format (GstVideoFormat format)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  if (!current_)
+    return true;
+  GstVideoInfo info;
+  if (!gst_video_info_set_format (&info, format, 16, 16))
+    return false;
+  try {
+    if (!for_source_)
+      check_frame_arguments (*current_, info, true);
+    check_frame_arguments (*current_, info, false);
+  } catch (const std::exception &) {
+    return false;
+  }
+  return true;
+}
+
 void
 UserKernelHost::take_updates (GstElement * element)
 {
@@ -1095,11 +1430,16 @@ UserKernelHost::take_updates (GstElement * element)
         auto values = bind_parameters (candidate->arguments, settings_.parameters);
         if (candidate->uses_images () && !frames_->to_image ())
           throw Failure (Failure::Kind::Settings, "the device has no images");
+        if (have_in_)
+          check_frame_arguments (*candidate, in_info_, true);
+        check_frame_arguments (*candidate, out_info_, false);
         if (have_in_ && !candidate->has (ArgRole::Width) &&
             (GST_VIDEO_INFO_WIDTH (&in_info_) != GST_VIDEO_INFO_WIDTH (&out_info_) ||
             GST_VIDEO_INFO_HEIGHT (&in_info_) != GST_VIDEO_INFO_HEIGHT (&out_info_)))
           throw Failure (Failure::Kind::Settings, "it takes no width and height, and the "
               "frames change size");
+        frames_->bind_planes (device_->device (), *candidate, have_in_ ? &in_info_ : nullptr,
+            out_info_);
         current_ = candidate;
         current_generation_ = pending_generation_;
         values_ = std::move (values);
@@ -1144,6 +1484,19 @@ UserKernelHost::take_updates (GstElement * element)
   }
 }
 
+/* A plane's stride (bytes), width or height (pixels) in a frame, for src_uv_stride and the like. */
+static gint64
+plane_value (const KernelArgument & arg, const GstVideoInfo & info)
+{
+  const PlanarFormat *planar = planar_format (GST_VIDEO_INFO_FORMAT (&info));
+  const guint plane = (guint) planar->index (arg.plane);
+  if (arg.role == ArgRole::PlaneStride)
+    return GST_VIDEO_INFO_PLANE_STRIDE (&info, plane);
+  if (arg.role == ArgRole::PlaneHeight)
+    return (gint64) plane_rows (&info, plane);
+  return (gint64) PlaneSlot::plane_width (info, plane, planar->layout (arg.plane));
+}
+
 void
 UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFrame * in,
     const GstOpenCLFrame & out, GstClockTime stream_time, guint64 frame_number)
@@ -1158,11 +1511,8 @@ UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFram
           kernel.setArg (arg.index, frames_->view (d, *in, true));
         } else {
           cl::Image2D & image = frames_->copy_image (d, in->info, true);
-          frames_->to_image.setArg (0, in->buffer);
-          frames_->to_image.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
-          frames_->to_image.setArg (2, (cl_int) frames_->in.channels);
-          frames_->to_image.setArg (3, frames_->in.bytes);
-          frames_->to_image.setArg (4, image);
+          set_copy_arguments (frames_->to_image, in->buffer, 0,
+              GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0), frames_->in, image, true);
           device.launch (frames_->to_image, cl::NDRange (GST_VIDEO_INFO_WIDTH (&in->info),
                   GST_VIDEO_INFO_HEIGHT (&in->info)), cl::NullRange);
           kernel.setArg (arg.index, image);
@@ -1179,7 +1529,15 @@ UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFram
         kernel.setArg (arg.index, checked_ ? guarded_->out.frame : out.buffer);
         continue;
       case ArgRole::Parameter:
+      case ArgRole::PlaneImage:
+      case ArgRole::PlaneBuffer:
         continue;
+      case ArgRole::PlaneStride:
+      case ArgRole::PlaneWidth:
+      case ArgRole::PlaneHeight:
+        encode_lane (arg.type, scalar, 0, true, plane_value (arg, arg.input ? in->info :
+                out.info));
+        break;
       case ArgRole::SrcStride:
         encode_lane (arg.type, scalar, 0, true, GST_VIDEO_INFO_PLANE_STRIDE (&in->info, 0));
         break;
@@ -1204,6 +1562,9 @@ UserKernelHost::set_frame_arguments (ElementDevice & device, const GstOpenCLFram
     if (error != CL_SUCCESS)
       throw cl::Error (error, "clSetKernelArg");
   }
+  for (auto & slot : frames_->planes)
+    if (slot.role == ArgRole::PlaneImage || slot.role == ArgRole::PlaneBuffer)
+      frames_->set_plane (device, kernel, slot, slot.input ? *in : out);
   for (const auto & value : values_) {
     cl_int error = clSetKernelArg (kernel (), value.index, value.type.size (), value.bytes);
     if (error != CL_SUCCESS)
@@ -1317,13 +1678,11 @@ UserKernelHost::run (GstElement * element, ElementDevice & device, const GstOpen
   /* Before an output image's copy, which comes after the kernel's writes to dst. */
   if (checked_)
     check_and_copy_out (device.device (), in, out);
+  frames_->copy_planes_out (device, out);
   if (current_->has (ArgRole::OutputImage) && !frames_->viewable (out, false)) {
     auto & from = frames_->from_image;
-    from.setArg (0, frames_->copy_image (device.device (), out.info, false));
-    from.setArg (1, out.buffer);
-    from.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out.info, 0));
-    from.setArg (3, (cl_int) frames_->out.channels);
-    from.setArg (4, frames_->out.bytes);
+    set_copy_arguments (from, out.buffer, 0, GST_VIDEO_INFO_PLANE_STRIDE (&out.info, 0),
+        frames_->out, frames_->copy_image (device.device (), out.info, false), false);
     device.launch (from, cl::NDRange (GST_VIDEO_INFO_WIDTH (&out.info),
             GST_VIDEO_INFO_HEIGHT (&out.info)), cl::NullRange);
   }

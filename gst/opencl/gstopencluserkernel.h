@@ -4,10 +4,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The kernel's contract is in docs/openclkernel.md. In short: read_only / write_only image2d_t
- * arguments are the input and output frames (normalised 8-bit, RGBA channel order whatever the
- * frame's byte order); `__global` arguments named src and dst are the frames' bytes, with
- * src_stride and dst_stride; width, height, time and frame are filled by the element; every
- * other argument comes, by name, from the `parameters` structure.
+ * arguments are the input and output frames (normalised 8- or 16-bit, RGBA channel order
+ * whatever the frame's byte order); `__global` arguments named src and dst are the frames'
+ * bytes, with src_stride and dst_stride; on NV12, I420 and P010_10LE frames each plane is an
+ * image or buffer argument of its own (src_y, src_uv or src_u and src_v, dst_...), with
+ * <plane>_stride, _width and _height; width, height, time and frame are filled by the element;
+ * every other argument comes, by name, from the `parameters` structure.
  *
  * Checked mode (`checked`, or GST_OPENCL_CHECKED=1), for developing kernels: src and dst are
  * not the frames but sub-buffers of buffers of the element's own, made once, with guard zones
@@ -54,7 +56,10 @@ struct UserKernel
   std::vector<KernelArgument> arguments;
 
   bool has (ArgRole role) const;
-  bool uses_images () const { return has (ArgRole::InputImage) || has (ArgRole::OutputImage); }
+  bool uses_images () const
+  {
+    return has (ArgRole::InputImage) || has (ArgRole::OutputImage) || has (ArgRole::PlaneImage);
+  }
 };
 
 /* A global or local size: absent (the default), a pair, or a scale of the frame's size. */
@@ -93,6 +98,10 @@ public:
   /* Whether the kernel built last takes width and height (then it may resample); true before
    * any is built, so that pads link in NULL. */
   bool takes_size ();
+
+  /* Whether the kernel built last takes frames of `format` on both sides (its frame arguments
+   * fit the format's planes); true before any is built. */
+  bool takes_format (GstVideoFormat format);
 
   /* Per frame: takes up a kernel built in the background and changed parameters (a WARNING and
    * the old ones when they do not fit), syncs the parameters' controllers at `stream_time`, sets
