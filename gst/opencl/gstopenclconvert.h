@@ -45,6 +45,16 @@ private:
   GstVideoInfo in_ {}, out_ {};
   cl::Kernel kernel_;
   cl::NDRange global_;
+  /* The unscaled kernel (convert_unscaled), where configure () found the pair and sizes
+   * eligible; convert () takes it for the frames whose picture fills the output and whose
+   * method is nearest or bilinear. */
+  cl::Kernel unscaled_;
+  cl::NDRange unscaled_global_;
+
+  bool takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
+      ScaleMethod method, bool add_borders) const;
+  void convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
+      const GstOpenCLFrame & out, ScaleMethod method);
 };
 
 }  // namespace gst_opencl
