@@ -350,12 +350,13 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
 /* The unscaled kernel, convert_unscaled: a 4:2:0 format to or from a packed RGB one, input and
  * output of one size, the picture filling the output, nearest or bilinear. Every input sample
  * then sits on an output pixel or halfway or a quarter between two, so the general kernel's
- * taps reduce to fixed weights in quarters per axis and parity (the host's `hw` and `vw`), its
+ * taps reduce to fixed weights in quarters per axis and parity (WEIGHTS below), its
  * interpolation is exact in float, and the same affine map and rounding give the same bits.
  * One work-item converts a run of RUN pixels of two rows (one row of chroma samples) with
  * vector loads, arithmetic and stores, which a CPU device runs as SIMD instructions; a run
  * that reaches past the right edge reads clamped and writes pixel by pixel. Little-endian
- * devices only (pixels are packed into words): the host checks. */
+ * devices only (pixels are packed into words), and rows of 8-bit packed RGB start 4-byte
+ * aligned (read and written as words): the host checks both. */
 #define IS_PACKED(f) ((f) == FMT_RGBA || (f) == FMT_BGRA || (f) == FMT_RGBX || \
     (f) == FMT_BGRX || (f) == FMT_RGBA64)
 
@@ -495,10 +496,8 @@ store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, float16 r,
 #else
     const uint16 px = convert_uint16 (first) | (convert_uint16 (g) << 8) |
         (convert_uint16 (third) << 16) | ((uint) alpha << 24);
-    vstore16 (as_uchar16 (px.s0123), 0, row + 4 * x0);
-    vstore16 (as_uchar16 (px.s4567), 1, row + 4 * x0);
-    vstore16 (as_uchar16 (px.s89ab), 2, row + 4 * x0);
-    vstore16 (as_uchar16 (px.scdef), 3, row + 4 * x0);
+    /* Whole words: the host takes this kernel only where rows start 4-byte aligned. */
+    vstore16 (px, 0, (__global uint *) row + x0);
 #endif
     return;
   }
@@ -543,9 +542,7 @@ rgb_run (__global const uchar * in, const Planes * p, int x0, int y, int16 * r, 
     const int16 c0 = convert_int16 (px & 0xffffUL), c1 = convert_int16 ((px >> 16) & 0xffffUL);
     const int16 c2 = convert_int16 ((px >> 32) & 0xffffUL);
 #else
-    __global const uchar *at = row + 4 * x0;
-    const uint16 px = (uint16) (as_uint4 (vload16 (0, at)), as_uint4 (vload16 (1, at)),
-        as_uint4 (vload16 (2, at)), as_uint4 (vload16 (3, at)));
+    const uint16 px = vload16 (0, (__global const uint *) row + x0);
     const int16 c0 = convert_int16 (px & 0xffu), c1 = convert_int16 ((px >> 8) & 0xffu);
     const int16 c2 = convert_int16 ((px >> 16) & 0xffu);
 #endif
@@ -643,13 +640,28 @@ rgb_to_yuv_run (__global const uchar * in, const Planes * ip, __global uchar * o
 
 #endif
 
+/* The weights along one axis (hw, vw above) for the 4:2:0 side's site there (`centred`, else
+ * cosited): the general kernel's taps at the unscaled positions. Nearest takes the sample at
+ * floor (position + 1/2). Constants, so that the compiler drops the taps of weight 0. */
+#define WEIGHTS_READ(centred, nearest) ((nearest) ? ((centred) ? \
+      (int8) (0, 4, 0, 0, 0, 4, 0, 0) : (int8) (0, 4, 0, 0, 0, 0, 4, 0)) : ((centred) ? \
+      (int8) (1, 3, 0, 0, 0, 3, 1, 0) : (int8) (0, 4, 0, 0, 0, 2, 2, 0)))
+#define WEIGHTS_WRITE(centred, nearest) (!(centred) ? (int8) (2, 0, 0, 0, 0, 0, 0, 0) : \
+    (nearest) ? (int8) (0, 2, 0, 0, 0, 0, 0, 0) : (int8) (1, 1, 0, 0, 0, 0, 0, 0))
+#if IS_420(IN_FMT)
+#define WEIGHTS WEIGHTS_READ
+#else
+#define WEIGHTS WEIGHTS_WRITE
+#endif
+
 /* One work-item per run of RUN pixels of two rows: global size ((width + RUN - 1) / RUN,
- * (height + 1) / 2). Input and output have the same width and height. */
-__kernel void
-convert_unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
-    PLANE_ARGS (out), int8 hw, int8 vw, float4 m0, float4 m1, float4 m2, float out_max,
-    float alpha)
+ * (height + 1) / 2). Input and output have the same width and height; SITE_H and SITE_V
+ * (build options) are the 4:2:0 side's chroma sites, 1 centred, 0 cosited. */
+inline void
+unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLANE_ARGS (out),
+    bool nearest, float4 m0, float4 m1, float4 m2, float out_max, float alpha)
 {
+  const int8 hw = WEIGHTS (SITE_H, nearest), vw = WEIGHTS (SITE_V, nearest);
   const Planes ip = PLANES_OF (in);
   const Planes op = PLANES_OF (out);
   const int x0 = RUN * (int) get_global_id (0), gy = get_global_id (1);
@@ -660,6 +672,24 @@ convert_unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * o
 #else
   rgb_to_yuv_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, out_max);
 #endif
+}
+
+#define UNSCALED_ARGS(p) p##_off0, p##_off1, p##_off2, p##_str0, p##_str1, p##_str2, p##_w, \
+    p##_h
+
+__kernel void
+convert_unscaled_nearest (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  unscaled (in, UNSCALED_ARGS (in), out, UNSCALED_ARGS (out), true, m0, m1, m2, out_max, alpha);
+}
+
+__kernel void
+convert_unscaled_bilinear (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  unscaled (in, UNSCALED_ARGS (in), out, UNSCALED_ARGS (out), false, m0, m1, m2, out_max,
+      alpha);
 }
 
 #endif

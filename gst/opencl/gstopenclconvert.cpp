@@ -288,30 +288,15 @@ unscaled_eligible (Device & device, const GstVideoInfo * in, const GstVideoInfo 
       device.cl_device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
 }
 
-cl_int8
-weights (std::initializer_list<cl_int> values)
+/* Whether a packed RGB frame's rows start on 4-byte boundaries (the unscaled kernel reads and
+ * writes 8-bit pixels as words). */
+bool
+rows_aligned (const GstOpenCLFrame & frame)
 {
-  cl_int8 w {};
-  int i = 0;
-  for (cl_int v : values)
-    w.s[i++] = v;
-  return w;
-}
-
-/* convert_unscaled's weights along one axis (kernels/convertscale.cl), the general kernel's
- * taps at the unscaled positions: reading 4:2:0 (`yuv_in`), the quarters of chroma samples
- * k - 1, k, k + 1 for an even pixel 2k (.s012) and an odd one 2k + 1 (.s456); writing it, the
- * halves of pixels 2k and 2k + 1 for chroma sample k. `centred`: the 4:2:0 side's site on the
- * axis (else cosited). Nearest takes the sample at floor (position + 1/2). */
-cl_int8
-unscaled_weights (bool yuv_in, bool centred, ScaleMethod method)
-{
-  const bool nearest = method == ScaleMethod::Nearest;
-  if (!yuv_in)
-    return !centred ? weights ({ 2, 0 }) : nearest ? weights ({ 0, 2 }) : weights ({ 1, 1 });
-  if (nearest)
-    return centred ? weights ({ 0, 4, 0, 0, 0, 4, 0 }) : weights ({ 0, 4, 0, 0, 0, 0, 4 });
-  return centred ? weights ({ 1, 3, 0, 0, 0, 3, 1 }) : weights ({ 0, 4, 0, 0, 0, 2, 2 });
+  const GstVideoInfo *info = &frame.info;
+  return !is_packed_rgb (GST_VIDEO_INFO_FORMAT (info)) ||
+      (GST_VIDEO_INFO_PLANE_OFFSET (info, 0) % 4 == 0 &&
+      GST_VIDEO_INFO_PLANE_STRIDE (info, 0) % 4 == 0);
 }
 
 }  // namespace
@@ -338,26 +323,33 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
     const guint64 in_size = (guint64) axis.first, out_size = (guint64) axis.second;
     wide = wide || 4 * (2 * out_size + 2) * in_size + 16 * out_size >= (guint64) G_MAXINT32 / 2;
   }
+  /* The 4:2:0 side's chroma sites, for the unscaled kernels. */
+  cl_int site_h, site_v;
+  chroma_offsets (is_420 (GST_VIDEO_INFO_FORMAT (in)) ? in : out, &site_h, &site_v);
   const std::string options = "-D IN_FMT=" + std::to_string (format_code (
           GST_VIDEO_INFO_FORMAT (in))) + " -D OUT_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (out))) + (wide ? " -D WIDE_POSITIONS" : "");
+          GST_VIDEO_INFO_FORMAT (out))) + (wide ? " -D WIDE_POSITIONS" : "") + " -D SITE_H=" +
+      std::to_string (site_h) + " -D SITE_V=" + std::to_string (site_v);
   init_debug ();
   cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", options);
   const ColourMap map = colour_map (in, out);
   set_colour_args (kernel, map);
   if (unscaled_eligible (device, in, out)) {
-    /* The same program: convert_unscaled exists for these pairs. */
-    unscaled_ = device.kernel ("convertscale", "convert_unscaled", options);
-    for (cl_uint i = 0; i < 3; i++)
-      unscaled_.setArg (20 + i, map.m[i]);
-    unscaled_.setArg (23, map.out_max);
-    unscaled_.setArg (24, map.out_max);
+    /* The same program: the unscaled kernels exist for these pairs. */
+    unscaled_[0] = device.kernel ("convertscale", "convert_unscaled_nearest", options);
+    unscaled_[1] = device.kernel ("convertscale", "convert_unscaled_bilinear", options);
+    for (cl::Kernel & k : unscaled_) {
+      for (cl_uint i = 0; i < 3; i++)
+        k.setArg (18 + i, map.m[i]);
+      k.setArg (21, map.out_max);
+      k.setArg (22, map.out_max);
+    }
     unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + 15) / 16,
         (GST_VIDEO_INFO_HEIGHT (out) + 1) / 2);
   }
   GST_DEBUG ("%s -> %s: general kernel%s", gst_video_format_to_string (
           GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
-      unscaled_ () ? " and unscaled kernel" : "");
+      unscaled_[0] () ? " and unscaled kernels" : "");
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
   const int w = GST_VIDEO_INFO_WIDTH (out), h = GST_VIDEO_INFO_HEIGHT (out);
   global_ = is_420 (GST_VIDEO_INFO_FORMAT (out)) ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) :
@@ -371,7 +363,8 @@ bool
 FrameConverter::takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
     ScaleMethod method, bool add_borders) const
 {
-  if (!unscaled_ () || method == ScaleMethod::Cubic)
+  if (!unscaled_[0] () || method == ScaleMethod::Cubic || !rows_aligned (in) ||
+      !rows_aligned (out))
     return false;
   const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
   if (GST_VIDEO_INFO_WIDTH (&in.info) != w || GST_VIDEO_INFO_HEIGHT (&in.info) != h ||
@@ -382,23 +375,18 @@ FrameConverter::takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame 
   return rect.x == 0 && rect.y == 0 && rect.w == w && rect.h == h;
 }
 
-/* The same frame through convert_unscaled: 4:2:0 sites and method as weights (chroma_offsets
- * of the 4:2:0 side, doubled: 1 is centred). */
+/* The frame through the unscaled kernel of `method` (nearest or bilinear). */
 void
 FrameConverter::convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
     const GstOpenCLFrame & out, ScaleMethod method)
 {
-  const bool yuv_in = is_420 (GST_VIDEO_INFO_FORMAT (&in_));
-  cl_int h_site, v_site;
-  chroma_offsets (yuv_in ? &in_ : &out_, &h_site, &v_site);
-  unscaled_.setArg (0, in.buffer);
-  set_plane_args (unscaled_, 1, in);
-  unscaled_.setArg (9, out.buffer);
-  set_plane_args (unscaled_, 10, out);
-  unscaled_.setArg (18, unscaled_weights (yuv_in, h_site == 1, method));
-  unscaled_.setArg (19, unscaled_weights (yuv_in, v_site == 1, method));
+  cl::Kernel & kernel = unscaled_[method == ScaleMethod::Nearest ? 0 : 1];
+  kernel.setArg (0, in.buffer);
+  set_plane_args (kernel, 1, in);
+  kernel.setArg (9, out.buffer);
+  set_plane_args (kernel, 10, out);
   GST_LOG ("unscaled kernel");
-  device.launch (unscaled_, unscaled_global_, cl::NullRange);
+  device.launch (kernel, unscaled_global_, cl::NullRange);
 }
 
 void

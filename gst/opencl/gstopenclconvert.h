@@ -45,10 +45,10 @@ private:
   GstVideoInfo in_ {}, out_ {};
   cl::Kernel kernel_;
   cl::NDRange global_;
-  /* The unscaled kernel (convert_unscaled), where configure () found the pair and sizes
-   * eligible; convert () takes it for the frames whose picture fills the output and whose
-   * method is nearest or bilinear. */
-  cl::Kernel unscaled_;
+  /* The unscaled kernels (convert_unscaled_nearest, _bilinear), where configure () found the
+   * pair, sizes and device eligible; convert () takes them for the frames whose picture fills
+   * the output, whose method is nearest or bilinear and whose packed rows are aligned. */
+  cl::Kernel unscaled_[2];
   cl::NDRange unscaled_global_;
 
   bool takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
