@@ -352,7 +352,7 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
  * then sits on an output pixel or halfway or a quarter between two, so the general kernel's
  * taps reduce to fixed weights in quarters per axis and parity (WEIGHTS below), its
  * interpolation is exact in float, and the same affine map and rounding give the same bits.
- * One work-item converts a run of RUN pixels of two rows (one row of chroma samples) with
+ * One work-item converts a run of RUN pixels of four rows (two of 4:2:0 output) with
  * vector loads, arithmetic and stores, which a CPU device runs as SIMD instructions; a run
  * that reaches past the right edge reads clamped and writes pixel by pixel. Little-endian
  * devices only (pixels are packed into words), and rows of 8-bit packed RGB start 4-byte
@@ -363,6 +363,8 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
 #if (IS_420(IN_FMT) && IS_PACKED(OUT_FMT)) || (IS_PACKED(IN_FMT) && IS_420(OUT_FMT))
 
 #define RUN 16
+/* Inlined by force, so that the weights below are constants in the arithmetic. */
+#define RUN_FN inline __attribute__ ((always_inline))
 #define INTERLEAVE8(e, o) ((e).s0, (o).s0, (e).s1, (o).s1, (e).s2, (o).s2, (e).s3, (o).s3, \
     (e).s4, (o).s4, (e).s5, (o).s5, (e).s6, (o).s6, (e).s7, (o).s7)
 
@@ -370,9 +372,11 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
 #define ROUND_CODES(v, max) clamp (floor ((v) + 0.5f), 0.0f, (max))
 
 #if IS_420(IN_FMT)
+/* Rows per work-item: four share their chroma rows. */
+#define ROWS 4
 
 /* Luma codes of pixels x0 .. x0 + RUN - 1 of row y (past the width: the last pixel's). */
-inline float16
+RUN_FN float16
 luma_run (__global const uchar * in, const Planes * p, int x0, int y)
 {
   __global const uchar *row = in + p->offset[0] + y * p->stride[0];
@@ -393,7 +397,7 @@ luma_run (__global const uchar * in, const Planes * p, int x0, int y)
 
 /* U and V codes of chroma samples k0 - 1 + j + i (i = 0 .. 7) of chroma row y in u[j], v[j],
  * j = 0 .. 2; columns clamped to [0, cw). */
-inline void
+RUN_FN void
 chroma_run (__global const uchar * in, const Planes * p, int k0, int y, int cw, int8 u[3],
     int8 v[3])
 {
@@ -435,43 +439,44 @@ chroma_run (__global const uchar * in, const Planes * p, int k0, int y, int cw, 
   }
 }
 
-/* U and V of the run's pixels on output rows 2 gy + t (t = 0, 1): chroma rows gy - 1, gy,
- * gy + 1 (clamped) weighted by vw.s012 (row 2 gy) or vw.s456 (row 2 gy + 1), each of them
- * along x by hw.s012 (even pixels, over samples k - 1, k, k + 1) or hw.s456 (odd pixels);
- * weights in quarters, so the sums are in sixteenths: exact in float. */
-inline void
-chroma_of_rows (__global const uchar * in, const Planes * p, int k0, int gy, int8 hw,
-    int8 vw, float16 u[2], float16 v[2])
+/* U and V of the run's pixels on output rows 2 cy0 + q (q = 0 .. 3): output row 2 cy + t
+ * (t = 0, 1) weighs chroma rows cy - 1, cy, cy + 1 (clamped) by vw.s012 (t = 0) or vw.s456
+ * (t = 1), each of them along x by hw.s012 (even pixels, over samples k - 1, k, k + 1) or
+ * hw.s456 (odd pixels); weights in quarters, so the sums are in sixteenths: exact in float.
+ * Four output rows share the four chroma rows cy0 - 1 .. cy0 + 2 read. */
+RUN_FN void
+chroma_of_rows (__global const uchar * in, const Planes * p, int k0, int cy0, int8 hw,
+    int8 vw, float16 u[4], float16 v[4])
 {
   const int cw = (p->width + 1) / 2, ch = (p->height + 1) / 2;
-  int8 ue[2] = { (int8) (0), (int8) (0) }, uo[2] = { (int8) (0), (int8) (0) };
-  int8 ve[2] = { (int8) (0), (int8) (0) }, vo[2] = { (int8) (0), (int8) (0) };
-  for (int r = 0; r < 3; r++) {
-    const int rw[2] = { r == 0 ? vw.s0 : r == 1 ? vw.s1 : vw.s2,
-      r == 0 ? vw.s4 : r == 1 ? vw.s5 : vw.s6 };
-    if (rw[0] == 0 && rw[1] == 0)
+  int8 ue[4], uo[4], ve[4], vo[4];
+  for (int r = 0; r < 4; r++) {
+    /* The first row only weighs with vw.s0 and .s4, the last with .s2 and .s6. */
+    if ((r == 0 && vw.s0 == 0 && vw.s4 == 0) || (r == 3 && vw.s2 == 0 && vw.s6 == 0)) {
+      ue[r] = uo[r] = ve[r] = vo[r] = (int8) (0);
       continue;
-    int8 cu[3], cv[3];
-    chroma_run (in, p, k0, clamp (gy - 1 + r, 0, ch - 1), cw, cu, cv);
-    const int8 he = hw.s0 * cu[0] + hw.s1 * cu[1] + hw.s2 * cu[2];
-    const int8 ho = hw.s4 * cu[0] + hw.s5 * cu[1] + hw.s6 * cu[2];
-    const int8 ge = hw.s0 * cv[0] + hw.s1 * cv[1] + hw.s2 * cv[2];
-    const int8 go = hw.s4 * cv[0] + hw.s5 * cv[1] + hw.s6 * cv[2];
-    for (int t = 0; t < 2; t++) {
-      ue[t] += rw[t] * he;
-      uo[t] += rw[t] * ho;
-      ve[t] += rw[t] * ge;
-      vo[t] += rw[t] * go;
     }
+    int8 cu[3], cv[3];
+    chroma_run (in, p, k0, clamp (cy0 - 1 + r, 0, ch - 1), cw, cu, cv);
+    ue[r] = hw.s0 * cu[0] + hw.s1 * cu[1] + hw.s2 * cu[2];
+    uo[r] = hw.s4 * cu[0] + hw.s5 * cu[1] + hw.s6 * cu[2];
+    ve[r] = hw.s0 * cv[0] + hw.s1 * cv[1] + hw.s2 * cv[2];
+    vo[r] = hw.s4 * cv[0] + hw.s5 * cv[1] + hw.s6 * cv[2];
   }
-  for (int t = 0; t < 2; t++) {
-    u[t] = convert_float16 ((int16) INTERLEAVE8 (ue[t], uo[t])) * 0.0625f;
-    v[t] = convert_float16 ((int16) INTERLEAVE8 (ve[t], vo[t])) * 0.0625f;
+  for (int q = 0; q < 4; q++) {
+    const int c = q / 2;
+    const int3 w = (q % 2 == 0) ? vw.s012 : vw.s456;
+    const int8 sue = w.x * ue[c] + w.y * ue[c + 1] + w.z * ue[c + 2];
+    const int8 suo = w.x * uo[c] + w.y * uo[c + 1] + w.z * uo[c + 2];
+    const int8 sve = w.x * ve[c] + w.y * ve[c + 1] + w.z * ve[c + 2];
+    const int8 svo = w.x * vo[c] + w.y * vo[c + 1] + w.z * vo[c + 2];
+    u[q] = convert_float16 ((int16) INTERLEAVE8 (sue, suo)) * 0.0625f;
+    v[q] = convert_float16 ((int16) INTERLEAVE8 (sve, svo)) * 0.0625f;
   }
 }
 
 /* Writes the run's R, G, B codes (and the constant alpha) to row y. */
-inline void
+RUN_FN void
 store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, float16 r, float16 g,
     float16 b, float alpha)
 {
@@ -509,26 +514,27 @@ store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, float16 r,
     write_full (out, p, x0 + i, y, (float4) (tr[i], tg[i], tb[i], alpha));
 }
 
-inline void
+RUN_FN void
 yuv_to_rgb_run (__global const uchar * in, const Planes * ip, __global uchar * out,
     const Planes * op, int x0, int gy, int8 hw, int8 vw, float4 m0, float4 m1, float4 m2,
     float out_max, float alpha)
 {
-  float16 u[2], v[2];
-  chroma_of_rows (in, ip, x0 / 2, gy, hw, vw, u, v);
-  for (int t = 0; t < 2 && 2 * gy + t < ip->height; t++) {
-    const float16 l = luma_run (in, ip, x0, 2 * gy + t);
-    const float16 r = ROUND_CODES (AFFINE (float16, m0, l, u[t], v[t]), out_max);
-    const float16 g = ROUND_CODES (AFFINE (float16, m1, l, u[t], v[t]), out_max);
-    const float16 b = ROUND_CODES (AFFINE (float16, m2, l, u[t], v[t]), out_max);
-    store_rgb_run (out, op, x0, 2 * gy + t, r, g, b, alpha);
+  float16 u[4], v[4];
+  chroma_of_rows (in, ip, x0 / 2, 2 * gy, hw, vw, u, v);
+  for (int q = 0; q < 4 && 4 * gy + q < ip->height; q++) {
+    const float16 l = luma_run (in, ip, x0, 4 * gy + q);
+    const float16 r = ROUND_CODES (AFFINE (float16, m0, l, u[q], v[q]), out_max);
+    const float16 g = ROUND_CODES (AFFINE (float16, m1, l, u[q], v[q]), out_max);
+    const float16 b = ROUND_CODES (AFFINE (float16, m2, l, u[q], v[q]), out_max);
+    store_rgb_run (out, op, x0, 4 * gy + q, r, g, b, alpha);
   }
 }
 
 #else /* packed RGB in, 4:2:0 out */
+#define ROWS 2
 
 /* R, G, B codes of pixels x0 .. x0 + RUN - 1 of row y (past the width: the last pixel's). */
-inline void
+RUN_FN void
 rgb_run (__global const uchar * in, const Planes * p, int x0, int y, int16 * r, int16 * g,
     int16 * b)
 {
@@ -568,7 +574,7 @@ rgb_run (__global const uchar * in, const Planes * p, int x0, int y, int16 * r, 
   *b = vload16 (0, tb);
 }
 
-inline void
+RUN_FN void
 store_luma_run (__global uchar * out, const Planes * p, int x0, int y, float16 l)
 {
   __global uchar *row = out + p->offset[0] + y * p->stride[0];
@@ -588,7 +594,7 @@ store_luma_run (__global uchar * out, const Planes * p, int x0, int y, float16 l
     write_full (out, p, x0 + i, y, (float4) (t[i], 0.0f, 0.0f, 0.0f));
 }
 
-inline void
+RUN_FN void
 store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, float8 u, float8 v)
 {
   const int cw = (p->width + 1) / 2;
@@ -616,7 +622,7 @@ store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, float8 
 
 /* hw.s01: the weights in halves of pixels 2k and 2k + 1 (clamped) for chroma sample k; vw.s01
  * those of rows 2 gy and 2 gy + 1: the general kernel's taps at the output's chroma site. */
-inline void
+RUN_FN void
 rgb_to_yuv_run (__global const uchar * in, const Planes * ip, __global uchar * out,
     const Planes * op, int x0, int gy, int8 hw, int8 vw, float4 m0, float4 m1, float4 m2,
     float out_max)
@@ -654,10 +660,10 @@ rgb_to_yuv_run (__global const uchar * in, const Planes * ip, __global uchar * o
 #define WEIGHTS WEIGHTS_WRITE
 #endif
 
-/* One work-item per run of RUN pixels of two rows: global size ((width + RUN - 1) / RUN,
- * (height + 1) / 2). Input and output have the same width and height; SITE_H and SITE_V
+/* One work-item per run of RUN pixels of ROWS rows: global size ((width + RUN - 1) / RUN,
+ * (height + ROWS - 1) / ROWS). Input and output have the same width and height; SITE_H and SITE_V
  * (build options) are the 4:2:0 side's chroma sites, 1 centred, 0 cosited. */
-inline void
+RUN_FN void
 unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLANE_ARGS (out),
     bool nearest, float4 m0, float4 m1, float4 m2, float out_max, float alpha)
 {
@@ -665,7 +671,7 @@ unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLAN
   const Planes ip = PLANES_OF (in);
   const Planes op = PLANES_OF (out);
   const int x0 = RUN * (int) get_global_id (0), gy = get_global_id (1);
-  if (x0 >= in_w || 2 * gy >= in_h)
+  if (x0 >= in_w || ROWS * gy >= in_h)
     return;
 #if IS_420(IN_FMT)
   yuv_to_rgb_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, out_max, alpha);

@@ -344,8 +344,10 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
       k.setArg (21, map.out_max);
       k.setArg (22, map.out_max);
     }
+    /* Runs of 16 pixels of 4 rows (2 for a 4:2:0 output): RUN and ROWS of the kernel. */
+    const int rows = is_420 (GST_VIDEO_INFO_FORMAT (in)) ? 4 : 2;
     unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + 15) / 16,
-        (GST_VIDEO_INFO_HEIGHT (out) + 1) / 2);
+        (GST_VIDEO_INFO_HEIGHT (out) + rows - 1) / rows);
   }
   GST_DEBUG ("%s -> %s: general kernel%s", gst_video_format_to_string (
           GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
