@@ -368,8 +368,10 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
 #define INTERLEAVE8(e, o) ((e).s0, (o).s0, (e).s1, (o).s1, (e).s2, (o).s2, (e).s3, (o).s3, \
     (e).s4, (o).s4, (e).s5, (o).s5, (e).s6, (o).s6, (e).s7, (o).s7)
 
-/* floor (v + 0.5) saturated to [0, max], as convert () rounds. */
-#define ROUND_CODES(v, max) clamp (floor ((v) + 0.5f), 0.0f, (max))
+/* The integer codes of convert ()'s floor (v + 0.5) saturated to [0, max] (max a whole
+ * number): truncating instead of flooring differs only below 0, which saturates to 0 either
+ * way; one conversion instead of a floor, which some devices' libraries make long. */
+#define ROUND_CODES(n, v, max) clamp (convert_int##n ((v) + 0.5f), 0, (max))
 
 #if IS_420(IN_FMT)
 /* Rows per work-item: four share their chroma rows. */
@@ -477,13 +479,13 @@ chroma_of_rows (__global const uchar * in, const Planes * p, int k0, int cy0, in
 
 /* Writes the run's R, G, B codes (and the constant alpha) to row y. */
 RUN_FN void
-store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, float16 r, float16 g,
-    float16 b, float alpha)
+store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, int16 r, int16 g,
+    int16 b, int alpha)
 {
 #if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
-  const float16 first = b, third = r;
+  const int16 first = b, third = r;
 #else
-  const float16 first = r, third = b;
+  const int16 first = r, third = b;
 #endif
   __global uchar *row = out + p->offset[0] + y * p->stride[0];
   if (x0 + RUN <= p->width) {
@@ -499,33 +501,32 @@ store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, float16 r,
     vstore16 (as_uchar16 (px.scd), 6, row + 8 * x0);
     vstore16 (as_uchar16 (px.sef), 7, row + 8 * x0);
 #else
-    const uint16 px = convert_uint16 (first) | (convert_uint16 (g) << 8) |
-        (convert_uint16 (third) << 16) | ((uint) alpha << 24);
+    const uint16 px = as_uint16 (first | (g << 8) | (third << 16) | (alpha << 24));
     /* Whole words: the host takes this kernel only where rows start 4-byte aligned. */
     vstore16 (px, 0, (__global uint *) row + x0);
 #endif
     return;
   }
-  float tr[RUN], tg[RUN], tb[RUN];
+  int tr[RUN], tg[RUN], tb[RUN];
   vstore16 (r, 0, tr);
   vstore16 (g, 0, tg);
   vstore16 (b, 0, tb);
   for (int i = 0; x0 + i < p->width; i++)
-    write_full (out, p, x0 + i, y, (float4) (tr[i], tg[i], tb[i], alpha));
+    write_full (out, p, x0 + i, y, convert_float4 ((int4) (tr[i], tg[i], tb[i], alpha)));
 }
 
 RUN_FN void
 yuv_to_rgb_run (__global const uchar * in, const Planes * ip, __global uchar * out,
     const Planes * op, int x0, int gy, int8 hw, int8 vw, float4 m0, float4 m1, float4 m2,
-    float out_max, float alpha)
+    int out_max, int alpha)
 {
   float16 u[4], v[4];
   chroma_of_rows (in, ip, x0 / 2, 2 * gy, hw, vw, u, v);
   for (int q = 0; q < 4 && 4 * gy + q < ip->height; q++) {
     const float16 l = luma_run (in, ip, x0, 4 * gy + q);
-    const float16 r = ROUND_CODES (AFFINE (float16, m0, l, u[q], v[q]), out_max);
-    const float16 g = ROUND_CODES (AFFINE (float16, m1, l, u[q], v[q]), out_max);
-    const float16 b = ROUND_CODES (AFFINE (float16, m2, l, u[q], v[q]), out_max);
+    const int16 r = ROUND_CODES (16, AFFINE (float16, m0, l, u[q], v[q]), out_max);
+    const int16 g = ROUND_CODES (16, AFFINE (float16, m1, l, u[q], v[q]), out_max);
+    const int16 b = ROUND_CODES (16, AFFINE (float16, m2, l, u[q], v[q]), out_max);
     store_rgb_run (out, op, x0, 4 * gy + q, r, g, b, alpha);
   }
 }
@@ -575,12 +576,12 @@ rgb_run (__global const uchar * in, const Planes * p, int x0, int y, int16 * r, 
 }
 
 RUN_FN void
-store_luma_run (__global uchar * out, const Planes * p, int x0, int y, float16 l)
+store_luma_run (__global uchar * out, const Planes * p, int x0, int y, int16 l)
 {
   __global uchar *row = out + p->offset[0] + y * p->stride[0];
   if (x0 + RUN <= p->width) {
 #if OUT_FMT == FMT_P010
-    const ushort16 c = convert_ushort16 (l) << (ushort) 6;
+    const ushort16 c = convert_ushort16 (l << 6);
     vstore16 (as_uchar16 (c.lo), 0, row + 2 * x0);
     vstore16 (as_uchar16 (c.hi), 1, row + 2 * x0);
 #else
@@ -588,14 +589,14 @@ store_luma_run (__global uchar * out, const Planes * p, int x0, int y, float16 l
 #endif
     return;
   }
-  float t[RUN];
+  int t[RUN];
   vstore16 (l, 0, t);
   for (int i = 0; x0 + i < p->width; i++)
-    write_full (out, p, x0 + i, y, (float4) (t[i], 0.0f, 0.0f, 0.0f));
+    write_full (out, p, x0 + i, y, (float4) ((float) t[i], 0.0f, 0.0f, 0.0f));
 }
 
 RUN_FN void
-store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, float8 u, float8 v)
+store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, int8 u, int8 v)
 {
   const int cw = (p->width + 1) / 2;
   if (k0 + RUN / 2 <= cw) {
@@ -606,18 +607,18 @@ store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, float8 
     vstore8 (convert_uchar8 (u), 0, out + p->offset[1] + y * p->stride[1] + k0);
     vstore8 (convert_uchar8 (v), 0, out + p->offset[2] + y * p->stride[2] + k0);
 #else
-    const ushort16 c = (ushort16) INTERLEAVE8 (convert_ushort8 (u), convert_ushort8 (v)) <<
-        (ushort) 6;
+    const ushort16 c = (ushort16) INTERLEAVE8 (convert_ushort8 (u << 6),
+        convert_ushort8 (v << 6));
     vstore16 (as_uchar16 (c.lo), 0, out + p->offset[1] + y * p->stride[1] + 4 * k0);
     vstore16 (as_uchar16 (c.hi), 1, out + p->offset[1] + y * p->stride[1] + 4 * k0);
 #endif
     return;
   }
-  float tu[RUN / 2], tv[RUN / 2];
+  int tu[RUN / 2], tv[RUN / 2];
   vstore8 (u, 0, tu);
   vstore8 (v, 0, tv);
   for (int i = 0; k0 + i < cw; i++)
-    write_chroma (out, p, k0 + i, y, (float4) (0.0f, tu[i], tv[i], 0.0f));
+    write_chroma (out, p, k0 + i, y, (float4) (0.0f, (float) tu[i], (float) tv[i], 0.0f));
 }
 
 /* hw.s01: the weights in halves of pixels 2k and 2k + 1 (clamped) for chroma sample k; vw.s01
@@ -625,13 +626,13 @@ store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, float8 
 RUN_FN void
 rgb_to_yuv_run (__global const uchar * in, const Planes * ip, __global uchar * out,
     const Planes * op, int x0, int gy, int8 hw, int8 vw, float4 m0, float4 m1, float4 m2,
-    float out_max)
+    int out_max)
 {
   int16 r[2], g[2], b[2];
   for (int t = 0; t < 2; t++)
     rgb_run (in, ip, x0, min (2 * gy + t, ip->height - 1), &r[t], &g[t], &b[t]);
   for (int t = 0; t < 2 && 2 * gy + t < ip->height; t++)
-    store_luma_run (out, op, x0, 2 * gy + t, ROUND_CODES (AFFINE (float16, m0,
+    store_luma_run (out, op, x0, 2 * gy + t, ROUND_CODES (16, AFFINE (float16, m0,
                 convert_float16 (r[t]), convert_float16 (g[t]), convert_float16 (b[t])),
             out_max));
   const float8 cr = convert_float8 (vw.s0 * (hw.s0 * r[0].even + hw.s1 * r[0].odd) +
@@ -640,8 +641,8 @@ rgb_to_yuv_run (__global const uchar * in, const Planes * ip, __global uchar * o
       vw.s1 * (hw.s0 * g[1].even + hw.s1 * g[1].odd)) * 0.25f;
   const float8 cb = convert_float8 (vw.s0 * (hw.s0 * b[0].even + hw.s1 * b[0].odd) +
       vw.s1 * (hw.s0 * b[1].even + hw.s1 * b[1].odd)) * 0.25f;
-  store_chroma_run (out, op, x0 / 2, gy, ROUND_CODES (AFFINE (float8, m1, cr, cg, cb),
-          out_max), ROUND_CODES (AFFINE (float8, m2, cr, cg, cb), out_max));
+  store_chroma_run (out, op, x0 / 2, gy, ROUND_CODES (8, AFFINE (float8, m1, cr, cg, cb),
+          out_max), ROUND_CODES (8, AFFINE (float8, m2, cr, cg, cb), out_max));
 }
 
 #endif
@@ -674,9 +675,9 @@ unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLAN
   if (x0 >= in_w || ROWS * gy >= in_h)
     return;
 #if IS_420(IN_FMT)
-  yuv_to_rgb_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, out_max, alpha);
+  yuv_to_rgb_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, (int) out_max, (int) alpha);
 #else
-  rgb_to_yuv_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, out_max);
+  rgb_to_yuv_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, (int) out_max);
 #endif
 }
 
