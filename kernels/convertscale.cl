@@ -226,15 +226,21 @@ sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2
   return v;
 }
 
+/* One row `m` of the affine map on components a, b, c of vector type T: three fused
+ * multiply-adds in a fixed order, so that the general kernel and the unscaled one (which works
+ * on runs of pixels) give the same bits on every device (dot () may round otherwise). */
+#define AFFINE(T, m, a, b, c) fma ((T) ((m).z), (c), fma ((T) ((m).y), (b), \
+        fma ((T) ((m).x), (a), (T) ((m).w))))
+
 /* The output codes of input codes `v`: the affine map, rounded half up and saturated. */
 inline float4
 convert (float4 v, const float4 m0, const float4 m1, const float4 m2, float alpha_scale,
     float out_max, float alpha_max)
 {
   float4 o;
-  o.x = dot (m0.xyz, v.xyz) + m0.w;
-  o.y = dot (m1.xyz, v.xyz) + m1.w;
-  o.z = dot (m2.xyz, v.xyz) + m2.w;
+  o.x = AFFINE (float, m0, v.x, v.y, v.z);
+  o.y = AFFINE (float, m1, v.x, v.y, v.z);
+  o.z = AFFINE (float, m2, v.x, v.y, v.z);
 #if HAS_ALPHA(IN_FMT)
   o.w = v.w * alpha_scale;
 #else
@@ -340,3 +346,357 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
   write_full (out, &op, gx, gy, o);
 #endif
 }
+
+/* The unscaled kernel, convert_unscaled: a 4:2:0 format to or from a packed RGB one, input and
+ * output of one size, the picture filling the output, nearest or bilinear. Every input sample
+ * then sits on an output pixel or halfway or a quarter between two, so the general kernel's
+ * taps reduce to fixed weights in quarters per axis and parity (WEIGHTS below), its
+ * interpolation is exact in float, and the same affine map and rounding give the same bits.
+ * One work-item converts a run of RUN pixels of four rows (two of 4:2:0 output) with
+ * vector loads, arithmetic and stores, which a CPU device runs as SIMD instructions; a run
+ * that reaches past the right edge reads clamped and writes pixel by pixel. Little-endian
+ * devices only (pixels are packed into words), and rows of 8-bit packed RGB start 4-byte
+ * aligned (read and written as words): the host checks both. */
+#define IS_PACKED(f) ((f) == FMT_RGBA || (f) == FMT_BGRA || (f) == FMT_RGBX || \
+    (f) == FMT_BGRX || (f) == FMT_RGBA64)
+
+#if (IS_420(IN_FMT) && IS_PACKED(OUT_FMT)) || (IS_PACKED(IN_FMT) && IS_420(OUT_FMT))
+
+#define RUN 16
+/* Inlined by force, so that the weights below are constants in the arithmetic. */
+#define RUN_FN inline __attribute__ ((always_inline))
+#define INTERLEAVE8(e, o) ((e).s0, (o).s0, (e).s1, (o).s1, (e).s2, (o).s2, (e).s3, (o).s3, \
+    (e).s4, (o).s4, (e).s5, (o).s5, (e).s6, (o).s6, (e).s7, (o).s7)
+
+/* The integer codes of convert ()'s floor (v + 0.5) saturated to [0, max] (max a whole
+ * number): truncating instead of flooring differs only below 0, which saturates to 0 either
+ * way; one conversion instead of a floor, which some devices' libraries make long. */
+#define ROUND_CODES(n, v, max) clamp (convert_int##n ((v) + 0.5f), 0, (max))
+
+#if IS_420(IN_FMT)
+/* Rows per work-item: four share their chroma rows. */
+#define ROWS 4
+
+/* Luma codes of pixels x0 .. x0 + RUN - 1 of row y (past the width: the last pixel's). */
+RUN_FN float16
+luma_run (__global const uchar * in, const Planes * p, int x0, int y)
+{
+  __global const uchar *row = in + p->offset[0] + y * p->stride[0];
+  if (x0 + RUN <= p->width) {
+#if IN_FMT == FMT_P010
+    const ushort16 v = (ushort16) (as_ushort8 (vload16 (0, row + 2 * x0)),
+        as_ushort8 (vload16 (1, row + 2 * x0)));
+    return convert_float16 (v >> (ushort) 6);
+#else
+    return convert_float16 (vload16 (0, row + x0));
+#endif
+  }
+  float t[RUN];
+  for (int i = 0; i < RUN; i++)
+    t[i] = read_full (in, p, min (x0 + i, p->width - 1), y).x;
+  return vload16 (0, t);
+}
+
+/* U and V codes of chroma samples k0 - 1 + j + i (i = 0 .. 7) of chroma row y in u[j], v[j],
+ * j = 0 .. 2; columns clamped to [0, cw). */
+RUN_FN void
+chroma_run (__global const uchar * in, const Planes * p, int k0, int y, int cw, int8 u[3],
+    int8 v[3])
+{
+  if (k0 >= 1 && k0 + 9 <= cw) {
+#if IN_FMT == FMT_NV12
+    __global const uchar *row = in + p->offset[1] + y * p->stride[1] + 2 * (k0 - 1);
+    for (int j = 0; j < 3; j++) {
+      const uchar16 c = vload16 (0, row + 2 * j);
+      u[j] = convert_int8 (c.even);
+      v[j] = convert_int8 (c.odd);
+    }
+#elif IN_FMT == FMT_I420
+    __global const uchar *ur = in + p->offset[1] + y * p->stride[1] + k0 - 1;
+    __global const uchar *vr = in + p->offset[2] + y * p->stride[2] + k0 - 1;
+    for (int j = 0; j < 3; j++) {
+      u[j] = convert_int8 (vload8 (0, ur + j));
+      v[j] = convert_int8 (vload8 (0, vr + j));
+    }
+#else
+    __global const uchar *row = in + p->offset[1] + y * p->stride[1] + 4 * (k0 - 1);
+    for (int j = 0; j < 3; j++) {
+      const uint8 c = (uint8) (as_uint4 (vload16 (0, row + 4 * j)),
+          as_uint4 (vload16 (1, row + 4 * j)));
+      u[j] = convert_int8 ((c & 0xffffu) >> 6);
+      v[j] = convert_int8 (c >> 22);
+    }
+#endif
+    return;
+  }
+  int tu[10], tv[10];
+  for (int j = 0; j < 10; j++) {
+    const float2 c = read_chroma (in, p, clamp (k0 - 1 + j, 0, cw - 1), y);
+    tu[j] = (int) c.x;
+    tv[j] = (int) c.y;
+  }
+  for (int j = 0; j < 3; j++) {
+    u[j] = vload8 (0, tu + j);
+    v[j] = vload8 (0, tv + j);
+  }
+}
+
+/* U and V of the run's pixels on output rows 2 cy0 + q (q = 0 .. 3): output row 2 cy + t
+ * (t = 0, 1) weighs chroma rows cy - 1, cy, cy + 1 (clamped) by vw.s012 (t = 0) or vw.s456
+ * (t = 1), each of them along x by hw.s012 (even pixels, over samples k - 1, k, k + 1) or
+ * hw.s456 (odd pixels); weights in quarters, so the sums are in sixteenths: exact in float.
+ * Four output rows share the four chroma rows cy0 - 1 .. cy0 + 2 read. */
+RUN_FN void
+chroma_of_rows (__global const uchar * in, const Planes * p, int k0, int cy0, int8 hw,
+    int8 vw, float16 u[4], float16 v[4])
+{
+  const int cw = (p->width + 1) / 2, ch = (p->height + 1) / 2;
+  int8 ue[4], uo[4], ve[4], vo[4];
+  for (int r = 0; r < 4; r++) {
+    /* The first row only weighs with vw.s0 and .s4, the last with .s2 and .s6. */
+    if ((r == 0 && vw.s0 == 0 && vw.s4 == 0) || (r == 3 && vw.s2 == 0 && vw.s6 == 0)) {
+      ue[r] = uo[r] = ve[r] = vo[r] = (int8) (0);
+      continue;
+    }
+    int8 cu[3], cv[3];
+    chroma_run (in, p, k0, clamp (cy0 - 1 + r, 0, ch - 1), cw, cu, cv);
+    ue[r] = hw.s0 * cu[0] + hw.s1 * cu[1] + hw.s2 * cu[2];
+    uo[r] = hw.s4 * cu[0] + hw.s5 * cu[1] + hw.s6 * cu[2];
+    ve[r] = hw.s0 * cv[0] + hw.s1 * cv[1] + hw.s2 * cv[2];
+    vo[r] = hw.s4 * cv[0] + hw.s5 * cv[1] + hw.s6 * cv[2];
+  }
+  for (int q = 0; q < 4; q++) {
+    const int c = q / 2;
+    const int3 w = (q % 2 == 0) ? vw.s012 : vw.s456;
+    const int8 sue = w.x * ue[c] + w.y * ue[c + 1] + w.z * ue[c + 2];
+    const int8 suo = w.x * uo[c] + w.y * uo[c + 1] + w.z * uo[c + 2];
+    const int8 sve = w.x * ve[c] + w.y * ve[c + 1] + w.z * ve[c + 2];
+    const int8 svo = w.x * vo[c] + w.y * vo[c + 1] + w.z * vo[c + 2];
+    u[q] = convert_float16 ((int16) INTERLEAVE8 (sue, suo)) * 0.0625f;
+    v[q] = convert_float16 ((int16) INTERLEAVE8 (sve, svo)) * 0.0625f;
+  }
+}
+
+/* Writes the run's R, G, B codes (and the constant alpha) to row y. */
+RUN_FN void
+store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, int16 r, int16 g,
+    int16 b, int alpha)
+{
+#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
+  const int16 first = b, third = r;
+#else
+  const int16 first = r, third = b;
+#endif
+  __global uchar *row = out + p->offset[0] + y * p->stride[0];
+  if (x0 + RUN <= p->width) {
+#if OUT_FMT == FMT_RGBA64
+    const ulong16 px = convert_ulong16 (first) | (convert_ulong16 (g) << 16) |
+        (convert_ulong16 (third) << 32) | ((ulong) alpha << 48);
+    vstore16 (as_uchar16 (px.s01), 0, row + 8 * x0);
+    vstore16 (as_uchar16 (px.s23), 1, row + 8 * x0);
+    vstore16 (as_uchar16 (px.s45), 2, row + 8 * x0);
+    vstore16 (as_uchar16 (px.s67), 3, row + 8 * x0);
+    vstore16 (as_uchar16 (px.s89), 4, row + 8 * x0);
+    vstore16 (as_uchar16 (px.sab), 5, row + 8 * x0);
+    vstore16 (as_uchar16 (px.scd), 6, row + 8 * x0);
+    vstore16 (as_uchar16 (px.sef), 7, row + 8 * x0);
+#else
+    const uint16 px = as_uint16 (first | (g << 8) | (third << 16) | (alpha << 24));
+    /* Whole words: the host takes this kernel only where rows start 4-byte aligned. */
+    vstore16 (px, 0, (__global uint *) row + x0);
+#endif
+    return;
+  }
+  int tr[RUN], tg[RUN], tb[RUN];
+  vstore16 (r, 0, tr);
+  vstore16 (g, 0, tg);
+  vstore16 (b, 0, tb);
+  for (int i = 0; x0 + i < p->width; i++)
+    write_full (out, p, x0 + i, y, convert_float4 ((int4) (tr[i], tg[i], tb[i], alpha)));
+}
+
+RUN_FN void
+yuv_to_rgb_run (__global const uchar * in, const Planes * ip, __global uchar * out,
+    const Planes * op, int x0, int gy, int8 hw, int8 vw, float4 m0, float4 m1, float4 m2,
+    int out_max, int alpha)
+{
+  float16 u[4], v[4];
+  chroma_of_rows (in, ip, x0 / 2, 2 * gy, hw, vw, u, v);
+  for (int q = 0; q < 4 && 4 * gy + q < ip->height; q++) {
+    const float16 l = luma_run (in, ip, x0, 4 * gy + q);
+    const int16 r = ROUND_CODES (16, AFFINE (float16, m0, l, u[q], v[q]), out_max);
+    const int16 g = ROUND_CODES (16, AFFINE (float16, m1, l, u[q], v[q]), out_max);
+    const int16 b = ROUND_CODES (16, AFFINE (float16, m2, l, u[q], v[q]), out_max);
+    store_rgb_run (out, op, x0, 4 * gy + q, r, g, b, alpha);
+  }
+}
+
+#else /* packed RGB in, 4:2:0 out */
+#define ROWS 2
+
+/* R, G, B codes of pixels x0 .. x0 + RUN - 1 of row y (past the width: the last pixel's). */
+RUN_FN void
+rgb_run (__global const uchar * in, const Planes * p, int x0, int y, int16 * r, int16 * g,
+    int16 * b)
+{
+  __global const uchar *row = in + p->offset[0] + y * p->stride[0];
+  if (x0 + RUN <= p->width) {
+#if IN_FMT == FMT_RGBA64
+    __global const uchar *at = row + 8 * x0;
+    const ulong16 px = (ulong16) (as_ulong2 (vload16 (0, at)), as_ulong2 (vload16 (1, at)),
+        as_ulong2 (vload16 (2, at)), as_ulong2 (vload16 (3, at)), as_ulong2 (vload16 (4, at)),
+        as_ulong2 (vload16 (5, at)), as_ulong2 (vload16 (6, at)), as_ulong2 (vload16 (7, at)));
+    const int16 c0 = convert_int16 (px & 0xffffUL), c1 = convert_int16 ((px >> 16) & 0xffffUL);
+    const int16 c2 = convert_int16 ((px >> 32) & 0xffffUL);
+#else
+    const uint16 px = vload16 (0, (__global const uint *) row + x0);
+    const int16 c0 = convert_int16 (px & 0xffu), c1 = convert_int16 ((px >> 8) & 0xffu);
+    const int16 c2 = convert_int16 ((px >> 16) & 0xffu);
+#endif
+#if IN_FMT == FMT_BGRA || IN_FMT == FMT_BGRX
+    *r = c2;
+    *b = c0;
+#else
+    *r = c0;
+    *b = c2;
+#endif
+    *g = c1;
+    return;
+  }
+  int tr[RUN], tg[RUN], tb[RUN];
+  for (int i = 0; i < RUN; i++) {
+    const float4 c = read_full (in, p, min (x0 + i, p->width - 1), y);
+    tr[i] = (int) c.x;
+    tg[i] = (int) c.y;
+    tb[i] = (int) c.z;
+  }
+  *r = vload16 (0, tr);
+  *g = vload16 (0, tg);
+  *b = vload16 (0, tb);
+}
+
+RUN_FN void
+store_luma_run (__global uchar * out, const Planes * p, int x0, int y, int16 l)
+{
+  __global uchar *row = out + p->offset[0] + y * p->stride[0];
+  if (x0 + RUN <= p->width) {
+#if OUT_FMT == FMT_P010
+    const ushort16 c = convert_ushort16 (l << 6);
+    vstore16 (as_uchar16 (c.lo), 0, row + 2 * x0);
+    vstore16 (as_uchar16 (c.hi), 1, row + 2 * x0);
+#else
+    vstore16 (convert_uchar16 (l), 0, row + x0);
+#endif
+    return;
+  }
+  int t[RUN];
+  vstore16 (l, 0, t);
+  for (int i = 0; x0 + i < p->width; i++)
+    write_full (out, p, x0 + i, y, (float4) ((float) t[i], 0.0f, 0.0f, 0.0f));
+}
+
+RUN_FN void
+store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, int8 u, int8 v)
+{
+  const int cw = (p->width + 1) / 2;
+  if (k0 + RUN / 2 <= cw) {
+#if OUT_FMT == FMT_NV12
+    vstore16 ((uchar16) INTERLEAVE8 (convert_uchar8 (u), convert_uchar8 (v)), 0,
+        out + p->offset[1] + y * p->stride[1] + 2 * k0);
+#elif OUT_FMT == FMT_I420
+    vstore8 (convert_uchar8 (u), 0, out + p->offset[1] + y * p->stride[1] + k0);
+    vstore8 (convert_uchar8 (v), 0, out + p->offset[2] + y * p->stride[2] + k0);
+#else
+    const ushort16 c = (ushort16) INTERLEAVE8 (convert_ushort8 (u << 6),
+        convert_ushort8 (v << 6));
+    vstore16 (as_uchar16 (c.lo), 0, out + p->offset[1] + y * p->stride[1] + 4 * k0);
+    vstore16 (as_uchar16 (c.hi), 1, out + p->offset[1] + y * p->stride[1] + 4 * k0);
+#endif
+    return;
+  }
+  int tu[RUN / 2], tv[RUN / 2];
+  vstore8 (u, 0, tu);
+  vstore8 (v, 0, tv);
+  for (int i = 0; k0 + i < cw; i++)
+    write_chroma (out, p, k0 + i, y, (float4) (0.0f, (float) tu[i], (float) tv[i], 0.0f));
+}
+
+/* hw.s01: the weights in halves of pixels 2k and 2k + 1 (clamped) for chroma sample k; vw.s01
+ * those of rows 2 gy and 2 gy + 1: the general kernel's taps at the output's chroma site. */
+RUN_FN void
+rgb_to_yuv_run (__global const uchar * in, const Planes * ip, __global uchar * out,
+    const Planes * op, int x0, int gy, int8 hw, int8 vw, float4 m0, float4 m1, float4 m2,
+    int out_max)
+{
+  int16 r[2], g[2], b[2];
+  for (int t = 0; t < 2; t++)
+    rgb_run (in, ip, x0, min (2 * gy + t, ip->height - 1), &r[t], &g[t], &b[t]);
+  for (int t = 0; t < 2 && 2 * gy + t < ip->height; t++)
+    store_luma_run (out, op, x0, 2 * gy + t, ROUND_CODES (16, AFFINE (float16, m0,
+                convert_float16 (r[t]), convert_float16 (g[t]), convert_float16 (b[t])),
+            out_max));
+  const float8 cr = convert_float8 (vw.s0 * (hw.s0 * r[0].even + hw.s1 * r[0].odd) +
+      vw.s1 * (hw.s0 * r[1].even + hw.s1 * r[1].odd)) * 0.25f;
+  const float8 cg = convert_float8 (vw.s0 * (hw.s0 * g[0].even + hw.s1 * g[0].odd) +
+      vw.s1 * (hw.s0 * g[1].even + hw.s1 * g[1].odd)) * 0.25f;
+  const float8 cb = convert_float8 (vw.s0 * (hw.s0 * b[0].even + hw.s1 * b[0].odd) +
+      vw.s1 * (hw.s0 * b[1].even + hw.s1 * b[1].odd)) * 0.25f;
+  store_chroma_run (out, op, x0 / 2, gy, ROUND_CODES (8, AFFINE (float8, m1, cr, cg, cb),
+          out_max), ROUND_CODES (8, AFFINE (float8, m2, cr, cg, cb), out_max));
+}
+
+#endif
+
+/* The weights along one axis (hw, vw above) for the 4:2:0 side's site there (`centred`, else
+ * cosited): the general kernel's taps at the unscaled positions. Nearest takes the sample at
+ * floor (position + 1/2). Constants, so that the compiler drops the taps of weight 0. */
+#define WEIGHTS_READ(centred, nearest) ((nearest) ? ((centred) ? \
+      (int8) (0, 4, 0, 0, 0, 4, 0, 0) : (int8) (0, 4, 0, 0, 0, 0, 4, 0)) : ((centred) ? \
+      (int8) (1, 3, 0, 0, 0, 3, 1, 0) : (int8) (0, 4, 0, 0, 0, 2, 2, 0)))
+#define WEIGHTS_WRITE(centred, nearest) (!(centred) ? (int8) (2, 0, 0, 0, 0, 0, 0, 0) : \
+    (nearest) ? (int8) (0, 2, 0, 0, 0, 0, 0, 0) : (int8) (1, 1, 0, 0, 0, 0, 0, 0))
+#if IS_420(IN_FMT)
+#define WEIGHTS WEIGHTS_READ
+#else
+#define WEIGHTS WEIGHTS_WRITE
+#endif
+
+/* One work-item per run of RUN pixels of ROWS rows: global size ((width + RUN - 1) / RUN,
+ * (height + ROWS - 1) / ROWS). Input and output have the same width and height; SITE_H and SITE_V
+ * (build options) are the 4:2:0 side's chroma sites, 1 centred, 0 cosited. */
+RUN_FN void
+unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLANE_ARGS (out),
+    bool nearest, float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  const int8 hw = WEIGHTS (SITE_H, nearest), vw = WEIGHTS (SITE_V, nearest);
+  const Planes ip = PLANES_OF (in);
+  const Planes op = PLANES_OF (out);
+  const int x0 = RUN * (int) get_global_id (0), gy = get_global_id (1);
+  if (x0 >= in_w || ROWS * gy >= in_h)
+    return;
+#if IS_420(IN_FMT)
+  yuv_to_rgb_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, (int) out_max, (int) alpha);
+#else
+  rgb_to_yuv_run (in, &ip, out, &op, x0, gy, hw, vw, m0, m1, m2, (int) out_max);
+#endif
+}
+
+#define UNSCALED_ARGS(p) p##_off0, p##_off1, p##_off2, p##_str0, p##_str1, p##_str2, p##_w, \
+    p##_h
+
+__kernel void
+convert_unscaled_nearest (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  unscaled (in, UNSCALED_ARGS (in), out, UNSCALED_ARGS (out), true, m0, m1, m2, out_max, alpha);
+}
+
+__kernel void
+convert_unscaled_bilinear (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  unscaled (in, UNSCALED_ARGS (in), out, UNSCALED_ARGS (out), false, m0, m1, m2, out_max,
+      alpha);
+}
+
+#endif

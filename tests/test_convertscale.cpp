@@ -11,6 +11,7 @@
 #include <gst/video/video.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
@@ -295,6 +296,111 @@ name (GstVideoFormat format)
   return gst_video_format_to_string (format);
 }
 
+/* The frames the converter logs (category openclconvert, LOG: "unscaled kernel" or "general
+ * kernel" per frame), counted while a test listens. */
+struct KernelCounts
+{
+  std::atomic<int> unscaled { 0 }, general { 0 };
+};
+
+void
+count_kernels (GstDebugCategory * category, GstDebugLevel, const gchar *, const gchar *,
+    gint, GObject *, GstDebugMessage * message, gpointer user_data)
+{
+  if (strcmp (gst_debug_category_get_name (category), "openclconvert") != 0)
+    return;
+  auto *counts = static_cast<KernelCounts *> (user_data);
+  const gchar *text = gst_debug_message_get (message);
+  if (strcmp (text, "unscaled kernel") == 0)
+    counts->unscaled++;
+  else if (strcmp (text, "general kernel") == 0)
+    counts->general++;
+}
+
+/* Whether two output frames of `info` hold the same bytes in every plane's rows (not the
+ * padding after them); `where` says where they first differ. */
+bool
+same_bytes (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info, std::string * where)
+{
+  GstVideoFrame fa, fb;
+  fail_unless (gst_video_frame_map (&fa, info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, info, b, GST_MAP_READ));
+  bool same = true;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info) && same; c++) {
+    const guint plane = GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, c);
+    const int bytes = GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, c) * GST_VIDEO_FRAME_COMP_WIDTH (&fa, c);
+    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, c) && same; y++) {
+      const guint8 *ra = static_cast<const guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&fa, plane)) + y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&fa, plane);
+      const guint8 *rb = static_cast<const guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&fb, plane)) + y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&fb, plane);
+      for (int i = 0; i < bytes; i++) {
+        if (ra[i] != rb[i]) {
+          *where = "plane " + std::to_string (plane) + " row " + std::to_string (y) + " byte " +
+              std::to_string (i) + ": " + std::to_string (ra[i]) + " and " +
+              std::to_string (rb[i]);
+          same = false;
+          break;
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return same;
+}
+
+/* One conversion with the unscaled kernel allowed (GST_OPENCL_CONVERT_FAST `fast`): a random
+ * and a smooth frame of `pair` (sizes equal, no borders asked). */
+void
+run_unscaled (const Pair & pair, uint32_t seed, bool fast, Run & run)
+{
+  const std::string in_caps = caps_of (pair.in, pair.iw, pair.ih, pair.in_extra);
+  GstVideoInfo in_info;
+  GstCaps *caps = gst_caps_from_string (in_caps.c_str ());
+  fail_unless (gst_video_info_from_caps (&in_info, caps));
+  gst_caps_unref (caps);
+  g_setenv ("GST_OPENCL_CONVERT_FAST", fast ? "1" : "0", TRUE);
+  run_frames (in_caps, std::string ("openclconvertscale name=cs add-borders=false method=") +
+      (pair.method == Method::Nearest ? "nearest-neighbour" : "bilinear"),
+      caps_of (pair.out, pair.ow, pair.oh, pair.out_extra),
+      { make_frame (&in_info, Content::Random, seed, pair.pad),
+        make_frame (&in_info, Content::Smooth, seed + 1, pair.pad) }, run);
+  g_unsetenv ("GST_OPENCL_CONVERT_FAST");
+}
+
+/* The pair with the unscaled kernel and without it: the same bytes, and each run took the
+ * kernel it was meant to. */
+void
+check_unscaled (const Pair & pair, uint32_t seed, KernelCounts & counts)
+{
+  const std::string what = caps_of (pair.in, pair.iw, pair.ih, pair.in_extra) + " -> " +
+      caps_of (pair.out, pair.ow, pair.oh, pair.out_extra) + (pair.method == Method::Nearest ?
+      " nearest" : " bilinear") + " pad " + std::to_string (pair.pad);
+  Run fast, general;
+  counts.unscaled = counts.general = 0;
+  run_unscaled (pair, seed, true, fast);
+  fail_unless (fast.error.empty (), "%s: %s", what.c_str (), fast.error.c_str ());
+  fail_unless (counts.unscaled == 2 && counts.general == 0, "%s: the unscaled kernel took %d "
+      "frames, the general one %d", what.c_str (), counts.unscaled.load (),
+      counts.general.load ());
+  counts.unscaled = counts.general = 0;
+  run_unscaled (pair, seed, false, general);
+  fail_unless (general.error.empty (), "%s: %s", what.c_str (), general.error.c_str ());
+  fail_unless (counts.unscaled == 0 && counts.general == 2, "%s: with GST_OPENCL_CONVERT_FAST=0 "
+      "the unscaled kernel took %d frames", what.c_str (), counts.unscaled.load ());
+  fail_unless_equals_int ((int) fast.out.size (), 2);
+  fail_unless_equals_int ((int) general.out.size (), 2);
+  GstVideoInfo out_info;
+  fail_unless (gst_video_info_from_caps (&out_info, fast.out_caps));
+  for (size_t i = 0; i < 2; i++) {
+    std::string where;
+    fail_unless (same_bytes (fast.out[i], general.out[i], &out_info, &where),
+        "%s, %s frame: the unscaled kernel differs from the general one at %s", what.c_str (),
+        i == 0 ? "random" : "smooth", where.c_str ());
+  }
+}
+
 }  // namespace
 
 /* Every pair of different formats at 65x49, rows packed and padded. */
@@ -543,12 +649,71 @@ GST_START_TEST (test_against_videoconvertscale)
 }
 GST_END_TEST;
 
+/* The unscaled kernel (4:2:0 <-> packed RGB at one size, nearest and bilinear) against the
+ * general kernel, byte for byte: every pair both ways at 65x49 with padded rows (the sites
+ * and colorimetries of the tests above in turn on the 4:2:0 side, both methods) and at
+ * 641x479; and NV12 <-> RGBA with every site, colorimetry and method. Each run is checked to
+ * have taken the kernel it asked for. */
+GST_START_TEST (test_unscaled_kernel)
+{
+  const char *sites[] = { "mpeg2", "jpeg", "cosited" };
+  const char *colorimetries[] = { "1:4:5:4", "2:4:5:4", "1:3:5:1", "2:3:5:1", "1:6:13:9",
+    "2:6:13:9" };
+  const GstVideoFormat yuv[] = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_P010_10LE };
+  const GstVideoFormat rgb[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+    GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGBA64_LE };
+  KernelCounts counts;
+  gst_debug_set_threshold_for_name ("openclconvert", GST_LEVEL_LOG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_kernels, &counts, nullptr);
+  uint32_t seed = 6000;
+  int turn = 0;
+  for (GstVideoFormat y : yuv) {
+    for (GstVideoFormat r : rgb) {
+      for (bool to_rgb : { true, false }) {
+        for (Method method : { Method::Bilinear, Method::Nearest }) {
+          const std::string extra = std::string (",chroma-site=") + sites[turn % 3] +
+              ",colorimetry=" + colorimetries[turn % 6];
+          turn++;
+          Pair pair { to_rgb ? y : r, to_rgb ? r : y, 65, 49, 65, 49 };
+          (to_rgb ? pair.in_extra : pair.out_extra) = extra;
+          pair.method = method;
+          pair.pad = 12;
+          check_unscaled (pair, seed += 3, counts);
+        }
+        Pair large { to_rgb ? y : r, to_rgb ? r : y, 641, 479, 641, 479 };
+        large.pad = 8;
+        check_unscaled (large, seed += 3, counts);
+      }
+    }
+  }
+  for (const char *site : sites) {
+    for (const char *colorimetry : colorimetries) {
+      for (Method method : { Method::Bilinear, Method::Nearest }) {
+        const std::string extra = std::string (",chroma-site=") + site + ",colorimetry=" +
+            colorimetry;
+        Pair read { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA, 33, 19, 33, 19, extra };
+        read.method = method;
+        check_unscaled (read, seed += 3, counts);
+        Pair write { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, 33, 19, 33, 19, "", extra };
+        write.method = method;
+        check_unscaled (write, seed += 3, counts);
+      }
+    }
+  }
+  gst_debug_remove_log_function (count_kernels);
+  gst_debug_add_log_function (gst_debug_log_default, nullptr, nullptr);
+}
+GST_END_TEST;
+
 static Suite *
 convertscale_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale", 600, test_passthrough, test_every_format_pair,
       test_padded_rows, test_matrices_and_ranges, test_chroma_sites, test_scaling,
-      test_round_trip, test_opencl_memory, test_against_videoconvertscale);
+      test_round_trip, test_opencl_memory, test_against_videoconvertscale,
+      test_unscaled_kernel);
 }
 
 GST_CHECK_MAIN (convertscale);

@@ -8,14 +8,30 @@
 
 #include <array>
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <utility>
 
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
+
+/* Its own category, so that a test can see which kernel converted a frame (LOG, per frame). */
+GST_DEBUG_CATEGORY_STATIC (gst_opencl_convert_debug);
+#define GST_CAT_DEFAULT gst_opencl_convert_debug
 
 namespace gst_opencl {
 
 namespace {
+
+void
+init_debug ()
+{
+  static std::once_flag once;
+  std::call_once (once, [] () {
+        GST_DEBUG_CATEGORY_INIT (gst_opencl_convert_debug, "openclconvert", 0,
+            "OpenCL frame conversion (kernels/convertscale.cl)");
+      });
+}
 
 /* The formats and their FMT_* codes of kernels/convertscale.cl. */
 struct FormatCode
@@ -141,17 +157,23 @@ chroma_offsets (const GstVideoInfo * info, cl_int * h, cl_int * v)
   *v = (site & GST_VIDEO_CHROMA_SITE_V_COSITED) ? 0 : 1;
 }
 
-/* The kernel's arguments that follow from the two sides alone: the chroma sites (22 to 25),
- * the affine map from input codes to output codes (27 to 29), the alpha scale, the output's
- * largest code (30 to 32) and its black (33). */
-void
-set_colour_args (cl::Kernel & kernel, const GstVideoInfo * in, const GstVideoInfo * out)
+/* What follows from the two sides alone: the chroma sites (doubled offsets: input h, v,
+ * output h, v), the affine map from input codes to output codes (rows m: three factors and an
+ * offset), the alpha scale, the output's largest code and its black. */
+struct ColourMap
 {
   cl_int sites[4];
-  chroma_offsets (in, &sites[0], &sites[1]);
-  chroma_offsets (out, &sites[2], &sites[3]);
-  for (cl_uint i = 0; i < 4; i++)
-    kernel.setArg (22 + i, sites[i]);
+  cl_float4 m[3];
+  cl_float alpha_scale, out_max;
+  cl_float4 black;
+};
+
+ColourMap
+colour_map (const GstVideoInfo * in, const GstVideoInfo * out)
+{
+  ColourMap map {};
+  chroma_offsets (in, &map.sites[0], &map.sites[1]);
+  chroma_offsets (out, &map.sites[2], &map.sites[3]);
   double in_kr, in_kb, out_kr, out_kb;
   kr_kb (in, out, &in_kr, &in_kb);
   kr_kb (out, in, &out_kr, &out_kb);
@@ -166,17 +188,31 @@ set_colour_args (cl::Kernel & kernel, const GstVideoInfo * in, const GstVideoInf
       m[i][j] *= out_scale[i] / in_scale[j];
       b -= m[i][j] * in_offset[j];
     }
-    kernel.setArg (27 + i, cl_float4 { { (cl_float) m[i][0], (cl_float) m[i][1],
-            (cl_float) m[i][2], (cl_float) b } });
+    map.m[i] = cl_float4 { { (cl_float) m[i][0], (cl_float) m[i][1], (cl_float) m[i][2],
+            (cl_float) b } };
   }
-  const cl_float out_max = (cl_float) max_code (out);
-  kernel.setArg (30, (cl_float) (max_code (out) / max_code (in)));
-  kernel.setArg (31, out_max);
-  kernel.setArg (32, out_max);
+  map.out_max = (cl_float) max_code (out);
+  map.alpha_scale = (cl_float) (max_code (out) / max_code (in));
   const bool yuv = GST_VIDEO_INFO_IS_YUV (out);
-  kernel.setArg (33, cl_float4 { { (cl_float) std::floor (out_offset[0] + 0.5), yuv ?
+  map.black = cl_float4 { { (cl_float) std::floor (out_offset[0] + 0.5), yuv ?
               (cl_float) std::floor (out_offset[1] + 0.5) : 0.0f, yuv ?
-              (cl_float) std::floor (out_offset[2] + 0.5) : 0.0f, out_max } });
+              (cl_float) std::floor (out_offset[2] + 0.5) : 0.0f, map.out_max } };
+  return map;
+}
+
+/* The general kernel's arguments of the map: the sites (22 to 25), the map (27 to 29), the
+ * alpha scale, the output's largest code for colour and alpha (30 to 32) and its black (33). */
+void
+set_colour_args (cl::Kernel & kernel, const ColourMap & map)
+{
+  for (cl_uint i = 0; i < 4; i++)
+    kernel.setArg (22 + i, map.sites[i]);
+  for (cl_uint i = 0; i < 3; i++)
+    kernel.setArg (27 + i, map.m[i]);
+  kernel.setArg (30, map.alpha_scale);
+  kernel.setArg (31, map.out_max);
+  kernel.setArg (32, map.out_max);
+  kernel.setArg (33, map.black);
 }
 
 /* The picture's rectangle in the output: all of it, or, with borders, the largest centred one
@@ -228,6 +264,41 @@ set_plane_args (cl::Kernel & kernel, cl_uint first, const GstOpenCLFrame & frame
   kernel.setArg (first + 7, (cl_int) GST_VIDEO_INFO_HEIGHT (info));
 }
 
+/* Whether convert_unscaled converts `format` to or from a 4:2:0 one: the packed RGB formats. */
+bool
+is_packed_rgb (GstVideoFormat format)
+{
+  return format == GST_VIDEO_FORMAT_RGBA || format == GST_VIDEO_FORMAT_BGRA ||
+      format == GST_VIDEO_FORMAT_RGBx || format == GST_VIDEO_FORMAT_BGRx ||
+      format == GST_VIDEO_FORMAT_RGBA64_LE;
+}
+
+/* Whether the pair and sizes allow the unscaled kernel: one side 4:2:0, the other packed RGB,
+ * both of one size; a little-endian device (the kernel packs pixels into words); not turned
+ * off by GST_OPENCL_CONVERT_FAST. Taken on every device: it does the general kernel's
+ * arithmetic with none of its position and tap computation, in runs that a CPU device
+ * vectorises and a GPU reads and writes in contiguous pieces. */
+bool
+unscaled_eligible (Device & device, const GstVideoInfo * in, const GstVideoInfo * out)
+{
+  const GstVideoFormat fi = GST_VIDEO_INFO_FORMAT (in), fo = GST_VIDEO_INFO_FORMAT (out);
+  const bool pair = (is_420 (fi) && is_packed_rgb (fo)) || (is_packed_rgb (fi) && is_420 (fo));
+  return pair && in->width == out->width && in->height == out->height &&
+      env::flag (env::Variable::ConvertFast) &&
+      device.cl_device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
+}
+
+/* Whether a packed RGB frame's rows start on 4-byte boundaries (the unscaled kernel reads and
+ * writes 8-bit pixels as words). */
+bool
+rows_aligned (const GstOpenCLFrame & frame)
+{
+  const GstVideoInfo *info = &frame.info;
+  return !is_packed_rgb (GST_VIDEO_INFO_FORMAT (info)) ||
+      (GST_VIDEO_INFO_PLANE_OFFSET (info, 0) % 4 == 0 &&
+      GST_VIDEO_INFO_PLANE_STRIDE (info, 0) % 4 == 0);
+}
+
 }  // namespace
 
 bool
@@ -252,11 +323,35 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
     const guint64 in_size = (guint64) axis.first, out_size = (guint64) axis.second;
     wide = wide || 4 * (2 * out_size + 2) * in_size + 16 * out_size >= (guint64) G_MAXINT32 / 2;
   }
+  /* The 4:2:0 side's chroma sites, for the unscaled kernels. */
+  cl_int site_h, site_v;
+  chroma_offsets (is_420 (GST_VIDEO_INFO_FORMAT (in)) ? in : out, &site_h, &site_v);
   const std::string options = "-D IN_FMT=" + std::to_string (format_code (
           GST_VIDEO_INFO_FORMAT (in))) + " -D OUT_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (out))) + (wide ? " -D WIDE_POSITIONS" : "");
+          GST_VIDEO_INFO_FORMAT (out))) + (wide ? " -D WIDE_POSITIONS" : "") + " -D SITE_H=" +
+      std::to_string (site_h) + " -D SITE_V=" + std::to_string (site_v);
+  init_debug ();
   cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", options);
-  set_colour_args (kernel, in, out);
+  const ColourMap map = colour_map (in, out);
+  set_colour_args (kernel, map);
+  if (unscaled_eligible (device, in, out)) {
+    /* The same program: the unscaled kernels exist for these pairs. */
+    unscaled_[0] = device.kernel ("convertscale", "convert_unscaled_nearest", options);
+    unscaled_[1] = device.kernel ("convertscale", "convert_unscaled_bilinear", options);
+    for (cl::Kernel & k : unscaled_) {
+      for (cl_uint i = 0; i < 3; i++)
+        k.setArg (18 + i, map.m[i]);
+      k.setArg (21, map.out_max);
+      k.setArg (22, map.out_max);
+    }
+    /* Runs of 16 pixels of 4 rows (2 for a 4:2:0 output): RUN and ROWS of the kernel. */
+    const int rows = is_420 (GST_VIDEO_INFO_FORMAT (in)) ? 4 : 2;
+    unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + 15) / 16,
+        (GST_VIDEO_INFO_HEIGHT (out) + rows - 1) / rows);
+  }
+  GST_DEBUG ("%s -> %s: general kernel%s", gst_video_format_to_string (
+          GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
+      unscaled_[0] () ? " and unscaled kernels" : "");
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
   const int w = GST_VIDEO_INFO_WIDTH (out), h = GST_VIDEO_INFO_HEIGHT (out);
   global_ = is_420 (GST_VIDEO_INFO_FORMAT (out)) ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) :
@@ -266,10 +361,45 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
   kernel_ = kernel;
 }
 
+bool
+FrameConverter::takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
+    ScaleMethod method, bool add_borders) const
+{
+  if (!unscaled_[0] () || method == ScaleMethod::Cubic || !rows_aligned (in) ||
+      !rows_aligned (out))
+    return false;
+  const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
+  if (GST_VIDEO_INFO_WIDTH (&in.info) != w || GST_VIDEO_INFO_HEIGHT (&in.info) != h ||
+      GST_VIDEO_INFO_WIDTH (&out.info) != w || GST_VIDEO_INFO_HEIGHT (&out.info) != h)
+    return false;
+  /* With borders, a pixel aspect ratio that differs puts the picture inside the output. */
+  const Rect rect = picture_rect (&in_, &out_, add_borders);
+  return rect.x == 0 && rect.y == 0 && rect.w == w && rect.h == h;
+}
+
+/* The frame through the unscaled kernel of `method` (nearest or bilinear). */
+void
+FrameConverter::convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
+    const GstOpenCLFrame & out, ScaleMethod method)
+{
+  cl::Kernel & kernel = unscaled_[method == ScaleMethod::Nearest ? 0 : 1];
+  kernel.setArg (0, in.buffer);
+  set_plane_args (kernel, 1, in);
+  kernel.setArg (9, out.buffer);
+  set_plane_args (kernel, 10, out);
+  GST_LOG ("unscaled kernel");
+  device.launch (kernel, unscaled_global_, cl::NullRange);
+}
+
 void
 FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
     const GstOpenCLFrame & out, ScaleMethod method, bool add_borders)
 {
+  if (takes_unscaled (in, out, method, add_borders)) {
+    convert_unscaled (device, in, out, method);
+    return;
+  }
+  GST_LOG ("general kernel");
   const Rect rect = picture_rect (&in_, &out_, add_borders);
   kernel_.setArg (0, in.buffer);
   set_plane_args (kernel_, 1, in);

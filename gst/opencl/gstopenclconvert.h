@@ -45,6 +45,16 @@ private:
   GstVideoInfo in_ {}, out_ {};
   cl::Kernel kernel_;
   cl::NDRange global_;
+  /* The unscaled kernels (convert_unscaled_nearest, _bilinear), where configure () found the
+   * pair, sizes and device eligible; convert () takes them for the frames whose picture fills
+   * the output, whose method is nearest or bilinear and whose packed rows are aligned. */
+  cl::Kernel unscaled_[2];
+  cl::NDRange unscaled_global_;
+
+  bool takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
+      ScaleMethod method, bool add_borders) const;
+  void convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
+      const GstOpenCLFrame & out, ScaleMethod method);
 };
 
 }  // namespace gst_opencl

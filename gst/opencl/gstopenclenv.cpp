@@ -133,6 +133,10 @@ const Entry VARIABLES[] = {
       G_MAXUINT32, "a number of work-groups",
       "0 to 4294967295 (default 0: as many as the device's compute units ask for)",
       "the work-groups per plane of openclhistogram's counting (tests, measurements)"),
+  flag_row (V::ConvertFast, "GST_OPENCL_CONVERT_FAST", Read::AtSetup, true,
+      "0 or 1 (default 1)",
+      "0: openclconvertscale and the sources convert with the general kernel only, never "
+      "the unscaled one (tests, comparisons)"),
 };
 
 /* The Read::Once values, by row. */

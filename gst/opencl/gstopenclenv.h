@@ -16,7 +16,8 @@
  *   GST_OPENCL_TRANSFER_ORDER), when an element decides its allocation (GST_OPENCL_HOST_FRAMES),
  *   when a kernel is built (GST_OPENCL_KERNEL_DIR, GST_OPENCL_PROGRAM_CACHE), when a kernel
  *   variant is chosen (GST_OPENCL_TUNING, GST_OPENCL_TUNING_CACHE, GST_OPENCL_VARIANT_<FAMILY>,
- *   GST_OPENCL_BILATERAL_TILE, GST_OPENCL_CPU_LANES, GST_OPENCL_HISTOGRAM_GROUPS; a device sort
+ *   GST_OPENCL_BILATERAL_TILE, GST_OPENCL_CPU_LANES, GST_OPENCL_HISTOGRAM_GROUPS,
+ *   GST_OPENCL_CONVERT_FAST; a device sort
  *   reads its variables when it is made or on its first sort), when caps are set
  *   (GST_OPENCL_CHECKED) and when the GL interop is set up (GST_OPENCL_GL_INTEROP). Never per
  *   frame.
@@ -62,6 +63,7 @@ enum class Variable
   BilateralTile,
   CpuLanes,
   HistogramGroups,
+  ConvertFast,
 };
 
 enum class Parse { Flag, Number, Word, Text };
