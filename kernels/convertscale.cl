@@ -33,7 +33,15 @@
 
 #define METHOD_NEAREST 0
 #define METHOD_BILINEAR 1
+#define METHOD_LANCZOS 4
 #define METHOD_CUBIC 8
+
+/* Lanczos: the window sinc (t) sinc (t / LANCZOS_A), |t| < LANCZOS_A, stretched along an axis by
+ * the input samples per output sample when scaling down (at most LANCZOS_MAX_STRETCH), so
+ * that it low-passes what it drops: at most LANCZOS_MAX_TAPS taps per axis. */
+#define LANCZOS_A 2
+#define LANCZOS_MAX_STRETCH 8
+#define LANCZOS_MAX_TAPS (2 * LANCZOS_A * LANCZOS_MAX_STRETCH)
 
 /* Planes: offsets and strides in bytes. */
 typedef struct
@@ -55,6 +63,22 @@ u16_at (__global const uchar * base, int offset)
   return (float) (base[offset] | (base[offset + 1] << 8));
 }
 
+/* Whether a packed 8-bit frame's rows start on 4-byte boundaries, so that its pixels can be
+ * read and written as whole words (one access each on a GPU instead of four byte accesses). */
+inline bool
+word_rows (const Planes * p)
+{
+  return ((p->offset[0] | p->stride[0]) & 3) == 0;
+}
+
+/* The 4 bytes of 8-bit packed pixel (x, y). */
+inline uchar4
+load_pixel (__global const uchar * in, const Planes * p, int x, int y)
+{
+  __global const uchar *at = in + p->offset[0] + y * p->stride[0] + x * 4;
+  return word_rows (p) ? *(__global const uchar4 *) at : vload4 (0, at);
+}
+
 /* The input's full-resolution components at pixel (x, y): R, G, B, A, or Y (in .x). */
 inline float4
 read_full (__global const uchar * in, const Planes * p, int x, int y)
@@ -64,10 +88,9 @@ read_full (__global const uchar * in, const Planes * p, int x, int y)
   return (float4) (u16_at (in, at), u16_at (in, at + 2), u16_at (in, at + 4),
       u16_at (in, at + 6));
 #elif IN_FMT == FMT_RGBA || IN_FMT == FMT_RGBX
-  const uchar4 v = vload4 (0, in + p->offset[0] + y * p->stride[0] + x * 4);
-  return convert_float4 (v);
+  return convert_float4 (load_pixel (in, p, x, y));
 #elif IN_FMT == FMT_BGRA || IN_FMT == FMT_BGRX
-  const uchar4 v = vload4 (0, in + p->offset[0] + y * p->stride[0] + x * 4);
+  const uchar4 v = load_pixel (in, p, x, y);
   return (float4) (v.z, v.y, v.x, v.w);
 #elif IN_FMT == FMT_GRAY16
   return (float4) (u16_at (in, p->offset[0] + y * p->stride[0] + x * 2), 0.0f, 0.0f, 0.0f);
@@ -112,8 +135,18 @@ floor_div (pos_t n, pos_t d)
   return n >= 0 ? n / d : -((-n + d - 1) / d);
 }
 
-/* The taps along one axis for input coordinate n / d in [0, size): i0, i1 and the weight of
- * i1 (nearest: i0 == i1). */
+/* One axis of a sampling position: coordinate n / d on a grid (luma or 4:2:0 chroma samples),
+ * the samples lo .. hi it may read (the picture's, or the crop's, clamped at its edges), and,
+ * for lanczos, the grid's input samples per output sample (at least 1). */
+typedef struct
+{
+  pos_t n, d;
+  int lo, hi;
+  float stretch;
+} Axis;
+
+/* The taps of a 2-tap or nearest sampling along an axis: i0, i1 and the weight of i1
+ * (nearest: i0 == i1, the sample at floor (n / d + 1/2)). */
 typedef struct
 {
   int i0, i1;
@@ -121,19 +154,19 @@ typedef struct
 } Tap;
 
 inline Tap
-tap_of (pos_t n, pos_t d, int size, int method)
+tap_of (Axis a, int method)
 {
   Tap t;
   if (method == METHOD_NEAREST) {
-    const pos_t i = floor_div (2 * n + d, 2 * d);
-    t.i0 = t.i1 = (int) clamp (i, (pos_t) 0, (pos_t) size - 1);
+    const pos_t i = floor_div (2 * a.n + a.d, 2 * a.d);
+    t.i0 = t.i1 = (int) clamp (i, (pos_t) a.lo, (pos_t) a.hi);
     t.f = 0.0f;
     return t;
   }
-  const pos_t i = floor_div (n, d);
-  t.f = (float) (n - i * d) / (float) d;
-  t.i0 = (int) clamp (i, (pos_t) 0, (pos_t) size - 1);
-  t.i1 = (int) clamp (i + 1, (pos_t) 0, (pos_t) size - 1);
+  const pos_t i = floor_div (a.n, a.d);
+  t.f = (float) (a.n - i * a.d) / (float) a.d;
+  t.i0 = (int) clamp (i, (pos_t) a.lo, (pos_t) a.hi);
+  t.i1 = (int) clamp (i + 1, (pos_t) a.lo, (pos_t) a.hi);
   return t;
 }
 
@@ -145,83 +178,140 @@ typedef struct
 } Taps4;
 
 inline Taps4
-cubic_of (pos_t n, pos_t d, int size)
+cubic_of (Axis a)
 {
   Taps4 t;
-  const pos_t i = floor_div (n, d);
-  const float f = (float) (n - i * d) / (float) d;
+  const pos_t i = floor_div (a.n, a.d);
+  const float f = (float) (a.n - i * a.d) / (float) a.d;
   for (int k = 0; k < 4; k++)
-    t.i[k] = (int) clamp (i - 1 + k, (pos_t) 0, (pos_t) size - 1);
+    t.i[k] = (int) clamp (i - 1 + k, (pos_t) a.lo, (pos_t) a.hi);
   const float f2 = f * f, f3 = f2 * f;
   t.w = (float4) (-0.5f * f3 + f2 - 0.5f * f, 1.5f * f3 - 2.5f * f2 + 1.0f,
       -1.5f * f3 + 2.0f * f2 + 0.5f * f, 0.5f * f3 - 0.5f * f2);
   return t;
 }
 
-/* The geometry: picture origin and size in the output, input size, methods and sites. */
+/* Lanczos: the weights w[k] of samples first + k (unclamped), k < the count returned: the
+ * window at distances (first + k - n / d) / stretch, normalised to sum 1. */
+inline int
+lanczos_of (Axis a, float w[LANCZOS_MAX_TAPS], int *first)
+{
+  const pos_t i = floor_div (a.n, a.d);
+  const float f = (float) (a.n - i * a.d) / (float) a.d;
+  const int r = (int) ceil (LANCZOS_A * a.stretch);
+  *first = (int) i - r + 1;
+  float sum = 0.0f;
+  for (int k = 0; k < 2 * r; k++) {
+    const float t = fabs ((float) (k - r + 1) - f) / a.stretch;
+    const float pt = M_PI_F * t;
+    const float wk = t < 1e-5f ? 1.0f : t >= LANCZOS_A ? 0.0f :
+        LANCZOS_A * sin (pt) * sin (pt / LANCZOS_A) / (pt * pt);
+    w[k] = wk;
+    sum += wk;
+  }
+  const float norm = 1.0f / sum;
+  for (int k = 0; k < 2 * r; k++)
+    w[k] *= norm;
+  return 2 * r;
+}
+
+/* The geometry: the picture's rectangle in the output, the input's picture (the whole frame
+ * or its crop) and its chroma siting, and the method. */
 typedef struct
 {
   int ox, oy, dw, dh;    /* the picture's rectangle in the output */
-  int sw, sh;            /* input size */
+  int sx, sy, sw, sh;    /* the input's picture: origin and size in the frame */
   int in_hoff, in_voff;  /* the input's chroma siting, doubled (0 cosited, 1 centred) */
   int method;
 } Geometry;
 
-/* The input's codes (.xyz: R G B or Y U V; .w alpha) at doubled output position (px2, py2). */
+/* A component sample of the luma (or RGB) grid, or of the 4:2:0 chroma grid in .y and .z. */
+inline float4
+read_grid (__global const uchar * in, const Planes * p, bool chroma, int x, int y)
+{
+  if (chroma) {
+    const float2 c = read_chroma (in, p, x, y);
+    return (float4) (0.0f, c.x, c.y, 0.0f);
+  }
+  return read_full (in, p, x, y);
+}
+
+/* The grid interpolated at (ax, ay) with `method`. */
+inline float4
+sample_grid (__global const uchar * in, const Planes * p, bool chroma, Axis ax, Axis ay,
+    int method)
+{
+  if (method == METHOD_CUBIC) {
+    const Taps4 cx = cubic_of (ax), cy = cubic_of (ay);
+    float4 v = (float4) (0.0f);
+    for (int r = 0; r < 4; r++) {
+      const float4 row = cx.w.x * read_grid (in, p, chroma, cx.i[0], cy.i[r]) +
+          cx.w.y * read_grid (in, p, chroma, cx.i[1], cy.i[r]) +
+          cx.w.z * read_grid (in, p, chroma, cx.i[2], cy.i[r]) +
+          cx.w.w * read_grid (in, p, chroma, cx.i[3], cy.i[r]);
+      v += (r == 0 ? cy.w.x : r == 1 ? cy.w.y : r == 2 ? cy.w.z : cy.w.w) * row;
+    }
+    return v;
+  }
+  if (method == METHOD_LANCZOS) {
+    float wx[LANCZOS_MAX_TAPS], wy[LANCZOS_MAX_TAPS];
+    int x0, y0;
+    const int nx = lanczos_of (ax, wx, &x0), ny = lanczos_of (ay, wy, &y0);
+    float4 v = (float4) (0.0f);
+    for (int j = 0; j < ny; j++) {
+      const int y = clamp (y0 + j, ay.lo, ay.hi);
+      float4 row = (float4) (0.0f);
+      for (int i = 0; i < nx; i++)
+        row += wx[i] * read_grid (in, p, chroma, clamp (x0 + i, ax.lo, ax.hi), y);
+      v += wy[j] * row;
+    }
+    return v;
+  }
+  const Tap tx = tap_of (ax, method), ty = tap_of (ay, method);
+  if (method == METHOD_NEAREST)
+    return read_grid (in, p, chroma, tx.i0, ty.i0);
+  const float4 top = mix (read_grid (in, p, chroma, tx.i0, ty.i0),
+      read_grid (in, p, chroma, tx.i1, ty.i0), tx.f);
+  const float4 bottom = mix (read_grid (in, p, chroma, tx.i0, ty.i1),
+      read_grid (in, p, chroma, tx.i1, ty.i1), tx.f);
+  return mix (top, bottom, ty.f);
+}
+
+/* Lanczos's stretch along an axis: input samples per output sample, in
+ * [1, LANCZOS_MAX_STRETCH]. */
+inline float
+stretch_of (int in_size, int out_size)
+{
+  return clamp ((float) in_size / (float) out_size, 1.0f, (float) LANCZOS_MAX_STRETCH);
+}
+
+/* The input's codes (.xyz: R G B or Y U V; .w alpha) at doubled output position (px2, py2):
+ * the position in the input's picture (pixel centres aligned), then in the frame. */
 inline float4
 sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2, int py2)
 {
-  const pos_t nx = (pos_t) (px2 - 2 * g->ox + 1) * g->sw - g->dw, dx = 2 * (pos_t) g->dw;
-  const pos_t ny = (pos_t) (py2 - 2 * g->oy + 1) * g->sh - g->dh, dy = 2 * (pos_t) g->dh;
-  const Tap tx = tap_of (nx, dx, g->sw, g->method);
-  const Tap ty = tap_of (ny, dy, g->sh, g->method);
-  float4 v;
-  if (g->method == METHOD_CUBIC) {
-    const Taps4 cx = cubic_of (nx, dx, g->sw), cy = cubic_of (ny, dy, g->sh);
-    v = (float4) (0.0f);
-    for (int r = 0; r < 4; r++) {
-      const float4 row = cx.w.x * read_full (in, p, cx.i[0], cy.i[r]) +
-          cx.w.y * read_full (in, p, cx.i[1], cy.i[r]) +
-          cx.w.z * read_full (in, p, cx.i[2], cy.i[r]) +
-          cx.w.w * read_full (in, p, cx.i[3], cy.i[r]);
-      v += (r == 0 ? cy.w.x : r == 1 ? cy.w.y : r == 2 ? cy.w.z : cy.w.w) * row;
-    }
-  } else if (g->method == METHOD_NEAREST) {
-    v = read_full (in, p, tx.i0, ty.i0);
-  } else {
-    const float4 top = mix (read_full (in, p, tx.i0, ty.i0), read_full (in, p, tx.i1, ty.i0),
-        tx.f);
-    const float4 bottom = mix (read_full (in, p, tx.i0, ty.i1), read_full (in, p, tx.i1,
-            ty.i1), tx.f);
-    v = mix (top, bottom, ty.f);
-  }
+  const pos_t dx = 2 * (pos_t) g->dw, dy = 2 * (pos_t) g->dh;
+  const pos_t nx = (pos_t) (px2 - 2 * g->ox + 1) * g->sw - g->dw + (pos_t) g->sx * dx;
+  const pos_t ny = (pos_t) (py2 - 2 * g->oy + 1) * g->sh - g->dh + (pos_t) g->sy * dy;
+  const Axis ax = { nx, dx, g->sx, g->sx + g->sw - 1, stretch_of (g->sw, g->dw) };
+  const Axis ay = { ny, dy, g->sy, g->sy + g->sh - 1, stretch_of (g->sh, g->dh) };
+  float4 v = sample_grid (in, p, false, ax, ay, g->method);
 #if IS_420(IN_FMT)
-  const int cw = (g->sw + 1) / 2, ch = (g->sh + 1) / 2;
-  const Tap cx = tap_of (2 * nx - g->in_hoff * dx, 4 * dx, cw, g->method);
-  const Tap cy = tap_of (2 * ny - g->in_voff * dy, 4 * dy, ch, g->method);
-  float2 c;
-  if (g->method == METHOD_CUBIC) {
-    const Taps4 qx = cubic_of (2 * nx - g->in_hoff * dx, 4 * dx, cw);
-    const Taps4 qy = cubic_of (2 * ny - g->in_voff * dy, 4 * dy, ch);
-    c = (float2) (0.0f);
-    for (int r = 0; r < 4; r++) {
-      const float2 row = qx.w.x * read_chroma (in, p, qx.i[0], qy.i[r]) +
-          qx.w.y * read_chroma (in, p, qx.i[1], qy.i[r]) +
-          qx.w.z * read_chroma (in, p, qx.i[2], qy.i[r]) +
-          qx.w.w * read_chroma (in, p, qx.i[3], qy.i[r]);
-      c += (r == 0 ? qy.w.x : r == 1 ? qy.w.y : r == 2 ? qy.w.z : qy.w.w) * row;
-    }
-  } else if (g->method == METHOD_NEAREST) {
-    c = read_chroma (in, p, cx.i0, cy.i0);
-  } else {
-    const float2 top = mix (read_chroma (in, p, cx.i0, cy.i0), read_chroma (in, p, cx.i1,
-            cy.i0), cx.f);
-    const float2 bottom = mix (read_chroma (in, p, cx.i0, cy.i1), read_chroma (in, p, cx.i1,
-            cy.i1), cx.f);
-    c = mix (top, bottom, cy.f);
-  }
-  v.y = c.x;
-  v.z = c.y;
+  /* Chroma sample k sits at luma coordinate 2 k + off / 2 (off doubled): k = (x - off / 2) / 2.
+   * Its grid steps by half the luma's per output sample, or as much as the luma's between the
+   * chroma samples of a 4:2:0 output. */
+#if IS_420(OUT_FMT)
+  const int per = 1;
+#else
+  const int per = 2;
+#endif
+  const Axis cx = { 2 * nx - g->in_hoff * dx, 4 * dx, g->sx / 2, (g->sx + g->sw - 1) / 2,
+    stretch_of (g->sw, per * g->dw) };
+  const Axis cy = { 2 * ny - g->in_voff * dy, 4 * dy, g->sy / 2, (g->sy + g->sh - 1) / 2,
+    stretch_of (g->sh, per * g->dh) };
+  const float4 c = sample_grid (in, p, true, cx, cy, g->method);
+  v.y = c.y;
+  v.z = c.z;
 #endif
   return v;
 }
@@ -259,6 +349,16 @@ put_u16 (__global uchar * base, int offset, int value)
   base[offset + 1] = (uchar) (value >> 8);
 }
 
+inline void
+store_pixel (__global uchar * out, const Planes * p, int x, int y, uchar4 v)
+{
+  __global uchar *at = out + p->offset[0] + y * p->stride[0] + x * 4;
+  if (word_rows (p))
+    *(__global uchar4 *) at = v;
+  else
+    vstore4 (v, 0, at);
+}
+
 /* Writes full-resolution pixel (x, y) of codes `o` (packed RGB, gray, or the luma of YUV). */
 inline void
 write_full (__global uchar * out, const Planes * p, int x, int y, float4 o)
@@ -271,10 +371,9 @@ write_full (__global uchar * out, const Planes * p, int x, int y, float4 o)
   put_u16 (out, at + 4, v.z);
   put_u16 (out, at + 6, v.w);
 #elif OUT_FMT == FMT_RGBA || OUT_FMT == FMT_RGBX
-  vstore4 (convert_uchar4 (v), 0, out + p->offset[0] + y * p->stride[0] + x * 4);
+  store_pixel (out, p, x, y, convert_uchar4 (v));
 #elif OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
-  vstore4 (convert_uchar4 ((int4) (v.z, v.y, v.x, v.w)), 0,
-      out + p->offset[0] + y * p->stride[0] + x * 4);
+  store_pixel (out, p, x, y, convert_uchar4 ((int4) (v.z, v.y, v.x, v.w)));
 #elif OUT_FMT == FMT_GRAY16
   put_u16 (out, p->offset[0] + y * p->stride[0] + x * 2, v.x);
 #elif OUT_FMT == FMT_P010
@@ -315,11 +414,13 @@ __kernel void
 convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
     PLANE_ARGS (out), int ox, int oy, int dw, int dh, int in_hoff, int in_voff, int out_hoff,
     int out_voff, int method, float4 m0, float4 m1, float4 m2, float alpha_scale,
-    float out_max, float alpha_max, float4 black)
+    float out_max, float alpha_max, float4 black, int crop_x, int crop_y, int crop_w,
+    int crop_h)
 {
   const Planes ip = PLANES_OF (in);
   const Planes op = PLANES_OF (out);
-  const Geometry g = { ox, oy, dw, dh, in_w, in_h, in_hoff, in_voff, method };
+  const Geometry g = { ox, oy, dw, dh, crop_x, crop_y, crop_w, crop_h, in_hoff, in_voff,
+    method };
   const int gx = get_global_id (0), gy = get_global_id (1);
 #if IS_420(OUT_FMT)
   if (gx >= (out_w + 1) / 2 || gy >= (out_h + 1) / 2)
@@ -373,6 +474,32 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
  * way; one conversion instead of a floor, which some devices' libraries make long. */
 #define ROUND_CODES(n, v, max) clamp (convert_int##n ((v) + 0.5f), 0, (max))
 
+/* Whether plane q's rows start on 16-byte boundaries. A run's pieces (16 pixels from a column
+ * that is a multiple of 16) then start on 16-byte boundaries too and are read and written as
+ * aligned vectors: one access per 16 bytes on a GPU, where vload and vstore, which may assume
+ * only the alignment of their element type, take one per byte. */
+RUN_FN bool
+aligned16 (const Planes * p, int q)
+{
+  return ((p->offset[q] | p->stride[q]) & 15) == 0;
+}
+
+/* 16 bytes at `at`, aligned to 16 when `aligned`. */
+RUN_FN uchar16
+load16 (__global const uchar * at, bool aligned)
+{
+  return aligned ? *(__global const uchar16 *) at : vload16 (0, at);
+}
+
+RUN_FN void
+store16 (uchar16 v, __global uchar * at, bool aligned)
+{
+  if (aligned)
+    *(__global uchar16 *) at = v;
+  else
+    vstore16 (v, 0, at);
+}
+
 #if IS_420(IN_FMT)
 /* Rows per work-item: four share their chroma rows. */
 #define ROWS 4
@@ -383,12 +510,13 @@ luma_run (__global const uchar * in, const Planes * p, int x0, int y)
 {
   __global const uchar *row = in + p->offset[0] + y * p->stride[0];
   if (x0 + RUN <= p->width) {
+    const bool aligned = aligned16 (p, 0);
 #if IN_FMT == FMT_P010
-    const ushort16 v = (ushort16) (as_ushort8 (vload16 (0, row + 2 * x0)),
-        as_ushort8 (vload16 (1, row + 2 * x0)));
+    const ushort16 v = (ushort16) (as_ushort8 (load16 (row + 2 * x0, aligned)),
+        as_ushort8 (load16 (row + 2 * x0 + 16, aligned)));
     return convert_float16 (v >> (ushort) 6);
 #else
-    return convert_float16 (vload16 (0, row + x0));
+    return convert_float16 (load16 (row + x0, aligned));
 #endif
   }
   float t[RUN];
@@ -406,6 +534,23 @@ chroma_run (__global const uchar * in, const Planes * p, int k0, int y, int cw, 
   if (k0 >= 1 && k0 + 9 <= cw) {
 #if IN_FMT == FMT_NV12
     __global const uchar *row = in + p->offset[1] + y * p->stride[1] + 2 * (k0 - 1);
+    if (aligned16 (p, 1) && k0 + 16 <= cw) {
+      /* Samples k0 - 1 .. k0 + 8 from the three aligned pieces around 2 k0 (k0 is a multiple
+       * of 8: 2 k0 of 16). */
+      __global const uchar16 *at = (__global const uchar16 *) (row + 2);
+      const uchar16 a = at[-1], b = at[0], c = at[1];
+      const uchar16 first = (uchar16) (a.se, a.sf, b.s0, b.s1, b.s2, b.s3, b.s4, b.s5, b.s6,
+          b.s7, b.s8, b.s9, b.sa, b.sb, b.sc, b.sd);
+      const uchar16 last = (uchar16) (b.s2, b.s3, b.s4, b.s5, b.s6, b.s7, b.s8, b.s9, b.sa,
+          b.sb, b.sc, b.sd, b.se, b.sf, c.s0, c.s1);
+      u[0] = convert_int8 (first.even);
+      v[0] = convert_int8 (first.odd);
+      u[1] = convert_int8 (b.even);
+      v[1] = convert_int8 (b.odd);
+      u[2] = convert_int8 (last.even);
+      v[2] = convert_int8 (last.odd);
+      return;
+    }
     for (int j = 0; j < 3; j++) {
       const uchar16 c = vload16 (0, row + 2 * j);
       u[j] = convert_int8 (c.even);
@@ -492,18 +637,28 @@ store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, int16 r, i
 #if OUT_FMT == FMT_RGBA64
     const ulong16 px = convert_ulong16 (first) | (convert_ulong16 (g) << 16) |
         (convert_ulong16 (third) << 32) | ((ulong) alpha << 48);
-    vstore16 (as_uchar16 (px.s01), 0, row + 8 * x0);
-    vstore16 (as_uchar16 (px.s23), 1, row + 8 * x0);
-    vstore16 (as_uchar16 (px.s45), 2, row + 8 * x0);
-    vstore16 (as_uchar16 (px.s67), 3, row + 8 * x0);
-    vstore16 (as_uchar16 (px.s89), 4, row + 8 * x0);
-    vstore16 (as_uchar16 (px.sab), 5, row + 8 * x0);
-    vstore16 (as_uchar16 (px.scd), 6, row + 8 * x0);
-    vstore16 (as_uchar16 (px.sef), 7, row + 8 * x0);
+    const bool aligned = aligned16 (p, 0);
+    __global uchar *at = row + 8 * x0;
+    store16 (as_uchar16 (px.s01), at, aligned);
+    store16 (as_uchar16 (px.s23), at + 16, aligned);
+    store16 (as_uchar16 (px.s45), at + 32, aligned);
+    store16 (as_uchar16 (px.s67), at + 48, aligned);
+    store16 (as_uchar16 (px.s89), at + 64, aligned);
+    store16 (as_uchar16 (px.sab), at + 80, aligned);
+    store16 (as_uchar16 (px.scd), at + 96, aligned);
+    store16 (as_uchar16 (px.sef), at + 112, aligned);
 #else
     const uint16 px = as_uint16 (first | (g << 8) | (third << 16) | (alpha << 24));
     /* Whole words: the host takes this kernel only where rows start 4-byte aligned. */
-    vstore16 (px, 0, (__global uint *) row + x0);
+    if (aligned16 (p, 0)) {
+      __global uint4 *at = (__global uint4 *) row + x0 / 4;
+      at[0] = px.s0123;
+      at[1] = px.s4567;
+      at[2] = px.s89ab;
+      at[3] = px.scdef;
+    } else {
+      vstore16 (px, 0, (__global uint *) row + x0);
+    }
 #endif
     return;
   }
@@ -549,7 +704,13 @@ rgb_run (__global const uchar * in, const Planes * p, int x0, int y, int16 * r, 
     const int16 c0 = convert_int16 (px & 0xffffUL), c1 = convert_int16 ((px >> 16) & 0xffffUL);
     const int16 c2 = convert_int16 ((px >> 32) & 0xffffUL);
 #else
-    const uint16 px = vload16 (0, (__global const uint *) row + x0);
+    uint16 px;
+    if (aligned16 (p, 0)) {
+      __global const uint4 *at = (__global const uint4 *) row + x0 / 4;
+      px = (uint16) (at[0], at[1], at[2], at[3]);
+    } else {
+      px = vload16 (0, (__global const uint *) row + x0);
+    }
     const int16 c0 = convert_int16 (px & 0xffu), c1 = convert_int16 ((px >> 8) & 0xffu);
     const int16 c2 = convert_int16 ((px >> 16) & 0xffu);
 #endif
@@ -580,12 +741,13 @@ store_luma_run (__global uchar * out, const Planes * p, int x0, int y, int16 l)
 {
   __global uchar *row = out + p->offset[0] + y * p->stride[0];
   if (x0 + RUN <= p->width) {
+    const bool aligned = aligned16 (p, 0);
 #if OUT_FMT == FMT_P010
     const ushort16 c = convert_ushort16 (l << 6);
-    vstore16 (as_uchar16 (c.lo), 0, row + 2 * x0);
-    vstore16 (as_uchar16 (c.hi), 1, row + 2 * x0);
+    store16 (as_uchar16 (c.lo), row + 2 * x0, aligned);
+    store16 (as_uchar16 (c.hi), row + 2 * x0 + 16, aligned);
 #else
-    vstore16 (convert_uchar16 (l), 0, row + x0);
+    store16 (convert_uchar16 (l), row + x0, aligned);
 #endif
     return;
   }
@@ -601,8 +763,8 @@ store_chroma_run (__global uchar * out, const Planes * p, int k0, int y, int8 u,
   const int cw = (p->width + 1) / 2;
   if (k0 + RUN / 2 <= cw) {
 #if OUT_FMT == FMT_NV12
-    vstore16 ((uchar16) INTERLEAVE8 (convert_uchar8 (u), convert_uchar8 (v)), 0,
-        out + p->offset[1] + y * p->stride[1] + 2 * k0);
+    store16 ((uchar16) INTERLEAVE8 (convert_uchar8 (u), convert_uchar8 (v)),
+        out + p->offset[1] + y * p->stride[1] + 2 * k0, aligned16 (p, 1));
 #elif OUT_FMT == FMT_I420
     vstore8 (convert_uchar8 (u), 0, out + p->offset[1] + y * p->stride[1] + k0);
     vstore8 (convert_uchar8 (v), 0, out + p->offset[2] + y * p->stride[2] + k0);

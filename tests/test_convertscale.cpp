@@ -1,7 +1,7 @@
 /* gst-opencl tests: openclconvertscale against its CPU reference (double precision): every
  * format pair at an odd size and with padded rows, random and structured frames, every matrix
- * and range, chroma sites, scaling (nearest and bilinear, up and down, with and without
- * borders), passthrough, a round trip NV12 -> RGBA -> NV12, OpenCL memory in and out, and
+ * and range, chroma sites, scaling (nearest, bilinear, lanczos and bicubic, up and down, with
+ * and without borders), crop metas, passthrough, a round trip NV12 -> RGBA -> NV12, OpenCL memory in and out, and
  * GStreamer's videoconvertscale on a few pairs.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsink.h>
@@ -194,14 +194,14 @@ caps_of (GstVideoFormat format, int w, int h, const std::string & extra = "")
 int
 max_difference (GstBuffer * input, const GstVideoInfo * in_info, GstBuffer * output,
     const GstVideoInfo * out_info, Method method, bool add_borders, std::string * where,
-    double *share_off = nullptr)
+    double *share_off = nullptr, const convertscale_reference::Crop * crop = nullptr)
 {
   GstVideoFrame in, got, want;
   fail_unless (gst_video_frame_map (&in, in_info, input, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&got, out_info, output, GST_MAP_READ));
   GstBuffer *expected = gst_buffer_new_allocate (nullptr, out_info->size, nullptr);
   fail_unless (gst_video_frame_map (&want, out_info, expected, GST_MAP_WRITE));
-  convertscale_reference::convert (&in, &want, method, add_borders);
+  convertscale_reference::convert (&in, &want, method, add_borders, crop);
   int worst = 0;
   size_t samples = 0, off = 0;
   for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (out_info); c++) {
@@ -238,7 +238,26 @@ struct Pair
   bool add_borders = true;
   int pad = 0;
   bool opencl = false;  /* through openclupload and opencldownload */
+  /* A GstVideoCropMeta on every input (w 0: none), and the rectangle the element is expected
+   * to use (the meta's clipped to the frame). */
+  GstVideoRectangle crop_meta { 0, 0, 0, 0 };
+  convertscale_reference::Crop crop { 0, 0, 0, 0 };
 };
+
+const char *
+method_nick (Method method)
+{
+  switch (method) {
+    case Method::Nearest:
+      return "nearest-neighbour";
+    case Method::Cubic:
+      return "catrom";
+    case Method::Lanczos:
+      return "lanczos";
+    default:
+      return "bilinear";
+  }
+}
 
 /* Runs a random, a structured and a smooth frame of the pair and checks them against the
  * reference; returns the largest difference. */
@@ -254,13 +273,20 @@ check_pair (const Pair & pair, uint32_t seed)
   std::vector<GstBuffer *> inputs;
   for (Content content : { Content::Random, Content::Structured, Content::Smooth })
     inputs.push_back (make_frame (&in_info, content, seed++, pair.pad));
+  if (pair.crop_meta.w > 0) {
+    for (GstBuffer *b : inputs) {
+      GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (b);
+      meta->x = pair.crop_meta.x;
+      meta->y = pair.crop_meta.y;
+      meta->width = pair.crop_meta.w;
+      meta->height = pair.crop_meta.h;
+    }
+  }
   std::vector<GstBuffer *> pushed;
   for (GstBuffer *b : inputs)
     pushed.push_back (gst_buffer_ref (b));
   const std::string element = std::string ("openclconvertscale name=cs method=") +
-      (pair.method == Method::Nearest ? "nearest-neighbour" : pair.method == Method::Cubic ?
-          "catrom" : "bilinear") + " add-borders=" +
-      (pair.add_borders ? "true" : "false");
+      method_nick (pair.method) + " add-borders=" + (pair.add_borders ? "true" : "false");
   const std::string middle = pair.opencl ? "openclupload ! " + element + " ! " +
       std::string ("video/x-raw(memory:OpenCLMemory) ! opencldownload") : element;
   Run run;
@@ -275,7 +301,9 @@ check_pair (const Pair & pair, uint32_t seed)
     std::string where;
     double share_off = 0;
     const int d = max_difference (inputs[i], &in_info, run.out[i], &out_info, pair.method,
-        pair.add_borders, &where, &share_off);
+        pair.add_borders, &where, &share_off, pair.crop_meta.w > 0 ? &pair.crop : nullptr);
+    fail_if (gst_buffer_get_video_crop_meta (run.out[i]), "%s: the applied crop went on",
+        what.c_str ());
     gchar *negotiated = gst_caps_to_string (run.out_caps);
     fail_unless (d <= BOUND, "%s, frame %zu (method %d, borders %d, pad %d): off by %d, %s "
         "(output %s)", what.c_str (), i, (int) pair.method, pair.add_borders, pair.pad, d,
@@ -506,6 +534,96 @@ GST_START_TEST (test_scaling)
 }
 GST_END_TEST;
 
+/* Lanczos: down (the window widened by about 2 and 4), up, and one size, with and without
+ * borders, on pairs that take every reader and writer kind. */
+GST_START_TEST (test_lanczos)
+{
+  const int sizes[][4] = { { 65, 49, 31, 23 }, { 65, 49, 16, 13 }, { 33, 17, 50, 50 },
+    { 41, 29, 41, 29 } };
+  const GstVideoFormat pairs[][2] = { { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA },
+    { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA },
+    { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12 },
+    { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE },
+    { GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGRx } };
+  uint32_t seed = 7000;
+  for (const auto & size : sizes) {
+    for (const auto & formats : pairs) {
+      for (bool borders : { true, false }) {
+        Pair pair { formats[0], formats[1], size[0], size[1], size[2], size[3] };
+        pair.method = Method::Lanczos;
+        pair.add_borders = borders;
+        pair.pad = borders ? 0 : 3;
+        check_pair (pair, seed += 3);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* A GstVideoCropMeta: its rectangle (odd and even origins and sizes, one reaching past the
+ * frame and clipped) is the picture, with every method; the same size in and out too, where
+ * the unscaled kernels would otherwise convert the whole frame. The meta is not on the
+ * output (check_pair). */
+GST_START_TEST (test_crop_meta)
+{
+  struct Case
+  {
+    GstVideoFormat in, out;
+    int ow, oh;
+    GstVideoRectangle meta;
+    convertscale_reference::Crop used;
+  };
+  const Case cases[] = {
+    { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA, 40, 30, { 3, 5, 40, 30 }, { 3, 5, 40, 30 } },
+    { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA, 65, 49, { 10, 7, 33, 21 }, { 10, 7, 33, 21 } },
+    { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, 31, 23, { 2, 2, 31, 23 }, { 2, 2, 31, 23 } },
+    { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_I420, 20, 20, { 1, 1, 63, 47 }, { 1, 1, 63, 47 } },
+    { GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_RGBA64_LE, 24, 18, { 41, 30, 40, 40 },
+      { 41, 30, 24, 19 } },
+    { GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 64, 48, { 0, 0, 65, 49 },
+      { 0, 0, 65, 49 } },
+  };
+  const Method methods[] = { Method::Bilinear, Method::Nearest, Method::Lanczos, Method::Cubic };
+  uint32_t seed = 8000;
+  for (const Case & c : cases) {
+    for (Method method : methods) {
+      Pair pair { c.in, c.out, 65, 49, c.ow, c.oh };
+      pair.method = method;
+      pair.crop_meta = c.meta;
+      pair.crop = c.used;
+      check_pair (pair, seed += 3);
+    }
+  }
+}
+GST_END_TEST;
+
+/* Upstream is told that the element applies crops (the allocation query), so that a decoder
+ * can leave them to it. */
+GST_START_TEST (test_crop_meta_offered)
+{
+  const std::string in_caps = caps_of (GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstElement *pipeline = testutil::parse_pipeline ("appsrc name=src format=time caps=\"" +
+      in_caps + "\" ! openclconvertscale ! video/x-raw,format=RGBA ! fakesink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstCaps *caps = gst_caps_from_string (in_caps.c_str ());
+  fail_unless (gst_pad_push_event (pad, gst_event_new_stream_start ("crop")));
+  fail_unless (gst_pad_push_event (pad, gst_event_new_caps (caps)));
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (pad, query), "the allocation query was not answered");
+  fail_unless (gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, nullptr),
+      "the crop meta is not offered upstream");
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 /* The same caps on both sides: no kernel, the buffer goes on as it came. */
 GST_START_TEST (test_passthrough)
 {
@@ -696,6 +814,9 @@ GST_START_TEST (test_unscaled_kernel)
         Pair large { to_rgb ? y : r, to_rgb ? r : y, 641, 479, 641, 479 };
         large.pad = 8;
         check_unscaled (large, seed += 3, counts);
+        /* Rows on 16-byte boundaries: the runs' aligned vector reads and writes. */
+        Pair aligned { to_rgb ? y : r, to_rgb ? r : y, 160, 38, 160, 38 };
+        check_unscaled (aligned, seed += 3, counts);
       }
     }
   }
@@ -723,7 +844,7 @@ convertscale_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale", 600, test_passthrough, test_every_format_pair,
       test_padded_rows, test_matrices_and_ranges, test_chroma_sites, test_scaling,
-      test_round_trip, test_opencl_memory, test_against_videoconvertscale,
+      test_lanczos, test_crop_meta, test_crop_meta_offered, test_round_trip, test_opencl_memory, test_against_videoconvertscale,
       test_unscaled_kernel);
 }
 

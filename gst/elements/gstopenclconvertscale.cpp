@@ -6,14 +6,16 @@
  * @title: openclconvertscale
  *
  * Converts video frames between NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA, BGRA, RGBx, BGRx
- * and RGBA64_LE and scales them, in one kernel pass, as `videoconvertscale` does on the CPU:
- * every output pixel (every 2x2 block of a 4:2:0 output) samples the input in its own format
- * at its own position (nearest, bilinear or bicubic), and one affine map, computed in double
- * precision from both sides' colorimetry (matrix BT.601, BT.709 or BT.2020; limited or full
- * range; depth), gives the output codes, rounded half up and saturated. 4:2:0 chroma is read and
- * written at the caps' chroma site (cosited or centred along each axis: "mpeg2", "jpeg",
- * "dv", "cosited"). With `add-borders` the picture keeps its display aspect ratio inside black
- * borders. When the caps are the same on both sides, buffers pass through untouched.
+ * and RGBA64_LE and scales them, in one kernel pass, as `videoconvertscale` does on the CPU: every
+ * output pixel (every 2x2 block of a 4:2:0 output) samples the input in its own format at its own
+ * position (nearest, bilinear, lanczos or bicubic), and one affine map, computed in double
+ * precision from both sides' colorimetry (matrix BT.601, BT.709 or BT.2020; limited or full range;
+ * depth), gives the output codes, rounded half up and saturated. 4:2:0 chroma is read and written
+ * at the caps' chroma site (cosited or centred along each axis: "mpeg2", "jpeg", "dv", "cosited").
+ * With `add-borders` the picture keeps its display aspect ratio inside black borders. A
+ * GstVideoCropMeta on the input is applied: its rectangle is the picture that is converted and
+ * scaled. When the caps are the same on both sides, buffers pass through untouched (with their
+ * metas).
  *
  * Frames come and go in system, OpenCL or CUDA memory, and RGBA in GL memory, through the
  * plugin's frame path. See docs/openclconvertscale.md.
@@ -92,6 +94,7 @@ gst_opencl_convert_scale_method_get_type (void)
   return gst_opencl::enum_type ("GstOpenCLConvertScaleMethod", {
         { (gint) Method::Nearest, "Nearest Neighbour", "nearest-neighbour" },
         { (gint) Method::Bilinear, "Bilinear (2-tap)", "bilinear" },
+        { (gint) Method::Lanczos, "Lanczos (window 2, widened when scaling down)", "lanczos" },
         { (gint) Method::Cubic, "Catmull-Rom (bicubic, 4-tap)", "catrom" },
       });
 }
@@ -261,6 +264,29 @@ gst_opencl_convert_scale_configure (GstOpenCLBaseTransform * base,
   });
 }
 
+/* The input's GstVideoCropMeta, clipped to the frame (a rectangle reaching past it is clipped,
+ * with a warning; an empty one is ignored); false without one. */
+static bool
+crop_of (GstOpenCLBaseTransform * base, GstBuffer * inbuf, const GstVideoInfo * info,
+    gst_opencl::PixelRect * crop)
+{
+  const GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
+  if (!meta)
+    return false;
+  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  const guint x = MIN (meta->x, (guint) w - 1), y = MIN (meta->y, (guint) h - 1);
+  const guint cw = MIN (meta->width, (guint) w - x), ch = MIN (meta->height, (guint) h - y);
+  if (meta->width == 0 || meta->height == 0) {
+    GST_WARNING_OBJECT (base, "ignoring an empty crop (%ux%u)", meta->width, meta->height);
+    return false;
+  }
+  if (x != meta->x || y != meta->y || cw != meta->width || ch != meta->height)
+    GST_WARNING_OBJECT (base, "crop %ux%u at %u,%u reaches past the %dx%d frame: clipped to "
+        "%ux%u at %u,%u", meta->width, meta->height, meta->x, meta->y, w, h, cw, ch, x, y);
+  *crop = gst_opencl::PixelRect { (int) x, (int) y, (int) cw, (int) ch };
+  return true;
+}
+
 static GstFlowReturn
 gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
@@ -276,8 +302,10 @@ gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     gst_opencl::FrameWork work (device);
     gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
     gst_opencl::FrameTrip out (device, ports.out, outbuf, gst_opencl::FrameAccess::Write);
+    gst_opencl::PixelRect crop;
+    const bool cropped = crop_of (base, inbuf, &in.frame ().info, &crop);
     impl->state.converter.convert (device, in.frame (), out.frame (), settings.method,
-        settings.add_borders);
+        settings.add_borders, cropped ? &crop : nullptr);
     in.finish (false);
     const bool waited = out.finish (true);
     if (waited)
@@ -285,6 +313,31 @@ gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     work.end (waited);
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+/* Upstream may leave a crop to this element: it is applied, so it is offered. */
+static gboolean
+gst_opencl_convert_scale_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query,
+    GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_convert_scale_parent_class)->propose_allocation
+      (trans, decide_query, query))
+    return FALSE;
+  if (!gst_base_transform_is_passthrough (trans))
+    gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+  return TRUE;
+}
+
+/* The crop is applied: the output is the cropped picture, so its meta does not go on. Every
+ * other meta follows the base's policy. */
+static gboolean
+gst_opencl_convert_scale_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE)
+    return FALSE;
+  return GST_BASE_TRANSFORM_CLASS (gst_opencl_convert_scale_parent_class)->transform_meta
+      (trans, outbuf, meta, inbuf);
 }
 
 static void
@@ -307,8 +360,10 @@ gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
   /**
    * GstOpenCLConvertScale:method:
    *
-   * How the input is sampled: nearest-neighbour, bilinear (2x2 taps) or catrom (bicubic:
-   * Catmull-Rom over 4x4 taps), edges clamped, for luma, RGB and chroma alike.
+   * How the input is sampled: nearest-neighbour, bilinear (2x2 taps), lanczos (window of
+   * 2 lobes, widened by the downscale factor up to 8, so that it also low-passes when scaling
+   * down) or catrom (bicubic: Catmull-Rom over 4x4 taps), edges clamped, for luma, RGB and
+   * chroma alike.
    */
   properties.add (g_param_spec_enum ("method", "Method", "The sampling method",
       GST_TYPE_OPENCL_CONVERT_SCALE_METHOD, (gint) DEFAULT_METHOD,
@@ -333,6 +388,8 @@ gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
   gst_opencl::stop_drops_run<GstOpenCLConvertScale> (trans_class);
   trans_class->transform_caps = gst_opencl_convert_scale_transform_caps;
   trans_class->fixate_caps = gst_opencl_convert_scale_fixate_caps;
+  trans_class->propose_allocation = gst_opencl_convert_scale_propose_allocation;
+  trans_class->transform_meta = gst_opencl_convert_scale_transform_meta;
   base_class->configure = gst_opencl_convert_scale_configure;
   base_class->transform_frames = gst_opencl_convert_scale_transform_frames;
 }

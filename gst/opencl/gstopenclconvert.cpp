@@ -216,16 +216,12 @@ set_colour_args (cl::Kernel & kernel, const ColourMap & map)
 }
 
 /* The picture's rectangle in the output: all of it, or, with borders, the largest centred one
- * of the input's display aspect ratio. */
-struct Rect
+ * of the input picture's display aspect ratio (`source`: the whole input frame or its crop). */
+PixelRect
+picture_rect (const GstVideoInfo * in, const PixelRect & source, const GstVideoInfo * out,
+    bool add_borders)
 {
-  cl_int x = 0, y = 0, w = 1, h = 1;
-};
-
-Rect
-picture_rect (const GstVideoInfo * in, const GstVideoInfo * out, bool add_borders)
-{
-  Rect r;
+  PixelRect r;
   const int ow = GST_VIDEO_INFO_WIDTH (out), oh = GST_VIDEO_INFO_HEIGHT (out);
   r.w = ow;
   r.h = oh;
@@ -233,8 +229,8 @@ picture_rect (const GstVideoInfo * in, const GstVideoInfo * out, bool add_border
     return r;
   /* Display aspect ratio of the input over the output's pixel aspect ratio: the picture's
    * width over height in output pixels. */
-  const double in_dar = (double) GST_VIDEO_INFO_WIDTH (in) * GST_VIDEO_INFO_PAR_N (in) /
-      ((double) GST_VIDEO_INFO_HEIGHT (in) * GST_VIDEO_INFO_PAR_D (in));
+  const double in_dar = (double) source.w * GST_VIDEO_INFO_PAR_N (in) /
+      ((double) source.h * GST_VIDEO_INFO_PAR_D (in));
   const double ratio = in_dar * GST_VIDEO_INFO_PAR_D (out) / GST_VIDEO_INFO_PAR_N (out);
   const double w_at_full_height = oh * ratio;
   if (std::fabs (w_at_full_height - ow) < 1.0)
@@ -363,17 +359,18 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
 
 bool
 FrameConverter::takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
-    ScaleMethod method, bool add_borders) const
+    ScaleMethod method, bool add_borders, const PixelRect & source) const
 {
-  if (!unscaled_[0] () || method == ScaleMethod::Cubic || !rows_aligned (in) ||
-      !rows_aligned (out))
+  if (!unscaled_[0] () || (method != ScaleMethod::Nearest && method != ScaleMethod::Bilinear) ||
+      !rows_aligned (in) || !rows_aligned (out))
     return false;
   const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
   if (GST_VIDEO_INFO_WIDTH (&in.info) != w || GST_VIDEO_INFO_HEIGHT (&in.info) != h ||
-      GST_VIDEO_INFO_WIDTH (&out.info) != w || GST_VIDEO_INFO_HEIGHT (&out.info) != h)
+      GST_VIDEO_INFO_WIDTH (&out.info) != w || GST_VIDEO_INFO_HEIGHT (&out.info) != h ||
+      source.x != 0 || source.y != 0 || source.w != w || source.h != h)
     return false;
   /* With borders, a pixel aspect ratio that differs puts the picture inside the output. */
-  const Rect rect = picture_rect (&in_, &out_, add_borders);
+  const PixelRect rect = picture_rect (&in_, source, &out_, add_borders);
   return rect.x == 0 && rect.y == 0 && rect.w == w && rect.h == h;
 }
 
@@ -393,14 +390,16 @@ FrameConverter::convert_unscaled (ElementDevice & device, const GstOpenCLFrame &
 
 void
 FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
-    const GstOpenCLFrame & out, ScaleMethod method, bool add_borders)
+    const GstOpenCLFrame & out, ScaleMethod method, bool add_borders, const PixelRect * crop)
 {
-  if (takes_unscaled (in, out, method, add_borders)) {
+  const PixelRect source = crop ? *crop : PixelRect { 0, 0, GST_VIDEO_INFO_WIDTH (&in_),
+    GST_VIDEO_INFO_HEIGHT (&in_) };
+  if (takes_unscaled (in, out, method, add_borders, source)) {
     convert_unscaled (device, in, out, method);
     return;
   }
   GST_LOG ("general kernel");
-  const Rect rect = picture_rect (&in_, &out_, add_borders);
+  const PixelRect rect = picture_rect (&in_, source, &out_, add_borders);
   kernel_.setArg (0, in.buffer);
   set_plane_args (kernel_, 1, in);
   kernel_.setArg (9, out.buffer);
@@ -409,6 +408,9 @@ FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
   for (cl_uint i = 0; i < 4; i++)
     kernel_.setArg (18 + i, geometry[i]);
   kernel_.setArg (26, (cl_int) method);
+  const cl_int picture[] = { source.x, source.y, source.w, source.h };
+  for (cl_uint i = 0; i < 4; i++)
+    kernel_.setArg (34 + i, picture[i]);
   device.launch (kernel_, global_, cl::NullRange);
 }
 

@@ -15,7 +15,13 @@
 namespace gst_opencl {
 
 /* GstVideoScaleMethod's values, those the kernel has. */
-enum class ScaleMethod { Nearest = 0, Bilinear = 1, Cubic = 8 };
+enum class ScaleMethod { Nearest = 0, Bilinear = 1, Lanczos = 4, Cubic = 8 };
+
+/* A rectangle of a frame, in pixels. */
+struct PixelRect
+{
+  int x = 0, y = 0, w = 0, h = 0;
+};
 
 /* Whether `format` is one of GST_OPENCL_CONVERT_FORMATS. */
 bool converts_format (GstVideoFormat format);
@@ -37,9 +43,12 @@ public:
 
   /* Enqueues the conversion of `in` into `out` (frames of the configured formats and sizes, at
    * any offsets and strides) through device.launch (). With `add_borders` the input's display
-   * aspect ratio is kept inside black borders. Throws cl::Error. */
+   * aspect ratio is kept inside black borders. `crop`, when given, is the part of the input
+   * that is the picture (a GstVideoCropMeta's rectangle, inside the frame); otherwise the
+   * whole frame is. Throws cl::Error. */
   void convert (ElementDevice & device, const GstOpenCLFrame & in, const GstOpenCLFrame & out,
-      ScaleMethod method = ScaleMethod::Bilinear, bool add_borders = false);
+      ScaleMethod method = ScaleMethod::Bilinear, bool add_borders = false,
+      const PixelRect * crop = nullptr);
 
 private:
   GstVideoInfo in_ {}, out_ {};
@@ -52,7 +61,7 @@ private:
   cl::NDRange unscaled_global_;
 
   bool takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
-      ScaleMethod method, bool add_borders) const;
+      ScaleMethod method, bool add_borders, const PixelRect & picture) const;
   void convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
       const GstOpenCLFrame & out, ScaleMethod method);
 };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace convertscale_reference {
 
@@ -42,29 +44,6 @@ long long
 floor_div (long long n, long long d)
 {
   return n >= 0 ? n / d : -((-n + d - 1) / d);
-}
-
-struct Tap
-{
-  int i0, i1;
-  double f;
-};
-
-Tap
-tap_of (long long n, long long d, int size, Method method)
-{
-  Tap t;
-  if (method == Method::Nearest) {
-    long long i = floor_div (2 * n + d, 2 * d);
-    t.i0 = t.i1 = (int) std::clamp<long long> (i, 0, size - 1);
-    t.f = 0;
-    return t;
-  }
-  long long i = floor_div (n, d);
-  t.f = (double) (n - i * d) / (double) d;
-  t.i0 = (int) std::clamp<long long> (i, 0, size - 1);
-  t.i1 = (int) std::clamp<long long> (i + 1, 0, size - 1);
-  return t;
 }
 
 struct Side
@@ -115,14 +94,14 @@ struct Rect
 };
 
 Rect
-picture (const GstVideoInfo * in, const GstVideoInfo * out, bool add_borders)
+picture (const GstVideoInfo * in, const Crop & crop, const GstVideoInfo * out, bool add_borders)
 {
   const int ow = out->width, oh = out->height;
   Rect r { 0, 0, ow, oh };
   if (!add_borders)
     return r;
-  const double ratio = (double) in->width * in->par_n * out->par_d /
-      ((double) in->height * in->par_d * out->par_n);
+  const double ratio = (double) crop.w * in->par_n * out->par_d /
+      ((double) crop.h * in->par_d * out->par_n);
   const double w = oh * ratio;
   if (std::fabs (w - ow) < 1.0)
     return r;
@@ -136,49 +115,94 @@ picture (const GstVideoInfo * in, const GstVideoInfo * out, bool add_borders)
   return r;
 }
 
-/* Component c of the input interpolated at input coordinates nx/dx, ny/dy (luma grid). */
+/* One axis of a position on a component's grid: coordinate n / d, the samples lo .. hi it may
+ * read, and lanczos's stretch (input samples per output sample, in [1, 8]). */
+struct Axis
+{
+  long long n, d;
+  int lo, hi;
+  double stretch;
+};
+
+/* The taps of `method` along an axis: sample indices (clamped) and weights. */
+std::vector<std::pair<int, double>>
+taps (const Axis & a, Method method)
+{
+  std::vector<std::pair<int, double>> t;
+  auto clamped = [&a](long long i) {
+    return (int) std::clamp<long long> (i, a.lo, a.hi);
+  };
+  if (method == Method::Nearest) {
+    t.push_back ({ clamped (floor_div (2 * a.n + a.d, 2 * a.d)), 1.0 });
+    return t;
+  }
+  const long long i = floor_div (a.n, a.d);
+  const double f = (double) (a.n - i * a.d) / a.d;
+  if (method == Method::Bilinear) {
+    t.push_back ({ clamped (i), 1 - f });
+    t.push_back ({ clamped (i + 1), f });
+  } else if (method == Method::Cubic) {
+    /* Catmull-Rom over the 4 samples around the position. */
+    for (int k = 0; k < 4; k++) {
+      const double x = std::fabs (f - (k - 1));
+      t.push_back ({ clamped (i - 1 + k), x < 1 ? 1.5 * x * x * x - 2.5 * x * x + 1 : x < 2 ?
+              -0.5 * x * x * x + 2.5 * x * x - 4 * x + 2 : 0.0 });
+    }
+  } else {
+    /* Lanczos, 2 lobes, stretched: r = ceil (2 stretch) samples each side, normalised. */
+    const int r = (int) std::ceil (2 * a.stretch);
+    double sum = 0;
+    for (int k = -r + 1; k <= r; k++) {
+      const double x = std::fabs (k - f) / a.stretch, px = G_PI * x;
+      const double w = x < 1e-5 ? 1.0 : x >= 2 ? 0.0 : 2 * std::sin (px) * std::sin (px / 2) /
+          (px * px);
+      t.push_back ({ clamped (i + k), w });
+      sum += w;
+    }
+    for (auto & tap : t)
+      tap.second /= sum;
+  }
+  return t;
+}
+
 double
-sample_component (const GstVideoFrame * in, const Side & s, int c, long long nx, long long dx,
-    long long ny, long long dy, Method method)
+stretch_of (int in_size, int out_size)
+{
+  return std::clamp ((double) in_size / out_size, 1.0, 8.0);
+}
+
+/* Component c of the input interpolated at picture coordinates nx/dx, ny/dy (luma grid,
+ * relative to the crop's origin). */
+double
+sample_component (const GstVideoFrame * in, const GstVideoInfo * out, const Side & s, int c,
+    const Crop & crop, long long nx, long long dx, long long ny, long long dy, Method method)
 {
   const GstVideoFormatInfo *finfo = in->info.finfo;
   const int w_sub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
   const int h_sub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
-  const int cw = GST_VIDEO_SUB_SCALE (w_sub, in->info.width);
-  const int ch = GST_VIDEO_SUB_SCALE (h_sub, in->info.height);
-  const long long ax = w_sub ? 2 * nx - s.hoff * dx : nx, bx = w_sub ? 4 * dx : dx;
-  const long long ay = h_sub ? 2 * ny - s.voff * dy : ny, by = h_sub ? 4 * dy : dy;
-  if (method == Method::Cubic) {
-    /* Catmull-Rom over the 4x4 samples around the position, edges clamped. */
-    const long long ix = floor_div (ax, bx), iy = floor_div (ay, by);
-    const double fx = (double) (ax - ix * bx) / bx, fy = (double) (ay - iy * by) / by;
-    auto weight = [](double f, int k) {
-      const double t = std::fabs (f - (k - 1));
-      return t < 1 ? 1.5 * t * t * t - 2.5 * t * t + 1 : t < 2 ? -0.5 * t * t * t + 2.5 * t * t -
-          4 * t + 2 : 0.0;
-    };
-    double sum = 0;
-    for (int j = 0; j < 4; j++) {
-      const int y = (int) std::clamp<long long> (iy - 1 + j, 0, ch - 1);
-      for (int i = 0; i < 4; i++) {
-        const int x = (int) std::clamp<long long> (ix - 1 + i, 0, cw - 1);
-        sum += weight (fx, i) * weight (fy, j) * component (in, c, x, y);
-      }
-    }
-    return sum;
-  }
-  Tap tx = tap_of (ax, bx, cw, method);
-  Tap ty = tap_of (ay, by, ch, method);
-  const double a = component (in, c, tx.i0, ty.i0), b = component (in, c, tx.i1, ty.i0);
-  const double d = component (in, c, tx.i0, ty.i1), e = component (in, c, tx.i1, ty.i1);
-  const double top = a + (b - a) * tx.f, bottom = d + (e - d) * tx.f;
-  return top + (bottom - top) * ty.f;
+  const int dw = (int) (dx / 2), dh = (int) (dy / 2);
+  /* Luma: the frame's coordinate; chroma sample k sits at luma coordinate 2 k + off / 2, and
+   * its grid steps by half the luma's per output pixel (as much between 4:2:0 chroma samples
+   * of the output). */
+  const long long lx = nx + (long long) crop.x * dx, ly = ny + (long long) crop.y * dy;
+  const int per = GST_VIDEO_FORMAT_INFO_W_SUB (out->finfo, 1) ? 1 : 2;
+  const Axis ax = w_sub ? Axis { 2 * lx - s.hoff * dx, 4 * dx, crop.x / 2,
+    (crop.x + crop.w - 1) / 2, stretch_of (crop.w, per * dw) } : Axis { lx, dx, crop.x,
+    crop.x + crop.w - 1, stretch_of (crop.w, dw) };
+  const Axis ay = h_sub ? Axis { 2 * ly - s.voff * dy, 4 * dy, crop.y / 2,
+    (crop.y + crop.h - 1) / 2, stretch_of (crop.h, per * dh) } : Axis { ly, dy, crop.y,
+    crop.y + crop.h - 1, stretch_of (crop.h, dh) };
+  double sum = 0;
+  for (const auto & ty : taps (ay, method))
+    for (const auto & tx : taps (ax, method))
+      sum += tx.second * ty.second * component (in, c, tx.first, ty.first);
+  return sum;
 }
 
 /* The output codes (4: components and alpha) at doubled output position (px2, py2). */
 void
 pixel (const GstVideoFrame * in, const Side & is, const Side & os, const Rect & r,
-    Method method, int px2, int py2, double code[4])
+    const Crop & crop, Method method, int px2, int py2, double code[4])
 {
   if (px2 < 2 * r.x || px2 >= 2 * (r.x + r.w) || py2 < 2 * r.y || py2 >= 2 * (r.y + r.h)) {
     for (int c = 0; c < 3; c++)
@@ -186,12 +210,13 @@ pixel (const GstVideoFrame * in, const Side & is, const Side & os, const Rect & 
     code[3] = os.max;
     return;
   }
-  const long long nx = (long long) (px2 - 2 * r.x + 1) * in->info.width - r.w, dx = 2LL * r.w;
-  const long long ny = (long long) (py2 - 2 * r.y + 1) * in->info.height - r.h, dy = 2LL * r.h;
+  const long long nx = (long long) (px2 - 2 * r.x + 1) * crop.w - r.w, dx = 2LL * r.w;
+  const long long ny = (long long) (py2 - 2 * r.y + 1) * crop.h - r.h, dy = 2LL * r.h;
   double e[3] = { 0, 0, 0 };
   const int n = is.gray ? 1 : 3;
   for (int c = 0; c < n; c++)
-    e[c] = (sample_component (in, is, c, nx, dx, ny, dy, method) - is.offset[c]) / is.scale[c];
+    e[c] = (sample_component (in, os.info, is, c, crop, nx, dx, ny, dy, method) -
+        is.offset[c]) / is.scale[c];
   double rgb[3];
   if (is.gray) {
     rgb[0] = rgb[1] = rgb[2] = e[0];
@@ -218,8 +243,8 @@ pixel (const GstVideoFrame * in, const Side & is, const Side & os, const Rect & 
   }
   for (int c = 0; c < 3; c++)
     code[c] = std::clamp (std::floor (o[c] * os.scale[c] + os.offset[c] + 0.5), 0.0, os.max);
-  code[3] = is.alpha ? std::clamp (std::floor (sample_component (in, is, 3, nx, dx, ny, dy,
-              method) * os.max / is.max + 0.5), 0.0, os.max) : os.max;
+  code[3] = is.alpha ? std::clamp (std::floor (sample_component (in, os.info, is, 3, crop, nx,
+              dx, ny, dy, method) * os.max / is.max + 0.5), 0.0, os.max) : os.max;
 }
 
 }  // namespace
@@ -246,17 +271,19 @@ component (const GstVideoFrame * frame, int c, int x, int y)
 }
 
 void
-convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_borders)
+convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_borders,
+    const Crop * crop)
 {
   const Side is = side_of (&in->info, &out->info);
   const Side os = side_of (&out->info, &in->info);
-  const Rect r = picture (&in->info, &out->info, add_borders);
+  const Crop picture_crop = crop ? *crop : Crop { 0, 0, in->info.width, in->info.height };
+  const Rect r = picture (&in->info, picture_crop, &out->info, add_borders);
   const GstVideoFormatInfo *finfo = out->info.finfo;
   const int n = GST_VIDEO_INFO_N_COMPONENTS (&out->info);
   double code[4];
   for (int y = 0; y < out->info.height; y++) {
     for (int x = 0; x < out->info.width; x++) {
-      pixel (in, is, os, r, method, 2 * x, 2 * y, code);
+      pixel (in, is, os, r, picture_crop, method, 2 * x, 2 * y, code);
       for (int c = 0; c < n; c++) {
         if (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c) == 0)
           set_component (out, c, x, y, (int) code[c]);
@@ -277,7 +304,8 @@ convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_
     const int ch = GST_VIDEO_SUB_SCALE (1, out->info.height);
     for (int j = 0; j < ch; j++) {
       for (int i = 0; i < cw; i++) {
-        pixel (in, is, os, r, method, 4 * i + os.hoff, 4 * j + os.voff, code);
+        pixel (in, is, os, r, picture_crop, method, 4 * i + os.hoff, 4 * j + os.voff,
+            code);
         set_component (out, 1, i, j, (int) code[1]);
         set_component (out, 2, i, j, (int) code[2]);
       }

@@ -6,14 +6,22 @@
 
 namespace convertscale_reference {
 
-enum class Method { Nearest = 0, Bilinear = 1, Cubic = 8 };
+enum class Method { Nearest = 0, Bilinear = 1, Lanczos = 4, Cubic = 8 };
+
+/* The part of an input frame that is the picture (a crop), in pixels. */
+struct Crop
+{
+  int x, y, w, h;
+};
 
 /* Converts and scales the mapped frame `in` into the mapped frame `out` (any of the element's
  * formats, any strides) as docs/openclconvertscale.md says: components read generically from
  * the formats' descriptions (plane, offset, pixel stride, shift, depth, subsampling), sampled
  * at exact rational positions, each pixel taken through normalised values and R'G'B' to the
- * output's, rounded half up and saturated. */
-void convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_borders);
+ * output's, rounded half up and saturated. With `crop` only that rectangle of the input is
+ * the picture (scaled into the output, its edges clamped). */
+void convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_borders,
+    const Crop * crop = nullptr);
 
 /* A component's code at (x, y) of its own grid (chroma grids are subsampled): the stored value
  * shifted down (P010's 10 bits). */
