@@ -146,29 +146,13 @@ typedef struct
 } Axis;
 
 /* The taps of a 2-tap or nearest sampling along an axis: i0, i1 and the weight of i1
- * (nearest: i0 == i1, the sample at floor (n / d + 1/2)). */
+ * (nearest: i0 == i1, the sample at floor (n / d + 1/2)). The host computes them
+ * (tap_entry () in gstopenclconvert.cpp, exactly, in 64-bit integers) into a table. */
 typedef struct
 {
   int i0, i1;
   float f;
 } Tap;
-
-inline Tap
-tap_of (Axis a, int method)
-{
-  Tap t;
-  if (method == METHOD_NEAREST) {
-    const pos_t i = floor_div (2 * a.n + a.d, 2 * a.d);
-    t.i0 = t.i1 = (int) clamp (i, (pos_t) a.lo, (pos_t) a.hi);
-    t.f = 0.0f;
-    return t;
-  }
-  const pos_t i = floor_div (a.n, a.d);
-  t.f = (float) (a.n - i * a.d) / (float) a.d;
-  t.i0 = (int) clamp (i, (pos_t) a.lo, (pos_t) a.hi);
-  t.i1 = (int) clamp (i + 1, (pos_t) a.lo, (pos_t) a.hi);
-  return t;
-}
 
 /* Catmull-Rom: the four taps around n / d (i - 1 .. i + 2, clamped) and their weights. */
 typedef struct
@@ -223,6 +207,9 @@ typedef struct
   int sx, sy, sw, sh;    /* the input's picture: origin and size in the frame */
   int in_hoff, in_voff;  /* the input's chroma siting, doubled (0 cosited, 1 centred) */
   int method;
+  /* Nearest and bilinear: the host's taps of every output position, per axis (below). */
+  __global const int4 *taps;
+  int tx_count, ty_count;
 } Geometry;
 
 /* A component sample of the luma (or RGB) grid, or of the 4:2:0 chroma grid in .y and .z. */
@@ -236,7 +223,31 @@ read_grid (__global const uchar * in, const Planes * p, bool chroma, int x, int 
   return read_full (in, p, x, y);
 }
 
-/* The grid interpolated at (ax, ay) with `method`. */
+/* Entry e of the host's tap table: { i0, i1, the weight of i1 as float bits, 0 }: no division
+ * per pixel. */
+inline Tap
+tap_at (__global const int4 * taps, int e)
+{
+  const int4 t = taps[e];
+  const Tap r = { t.x, t.y, as_float (t.z) };
+  return r;
+}
+
+/* The grid at taps tx, ty: nearest (i0) or bilinear. */
+inline float4
+sample_taps (__global const uchar * in, const Planes * p, bool chroma, Tap tx, Tap ty,
+    int method)
+{
+  if (method == METHOD_NEAREST)
+    return read_grid (in, p, chroma, tx.i0, ty.i0);
+  const float4 top = mix (read_grid (in, p, chroma, tx.i0, ty.i0),
+      read_grid (in, p, chroma, tx.i1, ty.i0), tx.f);
+  const float4 bottom = mix (read_grid (in, p, chroma, tx.i0, ty.i1),
+      read_grid (in, p, chroma, tx.i1, ty.i1), tx.f);
+  return mix (top, bottom, ty.f);
+}
+
+/* The grid interpolated at (ax, ay) with `method`, catrom or lanczos. */
 inline float4
 sample_grid (__global const uchar * in, const Planes * p, bool chroma, Axis ax, Axis ay,
     int method)
@@ -253,28 +264,19 @@ sample_grid (__global const uchar * in, const Planes * p, bool chroma, Axis ax, 
     }
     return v;
   }
-  if (method == METHOD_LANCZOS) {
-    float wx[LANCZOS_MAX_TAPS], wy[LANCZOS_MAX_TAPS];
-    int x0, y0;
-    const int nx = lanczos_of (ax, wx, &x0), ny = lanczos_of (ay, wy, &y0);
-    float4 v = (float4) (0.0f);
-    for (int j = 0; j < ny; j++) {
-      const int y = clamp (y0 + j, ay.lo, ay.hi);
-      float4 row = (float4) (0.0f);
-      for (int i = 0; i < nx; i++)
-        row += wx[i] * read_grid (in, p, chroma, clamp (x0 + i, ax.lo, ax.hi), y);
-      v += wy[j] * row;
-    }
-    return v;
+  /* Lanczos. */
+  float wx[LANCZOS_MAX_TAPS], wy[LANCZOS_MAX_TAPS];
+  int x0, y0;
+  const int nx = lanczos_of (ax, wx, &x0), ny = lanczos_of (ay, wy, &y0);
+  float4 v = (float4) (0.0f);
+  for (int j = 0; j < ny; j++) {
+    const int y = clamp (y0 + j, ay.lo, ay.hi);
+    float4 row = (float4) (0.0f);
+    for (int i = 0; i < nx; i++)
+      row += wx[i] * read_grid (in, p, chroma, clamp (x0 + i, ax.lo, ax.hi), y);
+    v += wy[j] * row;
   }
-  const Tap tx = tap_of (ax, method), ty = tap_of (ay, method);
-  if (method == METHOD_NEAREST)
-    return read_grid (in, p, chroma, tx.i0, ty.i0);
-  const float4 top = mix (read_grid (in, p, chroma, tx.i0, ty.i0),
-      read_grid (in, p, chroma, tx.i1, ty.i0), tx.f);
-  const float4 bottom = mix (read_grid (in, p, chroma, tx.i0, ty.i1),
-      read_grid (in, p, chroma, tx.i1, ty.i1), tx.f);
-  return mix (top, bottom, ty.f);
+  return v;
 }
 
 /* Lanczos's stretch along an axis: input samples per output sample, in
@@ -285,11 +287,27 @@ stretch_of (int in_size, int out_size)
   return clamp ((float) in_size / (float) out_size, 1.0f, (float) LANCZOS_MAX_STRETCH);
 }
 
-/* The input's codes (.xyz: R G B or Y U V; .w alpha) at doubled output position (px2, py2):
- * the position in the input's picture (pixel centres aligned), then in the frame. */
+/* The input's codes (.xyz: R G B or Y U V; .w alpha) at doubled output position (px2, py2),
+ * entries ex, ey of the tap tables: the position in the input's picture (pixel centres
+ * aligned), then in the frame. The tables hold, per axis, the luma grid's taps of every
+ * position (count tx_count or ty_count), then the chroma grid's of the same positions; the y
+ * axis's follow the x axis's. */
 inline float4
-sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2, int py2)
+sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2, int py2,
+    int ex, int ey)
 {
+  if (g->method == METHOD_NEAREST || g->method == METHOD_BILINEAR) {
+    const int ty = 2 * g->tx_count;
+    float4 v = sample_taps (in, p, false, tap_at (g->taps, ex), tap_at (g->taps, ty + ey),
+        g->method);
+#if IS_420(IN_FMT)
+    const float4 c = sample_taps (in, p, true, tap_at (g->taps, g->tx_count + ex),
+        tap_at (g->taps, ty + g->ty_count + ey), g->method);
+    v.y = c.y;
+    v.z = c.z;
+#endif
+    return v;
+  }
   const pos_t dx = 2 * (pos_t) g->dw, dy = 2 * (pos_t) g->dh;
   const pos_t nx = (pos_t) (px2 - 2 * g->ox + 1) * g->sw - g->dw + (pos_t) g->sx * dx;
   const pos_t ny = (pos_t) (py2 - 2 * g->oy + 1) * g->sh - g->dh + (pos_t) g->sy * dy;
@@ -415,12 +433,12 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
     PLANE_ARGS (out), int ox, int oy, int dw, int dh, int in_hoff, int in_voff, int out_hoff,
     int out_voff, int method, float4 m0, float4 m1, float4 m2, float alpha_scale,
     float out_max, float alpha_max, float4 black, int crop_x, int crop_y, int crop_w,
-    int crop_h)
+    int crop_h, __global const int4 * taps, int tx_count, int ty_count)
 {
   const Planes ip = PLANES_OF (in);
   const Planes op = PLANES_OF (out);
   const Geometry g = { ox, oy, dw, dh, crop_x, crop_y, crop_w, crop_h, in_hoff, in_voff,
-    method };
+    method, taps, tx_count, ty_count };
   const int gx = get_global_id (0), gy = get_global_id (1);
 #if IS_420(OUT_FMT)
   if (gx >= (out_w + 1) / 2 || gy >= (out_h + 1) / 2)
@@ -430,20 +448,21 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
       const int x = 2 * gx + i, y = 2 * gy + j;
       if (x >= out_w || y >= out_h)
         continue;
-      const float4 o = inside (&g, 2 * x, 2 * y) ? convert (sample (in, &ip, &g, 2 * x, 2 * y),
-          m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+      const float4 o = inside (&g, 2 * x, 2 * y) ? convert (sample (in, &ip, &g, 2 * x, 2 * y,
+              x, y), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
       write_full (out, &op, x, y, o);
     }
   }
+  /* The chroma sites' entries follow the pixels'. */
   const int px2 = 4 * gx + out_hoff, py2 = 4 * gy + out_voff;
-  const float4 c = inside (&g, px2, py2) ? convert (sample (in, &ip, &g, px2, py2), m0, m1, m2,
-      alpha_scale, out_max, alpha_max) : black;
+  const float4 c = inside (&g, px2, py2) ? convert (sample (in, &ip, &g, px2, py2, out_w + gx,
+          out_h + gy), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
   write_chroma (out, &op, gx, gy, c);
 #else
   if (gx >= out_w || gy >= out_h)
     return;
-  const float4 o = inside (&g, 2 * gx, 2 * gy) ? convert (sample (in, &ip, &g, 2 * gx, 2 * gy),
-      m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+  const float4 o = inside (&g, 2 * gx, 2 * gy) ? convert (sample (in, &ip, &g, 2 * gx, 2 * gy,
+          gx, gy), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
   write_full (out, &op, gx, gy, o);
 #endif
 }

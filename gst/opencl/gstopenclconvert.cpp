@@ -7,10 +7,12 @@
 #include "opencl/gstopenclconvert.h"
 
 #include <array>
+#include <cstring>
 #include <cmath>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
@@ -295,7 +297,101 @@ rows_aligned (const GstOpenCLFrame & frame)
       GST_VIDEO_INFO_PLANE_STRIDE (info, 0) % 4 == 0);
 }
 
+/* floor (n / d), d > 0. */
+gint64
+floor_div (gint64 n, gint64 d)
+{
+  return n >= 0 ? n / d : -((-n + d - 1) / d);
+}
+
+/* One tap of the kernel's table: what its tap_of () computes for coordinate n / d on a grid
+ * whose samples lo .. hi may be read, { i0, i1, the weight of i1's float bits, 0 }. */
+cl_int4
+tap_entry (gint64 n, gint64 d, int lo, int hi, bool nearest)
+{
+  cl_int4 t {};
+  if (nearest) {
+    t.s[0] = t.s[1] = (cl_int) CLAMP (floor_div (2 * n + d, 2 * d), (gint64) lo, (gint64) hi);
+    return t;
+  }
+  const gint64 i = floor_div (n, d);
+  const float f = (float) (n - i * d) / (float) d;
+  t.s[0] = (cl_int) CLAMP (i, (gint64) lo, (gint64) hi);
+  t.s[1] = (cl_int) CLAMP (i + 1, (gint64) lo, (gint64) hi);
+  std::memcpy (&t.s[2], &f, sizeof f);
+  return t;
+}
+
+/* The taps of one axis: the luma grid's at the output's pixels (doubled positions 2 x) and,
+ * for a 4:2:0 output, its chroma sites (4 k + site), then the chroma grid's at the same
+ * positions (a 4:2:0 input; zeros otherwise). `out_size` pixels, picture at `origin`, `size`
+ * long; the input's picture at `first`, `length` long; the sites doubled. */
+struct AxisTaps
+{
+  int out_size, origin, size, first, length, out_site, in_site;
+  bool out_420, in_420, nearest;
+};
+
+void
+append_axis_taps (const AxisTaps & a, std::vector<cl_int4> & table)
+{
+  std::vector<int> positions;
+  for (int x = 0; x < a.out_size; x++)
+    positions.push_back (2 * x);
+  if (a.out_420) {
+    for (int k = 0; k < (a.out_size + 1) / 2; k++)
+      positions.push_back (4 * k + a.out_site);
+  }
+  const gint64 d = 2 * (gint64) a.size;
+  for (int chroma = 0; chroma < 2; chroma++) {
+    for (int p2 : positions) {
+      const gint64 n = (gint64) (p2 - 2 * a.origin + 1) * a.length - a.size + (gint64) a.first *
+          d;
+      if (!chroma)
+        table.push_back (tap_entry (n, d, a.first, a.first + a.length - 1, a.nearest));
+      else if (a.in_420)
+        table.push_back (tap_entry (2 * n - a.in_site * d, 4 * d, a.first / 2,
+                (a.first + a.length - 1) / 2, a.nearest));
+      else
+        table.push_back (cl_int4 {});
+    }
+  }
+}
+
 }  // namespace
+
+bool
+FrameConverter::TapsKey::operator== (const TapsKey & o) const
+{
+  return rect.x == o.rect.x && rect.y == o.rect.y && rect.w == o.rect.w && rect.h == o.rect.h &&
+      source.x == o.source.x && source.y == o.source.y && source.w == o.source.w &&
+      source.h == o.source.h && method == o.method;
+}
+
+/* The tables of the kernel's sample (): x axis, then y axis. Written with a blocking write
+ * when the key changes (a property or the crop changed), never per frame otherwise. */
+void
+FrameConverter::fill_taps (ElementDevice & device, const TapsKey & key)
+{
+  if (taps_filled_ && key == taps_key_)
+    return;
+  cl_int sites[4];
+  chroma_offsets (&in_, &sites[0], &sites[1]);
+  chroma_offsets (&out_, &sites[2], &sites[3]);
+  const bool in_420 = is_420 (GST_VIDEO_INFO_FORMAT (&in_));
+  const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (&out_));
+  const bool nearest = key.method == ScaleMethod::Nearest;
+  std::vector<cl_int4> table;
+  append_axis_taps (AxisTaps { GST_VIDEO_INFO_WIDTH (&out_), key.rect.x, key.rect.w,
+          key.source.x, key.source.w, sites[2], sites[0], out_420, in_420, nearest }, table);
+  append_axis_taps (AxisTaps { GST_VIDEO_INFO_HEIGHT (&out_), key.rect.y, key.rect.h,
+          key.source.y, key.source.h, sites[3], sites[1], out_420, in_420, nearest }, table);
+  g_assert (table.size () == (size_t) (2 * (tx_count_ + ty_count_)));
+  device.queue ().enqueueWriteBuffer (taps_, CL_TRUE, 0, table.size () * sizeof (cl_int4),
+      table.data ());
+  taps_key_ = key;
+  taps_filled_ = true;
+}
 
 bool
 converts_format (GstVideoFormat format)
@@ -350,8 +446,17 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
       unscaled_[0] () ? " and unscaled kernels" : "");
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
   const int w = GST_VIDEO_INFO_WIDTH (out), h = GST_VIDEO_INFO_HEIGHT (out);
-  global_ = is_420 (GST_VIDEO_INFO_FORMAT (out)) ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) :
-      cl::NDRange (w, h);
+  const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (out));
+  global_ = out_420 ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) : cl::NDRange (w, h);
+  /* Tap tables: per axis, the output's pixels and (4:2:0) chroma sites, for the luma and the
+   * chroma grid. */
+  tx_count_ = w + (out_420 ? (w + 1) / 2 : 0);
+  ty_count_ = h + (out_420 ? (h + 1) / 2 : 0);
+  taps_ = cl::Buffer (device.context, CL_MEM_READ_ONLY, 2 * (size_t) (tx_count_ + ty_count_) *
+      sizeof (cl_int4));
+  kernel.setArg (38, taps_);
+  kernel.setArg (39, tx_count_);
+  kernel.setArg (40, ty_count_);
   in_ = *in;
   out_ = *out;
   kernel_ = kernel;
@@ -411,6 +516,8 @@ FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
   const cl_int picture[] = { source.x, source.y, source.w, source.h };
   for (cl_uint i = 0; i < 4; i++)
     kernel_.setArg (34 + i, picture[i]);
+  if (method == ScaleMethod::Nearest || method == ScaleMethod::Bilinear)
+    fill_taps (device, TapsKey { rect, source, method });
   device.launch (kernel_, global_, cl::NullRange);
 }
 

@@ -54,6 +54,20 @@ private:
   GstVideoInfo in_ {}, out_ {};
   cl::Kernel kernel_;
   cl::NDRange global_;
+  /* The general kernel's tap tables (nearest, bilinear): made at configure (), filled when the
+   * picture's rectangle, the crop or the method changes, not per frame. */
+  cl::Buffer taps_;
+  cl_int tx_count_ = 0, ty_count_ = 0;
+  struct TapsKey
+  {
+    PixelRect rect, source;
+    ScaleMethod method;
+    bool operator== (const TapsKey & o) const;
+  };
+  bool taps_filled_ = false;
+  TapsKey taps_key_ {};
+
+  void fill_taps (ElementDevice & device, const TapsKey & key);
   /* The unscaled kernels (convert_unscaled_nearest, _bilinear), where configure () found the
    * pair, sizes and device eligible; convert () takes them for the frames whose picture fills
    * the output, whose method is nearest or bilinear and whose packed rows are aligned. */
