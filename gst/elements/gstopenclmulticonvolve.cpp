@@ -55,6 +55,7 @@
 
 #include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclconvolution.h"
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
@@ -192,9 +193,6 @@ struct _GstOpenCLMultiConvolve
 
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS \
     ", width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
-#define VIDEO_IN_DEVICE_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " \
-    "format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS ", width=(int)[1, max], " \
-    "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 
@@ -208,10 +206,13 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
     GstCaps * caps, GstCaps * filter)
 {
   auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  auto & device = gst_opencl::device_of (trans);
   GstCaps *result;
   if (direction == GST_PAD_SRC) {
-    /* Any output comes from any input of the sink template (sizes are checked in set_caps). */
-    result = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    /* Any output comes from any input of the sink template (sizes are checked in set_caps);
+     * frames in CUDA memory where the device reaches it. */
+    result = gst_opencl::negotiable_caps (device,
+        gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (trans)));
   } else {
     int num_kernels;
     {
@@ -221,7 +222,7 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
     result = gst_caps_new_empty ();
     for (guint i = 0; i < gst_caps_get_size (caps); i++)
       gst_opencl_multi_convolve::append_outputs (gst_caps_get_structure (caps, i),
-          num_kernels, result);
+          num_kernels, gst_opencl::cuda_negotiable (device), result);
   }
   if (filter) {
     GstCaps *intersected = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -265,8 +266,8 @@ allocate_input (State & state, gst_opencl::Device & device)
 }
 
 static void
-configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
-    gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps)
+configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device, GstCaps * incaps,
+    GstCaps * outcaps)
 {
   auto *impl = self->impl;
   Settings settings;
@@ -298,10 +299,6 @@ configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
   if (!state.video_out)
     state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
         (size_t) out_bytes);
-  if (state.video_in)
-    ports.in.configure (&state.in_video, false);
-  if (state.video_out)
-    ports.out.configure (&state.out_video, false);
 
   gst_opencl::ConvolutionSpec spec;
   spec.kx = spec.ky = settings.kernel_size;
@@ -320,11 +317,15 @@ configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
 
 static gboolean
 gst_opencl_multi_convolve_configure (GstOpenCLBaseTransform * base,
-    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstCaps * incaps,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts &, GstCaps * incaps,
     GstCaps * outcaps)
 {
+  /* The base configures the ports of the video sides (their memory: system, OpenCL, CUDA). */
+  GstVideoInfo in_info, out_info;
+  if (!gst_opencl_base_transform_configure_ports (base, incaps, outcaps, &in_info, &out_info))
+    return FALSE;
   return GST_OPENCL_GUARD (base, "cannot configure the filter bank", [&]() {
-    configure (GST_OPENCL_MULTI_CONVOLVE (base), device.device (), ports, incaps, outcaps);
+    configure (GST_OPENCL_MULTI_CONVOLVE (base), device.device (), incaps, outcaps);
   });
 }
 
@@ -550,16 +551,24 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
       "device", "gst-opencl developers");
 
-  /* Frames in OpenCL memory are read where they are (a device-to-device copy). */
-  GstCaps *sink = gst_caps_from_string (VIDEO_IN_DEVICE_CAPS);
-  gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
+  /* Frames in CUDA or OpenCL memory are read on the device (a device-to-device copy); video
+   * output in system or CUDA memory. */
+  GstCaps *video_in = gst_caps_from_string (VIDEO_IN_CAPS);
+  GstCaps *sink = gst_opencl::with_memory_feature (video_in,
+      GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA);
+  gst_caps_append (sink, gst_opencl::with_memory_feature (video_in,
+          GST_CAPS_FEATURE_MEMORY_OPENCL));
+  gst_caps_append (sink, video_in);
   gst_caps_append (sink, gst_caps_from_string (
           gst_opencl::tensor_template_caps ("uint8").c_str ()));
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
   gst_caps_unref (sink);
   GstCaps *src = gst_caps_from_string (gst_opencl::tensor_template_caps ("float32").c_str ());
-  gst_caps_append (src, gst_caps_from_string (VIDEO_OUT_CAPS));
+  GstCaps *video_out = gst_caps_from_string (VIDEO_OUT_CAPS);
+  gst_caps_append (src, gst_opencl::with_memory_feature (video_out,
+          GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
+  gst_caps_append (src, video_out);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
   gst_caps_unref (src);
