@@ -14,7 +14,7 @@
  * docs/openclmulticonvolve.md; GST_OPENCL_VARIANT_CONVOLUTION forces one). The element posts an
  * `opencl-variant` element message saying which it runs.
  *
- * Input: the luma of video frames (in system or OpenCL memory): GRAY8, the Y plane of NV12
+ * Input: the luma of video frames (in system, OpenCL or CUDA memory): GRAY8, the Y plane of NV12
  * and I420, and 16-bit luma on the same 0..255 scale as floats, GRAY16_LE as value / 257 and
  * P010_10LE's 10-bit Y as (value >> 6) x 255 / 1023 (so that an 8-bit frame widened to either
  * gives the same responses, to within a rounding); or one volume per buffer as
@@ -23,7 +23,8 @@
  * Output: other/tensors,types=float32,dimensions=N:W:H[:D], the N responses of a voxel
  * contiguous; or, for video input (of any of its formats) when downstream asks for video and
  * N <= 4, GRAY8 (N = 1) or RGBA (responses in R, G, B, A; a missing alpha is 255) holding
- * response * scale + offset, rounded and saturated to 8 bits.
+ * response * scale + offset, rounded and saturated to 8 bits, in system memory or (where
+ * downstream asks for it) CUDA memory.
  *
  * The filters come from `kernels` or `kernels-file`: N x k^dims floats, the filter index
  * fastest, then x, y and z.

@@ -17,8 +17,8 @@
  * Floats sort in the total order -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs by their
  * bits as unsigned integers); descending is its exact reverse.
  *
- * Video (RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE in system
- * memory): the pixels of every row (or column, #GstOpenCLSort:direction) are reordered by a key
+ * Video (RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE in system,
+ * OpenCL or CUDA memory, the output in the input's): the pixels of every row (or column, #GstOpenCLSort:direction) are reordered by a key
  * (#GstOpenCLSort:key), the "pixel sorting" effect. Each output line is a permutation of the
  * input line; pixels with equal keys keep their order (the sort is stable). Keys have 8 bits.
  * Luma is (77 R + 150 G + 29 B + 128) >> 8 in integers; GRAY8 and GRAY16_LE sort by their value

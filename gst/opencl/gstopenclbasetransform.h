@@ -50,9 +50,9 @@ struct _GstOpenCLBaseTransformClass
    * unset. Neither may throw (wrap the body in GST_OPENCL_GUARD).
    *
    * Caps are set: configure the ports for the sides that carry frames
-   * (gst_opencl_base_transform_configure_ports () when both sides are video caps, else
-   * FramePort::configure ()), build kernels on device.device () (which throws "no OpenCL
-   * device" before start), size state. Return FALSE after posting an error. */
+   * (gst_opencl_base_transform_configure_ports (): video caps on either side or both), build
+   * kernels on device.device () (which throws "no OpenCL device" before start), size state.
+   * Return FALSE after posting an error. */
   gboolean (*configure) (GstOpenCLBaseTransform * trans, gst_opencl::ElementDevice & device,
       gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps);
 
