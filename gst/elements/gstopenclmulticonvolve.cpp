@@ -350,11 +350,16 @@ explain_negotiation (GstBaseTransform * trans, GstCaps * incaps)
     gchar *offered_text = gst_caps_to_string (offered);
     gchar *downstream_text = gst_caps_to_string (downstream);
     const bool video_in = !gst_opencl::caps_are_tensors (incaps);
+    /* Downstream asks for CUDA memory where the device does not reach it. */
+    const bool no_cuda = video_in && gst_opencl::caps_are_cuda (downstream) &&
+        !gst_opencl::cuda_negotiable (gst_opencl::device_of (trans));
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("downstream takes none of the outputs for "
-            "num-kernels=%d: %s", num_kernels, !video_in ? "volume input gives float32 tensors "
-            "only" : num_kernels > 4 ? "video output holds at most 4 responses (RGBA), so only "
-            "float32 tensors are left" : num_kernels > 1 ? "the outputs are float32 tensors and "
-            "RGBA video" : "the outputs are float32 tensors and GRAY8 video"),
+            "num-kernels=%d: %s%s", num_kernels, !video_in ? "volume input gives float32 "
+            "tensors only" : num_kernels > 4 ? "video output holds at most 4 responses (RGBA), "
+            "so only float32 tensors are left" : num_kernels > 1 ? "the outputs are float32 "
+            "tensors and RGBA video" : "the outputs are float32 tensors and GRAY8 video",
+            no_cuda ? ", in system memory only (the device does not reach CUDA memory: it is "
+            "not negotiable)" : ""),
         ("outputs for %" GST_PTR_FORMAT ": %s; downstream takes %s", incaps, offered_text,
             downstream_text));
     g_free (offered_text);
