@@ -4,8 +4,8 @@
  * negotiated, and a device that does not reach CUDA memory refuses it at negotiation (an error
  * on the bus, not a crash). On an NVIDIA device with GStreamer's CUDA elements (the GPU machine,
  * tests/gpu-suite.sh), the CUDA path itself: frames from cudaupload and nvh264dec through
- * openclupload/opencldownload, a filter and an analysis element equal the frames of the
- * system-memory path bit for bit, and decoded frames equal a software decoder's (MD5 of every
+ * openclupload/opencldownload, filters (openclsort, openclmulticonvolve among them), an analysis
+ * element and the sources equal the frames of the system-memory path bit for bit, and decoded frames equal a software decoder's (MD5 of every
  * frame, made with tests/media/make-h264-clips.sh into GST_OPENCL_TEST_CLIPS). */
 #include <fstream>
 #include <string>
@@ -13,6 +13,7 @@
 
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include "common/reliability.h"
 #include "common/suite.h"
@@ -48,6 +49,26 @@ source (const char *format, int width, int height, int frames)
   return "videotestsrc pattern=ball num-buffers=" + std::to_string (frames) +
       " ! video/x-raw,format=" + format + ",width=" + std::to_string (width) + ",height=" +
       std::to_string (height) + ",framerate=30/1";
+}
+
+/* openclmulticonvolve with two 3x3 filters (a Sobel pair), RGBA video out. */
+const std::string multiconvolve = " ! openclmulticonvolve num-kernels=2 kernel-size=3 "
+    "kernels=\"<-1,-1, 0,-2, 1,-1, -2,0, 0,0, 2,0, -1,1, 0,2, 1,1>\" scale=0.25 offset=128";
+
+/* The sources, each a few frames of one still picture. */
+const char *const sources[] = {
+  "openclmandelboxsrc animate=false iterations=6 steps=24 num-buffers=3",
+  "openclkernelsrc num-buffers=3 source=\"__kernel void ramp (__write_only image2d_t out, "
+      "int width, int height) { int2 p = (int2) (get_global_id (0), get_global_id (1)); "
+      "write_imagef (out, p, (float4) ((float) p.x / width, (float) p.y / height, 0.5f, "
+      "1.0f)); }\"",
+};
+
+std::string
+source_caps (const char *memory, const char *format, int width, int height)
+{
+  return std::string (" ! video/x-raw") + memory + ",format=" + format + ",width=" +
+      std::to_string (width) + ",height=" + std::to_string (height);
 }
 
 std::vector<reliability::Output>
@@ -162,14 +183,47 @@ md5_of_frames (const std::vector<reliability::Output> & frames)
   return sums;
 }
 
+/* openclsort, openclmulticonvolve (its video input and output) and the sources in CUDA
+ * memory, against the same elements in system memory. */
+void
+check_elements_of_issue_26 (int w, int h)
+{
+  for (const char *format : { "RGBA", "NV12", "P010_10LE" }) {
+    const std::string src = source (format, w, h, 3);
+    expect_same_frames (src + " ! openclsort", src + to_cuda +
+        " ! openclsort ! video/x-raw(memory:CUDAMemory) ! cudadownload");
+  }
+  expect_memory (source ("NV12", w, h, 2) + to_cuda + " ! openclsort name=subject ! fakesink",
+      "cuda -> cuda");
+  /* 8-bit luma read from the frame as it came, and 16-bit luma converted to floats first
+   * (cudaupload's formats: no GRAY8). */
+  for (const char *format : { "NV12", "P010_10LE" }) {
+    const std::string src = source (format, w, h, 3);
+    const std::string reference = src + multiconvolve + " ! video/x-raw,format=RGBA";
+    expect_same_frames (reference, src + to_cuda + multiconvolve + " ! video/x-raw,format=RGBA");
+    expect_same_frames (reference, src + to_cuda + multiconvolve +
+        " ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudadownload");
+  }
+  expect_memory (source ("NV12", w, h, 2) + to_cuda + multiconvolve + " name=subject ! "
+      "video/x-raw(memory:CUDAMemory),format=RGBA ! fakesink", "cuda -> cuda");
+  for (const char *line : sources) {
+    for (const char *format : { "RGBA", "NV12" })
+      expect_same_frames (line + source_caps ("", format, w, h), line +
+          source_caps ("(memory:CUDAMemory)", format, w, h) + " ! cudadownload");
+  }
+}
+
 }  // namespace
 
 GST_START_TEST (test_templates_offer_cuda_memory)
 {
-  for (const char *name : { "openclbilateral", "openclhistogram", "openclconvolve3d" }) {
+  for (const char *name : { "openclbilateral", "openclhistogram", "openclconvolve3d",
+          "openclsort", "openclmulticonvolve" }) {
     fail_unless (template_has_cuda (name, "sink"), "%s sink", name);
     fail_unless (template_has_cuda (name, "src"), "%s src", name);
   }
+  fail_unless (template_has_cuda ("openclmandelboxsrc", "src"));
+  fail_unless (template_has_cuda ("openclkernelsrc", "src"));
   fail_unless (template_has_cuda ("openclupload", "sink"));
   fail_unless (template_has_cuda ("opencldownload", "src"));
 }
@@ -196,21 +250,57 @@ GST_END_TEST;
 GST_START_TEST (test_cuda_memory_negotiation)
 {
   const std::string src = source ("RGBA", 64, 48, 3);
-  const std::string lines[] = {
-    src + " ! openclbilateral name=subject ! video/x-raw(memory:CUDAMemory) ! fakesink",
-    src + " ! openclupload ! opencldownload name=subject ! video/x-raw(memory:CUDAMemory) ! "
-        "fakesink",
+  const std::string gray = source ("GRAY8", 33, 17, 3);
+  const std::string to_cuda_out = " ! video/x-raw(memory:CUDAMemory) ! fakesink";
+  /* Each case: the line, the line where CUDA is reachable when it differs, and the `memory` it
+   * then reports. openclsort keeps its caps (CUDA in too): without a CUDA producer it does not
+   * even link, so its refusal is test_cuda_caps_refused_by_element's. */
+  struct Case
+  {
+    std::string line, cuda_line;
+    const char *memory;
   };
-  const char *memories[] = { "system -> cuda", "opencl -> cuda" };
-  for (size_t i = 0; i < G_N_ELEMENTS (lines); i++) {
+  const Case cases[] = {
+    { src + " ! openclbilateral name=subject" + to_cuda_out, "", "system -> cuda" },
+    { src + " ! openclupload ! opencldownload name=subject" + to_cuda_out, "", "opencl -> cuda" },
+    { "", src + to_cuda + " ! openclsort name=subject" + to_cuda_out, "cuda -> cuda" },
+    { gray + multiconvolve + " name=subject ! video/x-raw(memory:CUDAMemory),format=RGBA ! "
+          "fakesink", "", "system -> cuda" },
+    { std::string (sources[0]) + " name=subject" + source_caps ("(memory:CUDAMemory)", "NV12",
+          33, 17) + " ! fakesink", "", "cuda" },
+    { std::string (sources[1]) + " name=subject" + source_caps ("(memory:CUDAMemory)", "RGBA",
+          33, 17) + " ! fakesink", "", "cuda" },
+  };
+  for (const Case & c : cases) {
     if (expect_cuda ()) {
-      expect_memory (lines[i], memories[i]);
-    } else {
-      const std::string error = testutil::run_pipeline (lines[i]);
+      expect_memory (c.cuda_line.empty () ? c.line : c.cuda_line, c.memory);
+    } else if (!c.line.empty ()) {
+      const std::string error = testutil::run_pipeline (c.line);
       fail_unless (error.find ("not-negotiated") != std::string::npos ||
-          error.find ("negotiat") != std::string::npos, "%s: %s", lines[i].c_str (),
+          error.find ("negotiat") != std::string::npos, "%s: %s", c.line.c_str (),
           error.c_str ());
     }
+  }
+}
+GST_END_TEST;
+
+/* Without CUDA on the device, an element handed CUDA-memory caps directly (no CUDA element
+ * needed: the harness sends the caps event) refuses them as not negotiated, without a crash. */
+GST_START_TEST (test_cuda_caps_refused_by_element)
+{
+  if (expect_cuda ()) {
+    GST_INFO ("CUDA reachable: the other tests run the CUDA path");
+    return;
+  }
+  const char *caps = "video/x-raw(memory:CUDAMemory),format=NV12,width=33,height=17,"
+      "framerate=30/1";
+  const std::string elements[] = { "openclsort", "openclbilateral", multiconvolve.substr (3) };
+  for (const std::string & element : elements) {
+    GstHarness *harness = gst_harness_new_parse (element.c_str ());
+    gst_harness_set_src_caps_str (harness, caps);
+    GstBuffer *buffer = gst_buffer_new_allocate (nullptr, 33 * 17 * 2, nullptr);
+    fail_unless_equals_int (gst_harness_push (harness, buffer), GST_FLOW_NOT_NEGOTIATED);
+    gst_harness_teardown (harness);
   }
 }
 GST_END_TEST;
@@ -252,6 +342,7 @@ GST_START_TEST (test_cuda_frames_match_system_memory)
     }
     expect_same_frames (rgba + " ! openclhistogram draw=true", rgba + to_cuda +
         " ! openclhistogram draw=true ! cudadownload");
+    check_elements_of_issue_26 (w, h);
   }
 }
 GST_END_TEST;
@@ -313,7 +404,8 @@ static Suite *
 cuda_suite ()
 {
   return TESTUTIL_SUITE ("cuda", 600, test_templates_offer_cuda_memory, test_memory_property,
-      test_cuda_memory_negotiation, test_cuda_frames_match_system_memory, test_decoded_frames);
+      test_cuda_memory_negotiation, test_cuda_caps_refused_by_element,
+      test_cuda_frames_match_system_memory, test_decoded_frames);
 }
 
 GST_CHECK_MAIN (cuda);

@@ -16,7 +16,8 @@
  * the pace of the clock. For NV12, I420, P010_10LE, GRAY8, GRAY16_LE and RGBA64_LE output the
  * kernel still writes an RGBA frame, which the element then converts on the device (as
  * openclconvertscale converts, with the negotiated colorimetry), so an encoder takes the frames
- * directly. Every property may change while playing, as for openclkernel (see
+ * directly. Frames come in system or OpenCL memory, and in CUDA memory (memory:CUDAMemory,
+ * copied on the device) where the device is NVIDIA's and downstream asks for it. Every property may change while playing, as for openclkernel (see
  * docs/openclkernel.md). For developing kernels, `checked=true` gives a `dst` kernel a copy of
  * the frame with guard zones around it, checked after every frame: a write outside the frame is
  * an error naming the kernel, and the frame is not pushed.

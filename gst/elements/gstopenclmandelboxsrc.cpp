@@ -17,7 +17,9 @@
  * Frames come in RGBA, BGRA, RGBx and BGRx, rendered directly, or in NV12, I420, P010_10LE,
  * GRAY8, GRAY16_LE and RGBA64_LE: the RGBA picture converted on the device (as
  * openclconvertscale converts, with the negotiated colorimetry and chroma site), so an encoder
- * takes them without a copy through the host.
+ * takes them without a copy through the host. They come in system or OpenCL memory, and in
+ * CUDA memory (memory:CUDAMemory, copied on the device) where the device is NVIDIA's and
+ * downstream asks for it.
  *
  * Every property but `device` and `is-live` may change while playing; the next frame uses it.
  *

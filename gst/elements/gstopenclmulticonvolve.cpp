@@ -14,7 +14,7 @@
  * docs/openclmulticonvolve.md; GST_OPENCL_VARIANT_CONVOLUTION forces one). The element posts an
  * `opencl-variant` element message saying which it runs.
  *
- * Input: the luma of video frames (in system or OpenCL memory): GRAY8, the Y plane of NV12
+ * Input: the luma of video frames (in system, OpenCL or CUDA memory): GRAY8, the Y plane of NV12
  * and I420, and 16-bit luma on the same 0..255 scale as floats, GRAY16_LE as value / 257 and
  * P010_10LE's 10-bit Y as (value >> 6) x 255 / 1023 (so that an 8-bit frame widened to either
  * gives the same responses, to within a rounding); or one volume per buffer as
@@ -23,7 +23,8 @@
  * Output: other/tensors,types=float32,dimensions=N:W:H[:D], the N responses of a voxel
  * contiguous; or, for video input (of any of its formats) when downstream asks for video and
  * N <= 4, GRAY8 (N = 1) or RGBA (responses in R, G, B, A; a missing alpha is 255) holding
- * response * scale + offset, rounded and saturated to 8 bits.
+ * response * scale + offset, rounded and saturated to 8 bits, in system memory or (where
+ * downstream asks for it) CUDA memory.
  *
  * The filters come from `kernels` or `kernels-file`: N x k^dims floats, the filter index
  * fastest, then x, y and z.
@@ -55,6 +56,7 @@
 
 #include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclconvolution.h"
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
@@ -192,9 +194,6 @@ struct _GstOpenCLMultiConvolve
 
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS \
     ", width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
-#define VIDEO_IN_DEVICE_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " \
-    "format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS ", width=(int)[1, max], " \
-    "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 
@@ -208,10 +207,13 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
     GstCaps * caps, GstCaps * filter)
 {
   auto *impl = GST_OPENCL_MULTI_CONVOLVE (trans)->impl;
+  auto & device = gst_opencl::device_of (trans);
   GstCaps *result;
   if (direction == GST_PAD_SRC) {
-    /* Any output comes from any input of the sink template (sizes are checked in set_caps). */
-    result = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    /* Any output comes from any input of the sink template (sizes are checked in set_caps);
+     * frames in CUDA memory where the device reaches it. */
+    result = gst_opencl::negotiable_caps (device,
+        gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (trans)));
   } else {
     int num_kernels;
     {
@@ -221,7 +223,7 @@ gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirect
     result = gst_caps_new_empty ();
     for (guint i = 0; i < gst_caps_get_size (caps); i++)
       gst_opencl_multi_convolve::append_outputs (gst_caps_get_structure (caps, i),
-          num_kernels, result);
+          num_kernels, gst_opencl::cuda_negotiable (device), result);
   }
   if (filter) {
     GstCaps *intersected = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -265,8 +267,8 @@ allocate_input (State & state, gst_opencl::Device & device)
 }
 
 static void
-configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
-    gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps)
+configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device, GstCaps * incaps,
+    GstCaps * outcaps)
 {
   auto *impl = self->impl;
   Settings settings;
@@ -298,10 +300,6 @@ configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
   if (!state.video_out)
     state.output = cl::Buffer (device.context, CL_MEM_WRITE_ONLY | CL_MEM_HOST_READ_ONLY,
         (size_t) out_bytes);
-  if (state.video_in)
-    ports.in.configure (&state.in_video, false);
-  if (state.video_out)
-    ports.out.configure (&state.out_video, false);
 
   gst_opencl::ConvolutionSpec spec;
   spec.kx = spec.ky = settings.kernel_size;
@@ -320,11 +318,15 @@ configure (GstOpenCLMultiConvolve * self, gst_opencl::Device & device,
 
 static gboolean
 gst_opencl_multi_convolve_configure (GstOpenCLBaseTransform * base,
-    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstCaps * incaps,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts &, GstCaps * incaps,
     GstCaps * outcaps)
 {
+  /* The base configures the ports of the video sides (their memory: system, OpenCL, CUDA). */
+  GstVideoInfo in_info, out_info;
+  if (!gst_opencl_base_transform_configure_ports (base, incaps, outcaps, &in_info, &out_info))
+    return FALSE;
   return GST_OPENCL_GUARD (base, "cannot configure the filter bank", [&]() {
-    configure (GST_OPENCL_MULTI_CONVOLVE (base), device.device (), ports, incaps, outcaps);
+    configure (GST_OPENCL_MULTI_CONVOLVE (base), device.device (), incaps, outcaps);
   });
 }
 
@@ -348,11 +350,16 @@ explain_negotiation (GstBaseTransform * trans, GstCaps * incaps)
     gchar *offered_text = gst_caps_to_string (offered);
     gchar *downstream_text = gst_caps_to_string (downstream);
     const bool video_in = !gst_opencl::caps_are_tensors (incaps);
+    /* Downstream asks for CUDA memory where the device does not reach it. */
+    const bool no_cuda = video_in && gst_opencl::caps_are_cuda (downstream) &&
+        !gst_opencl::cuda_negotiable (gst_opencl::device_of (trans));
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION, ("downstream takes none of the outputs for "
-            "num-kernels=%d: %s", num_kernels, !video_in ? "volume input gives float32 tensors "
-            "only" : num_kernels > 4 ? "video output holds at most 4 responses (RGBA), so only "
-            "float32 tensors are left" : num_kernels > 1 ? "the outputs are float32 tensors and "
-            "RGBA video" : "the outputs are float32 tensors and GRAY8 video"),
+            "num-kernels=%d: %s%s", num_kernels, !video_in ? "volume input gives float32 "
+            "tensors only" : num_kernels > 4 ? "video output holds at most 4 responses (RGBA), "
+            "so only float32 tensors are left" : num_kernels > 1 ? "the outputs are float32 "
+            "tensors and RGBA video" : "the outputs are float32 tensors and GRAY8 video",
+            no_cuda ? ", in system memory only (the device does not reach CUDA memory: it is "
+            "not negotiable)" : ""),
         ("outputs for %" GST_PTR_FORMAT ": %s; downstream takes %s", incaps, offered_text,
             downstream_text));
     g_free (offered_text);
@@ -550,16 +557,24 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
       "Filter/Video", "Correlates frames or volumes with N filters in one pass on an OpenCL "
       "device", "gst-opencl developers");
 
-  /* Frames in OpenCL memory are read where they are (a device-to-device copy). */
-  GstCaps *sink = gst_caps_from_string (VIDEO_IN_DEVICE_CAPS);
-  gst_caps_append (sink, gst_caps_from_string (VIDEO_IN_CAPS));
+  /* Frames in CUDA or OpenCL memory are read on the device (a device-to-device copy); video
+   * output in system or CUDA memory. */
+  GstCaps *video_in = gst_caps_from_string (VIDEO_IN_CAPS);
+  GstCaps *sink = gst_opencl::with_memory_feature (video_in,
+      GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA);
+  gst_caps_append (sink, gst_opencl::with_memory_feature (video_in,
+          GST_CAPS_FEATURE_MEMORY_OPENCL));
+  gst_caps_append (sink, video_in);
   gst_caps_append (sink, gst_caps_from_string (
           gst_opencl::tensor_template_caps ("uint8").c_str ()));
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
   gst_caps_unref (sink);
   GstCaps *src = gst_caps_from_string (gst_opencl::tensor_template_caps ("float32").c_str ());
-  gst_caps_append (src, gst_caps_from_string (VIDEO_OUT_CAPS));
+  GstCaps *video_out = gst_caps_from_string (VIDEO_OUT_CAPS);
+  gst_caps_append (src, gst_opencl::with_memory_feature (video_out,
+          GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
+  gst_caps_append (src, video_out);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
   gst_caps_unref (src);

@@ -4,13 +4,14 @@
 
 #include <string>
 
+#include "opencl/gstopenclmemory.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
 
 namespace gst_opencl_multi_convolve {
 
 void
-append_outputs (const GstStructure * in, int num_kernels, GstCaps * result)
+append_outputs (const GstStructure * in, int num_kernels, bool cuda, GstCaps * result)
 {
   GstCaps *one = gst_caps_new_full (gst_structure_copy (in), nullptr);
   gint fps_n = 0, fps_d = 1;
@@ -35,7 +36,11 @@ append_outputs (const GstStructure * in, int num_kernels, GstCaps * result)
       const gchar *format = gst_structure_get_string (in, "format");
       if (!format || g_strcmp0 (format, "GRAY8") != 0)
         gst_structure_remove_fields (video, "chroma-site", "colorimetry", nullptr);
+      GstStructure *in_cuda = cuda ? gst_structure_copy (video) : nullptr;
       gst_caps_append_structure (result, video);
+      if (in_cuda)
+        gst_caps_append_structure_full (result, in_cuda,
+            gst_caps_features_new (GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA, nullptr));
     }
   } else {
     std::string why;

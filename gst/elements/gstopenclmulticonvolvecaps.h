@@ -31,8 +31,9 @@ struct Shape
 
 
 /* Output caps for one input structure: the tensor first (the default when downstream takes
- * anything), then video for video input with N <= 4. */
-void append_outputs (const GstStructure * in, int num_kernels, GstCaps * result);
+ * anything), then video for video input with N <= 4, in system memory, then in CUDA memory
+ * when `cuda` (the device reaches it). */
+void append_outputs (const GstStructure * in, int num_kernels, bool cuda, GstCaps * result);
 
 /* The shape of negotiated caps for `num_kernels` filters; throws gst_opencl::Failure
  * (Settings) for caps the bank cannot take: a tensor that is not uint8 or has more than 3

@@ -17,8 +17,8 @@
  * Floats sort in the total order -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs by their
  * bits as unsigned integers); descending is its exact reverse.
  *
- * Video (RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE in system
- * memory): the pixels of every row (or column, #GstOpenCLSort:direction) are reordered by a key
+ * Video (RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE in system,
+ * OpenCL or CUDA memory, the output in the input's): the pixels of every row (or column, #GstOpenCLSort:direction) are reordered by a key
  * (#GstOpenCLSort:key), the "pixel sorting" effect. Each output line is a permutation of the
  * input line; pixels with equal keys keep their order (the sort is stable). Keys have 8 bits.
  * Luma is (77 R + 150 G + 29 B + 128) >> 8 in integers; GRAY8 and GRAY16_LE sort by their value
@@ -118,11 +118,8 @@ struct _GstOpenCLSort
   GstOpenCLSortImpl *impl;
 };
 
-#define VIDEO_FIELDS "format=(string){ RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, " \
-    "NV12, I420, P010_10LE }, " \
-    "width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
-#define VIDEO_CAPS "video/x-raw, " VIDEO_FIELDS
-#define VIDEO_OPENCL_CAPS "video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL "), " VIDEO_FIELDS
+#define VIDEO_FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, " \
+    "P010_10LE"
 
 G_DEFINE_TYPE (GstOpenCLSort, gst_opencl_sort, GST_TYPE_OPENCL_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (openclsort, "openclsort", GST_RANK_NONE, GST_TYPE_OPENCL_SORT);
@@ -192,23 +189,9 @@ set_tensor_caps (GstOpenCLSortImpl * impl, gst_opencl::Device & device, GstCaps 
   state.video = false;
 }
 
-static void
-set_video_caps (GstOpenCLSortImpl * impl, gst_opencl::Device & device,
-    gst_opencl::FramePorts & ports, GstCaps * caps)
-{
-  State & state = impl->state;
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, caps))
-    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, "bad video caps");
-  state.pixels.configure (device, info);
-  ports.in.configure (state.pixels.info (), false);
-  ports.out.configure (state.pixels.info (), false);
-  state.video = true;
-}
-
 static gboolean
 gst_opencl_sort_configure (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & device,
-    gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps)
+    gst_opencl::FramePorts &, GstCaps * incaps, GstCaps * outcaps)
 {
   auto *impl = GST_OPENCL_SORT (base)->impl;
   if (!gst_caps_is_equal (incaps, outcaps)) {
@@ -216,11 +199,18 @@ gst_opencl_sort_configure (GstOpenCLBaseTransform * base, gst_opencl::ElementDev
             "caps"), ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
+  const bool video = !gst_opencl::caps_are_tensors (incaps);
+  /* Video: the base configures both ports from the caps (their memory: system, OpenCL, CUDA). */
+  GstVideoInfo in_info, out_info;
+  if (video && !gst_opencl_base_transform_configure_ports (base, incaps, outcaps, &in_info,
+          &out_info))
+    return FALSE;
   return GST_OPENCL_GUARD (base, "cannot configure the sort", [&]() {
-    if (gst_opencl::caps_are_tensors (incaps))
-      set_tensor_caps (impl, device.device (), incaps);
+    if (video)
+      impl->state.pixels.configure (device.device (), in_info);
     else
-      set_video_caps (impl, device.device (), ports, incaps);
+      set_tensor_caps (impl, device.device (), incaps);
+    impl->state.video = video;
     GST_DEBUG_OBJECT (base, "configured for %" GST_PTR_FORMAT, incaps);
   });
 }
@@ -364,10 +354,15 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
       GST_TYPE_OPENCL_SORT_KEY, (gint) DEFAULT_KEY, gst_opencl::PROPERTY_CONTROLLABLE),
       &Settings::key);
 
-  /* Video in OpenCL memory first: between other elements of the plugin frames stay there. */
-  std::string caps_text = gst_opencl::tensor_template_caps ("{ int32, uint32, float32 }") +
-      "; " VIDEO_OPENCL_CAPS "; " VIDEO_CAPS;
-  GstCaps *caps = gst_caps_from_string (caps_text.c_str ());
+  /* Video in CUDA memory (where the device reaches it), then OpenCL memory: between other
+   * elements of the plugin, NVIDIA's decoders and CUDA elements frames stay on the device. */
+  GstCaps *caps = gst_caps_from_string (gst_opencl::tensor_template_caps (
+          "{ int32, uint32, float32 }").c_str ());
+  GstCaps *video = gst_opencl::video_caps (VIDEO_FORMATS, nullptr);
+  gst_caps_append (caps, gst_opencl::with_memory_feature (video,
+          GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
+  gst_caps_append (caps, gst_opencl::video_caps_any_memory (VIDEO_FORMATS, nullptr, false));
+  gst_caps_unref (video);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),

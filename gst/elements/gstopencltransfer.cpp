@@ -54,6 +54,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_opencl_transfer_debug);
 
 using gst_opencl::device_of;
 using gst_opencl::port_of;
+using gst_opencl::with_memory_feature;
 
 /* Every format an element of the plugin reads or writes. */
 #define TRANSFER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, I420, NV12, " \
@@ -70,16 +71,6 @@ to_device (GstOpenCLTransfer * self)
 static void
 gst_opencl_transfer_init (GstOpenCLTransfer *)
 {
-}
-
-/* The caps with every structure's memory feature replaced by `feature`. */
-static GstCaps *
-with_memory_feature (GstCaps * caps, const char *feature)
-{
-  GstCaps *result = gst_caps_copy (caps);
-  for (guint i = 0; i < gst_caps_get_size (result); i++)
-    gst_caps_set_features (result, i, gst_caps_features_new (feature, nullptr));
-  return result;
 }
 
 /* The same caps in GL memory, where they can be: RGBA 2D textures. */

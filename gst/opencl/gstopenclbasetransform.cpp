@@ -560,12 +560,23 @@ gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuffer *
   }
 }
 
+/* The same caps on the other side (GstBaseTransform's rule), CUDA memory only where the device
+ * reaches it. */
+static GstCaps *
+gst_opencl_base_transform_same_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * filter)
+{
+  auto *plain = GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM));
+  return gst_opencl::negotiable_caps (get_priv (GST_OPENCL_BASE_TRANSFORM (trans))->device,
+      plain->transform_caps (trans, direction, caps, filter));
+}
+
 void
 gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass)
 {
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *plain = GST_BASE_TRANSFORM_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM));
-  trans_class->transform_caps = plain->transform_caps;
+  trans_class->transform_caps = gst_opencl_base_transform_same_caps;
   trans_class->fixate_caps = plain->fixate_caps;
 }
 
@@ -582,14 +593,24 @@ gst_opencl::port_of (GstOpenCLBaseTransform * element, GstPadDirection side)
   return side == GST_PAD_SINK ? ports.in : ports.out;
 }
 
+/* Reads `caps` into `info` when they are video caps; tensors leave `info` empty and the side's
+ * port unused. */
+static bool
+side_info (GstCaps * caps, GstVideoInfo * info, bool *video)
+{
+  gst_video_info_init (info);
+  *video = !gst_opencl::caps_are_tensors (caps);
+  return !*video || gst_video_info_from_caps (info, caps);
+}
+
 gboolean
 gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self, GstCaps * incaps,
     GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info, bool *context_changed)
 {
   auto *trans = GST_BASE_TRANSFORM (self);
   auto *priv = get_priv (self);
-  if (!gst_video_info_from_caps (in_info, incaps) ||
-      !gst_video_info_from_caps (out_info, outcaps)) {
+  bool in_video = false, out_video = false;
+  if (!side_info (incaps, in_info, &in_video) || !side_info (outcaps, out_info, &out_video)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("invalid caps"),
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
@@ -598,38 +619,32 @@ gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self, GstCap
   if (!GST_OPENCL_GUARD (self, "cannot configure the element", [&]() {
         if (!priv->device.started ())
           throw gst_opencl::Failure (gst_opencl::Failure::Kind::NotFound, "no OpenCL device");
-        gst_opencl::check_frame_fits (priv->device.device (), in_info);
-        gst_opencl::check_frame_fits (priv->device.device (), out_info);
+        if (in_video)
+          gst_opencl::check_frame_fits (priv->device.device (), in_info);
+        if (out_video)
+          gst_opencl::check_frame_fits (priv->device.device (), out_info);
       }))
     return FALSE;
   const bool in_place = gst_base_transform_is_in_place (trans);
   auto & ports = priv->ports;
-  ports.in.configure (in_info, gst_opencl::frame_memory_of (incaps));
-  ports.out.configure (out_info, gst_opencl::frame_memory_of (outcaps));
-  if ((ports.in.cuda () || ports.out.cuda ()) &&
-      gst_opencl_base_transform_cuda_device (self) < 0) {
-    std::string why;
-    gst_opencl::cuda_device_of (priv->device.device (), &why);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("frames in CUDA memory cannot reach %s",
-            priv->device.device ().name.c_str ()), ("%s", why.c_str ()));
-    return FALSE;
-  }
+  if (in_video)
+    ports.in.configure (in_info, gst_opencl::frame_memory_of (incaps));
+  if (out_video)
+    ports.out.configure (out_info, gst_opencl::frame_memory_of (outcaps));
   GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps);
   return gst_opencl::configure_ports (GST_ELEMENT (self), priv->device, priv->gl,
-      &ports.in, in_place ? &ports.in : &ports.out, context_changed);
+      in_video ? &ports.in : nullptr, in_place ? &ports.in : out_video ? &ports.out : nullptr,
+      context_changed);
 }
 
 int
 gst_opencl_base_transform_cuda_device (GstOpenCLBaseTransform * self)
 {
-  auto & device = get_priv (self)->device;
-  if (!device.started ())
-    return -1;
-  return gst_opencl::cuda_device_of (device.device (), nullptr);
+  return gst_opencl::cuda_device_of (get_priv (self)->device);
 }
 
 bool
 gst_opencl_base_transform_cuda_negotiable (GstOpenCLBaseTransform * self)
 {
-  return !get_priv (self)->device.started () || gst_opencl_base_transform_cuda_device (self) >= 0;
+  return gst_opencl::cuda_negotiable (get_priv (self)->device);
 }

@@ -50,9 +50,9 @@ struct _GstOpenCLBaseTransformClass
    * unset. Neither may throw (wrap the body in GST_OPENCL_GUARD).
    *
    * Caps are set: configure the ports for the sides that carry frames
-   * (gst_opencl_base_transform_configure_ports () when both sides are video caps, else
-   * FramePort::configure ()), build kernels on device.device () (which throws "no OpenCL
-   * device" before start), size state. Return FALSE after posting an error. */
+   * (gst_opencl_base_transform_configure_ports (): video caps on either side or both), build
+   * kernels on device.device () (which throws "no OpenCL device" before start), size state.
+   * Return FALSE after posting an error. */
   gboolean (*configure) (GstOpenCLBaseTransform * trans, gst_opencl::ElementDevice & device,
       gst_opencl::FramePorts & ports, GstCaps * incaps, GstCaps * outcaps);
 
@@ -67,7 +67,8 @@ struct _GstOpenCLBaseTransformClass
 G_END_DECLS
 
 /* For elements whose caps are the same on both sides (or that set their own rule): puts back
- * GstBaseTransform's transform_caps and fixate_caps in place of the base's any-memory rule. */
+ * GstBaseTransform's transform_caps (the same caps, memory included; CUDA memory only where the
+ * device reaches it) and fixate_caps in place of the base's any-memory rule. */
 void gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * klass);
 
 /* Copies onto `output`, a new buffer, the metas of `input` that the element's output keeps,
@@ -77,21 +78,22 @@ void gst_opencl_base_transform_class_keep_caps (GstOpenCLBaseTransformClass * kl
 void gst_opencl_base_transform_copy_metas (GstOpenCLBaseTransform * self, GstBuffer * input,
     GstBuffer * output);
 
-/* For set_caps of video elements: reads both caps into `in_info` and `out_info` (an element
- * error when they are not video caps), refuses frames the device cannot hold, and configures the
- * ports and their GL interop. When khr-gl-sharing replaced the element's context,
- * *context_changed is set (the caller drops its own buffers). FALSE after an element error. */
+/* For set_caps (or configure) of elements with video caps on either side or both: reads the
+ * video caps into `in_info` and `out_info` (an element error when they are not valid; a side of
+ * tensors is left empty and its port unused), refuses frames the device cannot hold and frames
+ * in CUDA memory it cannot reach, and configures the ports and their GL interop. When
+ * khr-gl-sharing replaced the element's context, *context_changed is set (the caller drops its
+ * own buffers). FALSE after an element error. */
 gboolean gst_opencl_base_transform_configure_ports (GstOpenCLBaseTransform * self,
     GstCaps * incaps, GstCaps * outcaps, GstVideoInfo * in_info, GstVideoInfo * out_info,
     bool *context_changed = nullptr);
 
 /* The CUDA device that is the element's OpenCL device (frames in CUDA memory reach it), or -1
- * (not started, or no such device: gst_opencl::cuda_device_of () says why). */
+ * (not started, or no such device): gst_opencl::cuda_device_of () of the element's device. */
 int gst_opencl_base_transform_cuda_device (GstOpenCLBaseTransform * self);
 
-/* For transform_caps: whether CUDA-memory caps may be offered. Before the element starts (links
- * made in NULL state) they may, as the pad templates say; once started, only where
- * gst_opencl_base_transform_cuda_device () finds the device. */
+/* For transform_caps: whether CUDA-memory caps may be offered (gst_opencl::cuda_negotiable ()
+ * of the element's device). */
 bool gst_opencl_base_transform_cuda_negotiable (GstOpenCLBaseTransform * self);
 
 namespace gst_opencl {

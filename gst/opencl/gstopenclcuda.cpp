@@ -240,6 +240,24 @@ cuda_device_of (const Device & device, std::string * why)
   return known->second.first;
 }
 
+int
+cuda_device_of (ElementDevice & device)
+{
+  return device.started () ? cuda_device_of (device.device (), nullptr) : -1;
+}
+
+bool
+cuda_negotiable (ElementDevice & device)
+{
+  return !device.started () || cuda_device_of (device) >= 0;
+}
+
+GstCaps *
+negotiable_caps (ElementDevice & device, GstCaps * caps)
+{
+  return cuda_negotiable (device) ? caps : without_cuda_memory (caps);
+}
+
 /* ---- CudaBridge -------------------------------------------------------------------------- */
 
 void

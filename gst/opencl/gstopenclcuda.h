@@ -40,6 +40,18 @@ bool is_cuda_memory (GstMemory * memory);
  * library. Answered once per device and remembered. */
 int cuda_device_of (const Device & device, std::string * why);
 
+/* The CUDA device that is the element's OpenCL device (frames in CUDA memory reach it), or -1
+ * (not started, or no such device: cuda_device_of () says why). */
+int cuda_device_of (ElementDevice & device);
+
+/* For an element's caps (transform_caps, a source's get_caps): whether CUDA-memory caps may be
+ * offered. Before the element starts (links made in NULL state) they may, as the pad templates
+ * say; once started, only where the element's device is a CUDA device. */
+bool cuda_negotiable (ElementDevice & device);
+
+/* `caps` (taken) without CUDA-memory structures where cuda_negotiable () says no. */
+GstCaps *negotiable_caps (ElementDevice & device, GstCaps * caps);
+
 /* An element's CUDA side: GStreamer's CUDA context (shared with the pipeline's CUDA elements
  * through the gst.cuda.context GstContext) and pools of CUDA memory for output. */
 class CudaBridge

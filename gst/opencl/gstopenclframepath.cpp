@@ -398,6 +398,14 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
 {
   if (!device.started ())
     return true;  /* set_caps reports the missing device */
+  if ((in && in->cuda ()) || (out && out->cuda ())) {
+    std::string why;
+    if (cuda_device_of (device.device (), &why) < 0) {
+      GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("frames in CUDA memory cannot reach %s",
+              device.device ().name.c_str ()), ("%s", why.c_str ()));
+      return false;
+    }
+  }
   GlInterop *in_interop = in ? in->gl_interop () : nullptr;
   GlInterop *out_interop = out && out != in ? out->gl_interop () : nullptr;
   bool changed = false;

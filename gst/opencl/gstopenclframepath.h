@@ -155,8 +155,8 @@ struct FramePorts
   }
 };
 
-/* For set_caps, once the ports are configured: sets up the GL interop of the ports whose caps
- * are GL memory (`in` and `out` may be null, or the same port for elements working in place),
+/* For set_caps, once the ports are configured: refuses ports of CUDA memory where the device
+ * is no CUDA device, sets up the GL interop of the ports whose caps are GL memory (`in` and `out` may be null, or the same port for elements working in place),
  * the `gl-interop` property and the `memory` property. When khr-gl-sharing replaced the element's context, the ports'
  * device buffers are dropped and *context_changed set (the caller drops its own). Returns false
  * after posting an element error. */

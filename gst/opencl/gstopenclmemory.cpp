@@ -478,18 +478,31 @@ without_cuda_memory (GstCaps * caps)
 }
 
 GstCaps *
+with_memory_feature (const GstCaps * caps, const char *feature)
+{
+  GstCaps *result = gst_caps_copy (caps);
+  for (guint i = 0; i < gst_caps_get_size (result); i++)
+    gst_caps_set_features (result, i, gst_caps_features_new (feature, nullptr));
+  return result;
+}
+
+GstCaps *
+video_caps (const gchar * formats, const gchar * extra_fields)
+{
+  return gst_caps_from_string (("video/x-raw, format=(string){ " + std::string (formats) +
+          " }, width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]" +
+          (extra_fields ? std::string (", ") + extra_fields : "")).c_str ());
+}
+
+GstCaps *
 video_caps_any_memory (const gchar * formats, const gchar * extra_fields, bool gl_rgba)
 {
+  GstCaps *caps = video_caps (formats, extra_fields);
+  /* The same formats in OpenCL memory, first: frames that stay on the device between elements. */
+  caps = gst_caps_merge (with_memory_feature (caps, GST_CAPS_FEATURE_MEMORY_OPENCL), caps);
+#ifdef HAVE_GL
   const std::string fields = std::string ("width=(int)[1, max], height=(int)[1, max], "
       "framerate=(fraction)[0/1, max]") + (extra_fields ? std::string (", ") + extra_fields : "");
-  GstCaps *caps = gst_caps_from_string (("video/x-raw, format=(string){ " +
-          std::string (formats) + " }, " + fields).c_str ());
-  /* The same formats in OpenCL memory, first: frames that stay on the device between elements. */
-  GstCaps *opencl = gst_caps_copy (caps);
-  gst_caps_set_features (opencl, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_OPENCL,
-          nullptr));
-  caps = gst_caps_merge (opencl, caps);
-#ifdef HAVE_GL
   if (gl_rgba)
     gst_caps_append (caps, gst_caps_from_string (("video/x-raw(memory:GLMemory), "
                 "format=(string)RGBA, texture-target=(string)2D, " + fields).c_str ()));
@@ -504,9 +517,9 @@ add_video_pad_templates (GstElementClass * element_class, const gchar * formats,
 {
   /* Frames in CUDA memory first (NVIDIA's decoders and CUDA elements then keep them on the
    * device); offered only where the device reaches CUDA memory (transform_caps_any_memory). */
-  GstCaps *caps = gst_caps_from_string (("video/x-raw(" GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA "), "
-          "format=(string){ " + std::string (formats) + " }, width=(int)[1, max], "
-          "height=(int)[1, max], framerate=(fraction)[0/1, max]").c_str ());
+  GstCaps *plain = video_caps (formats, nullptr);
+  GstCaps *caps = with_memory_feature (plain, GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA);
+  gst_caps_unref (plain);
   caps = gst_caps_merge (caps, video_caps_any_memory (formats, nullptr, gl_rgba));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));

@@ -94,9 +94,15 @@ GstCaps *transform_caps_any_memory (GstCaps * caps, GstCaps * filter, bool cuda 
 /* The caps without their CUDA-memory structures (takes `caps`). */
 GstCaps *without_cuda_memory (GstCaps * caps);
 
+/* The caps with every structure's memory feature replaced by `feature` (a new caps). */
+GstCaps *with_memory_feature (const GstCaps * caps, const char *feature);
+
 /* Video caps of `formats` (a caps list such as "RGBA, BGRA") of any size and rate, plus
- * `extra_fields` when given, in OpenCL memory, then system memory, then (RGBA only) GL memory
- * when the plugin is built with GL and `gl_rgba` is true. */
+ * `extra_fields` when given, in system memory. */
+GstCaps *video_caps (const gchar * formats, const gchar * extra_fields);
+
+/* The same in OpenCL memory, then system memory, then (RGBA only) GL memory when the plugin is
+ * built with GL and `gl_rgba` is true. */
 GstCaps *video_caps_any_memory (const gchar * formats, const gchar * extra_fields, bool gl_rgba);
 
 /* Sink and src pad templates of an element whose frames keep format and size: `formats` (a

@@ -9,13 +9,16 @@
  * time, and the shared converter (gstopenclconvert) writes it into the output frame.
  * Timestamps come from the frame count and the framerate, as videotestsrc's do: they continue
  * across caps changes and restart at the position of a seek.
- * GL memory output goes through the host: writing a mapped GstGLMemory marks it for upload. */
+ * Output buffers in GL or CUDA memory are reached through the frame path's foreign memory, as
+ * the filters' are (CUDA: the frame copied on the device, where the device is a CUDA device;
+ * elsewhere CUDA caps are not offered). */
 #include "opencl/gstopenclsrc.h"
 
 #include <new>
 #include <string>
 
 #include "opencl/gstopenclconvert.h"
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclgl.h"
 #include "opencl/gstopenclframepath.h"
@@ -36,6 +39,7 @@ struct GstOpenCLSrcPrivate
 {
   gst_opencl::ElementDevice device;
   gst_opencl::GlBridge gl;
+  gst_opencl::CudaBridge cuda;
   gst_opencl::FramePort out_port;  /* frames rendered into output buffers of any memory */
   /* For a format the subclass does not render: its RGBA frame, and the conversion into the
    * output's format (set up in set_caps; unconfigured otherwise). */
@@ -93,6 +97,7 @@ gst_opencl_src_set_context (GstElement * element, GstContext * context)
   auto *priv = get_priv (GST_OPENCL_SRC (element));
   priv->device.set_context (element, context);
   priv->gl.set_context (element, context);
+  priv->cuda.set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_src_parent_class)->set_context (element, context);
 }
 
@@ -135,6 +140,7 @@ gst_opencl_src_stop (GstBaseSrc * base)
   priv->converter.reset ();
   priv->rendered = GstOpenCLFrame ();
   priv->gl.reset ();
+  priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (base));
   return TRUE;
 }
@@ -162,6 +168,20 @@ fixate_colorimetry (GstStructure * structure)
   }
   if (gst_structure_has_field (structure, "chroma-site"))
     gst_structure_fixate_field_string (structure, "chroma-site", "mpeg2");
+}
+
+/* The pad template's caps, those in CUDA memory only where the device reaches it. */
+static GstCaps *
+gst_opencl_src_get_caps (GstBaseSrc * base, GstCaps * filter)
+{
+  GstCaps *caps = gst_opencl::negotiable_caps (get_priv (GST_OPENCL_SRC (base))->device,
+      gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (base)));
+  if (filter) {
+    GstCaps *filtered = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (caps);
+    caps = filtered;
+  }
+  return caps;
 }
 
 /* Fixes what downstream left open to the subclass's defaults, then the rest the usual way (the
@@ -345,6 +365,10 @@ gst_opencl_src_decide_allocation (GstBaseSrc * base, GstQuery * query)
   /* A GL pool is configured completely by the bridge (its allocator is a GL one). */
   if (gst_opencl::GlBridge::caps_are_gl (caps))
     return priv->gl.decide_allocation (GST_ELEMENT (base), query);
+  /* A pool of CUDA memory: downstream's (a CUDA element's), else one of the device's. */
+  if (gst_opencl::caps_are_cuda (caps))
+    return priv->cuda.decide_allocation (GST_ELEMENT (base), query,
+        gst_opencl::cuda_device_of (priv->device));
   /* Frames rendered into the plugin's OpenCL memory, under OpenCL or system-memory caps: the
    * host sees them when it maps them, nothing waits here. */
   bool failed = false;
@@ -361,7 +385,8 @@ gst_opencl_src_query (GstBaseSrc * base, GstQuery * query)
   switch (GST_QUERY_TYPE (query)) {
     case GST_QUERY_CONTEXT:
       if (priv->device.handle_context_query (GST_ELEMENT (base), query) ||
-          priv->gl.handle_context_query (GST_ELEMENT (base), query))
+          priv->gl.handle_context_query (GST_ELEMENT (base), query) ||
+          priv->cuda.handle_context_query (GST_ELEMENT (base), query))
         return TRUE;
       break;
     case GST_QUERY_LATENCY:{
@@ -557,6 +582,7 @@ gst_opencl_src_class_init (GstOpenCLSrcClass * klass)
 
   base_class->start = gst_opencl_src_start;
   base_class->stop = gst_opencl_src_stop;
+  base_class->get_caps = gst_opencl_src_get_caps;
   base_class->fixate = gst_opencl_src_fixate;
   base_class->set_caps = gst_opencl_src_set_caps;
   base_class->decide_allocation = gst_opencl_src_decide_allocation;
@@ -580,8 +606,14 @@ gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * 
 {
   klass->rendered_formats = g_intern_string (formats);
   const std::string all = std::string (formats) + ", " + CONVERTED_FORMATS;
-  GstCaps *caps = gst_opencl::video_caps_any_memory (all.c_str (),
-      "pixel-aspect-ratio=(fraction)1/1", gl_rgba);
+  const char *aspect = "pixel-aspect-ratio=(fraction)1/1";
+  GstCaps *caps = gst_opencl::video_caps_any_memory (all.c_str (), aspect, gl_rgba);
+  /* CUDA memory last: only where downstream asks for it (cudadownload, CUDA elements), and
+   * only where the device reaches it (get_caps). */
+  GstCaps *plain = gst_opencl::video_caps (all.c_str (), aspect);
+  gst_caps_append (caps, gst_opencl::with_memory_feature (plain,
+          GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
+  gst_caps_unref (plain);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);

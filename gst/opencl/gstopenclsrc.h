@@ -46,8 +46,9 @@ struct _GstOpenCLSrcClass
 
 /* The src pad template: the packed 4-byte `formats` the subclass renders (RGBA among them),
  * then those the base converts RGBA frames into on the device (NV12, I420, P010_10LE, GRAY8,
- * GRAY16_LE, RGBA64_LE), in system and OpenCL memory; with GL built, RGBA in GL memory as
- * well when `gl_rgba` is true. */
+ * GRAY16_LE, RGBA64_LE), in OpenCL and system memory; with GL built, RGBA in GL memory as
+ * well when `gl_rgba` is true; then all of them in CUDA memory (offered only where the device
+ * reaches it). */
 void gst_opencl_src_class_add_pad_template (GstOpenCLSrcClass * klass, const gchar * formats,
     gboolean gl_rgba);
 
