@@ -865,6 +865,89 @@ unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLAN
 #define UNSCALED_ARGS(p) p##_off0, p##_off1, p##_off2, p##_str0, p##_str1, p##_str2, p##_w, \
     p##_h
 
+#if IS_420(IN_FMT) && IS_PACKED(OUT_FMT) && OUT_FMT != FMT_RGBA64
+/* The blocks kernel, for GPUs: the unscaled conversion from 4:2:0 to 8-bit packed RGB with one
+ * work-item per block of 4x2 pixels (one chroma row pair, chroma samples k0 - 1 .. k0 + 2 read
+ * as single samples), where the runs above give a work-item 16x4 pixels in 16-wide vectors that a
+ * GPU holds in too many registers. The same weights, sums and affine map, so the same bits.
+ * Global size ((width + 3) / 4, (height + 1) / 2). */
+RUN_FN void
+unscaled_block (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), bool nearest, float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  const int8 hw = WEIGHTS (SITE_H, nearest), vw = WEIGHTS (SITE_V, nearest);
+  const Planes ip = PLANES_OF (in);
+  const Planes op = PLANES_OF (out);
+  const int gx = get_global_id (0), gy = get_global_id (1);
+  const int x0 = 4 * gx, k0 = 2 * gx;
+  if (x0 >= in_w || 2 * gy >= in_h)
+    return;
+  const int cw = (in_w + 1) / 2, ch = (in_h + 1) / 2;
+  /* Per chroma row gy - 1 + r: U and V weighed along x for pixels x0 .. x0 + 3 (in quarters). */
+  int4 hu[3], hv[3];
+  for (int r = 0; r < 3; r++) {
+    const int cy = clamp (gy - 1 + r, 0, ch - 1);
+    int cu[4], cv[4];
+    for (int j = 0; j < 4; j++) {
+      const float2 c = read_chroma (in, &ip, clamp (k0 - 1 + j, 0, cw - 1), cy);
+      cu[j] = (int) c.x;
+      cv[j] = (int) c.y;
+    }
+    const int4 u = vload4 (0, cu), v = vload4 (0, cv);
+    hu[r] = (int4) (hw.s0 * u.x + hw.s1 * u.y + hw.s2 * u.z, hw.s4 * u.x + hw.s5 * u.y +
+        hw.s6 * u.z, hw.s0 * u.y + hw.s1 * u.z + hw.s2 * u.w, hw.s4 * u.y + hw.s5 * u.z +
+        hw.s6 * u.w);
+    hv[r] = (int4) (hw.s0 * v.x + hw.s1 * v.y + hw.s2 * v.z, hw.s4 * v.x + hw.s5 * v.y +
+        hw.s6 * v.z, hw.s0 * v.y + hw.s1 * v.z + hw.s2 * v.w, hw.s4 * v.y + hw.s5 * v.z +
+        hw.s6 * v.w);
+  }
+  for (int t = 0; t < 2 && 2 * gy + t < in_h; t++) {
+    const int3 w = t == 0 ? vw.s012 : vw.s456;
+    const float4 u = convert_float4 (w.x * hu[0] + w.y * hu[1] + w.z * hu[2]) * 0.0625f;
+    const float4 v = convert_float4 (w.x * hv[0] + w.y * hv[1] + w.z * hv[2]) * 0.0625f;
+    const int y = 2 * gy + t;
+    float lv[4];
+    for (int i = 0; i < 4; i++)
+      lv[i] = read_full (in, &ip, min (x0 + i, in_w - 1), y).x;
+    const float4 l = vload4 (0, lv);
+    const int4 r = ROUND_CODES (4, AFFINE (float4, m0, l, u, v), (int) out_max);
+    const int4 g = ROUND_CODES (4, AFFINE (float4, m1, l, u, v), (int) out_max);
+    const int4 b = ROUND_CODES (4, AFFINE (float4, m2, l, u, v), (int) out_max);
+#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
+    const int4 first = b, third = r;
+#else
+    const int4 first = r, third = b;
+#endif
+    const uint4 px = as_uint4 (first | (g << 8) | (third << 16) | ((int) alpha << 24));
+    __global uchar *row = out + op.offset[0] + y * op.stride[0];
+    if (x0 + 4 <= out_w && aligned16 (&op, 0)) {
+      *(__global uint4 *) (row + 4 * x0) = px;
+    } else {
+      uint words[4];
+      vstore4 (px, 0, words);
+      for (int i = 0; i < 4 && x0 + i < out_w; i++)
+        *(__global uint *) (row + 4 * (x0 + i)) = words[i];
+    }
+  }
+}
+
+__kernel void
+convert_blocks_nearest (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  unscaled_block (in, UNSCALED_ARGS (in), out, UNSCALED_ARGS (out), true, m0, m1, m2, out_max,
+      alpha);
+}
+
+__kernel void
+convert_blocks_bilinear (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
+    PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)
+{
+  unscaled_block (in, UNSCALED_ARGS (in), out, UNSCALED_ARGS (out), false, m0, m1, m2,
+      out_max, alpha);
+}
+#endif
+
 __kernel void
 convert_unscaled_nearest (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
     PLANE_ARGS (out), float4 m0, float4 m1, float4 m2, float out_max, float alpha)

@@ -378,17 +378,17 @@ same_bytes (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info, std::string
   return same;
 }
 
-/* One conversion with the unscaled kernel allowed (GST_OPENCL_CONVERT_FAST `fast`): a random
- * and a smooth frame of `pair` (sizes equal, no borders asked). */
+/* One conversion with GST_OPENCL_CONVERT_FAST=`fast` (0: the general kernel; runs, blocks: that
+ * unscaled kernel): a random and a smooth frame of `pair` (sizes equal, no borders asked). */
 void
-run_unscaled (const Pair & pair, uint32_t seed, bool fast, Run & run)
+run_unscaled (const Pair & pair, uint32_t seed, const char *fast, Run & run)
 {
   const std::string in_caps = caps_of (pair.in, pair.iw, pair.ih, pair.in_extra);
   GstVideoInfo in_info;
   GstCaps *caps = gst_caps_from_string (in_caps.c_str ());
   fail_unless (gst_video_info_from_caps (&in_info, caps));
   gst_caps_unref (caps);
-  g_setenv ("GST_OPENCL_CONVERT_FAST", fast ? "1" : "0", TRUE);
+  g_setenv ("GST_OPENCL_CONVERT_FAST", fast, TRUE);
   run_frames (in_caps, std::string ("openclconvertscale name=cs add-borders=false method=") +
       (pair.method == Method::Nearest ? "nearest-neighbour" : "bilinear"),
       caps_of (pair.out, pair.ow, pair.oh, pair.out_extra),
@@ -397,35 +397,42 @@ run_unscaled (const Pair & pair, uint32_t seed, bool fast, Run & run)
   g_unsetenv ("GST_OPENCL_CONVERT_FAST");
 }
 
-/* The pair with the unscaled kernel and without it: the same bytes, and each run took the
- * kernel it was meant to. */
+/* The pair with each unscaled kernel that has it (runs; blocks from 4:2:0 to 8-bit packed RGB)
+ * and without: the same bytes, and each run took the kernel it was meant to. */
 void
 check_unscaled (const Pair & pair, uint32_t seed, KernelCounts & counts)
 {
   const std::string what = caps_of (pair.in, pair.iw, pair.ih, pair.in_extra) + " -> " +
       caps_of (pair.out, pair.ow, pair.oh, pair.out_extra) + (pair.method == Method::Nearest ?
       " nearest" : " bilinear") + " pad " + std::to_string (pair.pad);
-  Run fast, general;
+  Run general;
   counts.unscaled = counts.general = 0;
-  run_unscaled (pair, seed, true, fast);
-  fail_unless (fast.error.empty (), "%s: %s", what.c_str (), fast.error.c_str ());
-  fail_unless (counts.unscaled == 2 && counts.general == 0, "%s: the unscaled kernel took %d "
-      "frames, the general one %d", what.c_str (), counts.unscaled.load (),
-      counts.general.load ());
-  counts.unscaled = counts.general = 0;
-  run_unscaled (pair, seed, false, general);
+  run_unscaled (pair, seed, "0", general);
   fail_unless (general.error.empty (), "%s: %s", what.c_str (), general.error.c_str ());
   fail_unless (counts.unscaled == 0 && counts.general == 2, "%s: with GST_OPENCL_CONVERT_FAST=0 "
       "the unscaled kernel took %d frames", what.c_str (), counts.unscaled.load ());
-  fail_unless_equals_int ((int) fast.out.size (), 2);
   fail_unless_equals_int ((int) general.out.size (), 2);
   GstVideoInfo out_info;
-  fail_unless (gst_video_info_from_caps (&out_info, fast.out_caps));
-  for (size_t i = 0; i < 2; i++) {
-    std::string where;
-    fail_unless (same_bytes (fast.out[i], general.out[i], &out_info, &where),
-        "%s, %s frame: the unscaled kernel differs from the general one at %s", what.c_str (),
-        i == 0 ? "random" : "smooth", where.c_str ());
+  fail_unless (gst_video_info_from_caps (&out_info, general.out_caps));
+  const bool blocks = GST_VIDEO_INFO_IS_YUV (&out_info) ? false : pair.out !=
+      GST_VIDEO_FORMAT_RGBA64_LE;
+  for (const char *kind : { "runs", "blocks" }) {
+    if (!blocks && strcmp (kind, "blocks") == 0)
+      continue;
+    Run fast;
+    counts.unscaled = counts.general = 0;
+    run_unscaled (pair, seed, kind, fast);
+    fail_unless (fast.error.empty (), "%s (%s): %s", what.c_str (), kind, fast.error.c_str ());
+    fail_unless (counts.unscaled == 2 && counts.general == 0, "%s: the unscaled kernel (%s) "
+        "took %d frames, the general one %d", what.c_str (), kind, counts.unscaled.load (),
+        counts.general.load ());
+    fail_unless_equals_int ((int) fast.out.size (), 2);
+    for (size_t i = 0; i < 2; i++) {
+      std::string where;
+      fail_unless (same_bytes (fast.out[i], general.out[i], &out_info, &where),
+          "%s, %s frame: the unscaled kernel (%s) differs from the general one at %s",
+          what.c_str (), i == 0 ? "random" : "smooth", kind, where.c_str ());
+    }
   }
 }
 

@@ -18,12 +18,13 @@
  * bits as unsigned integers); descending is its exact reverse.
  *
  * Video (RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE in system,
- * OpenCL or CUDA memory, the output in the input's): the pixels of every row (or column, #GstOpenCLSort:direction) are reordered by a key
- * (#GstOpenCLSort:key), the "pixel sorting" effect. Each output line is a permutation of the
- * input line; pixels with equal keys keep their order (the sort is stable). Keys have 8 bits.
- * Luma is (77 R + 150 G + 29 B + 128) >> 8 in integers; GRAY8 and GRAY16_LE sort by their value
- * whatever the key. 16-bit samples (GRAY16_LE, RGBA64_LE) give their keys from their top 8 bits
- * (the key of the 8-bit pixel of their high bytes); pixels move whole.
+ * OpenCL or CUDA memory, the output in the input's): the pixels of every row (or column,
+ * #GstOpenCLSort:direction) are reordered by a key (#GstOpenCLSort:key), the "pixel sorting"
+ * effect. Each output line is a permutation of the input line; pixels with equal keys keep their
+ * order (the sort is stable). Keys have 8 bits. Luma is (77 R + 150 G + 29 B + 128) >> 8 in
+ * integers; GRAY8 and GRAY16_LE sort by their value whatever the key. 16-bit samples (GRAY16_LE,
+ * RGBA64_LE) give their keys from their top 8 bits (the key of the 8-bit pixel of their high
+ * bytes); pixels move whole.
  *
  * NV12, I420 and P010_10LE sort 2x2 blocks, so chroma stays with its pixels: a block is four luma
  * samples and the chroma pair they share, a line is a pair of luma rows (or of luma columns), and

@@ -271,19 +271,28 @@ is_packed_rgb (GstVideoFormat format)
       format == GST_VIDEO_FORMAT_RGBA64_LE;
 }
 
-/* Whether the pair and sizes allow the unscaled kernel: one side 4:2:0, the other packed RGB,
- * both of one size; a little-endian device (the kernel packs pixels into words); not turned
- * off by GST_OPENCL_CONVERT_FAST. Taken on every device: it does the general kernel's
- * arithmetic with none of its position and tap computation, in runs that a CPU device
- * vectorises and a GPU reads and writes in contiguous pieces. */
-bool
-unscaled_eligible (Device & device, const GstVideoInfo * in, const GstVideoInfo * out)
+/* The unscaled kernels: none, runs (16 pixels of 4 or 2 rows per work-item, in 16-wide
+ * vectors: what a CPU device runs as SIMD instructions) or blocks (4x2 pixels per work-item,
+ * from 4:2:0 to 8-bit packed RGB: what a GPU keeps in registers). */
+enum class Unscaled { None, Runs, Blocks };
+
+/* Which unscaled kernels the pair, sizes and device take: one side 4:2:0, the other packed RGB,
+ * both of one size, on a little-endian device (the kernels pack pixels into words); blocks on a
+ * GPU where the pair has them, runs otherwise. GST_OPENCL_CONVERT_FAST turns them off (0) or
+ * asks for runs or blocks on any device. Both do the general kernel's arithmetic with none of
+ * its position and tap computation and give the same bits. */
+Unscaled
+unscaled_kind (Device & device, const GstVideoInfo * in, const GstVideoInfo * out)
 {
   const GstVideoFormat fi = GST_VIDEO_INFO_FORMAT (in), fo = GST_VIDEO_INFO_FORMAT (out);
   const bool pair = (is_420 (fi) && is_packed_rgb (fo)) || (is_packed_rgb (fi) && is_420 (fo));
-  return pair && in->width == out->width && in->height == out->height &&
-      env::flag (env::Variable::ConvertFast) &&
-      device.cl_device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () == CL_TRUE;
+  const int asked = env::word (env::Variable::ConvertFast);  /* 0, 1, runs, blocks */
+  if (!pair || in->width != out->width || in->height != out->height || asked == 0 ||
+      device.cl_device.getInfo<CL_DEVICE_ENDIAN_LITTLE> () != CL_TRUE)
+    return Unscaled::None;
+  const bool blocks = is_420 (fi) && fo != GST_VIDEO_FORMAT_RGBA64_LE;
+  const bool gpu = (device.cl_device.getInfo<CL_DEVICE_TYPE> () & CL_DEVICE_TYPE_GPU) != 0;
+  return blocks && (asked == 3 || (asked == 1 && gpu)) ? Unscaled::Blocks : Unscaled::Runs;
 }
 
 /* Whether a packed RGB frame's rows start on 4-byte boundaries (the unscaled kernel reads and
@@ -426,24 +435,31 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
   cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", options);
   const ColourMap map = colour_map (in, out);
   set_colour_args (kernel, map);
-  if (unscaled_eligible (device, in, out)) {
+  const Unscaled unscaled = unscaled_kind (device, in, out);
+  if (unscaled != Unscaled::None) {
     /* The same program: the unscaled kernels exist for these pairs. */
-    unscaled_[0] = device.kernel ("convertscale", "convert_unscaled_nearest", options);
-    unscaled_[1] = device.kernel ("convertscale", "convert_unscaled_bilinear", options);
+    const std::string prefix = unscaled == Unscaled::Blocks ? "convert_blocks_" :
+        "convert_unscaled_";
+    unscaled_[0] = device.kernel ("convertscale", prefix + "nearest", options);
+    unscaled_[1] = device.kernel ("convertscale", prefix + "bilinear", options);
     for (cl::Kernel & k : unscaled_) {
       for (cl_uint i = 0; i < 3; i++)
         k.setArg (18 + i, map.m[i]);
       k.setArg (21, map.out_max);
       k.setArg (22, map.out_max);
     }
-    /* Runs of 16 pixels of 4 rows (2 for a 4:2:0 output): RUN and ROWS of the kernel. */
-    const int rows = is_420 (GST_VIDEO_INFO_FORMAT (in)) ? 4 : 2;
-    unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + 15) / 16,
+    /* Runs of 16 pixels of 4 rows (2 for a 4:2:0 output): RUN and ROWS of the kernel; blocks
+     * of 4x2. */
+    const int columns = unscaled == Unscaled::Blocks ? 4 : 16;
+    const int rows = unscaled == Unscaled::Blocks ? 2 : is_420 (GST_VIDEO_INFO_FORMAT (in)) ? 4 :
+        2;
+    unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + columns - 1) / columns,
         (GST_VIDEO_INFO_HEIGHT (out) + rows - 1) / rows);
   }
   GST_DEBUG ("%s -> %s: general kernel%s", gst_video_format_to_string (
           GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
-      unscaled_[0] () ? " and unscaled kernels" : "");
+      unscaled == Unscaled::Blocks ? " and unscaled kernels (blocks)" : unscaled ==
+      Unscaled::Runs ? " and unscaled kernels (runs)" : "");
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
   const int w = GST_VIDEO_INFO_WIDTH (out), h = GST_VIDEO_INFO_HEIGHT (out);
   const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (out));

@@ -133,10 +133,12 @@ const Entry VARIABLES[] = {
       G_MAXUINT32, "a number of work-groups",
       "0 to 4294967295 (default 0: as many as the device's compute units ask for)",
       "the work-groups per plane of openclhistogram's counting (tests, measurements)"),
-  flag_row (V::ConvertFast, "GST_OPENCL_CONVERT_FAST", Read::AtSetup, true,
-      "0 or 1 (default 1)",
-      "0: openclconvertscale and the sources convert with the general kernel only, never "
-      "the unscaled one (tests, comparisons)"),
+  word_row (V::ConvertFast, "GST_OPENCL_CONVERT_FAST", Read::AtSetup, Malformed::Warning,
+      { "0", "1", "runs", "blocks" }, 1, "0, 1, runs or blocks",
+      "0, 1, runs or blocks (default 1)",
+      "0: openclconvertscale and the sources convert with the general kernel only, never an "
+      "unscaled one; runs or blocks: that unscaled kernel on any device, where one applies; 1: "
+      "the device's (tests, comparisons)"),
 };
 
 /* The Read::Once values, by row. */
