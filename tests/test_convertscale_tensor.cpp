@@ -53,7 +53,24 @@ struct Case
   /* What brings the frames to the element: "openclupload ! " (OpenCL memory), "cudaupload ! "
    * (CUDA memory), or nothing (system memory). */
   std::string upstream;
+  /* A GstVideoCropMeta on the input, when w > 0. */
+  convertscale_reference::Crop crop { 0, 0, 0, 0 };
 };
+
+const char *
+method_nick (Method method)
+{
+  switch (method) {
+    case Method::Nearest:
+      return "nearest-neighbour";
+    case Method::Lanczos:
+      return "lanczos";
+    case Method::Cubic:
+      return "catrom";
+    default:
+      return "bilinear";
+  }
+}
 
 std::string
 describe (const Case & c)
@@ -62,7 +79,8 @@ describe (const Case & c)
       "x" + std::to_string (c.in_h) + " -> " + std::to_string (c.out_w) + "x" +
       std::to_string (c.out_h) + (c.half ? " float16" : " float32") + (c.nchw ? " nchw" :
       " nhwc") + (c.borders ? " letterboxed" : " stretched") + (c.content == Content::Random ?
-      " random" : " structured");
+      " random" : " structured") + " " + method_nick (c.method) + (c.crop.w > 0 ?
+      " cropped" : "");
 }
 
 /* A frame of `info`, each row of each plane `pad` bytes longer than the info's stride. */
@@ -119,7 +137,7 @@ convert (const Case & c, GstBuffer * input, std::string * error)
       std::to_string (c.in_h) + ",framerate=30/1\" ! " + c.upstream +
       "openclconvertscale name=cs tensor-layout=" +
       (c.nchw ? "nchw" : "nhwc") + " add-borders=" + (c.borders ? "true" : "false") +
-      " method=" + (c.method == Method::Nearest ? "nearest-neighbour" : "bilinear") +
+      " method=" + method_nick (c.method) +
       " ! appsink name=sink sync=false caps=\"other/tensors,format=static,num_tensors=1,types=" +
       (c.half ? "float16" : "float32") + ",dimensions=" + dimensions_of (c) + "\"";
   GstElement *pipeline = testutil::parse_pipeline (line);
@@ -190,7 +208,8 @@ check_tensor (const Case & c, GstBuffer * input, const GstVideoInfo * in_info, G
   for (int y = 0; y < c.out_h; y++) {
     for (int x = 0; x < c.out_w; x++) {
       double rgb_values[3];
-      convertscale_reference::rgb_values (&in, &rgb, c.method, c.borders, x, y, rgb_values);
+      convertscale_reference::rgb_values (&in, &rgb, c.method, c.borders, x, y, rgb_values,
+          c.crop.w > 0 ? &c.crop : nullptr);
       for (int ch = 0; ch < 3; ch++) {
         const double want = (rgb_values[ch] - c.norm->mean[ch]) * c.norm->scale[ch];
         const double got = tensor_value (c, map.data, x, y, ch);
@@ -214,6 +233,13 @@ run_case (const Case & c, uint32_t seed)
   GstVideoInfo info, padded;
   gst_video_info_set_format (&info, c.format, c.in_w, c.in_h);
   GstBuffer *input = make_frame (&info, c.content, seed, 6, &padded);
+  if (c.crop.w > 0) {
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (input);
+    crop->x = c.crop.x;
+    crop->y = c.crop.y;
+    crop->width = c.crop.w;
+    crop->height = c.crop.h;
+  }
   gst_buffer_ref (input);
   std::string error;
   GstBuffer *output = convert (c, input, &error);
@@ -274,6 +300,28 @@ GST_START_TEST (test_layouts_and_borders)
         run_case (tall, seed++);
       }
     }
+  }
+}
+GST_END_TEST;
+
+/* Catmull-Rom and lanczos (values beyond 0 .. 255 kept: no saturation), and a
+ * GstVideoCropMeta's rectangle as the picture (an inference region), letterboxed and
+ * stretched. */
+GST_START_TEST (test_methods_and_crop)
+{
+  uint32_t seed = 600;
+  for (GstVideoFormat format : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGRx }) {
+    for (Method method : { Method::Cubic, Method::Lanczos }) {
+      Case c { format, 65, 49, 27, 19, false, false, false, Content::Structured, &SKEWED };
+      c.method = method;
+      run_case (c, seed++);
+    }
+    Case cropped { format, 65, 49, 24, 24, true, true, true, Content::Random, &IMAGENET };
+    cropped.crop = convertscale_reference::Crop { 7, 5, 41, 29 };
+    run_case (cropped, seed++);
+    cropped.borders = cropped.half = cropped.nchw = false;
+    cropped.crop = convertscale_reference::Crop { 0, 3, 33, 45 };
+    run_case (cropped, seed++);
   }
 }
 GST_END_TEST;
@@ -427,8 +475,9 @@ static Suite *
 convertscale_tensor_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale-tensor", 600, test_every_format_scaled,
-      test_every_format_unscaled, test_layouts_and_borders, test_opencl_memory_in,
-      test_cuda_memory_in, test_gl_memory_in, test_negotiates, test_fixated_to_input_size, test_bad_tensor_caps);
+      test_every_format_unscaled, test_layouts_and_borders, test_methods_and_crop,
+      test_opencl_memory_in, test_cuda_memory_in, test_gl_memory_in, test_negotiates,
+      test_fixated_to_input_size, test_bad_tensor_caps);
 }
 
 GST_CHECK_MAIN (convertscale_tensor);
