@@ -26,10 +26,17 @@
 #define FMT_RGBX 7
 #define FMT_BGRX 8
 #define FMT_RGBA64 9
+/* Tensor outputs (output only): R, G, B values, not codes, as float32 or float16, NHWC
+ * (interleaved) or NCHW (a plane per channel). */
+#define FMT_TENSOR_F32_NHWC 10
+#define FMT_TENSOR_F32_NCHW 11
+#define FMT_TENSOR_F16_NHWC 12
+#define FMT_TENSOR_F16_NCHW 13
 
 #define IS_420(f) ((f) == FMT_NV12 || (f) == FMT_I420 || (f) == FMT_P010)
 #define IS_GRAY(f) ((f) == FMT_GRAY8 || (f) == FMT_GRAY16)
 #define HAS_ALPHA(f) ((f) == FMT_RGBA || (f) == FMT_BGRA || (f) == FMT_RGBA64)
+#define IS_TENSOR(f) ((f) >= FMT_TENSOR_F32_NHWC && (f) <= FMT_TENSOR_F16_NCHW)
 
 #define METHOD_NEAREST 0
 #define METHOD_BILINEAR 1
@@ -354,9 +361,12 @@ convert (float4 v, const float4 m0, const float4 m1, const float4 m2, float alph
 #else
   o.w = alpha_max;
 #endif
+#if !IS_TENSOR(OUT_FMT)
+  /* A tensor's values are the map's results as they are (mean and scale folded into m). */
   o = floor (o + 0.5f);
   o.xyz = clamp (o.xyz, 0.0f, out_max);
   o.w = clamp (o.w, 0.0f, alpha_max);
+#endif
   return o;
 }
 
@@ -377,10 +387,37 @@ store_pixel (__global uchar * out, const Planes * p, int x, int y, uchar4 v)
     vstore4 (v, 0, at);
 }
 
-/* Writes full-resolution pixel (x, y) of codes `o` (packed RGB, gray, or the luma of YUV). */
+/* Writes a tensor's R, G, B values `v` of pixel (x, y): NHWC, three values per pixel in plane
+ * 0; NCHW, one value in each of planes 0, 1, 2 (offsets of the channels' planes). float16 is
+ * rounded to nearest even. Rows are stride[0] bytes apart. */
+inline void
+write_tensor (__global uchar * out, const Planes * p, int x, int y, float3 v)
+{
+#if OUT_FMT == FMT_TENSOR_F32_NHWC
+  vstore3 (v, 0, (__global float *) (out + p->offset[0] + y * p->stride[0] + x * 12));
+#elif OUT_FMT == FMT_TENSOR_F16_NHWC
+  vstore_half3_rte (v, 0, (__global half *) (out + p->offset[0] + y * p->stride[0] + x * 6));
+#elif OUT_FMT == FMT_TENSOR_F32_NCHW
+  const int at = y * p->stride[0] + x * 4;
+  *(__global float *) (out + p->offset[0] + at) = v.x;
+  *(__global float *) (out + p->offset[1] + at) = v.y;
+  *(__global float *) (out + p->offset[2] + at) = v.z;
+#elif OUT_FMT == FMT_TENSOR_F16_NCHW
+  const int at = y * p->stride[0] + x * 2;
+  vstore_half_rte (v.x, 0, (__global half *) (out + p->offset[0] + at));
+  vstore_half_rte (v.y, 0, (__global half *) (out + p->offset[1] + at));
+  vstore_half_rte (v.z, 0, (__global half *) (out + p->offset[2] + at));
+#endif
+}
+
+/* Writes full-resolution pixel (x, y) of codes `o` (packed RGB, gray, or the luma of YUV), or
+ * a tensor's values. */
 inline void
 write_full (__global uchar * out, const Planes * p, int x, int y, float4 o)
 {
+#if IS_TENSOR(OUT_FMT)
+  write_tensor (out, p, x, y, o.xyz);
+#else
   const int4 v = convert_int4 (o);
 #if OUT_FMT == FMT_RGBA64
   const int at = p->offset[0] + y * p->stride[0] + x * 8;
@@ -398,6 +435,7 @@ write_full (__global uchar * out, const Planes * p, int x, int y, float4 o)
   put_u16 (out, p->offset[0] + y * p->stride[0] + x * 2, v.x << 6);
 #else
   out[p->offset[0] + y * p->stride[0] + x] = (uchar) v.x;
+#endif
 #endif
 }
 

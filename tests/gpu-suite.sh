@@ -20,7 +20,7 @@ tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(layer hostile context exit errors no_platform memory bilateral
   histogram sort sort_layer convolution_layer convolve3d multiconvolve mandelbox reliability gl
   gl_interop frame_path media kernel new_element cuda concurrent_start inflight endless_kernel
-  property_fuzz meta convertscale src_formats kernel_planes
+  property_fuzz meta convertscale convertscale_tensor src_formats kernel_planes
   gl_soak)
 export GST_OPENCL_TEST_CLIPS=${GST_OPENCL_TEST_CLIPS:-$build/clips}
 export GST_PLUGIN_PATH=$build/gst GST_REGISTRY=${TMPDIR:-/tmp}/gst-opencl-gpu-registry.bin

@@ -20,11 +20,22 @@
  * Frames come and go in system, OpenCL or CUDA memory, and RGBA in GL memory, through the
  * plugin's frame path. See docs/openclconvertscale.md.
  *
+ * The source pad also gives other/tensors for inference (as NNStreamer's tensor_converter and
+ * tensor_transform): one float32 or float16 tensor of R, G, B per frame in system memory,
+ * dimensions=3:W:H:1 (tensor-layout nhwc) or W:H:3:1 (nchw), W x H from downstream or the
+ * input's size; each value is (the channel's full-range 8-bit value, unrounded - tensor-mean)
+ * x tensor-scale; the picture (the crop, if any) is letterboxed (add-borders, borders RGB 0) or
+ * stretched.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
  *     openclconvertscale ! video/x-raw,format=RGBA,width=1280,height=720 ! \
  *     videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! openclconvertscale \
+ *     tensor-mean="<123.675, 116.28, 103.53>" tensor-scale="<0.017125, 0.017507, 0.017429>" ! \
+ *     other/tensors,format=static,num_tensors=1,types=float32,dimensions=3:224:224:1 ! \
+ *     fakesink
  * ]|
  */
 #include "elements/gstopenclconvertscale.h"
@@ -34,11 +45,14 @@
 #include <cmath>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "opencl/gstopenclconvert.h"
 #include "opencl/gstopenclframepath.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclproperties.h"
+#include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_convert_scale_debug);
@@ -51,13 +65,20 @@ namespace {
 
 using Method = gst_opencl::ScaleMethod;
 
+/* The order of a tensor output's dimensions. */
+enum class TensorLayout { Nhwc = 0, Nchw = 1 };
+
 constexpr Method DEFAULT_METHOD = Method::Bilinear;
 constexpr bool DEFAULT_ADD_BORDERS = true;
+constexpr TensorLayout DEFAULT_TENSOR_LAYOUT = TensorLayout::Nhwc;
 
 struct Settings
 {
   Method method = DEFAULT_METHOD;
   bool add_borders = DEFAULT_ADD_BORDERS;
+  TensorLayout tensor_layout = DEFAULT_TENSOR_LAYOUT;
+  std::vector<float> tensor_mean { 0.0f, 0.0f, 0.0f };
+  std::vector<float> tensor_scale { 1.0f, 1.0f, 1.0f };
 };
 
 /* What the negotiated caps set up. */
@@ -65,7 +86,17 @@ struct State
 {
   bool passthrough = true;
   gst_opencl::FrameConverter converter;
+  /* A tensor output: its shape, and the device buffer each frame's tensor is written to and
+   * read from into the output buffer. */
+  bool tensor_out = false;
+  gst_opencl::TensorOutput tensor;
+  cl::Buffer tensor_buffer;
 };
+
+/* The media type of the tensor outputs, as NNStreamer's other/tensors (the dimensions from
+ * downstream, or fixated to the input's size). */
+constexpr const char *TENSOR_CAPS = "other/tensors, format=(string)static, "
+    "num_tensors=(int)1, types=(string){ float32, float16 }";
 
 }  // namespace
 
@@ -99,16 +130,54 @@ gst_opencl_convert_scale_method_get_type (void)
       });
 }
 
+GType
+gst_opencl_convert_scale_tensor_layout_get_type (void)
+{
+  return gst_opencl::enum_type ("GstOpenCLConvertScaleTensorLayout", {
+        { (gint) TensorLayout::Nhwc, "NHWC: R, G, B of a pixel together (dimensions=3:W:H:1)",
+            "nhwc" },
+        { (gint) TensorLayout::Nchw, "NCHW: a plane per channel (dimensions=W:H:3:1)", "nchw" },
+      });
+}
+
+/* The input a tensor structure takes: any video, at the tensor's frame rate. */
+static GstStructure *
+video_of_tensor (const GstStructure * tensor)
+{
+  GstStructure *video = gst_structure_new_empty ("video/x-raw");
+  const GValue *rate = gst_structure_get_value (tensor, "framerate");
+  if (rate)
+    gst_structure_set_value (video, "framerate", rate);
+  return video;
+}
+
+/* The tensors a video structure gives (system memory). */
+static GstCaps *
+tensors_of_video (const GstStructure * video)
+{
+  GstCaps *tensors = gst_caps_from_string (TENSOR_CAPS);
+  const GValue *rate = gst_structure_get_value (video, "framerate");
+  if (rate)
+    gst_structure_set_value (gst_caps_get_structure (tensors, 0), "framerate", rate);
+  return tensors;
+}
+
 /* Any format and size in any memory: OpenCL, CUDA (where the device reaches it) and system
- * memory, and RGBA in GL memory. */
+ * memory, and RGBA in GL memory; from video, also tensors (system memory); from tensors, any
+ * video. */
 static GstCaps *
 gst_opencl_convert_scale_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * filter)
 {
   const bool cuda = gst_opencl_base_transform_cuda_negotiable (GST_OPENCL_BASE_TRANSFORM (trans));
   GstCaps *result = gst_caps_new_empty ();
+  GstCaps *tensors = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *any = gst_structure_copy (gst_caps_get_structure (caps, i));
+    const GstStructure *given = gst_caps_get_structure (caps, i);
+    const bool from_tensor = gst_structure_has_name (given, "other/tensors");
+    if (!from_tensor && direction == GST_PAD_SINK)
+      tensors = gst_caps_merge (tensors, tensors_of_video (given));
+    GstStructure *any = from_tensor ? video_of_tensor (given) : gst_structure_copy (given);
     gst_structure_remove_fields (any, "format", "colorimetry", "chroma-site", "texture-target",
         nullptr);
     gst_structure_set (any, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height",
@@ -138,6 +207,8 @@ gst_opencl_convert_scale_transform_caps (GstBaseTransform * trans, GstPadDirecti
 #endif
     gst_structure_free (any);
   }
+  /* After the video: a downstream taking both gets video. */
+  result = gst_caps_merge (result, tensors);
   if (filter) {
     GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (result);
@@ -162,12 +233,46 @@ same_family (const gchar * in, const gchar * out)
       GST_VIDEO_FORMAT_INFO_IS_RGB (b));
 }
 
+static TensorLayout
+tensor_layout_of (GstBaseTransform * trans)
+{
+  auto *impl = GST_OPENCL_CONVERT_SCALE (trans)->impl;
+  std::lock_guard<std::mutex> lock (impl->lock);
+  return impl->settings.tensor_layout;
+}
+
+/* A tensor output: float32 unless downstream takes only float16; the dimensions downstream
+ * gives, else the input's size in the order of tensor-layout; the input's frame rate. */
+static GstCaps *
+fixate_tensor (TensorLayout layout, const GstStructure * in, GstCaps * othercaps)
+{
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  GstStructure *out = gst_caps_get_structure (othercaps, 0);
+  if (gst_structure_has_field (out, "types"))
+    gst_structure_fixate_field_string (out, "types", "float32");
+  if (!gst_structure_has_field (out, "dimensions")) {
+    gint w = 1, h = 1;
+    gst_structure_get_int (in, "width", &w);
+    gst_structure_get_int (in, "height", &h);
+    const std::string dimensions = layout == TensorLayout::Nhwc ? "3:" + std::to_string (w) +
+        ":" + std::to_string (h) + ":1" : std::to_string (w) + ":" + std::to_string (h) + ":3:1";
+    gst_structure_set (out, "dimensions", G_TYPE_STRING, dimensions.c_str (), nullptr);
+  }
+  gint rate_n = 0, rate_d = 1;
+  if (gst_structure_get_fraction (in, "framerate", &rate_n, &rate_d) &&
+      gst_structure_has_field (out, "framerate"))
+    gst_structure_fixate_field_nearest_fraction (out, "framerate", rate_n, rate_d);
+  else if (!gst_structure_has_field (out, "framerate"))
+    gst_structure_set (out, "framerate", GST_TYPE_FRACTION, rate_n, rate_d, nullptr);
+  return gst_caps_fixate (othercaps);
+}
+
 /* As videoconvertscale: the input's caps when downstream takes them (passthrough); else the
  * input's format, size and pixel aspect ratio where downstream leaves them open, a size fixed
  * on one side only keeping the input's display aspect ratio, and the input's colorimetry and
  * chroma site where they mean the same. OpenCL memory is preferred for a new output. */
 static GstCaps *
-gst_opencl_convert_scale_fixate_caps (GstBaseTransform *, GstPadDirection direction,
+gst_opencl_convert_scale_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
     GstCaps * caps, GstCaps * othercaps)
 {
   GstCaps *same = gst_caps_intersect_full (othercaps, caps, GST_CAPS_INTERSECT_FIRST);
@@ -179,6 +284,8 @@ gst_opencl_convert_scale_fixate_caps (GstBaseTransform *, GstPadDirection direct
   if (direction == GST_PAD_SINK)
     othercaps = gst_opencl::prefer_opencl_memory (othercaps);
   othercaps = gst_caps_truncate (othercaps);
+  if (gst_opencl::caps_are_tensors (othercaps))
+    return fixate_tensor (tensor_layout_of (trans), gst_caps_get_structure (caps, 0), othercaps);
   othercaps = gst_caps_make_writable (othercaps);
   GstStructure *out = gst_caps_get_structure (othercaps, 0);
   const GstStructure *in = gst_caps_get_structure (caps, 0);
@@ -247,12 +354,83 @@ configure (GstOpenCLConvertScale * self, gst_opencl::Device & device,
       GST_VIDEO_INFO_HEIGHT (out_info));
 }
 
+/* The tensor the caps describe, or a Failure that says what this element gives instead. */
+static gst_opencl::TensorOutput
+tensor_output_of (GstCaps * outcaps, TensorLayout layout)
+{
+  std::string why;
+  const auto info = gst_opencl::tensor_info_from_caps (outcaps, &why);
+  const bool nhwc = layout == TensorLayout::Nhwc;
+  gst_opencl::TensorOutput tensor;
+  tensor.planar = !nhwc;
+  if (info) {
+    tensor.half = info->type == gst_opencl::TensorType::Float16;
+    tensor.width = (int) info->dimension (nhwc ? 1 : 0);
+    tensor.height = (int) info->dimension (nhwc ? 2 : 1);
+    bool shaped = info->dimension (nhwc ? 0 : 2) == 3 && info->dimensions.size () >= 3;
+    for (gsize d = 3; d < info->dimensions.size (); d++)
+      shaped = shaped && info->dimensions[d] == 1;
+    if (!shaped)
+      why = "the tensor is not of 3 channels (R, G, B) in the order of tensor-layout";
+    else if (!tensor.half && info->type != gst_opencl::TensorType::Float32)
+      why = std::string ("type ") + gst_opencl::tensor_type_name (info->type) + " is not given";
+    else
+      return tensor;
+  }
+  gchar *text = gst_caps_to_string (outcaps);
+  const std::string message = "cannot give " + std::string (text) + ": " + why + "; "
+      "openclconvertscale gives one float32 or float16 tensor of dimensions " +
+      (nhwc ? "3:W:H:1 (tensor-layout=nhwc)" : "W:H:3:1 (tensor-layout=nchw)");
+  g_free (text);
+  throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, message);
+}
+
+/* A tensor output: the input port from the input's caps (the output port, unused, as a frame of
+ * the input's in system memory), the converter and the device buffer of the tensor. */
+static gboolean
+configure_tensor (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & device,
+    GstCaps * incaps, GstCaps * outcaps)
+{
+  auto *self = GST_OPENCL_CONVERT_SCALE (base);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (base), FALSE);
+  GstCaps *unused_out = gst_caps_copy (incaps);
+  gst_caps_set_features (unused_out, 0, nullptr);
+  GstVideoInfo in_info, unused_info;
+  const gboolean ports = gst_opencl_base_transform_configure_ports (base, incaps, unused_out,
+      &in_info, &unused_info);
+  gst_caps_unref (unused_out);
+  if (!ports)
+    return FALSE;
+  const TensorLayout layout = tensor_layout_of (GST_BASE_TRANSFORM (base));
+  return GST_OPENCL_GUARD (base, "cannot configure the tensor output", [&]() {
+    State & state = self->impl->state;
+    state = State ();
+    state.passthrough = false;
+    state.tensor_out = true;
+    state.tensor = tensor_output_of (outcaps, layout);
+    gst_opencl::Device & cl_device = device.device ();
+    if (state.tensor.bytes () > cl_device.max_alloc_bytes)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::TooLarge, "a tensor of " +
+          std::to_string (state.tensor.bytes ()) + " bytes exceeds the largest buffer " +
+          cl_device.name + " can allocate");
+    state.converter.configure_tensor (cl_device, &in_info, state.tensor);
+    state.tensor_buffer = cl::Buffer (cl_device.context, CL_MEM_WRITE_ONLY |
+        CL_MEM_HOST_READ_ONLY, state.tensor.bytes ());
+    GST_INFO_OBJECT (self, "%s %dx%d -> %dx%d %s %s tensor", GST_VIDEO_INFO_NAME (&in_info),
+        GST_VIDEO_INFO_WIDTH (&in_info), GST_VIDEO_INFO_HEIGHT (&in_info), state.tensor.width,
+        state.tensor.height, state.tensor.half ? "float16" : "float32",
+        state.tensor.planar ? "NCHW" : "NHWC");
+  });
+}
+
 /* Both sides are video: the base configures the ports from the caps. */
 static gboolean
 gst_opencl_convert_scale_configure (GstOpenCLBaseTransform * base,
     gst_opencl::ElementDevice & device, gst_opencl::FramePorts &, GstCaps * incaps,
     GstCaps * outcaps)
 {
+  if (gst_opencl::caps_are_tensors (outcaps))
+    return configure_tensor (base, device, incaps, outcaps);
   GstVideoInfo in_info, out_info;
   if (!gst_opencl_base_transform_configure_ports (base, incaps, outcaps, &in_info, &out_info))
     return FALSE;
@@ -287,6 +465,43 @@ crop_of (GstOpenCLBaseTransform * base, GstBuffer * inbuf, const GstVideoInfo * 
   return true;
 }
 
+/* The settings' mean and scale; a Failure when either is not 3 values. */
+static gst_opencl::TensorNormalisation
+normalisation_of (const Settings & settings)
+{
+  gst_opencl::TensorNormalisation norm;
+  for (const auto & [values, name, target] : { std::make_tuple (&settings.tensor_mean,
+              "tensor-mean", &norm.mean), std::make_tuple (&settings.tensor_scale,
+              "tensor-scale", &norm.scale) }) {
+    if (values->size () != 3)
+      throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings, std::string (name) +
+          " needs 3 values (R, G, B), not " + std::to_string (values->size ()));
+    for (int c = 0; c < 3; c++)
+      (*target)[c] = (*values)[c];
+  }
+  return norm;
+}
+
+/* A frame into the tensor buffer, read into the output buffer (the host waits for it). */
+static void
+convert_to_tensor (GstOpenCLBaseTransform * base, const Settings & settings,
+    gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  State & state = GST_OPENCL_CONVERT_SCALE (base)->impl->state;
+  const gst_opencl::TensorNormalisation norm = normalisation_of (settings);
+  gst_opencl::FrameWork work (device);
+  gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
+  gst_opencl::PixelRect crop;
+  const bool cropped = crop_of (base, inbuf, &in.frame ().info, &crop);
+  state.converter.convert_tensor (device, in.frame (), state.tensor_buffer, norm,
+      settings.method, settings.add_borders, cropped ? &crop : nullptr);
+  in.finish (false);
+  gst_opencl::copy_bytes_out (device, state.tensor_buffer, outbuf, state.tensor.bytes ());
+  ports.in.release_uploaded (false);
+  work.end (true);
+}
+
 static GstFlowReturn
 gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
@@ -299,6 +514,10 @@ gst_opencl_convert_scale_transform_frames (GstOpenCLBaseTransform * base,
     settings = impl->settings;
   }
   gboolean ok = GST_OPENCL_GUARD (base, "conversion failed", [&]() {
+    if (impl->state.tensor_out) {
+      convert_to_tensor (base, settings, device, ports, inbuf, outbuf);
+      return;
+    }
     gst_opencl::FrameWork work (device);
     gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
     gst_opencl::FrameTrip out (device, ports.out, outbuf, gst_opencl::FrameAccess::Write);
@@ -340,6 +559,46 @@ gst_opencl_convert_scale_transform_meta (GstBaseTransform * trans, GstBuffer * o
       (trans, outbuf, meta, inbuf);
 }
 
+/* Tensor outputs are plain bytes in system memory: when downstream offers no pool, one of
+ * GStreamer's plain pools, so that no output buffer is allocated per frame. */
+static gboolean
+gst_opencl_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_opencl_convert_scale_parent_class)->decide_allocation
+      (trans, query))
+    return FALSE;
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (!gst_opencl::caps_are_tensors (caps) || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  const auto tensor = gst_opencl::tensor_info_from_caps (caps, nullptr);
+  if (!tensor)
+    return FALSE;
+  const guint size = (guint) tensor->size_bytes ();
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
+  const gboolean ok = gst_buffer_pool_set_config (pool, config);
+  if (ok)
+    gst_query_add_allocation_pool (query, pool, size, 2, 0);
+  gst_object_unref (pool);
+  return ok;
+}
+
+/* The base's pad templates, the source's with the tensor outputs added. */
+static void
+add_pad_templates (GstElementClass * element_class)
+{
+  gst_opencl::add_video_pad_templates (element_class, CONVERT_SCALE_FORMATS, true);
+  GstPadTemplate *video_src = gst_element_class_get_pad_template (element_class, "src");
+  GstCaps *src = gst_pad_template_get_caps (video_src);
+  src = gst_caps_merge (src, gst_caps_from_string ((std::string (TENSOR_CAPS) +
+              ", framerate=(fraction)[0/1, max]").c_str ()));
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC,
+          GST_PAD_ALWAYS, src));
+  gst_caps_unref (src);
+}
+
 static void
 gst_opencl_convert_scale_init (GstOpenCLConvertScale * self)
 {
@@ -372,22 +631,57 @@ gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
    * GstOpenCLConvertScale:add-borders:
    *
    * Keep the input's display aspect ratio inside black borders when the output's differs
-   * (as videoscale does); otherwise the picture is stretched over the whole output.
+   * (as videoscale does); otherwise the picture is stretched over the whole output. In a
+   * tensor output the borders are R = G = B = 0 before tensor-mean and tensor-scale.
    */
   properties.add (g_param_spec_boolean ("add-borders", "Add borders",
       "Keep the display aspect ratio with black borders", DEFAULT_ADD_BORDERS,
       gst_opencl::PROPERTY_PLAYING), &Settings::add_borders);
 
+  /**
+   * GstOpenCLConvertScale:tensor-layout:
+   *
+   * For other/tensors output: nhwc, the R, G, B values of a pixel together (NNStreamer's
+   * dimensions=3:W:H:1), or nchw, a plane per channel (dimensions=W:H:3:1). The output caps
+   * must have this order; W x H comes from them, or is the input's size.
+   */
+  properties.add (g_param_spec_enum ("tensor-layout", "Tensor layout",
+      "Order of a tensor output's dimensions: nhwc (3:W:H:1) or nchw (W:H:3:1)",
+      GST_TYPE_OPENCL_CONVERT_SCALE_TENSOR_LAYOUT, (gint) DEFAULT_TENSOR_LAYOUT,
+      gst_opencl::PROPERTY_READY), &Settings::tensor_layout);
+  /**
+   * GstOpenCLConvertScale:tensor-mean:
+   *
+   * For other/tensors output: the mean of R, G and B, three values in 8-bit units (0 .. 255)
+   * subtracted before tensor-scale multiplies, e.g. "<123.675, 116.28, 103.53>" (ImageNet).
+   */
+  properties.add (gst_opencl::float_array_spec ("tensor-mean", "Tensor mean",
+      "Tensor output: value = (RGB in 0..255 - mean) * scale, per channel; 3 values",
+      gst_opencl::PROPERTY_PLAYING), &Settings::tensor_mean);
+  /**
+   * GstOpenCLConvertScale:tensor-scale:
+   *
+   * For other/tensors output: the factors of R, G and B after tensor-mean is subtracted,
+   * e.g. "<0.017125, 0.017507, 0.017429>" (ImageNet: 1 / (255 std)).
+   */
+  properties.add (gst_opencl::float_array_spec ("tensor-scale", "Tensor scale",
+      "Tensor output: value = (RGB in 0..255 - mean) * scale, per channel; 3 values",
+      gst_opencl::PROPERTY_PLAYING), &Settings::tensor_scale);
+
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
       "OpenCL colour conversion and scaling", "Filter/Converter/Video/Scaler",
-      "Converts video between formats and sizes on an OpenCL device", "gst-opencl developers");
-  gst_opencl::add_video_pad_templates (GST_ELEMENT_CLASS (klass), CONVERT_SCALE_FORMATS, true);
+      "Converts video between formats and sizes, or into float tensors, on an OpenCL device",
+      "gst-opencl developers");
+  add_pad_templates (GST_ELEMENT_CLASS (klass));
   gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_CONVERT_SCALE_METHOD, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_OPENCL_CONVERT_SCALE_TENSOR_LAYOUT,
+      (GstPluginAPIFlags) 0);
 
   trans_class->passthrough_on_same_caps = TRUE;
   gst_opencl::stop_drops_run<GstOpenCLConvertScale> (trans_class);
   trans_class->transform_caps = gst_opencl_convert_scale_transform_caps;
   trans_class->fixate_caps = gst_opencl_convert_scale_fixate_caps;
+  trans_class->decide_allocation = gst_opencl_convert_scale_decide_allocation;
   trans_class->propose_allocation = gst_opencl_convert_scale_propose_allocation;
   trans_class->transform_meta = gst_opencl_convert_scale_transform_meta;
   base_class->configure = gst_opencl_convert_scale_configure;

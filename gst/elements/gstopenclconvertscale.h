@@ -13,6 +13,9 @@ G_DECLARE_FINAL_TYPE (GstOpenCLConvertScale, gst_opencl_convert_scale, GST,
 
 #define GST_TYPE_OPENCL_CONVERT_SCALE_METHOD (gst_opencl_convert_scale_method_get_type ())
 GType gst_opencl_convert_scale_method_get_type (void);
+#define GST_TYPE_OPENCL_CONVERT_SCALE_TENSOR_LAYOUT \
+    (gst_opencl_convert_scale_tensor_layout_get_type ())
+GType gst_opencl_convert_scale_tensor_layout_get_type (void);
 
 GST_ELEMENT_REGISTER_DECLARE (openclconvertscale);
 

@@ -170,12 +170,12 @@ struct ColourMap
   cl_float4 black;
 };
 
-ColourMap
-colour_map (const GstVideoInfo * in, const GstVideoInfo * out)
+/* Rows of three factors and an offset: output code i = sum_j m[i][j] input code j + m[i][3]. */
+using AffineRows = std::array<std::array<double, 4>, 3>;
+
+AffineRows
+affine_rows (const GstVideoInfo * in, const GstVideoInfo * out)
 {
-  ColourMap map {};
-  chroma_offsets (in, &map.sites[0], &map.sites[1]);
-  chroma_offsets (out, &map.sites[2], &map.sites[3]);
   double in_kr, in_kb, out_kr, out_kb;
   kr_kb (in, out, &in_kr, &in_kb);
   kr_kb (out, in, &out_kr, &out_kb);
@@ -184,15 +184,37 @@ colour_map (const GstVideoInfo * in, const GstVideoInfo * out)
   range_of (out, out_offset, out_scale);
   /* M = D_out T_out T_in D_in^-1, b = o_out - M o_in. */
   Matrix m = multiply (from_rgb (out, out_kr, out_kb), to_rgb (in, in_kr, in_kb));
+  AffineRows rows {};
   for (int i = 0; i < 3; i++) {
     double b = out_offset[i];
     for (int j = 0; j < 3; j++) {
       m[i][j] *= out_scale[i] / in_scale[j];
       b -= m[i][j] * in_offset[j];
+      rows[i][j] = m[i][j];
     }
-    map.m[i] = cl_float4 { { (cl_float) m[i][0], (cl_float) m[i][1], (cl_float) m[i][2],
-            (cl_float) b } };
+    rows[i][3] = b;
   }
+  return rows;
+}
+
+cl_float4
+float_row (const std::array<double, 4> & row)
+{
+  return cl_float4 { { (cl_float) row[0], (cl_float) row[1], (cl_float) row[2],
+          (cl_float) row[3] } };
+}
+
+ColourMap
+colour_map (const GstVideoInfo * in, const GstVideoInfo * out)
+{
+  ColourMap map {};
+  chroma_offsets (in, &map.sites[0], &map.sites[1]);
+  chroma_offsets (out, &map.sites[2], &map.sites[3]);
+  const AffineRows rows = affine_rows (in, out);
+  for (int i = 0; i < 3; i++)
+    map.m[i] = float_row (rows[i]);
+  double out_offset[3], out_scale[3];
+  range_of (out, out_offset, out_scale);
   map.out_max = (cl_float) max_code (out);
   map.alpha_scale = (cl_float) (max_code (out) / max_code (in));
   const bool yuv = GST_VIDEO_INFO_IS_YUV (out);
@@ -367,6 +389,33 @@ append_axis_taps (const AxisTaps & a, std::vector<cl_int4> & table)
   }
 }
 
+/* The program's build options for input `in` and output `out` whose OUT_FMT is `out_code`. */
+std::string
+build_options (const GstVideoInfo * in, const GstVideoInfo * out, int out_code)
+{
+  /* The kernel's largest position numerators are about 2 (2 out + 1) in + 2 out along an axis
+   * (chroma: doubled, over 8 out): 32-bit arithmetic where they fit with room to spare. */
+  bool wide = false;
+  for (const auto & axis : { std::make_pair (in->width, out->width),
+          std::make_pair (in->height, out->height) }) {
+    const guint64 in_size = (guint64) axis.first, out_size = (guint64) axis.second;
+    wide = wide || 4 * (2 * out_size + 2) * in_size + 16 * out_size >= (guint64) G_MAXINT32 / 2;
+  }
+  /* The 4:2:0 side's chroma sites, for the unscaled kernels. */
+  cl_int site_h, site_v;
+  chroma_offsets (is_420 (GST_VIDEO_INFO_FORMAT (in)) ? in : out, &site_h, &site_v);
+  return "-D IN_FMT=" + std::to_string (format_code (GST_VIDEO_INFO_FORMAT (in))) +
+      " -D OUT_FMT=" + std::to_string (out_code) + (wide ? " -D WIDE_POSITIONS" : "") +
+      " -D SITE_H=" + std::to_string (site_h) + " -D SITE_V=" + std::to_string (site_v);
+}
+
+/* FMT_TENSOR_* of kernels/convertscale.cl: F32_NHWC, F32_NCHW, F16_NHWC, F16_NCHW. */
+int
+tensor_code (const TensorOutput & out)
+{
+  return 10 + (out.planar ? 1 : 0) + (out.half ? 2 : 0);
+}
+
 }  // namespace
 
 bool
@@ -416,21 +465,7 @@ void
 FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVideoInfo * out)
 {
   reset ();
-  /* The kernel's largest position numerators are about 2 (2 out + 1) in + 2 out along an axis
-   * (chroma: doubled, over 8 out): 32-bit arithmetic where they fit with room to spare. */
-  bool wide = false;
-  for (const auto & axis : { std::make_pair (in->width, out->width),
-          std::make_pair (in->height, out->height) }) {
-    const guint64 in_size = (guint64) axis.first, out_size = (guint64) axis.second;
-    wide = wide || 4 * (2 * out_size + 2) * in_size + 16 * out_size >= (guint64) G_MAXINT32 / 2;
-  }
-  /* The 4:2:0 side's chroma sites, for the unscaled kernels. */
-  cl_int site_h, site_v;
-  chroma_offsets (is_420 (GST_VIDEO_INFO_FORMAT (in)) ? in : out, &site_h, &site_v);
-  const std::string options = "-D IN_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (in))) + " -D OUT_FMT=" + std::to_string (format_code (
-          GST_VIDEO_INFO_FORMAT (out))) + (wide ? " -D WIDE_POSITIONS" : "") + " -D SITE_H=" +
-      std::to_string (site_h) + " -D SITE_V=" + std::to_string (site_v);
+  const std::string options = build_options (in, out, format_code (GST_VIDEO_INFO_FORMAT (out)));
   init_debug ();
   cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", options);
   const ColourMap map = colour_map (in, out);
@@ -460,9 +495,18 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
           GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
       unscaled == Unscaled::Blocks ? " and unscaled kernels (blocks)" : unscaled ==
       Unscaled::Runs ? " and unscaled kernels (runs)" : "");
+  in_ = *in;
+  out_ = *out;
+  set_up_general (device, kernel);
+  kernel_ = kernel;
+}
+
+void
+FrameConverter::set_up_general (Device & device, cl::Kernel & kernel)
+{
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
-  const int w = GST_VIDEO_INFO_WIDTH (out), h = GST_VIDEO_INFO_HEIGHT (out);
-  const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (out));
+  const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
+  const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (&out_));
   global_ = out_420 ? cl::NDRange ((w + 1) / 2, (h + 1) / 2) : cl::NDRange (w, h);
   /* Tap tables: per axis, the output's pixels and (4:2:0) chroma sites, for the luma and the
    * chroma grid. */
@@ -473,8 +517,39 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
   kernel.setArg (38, taps_);
   kernel.setArg (39, tx_count_);
   kernel.setArg (40, ty_count_);
+}
+
+void
+FrameConverter::configure_tensor (Device & device, const GstVideoInfo * in,
+    const TensorOutput & out)
+{
+  reset ();
+  /* The tensor's values are those of a full-range 8-bit R'G'B' frame of its size. */
+  GstVideoInfo rgb;
+  gst_video_info_set_format (&rgb, GST_VIDEO_FORMAT_RGBx, out.width, out.height);
+  rgb.colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
+  init_debug ();
+  cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", build_options (in, &rgb,
+          tensor_code (out)));
+  set_colour_args (kernel, colour_map (in, &rgb));
+  rgb_map_ = affine_rows (in, &rgb);
+  /* The output's planes: NHWC one, NCHW one per channel; rows packed. */
+  const gsize element_bytes = out.half ? 2 : 4;
+  const gsize plane_bytes = (gsize) out.width * out.height * element_bytes;
+  const cl_int row_bytes = (cl_int) ((gsize) out.width * element_bytes * (out.planar ? 1 : 3));
+  for (cl_uint p = 0; p < 3; p++) {
+    kernel.setArg (10 + p, (cl_int) (out.planar ? p * plane_bytes : 0));
+    kernel.setArg (13 + p, row_bytes);
+  }
+  kernel.setArg (16, (cl_int) out.width);
+  kernel.setArg (17, (cl_int) out.height);
+  GST_DEBUG ("%s -> %dx%d %s %s tensor", gst_video_format_to_string (
+          GST_VIDEO_INFO_FORMAT (in)), out.width, out.height, out.half ? "float16" : "float32",
+      out.planar ? "NCHW" : "NHWC");
   in_ = *in;
-  out_ = *out;
+  out_ = rgb;
+  tensor_ = true;
+  set_up_general (device, kernel);
   kernel_ = kernel;
 }
 
@@ -515,16 +590,25 @@ FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
 {
   const PixelRect source = crop ? *crop : PixelRect { 0, 0, GST_VIDEO_INFO_WIDTH (&in_),
     GST_VIDEO_INFO_HEIGHT (&in_) };
+  if (tensor_)
+    throw Failure (Failure::Kind::Failed, "the converter is configured for a tensor output");
   if (takes_unscaled (in, out, method, add_borders, source)) {
     convert_unscaled (device, in, out, method);
     return;
   }
   GST_LOG ("general kernel");
+  kernel_.setArg (9, out.buffer);
+  set_plane_args (kernel_, 10, out);
+  launch_general (device, in, method, add_borders, source);
+}
+
+void
+FrameConverter::launch_general (ElementDevice & device, const GstOpenCLFrame & in,
+    ScaleMethod method, bool add_borders, const PixelRect & source)
+{
   const PixelRect rect = picture_rect (&in_, source, &out_, add_borders);
   kernel_.setArg (0, in.buffer);
   set_plane_args (kernel_, 1, in);
-  kernel_.setArg (9, out.buffer);
-  set_plane_args (kernel_, 10, out);
   const cl_int geometry[] = { rect.x, rect.y, rect.w, rect.h };
   for (cl_uint i = 0; i < 4; i++)
     kernel_.setArg (18 + i, geometry[i]);
@@ -535,6 +619,29 @@ FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
   if (method == ScaleMethod::Nearest || method == ScaleMethod::Bilinear)
     fill_taps (device, TapsKey { rect, source, method });
   device.launch (kernel_, global_, cl::NullRange);
+}
+
+void
+FrameConverter::convert_tensor (ElementDevice & device, const GstOpenCLFrame & in,
+    const cl::Buffer & out, const TensorNormalisation & norm, ScaleMethod method,
+    bool add_borders, const PixelRect * crop)
+{
+  if (!tensor_)
+    throw Failure (Failure::Kind::Failed, "the converter is not configured for a tensor output");
+  /* value = (code - mean) scale, folded into the map; the borders' RGB 0 likewise. */
+  cl_float4 black {};
+  for (cl_uint c = 0; c < 3; c++) {
+    const std::array<double, 4> & row = rgb_map_[c];
+    const double scale = norm.scale[c];
+    kernel_.setArg (27 + c, float_row ({ { row[0] * scale, row[1] * scale, row[2] * scale,
+                (row[3] - norm.mean[c]) * scale } }));
+    black.s[c] = (cl_float) (-norm.mean[c] * scale);
+  }
+  kernel_.setArg (33, black);
+  kernel_.setArg (9, out);
+  GST_LOG ("general kernel, tensor output");
+  launch_general (device, in, method, add_borders, crop ? *crop : PixelRect { 0, 0,
+        GST_VIDEO_INFO_WIDTH (&in_), GST_VIDEO_INFO_HEIGHT (&in_) });
 }
 
 }  // namespace gst_opencl

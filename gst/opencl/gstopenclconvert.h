@@ -5,6 +5,8 @@
 
 #include <gst/video/video.h>
 
+#include <array>
+
 #include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
 
@@ -23,6 +25,27 @@ struct PixelRect
   int x = 0, y = 0, w = 0, h = 0;
 };
 
+/* A tensor of R, G, B values made of a frame in place of an output frame: its element type, its
+ * layout (NHWC: the three values of a pixel together; NCHW: a plane per channel), its width and
+ * height (the picture's place in it as an output frame's). Densely packed, rows of pixels
+ * innermost, top row first. */
+struct TensorOutput
+{
+  bool half = false;    /* float16 (IEEE binary16, rounded to nearest even), else float32 */
+  bool planar = false;  /* NCHW, else NHWC */
+  int width = 1, height = 1;
+
+  gsize bytes () const { return (gsize) width * height * 3 * (half ? 2 : 4); }
+};
+
+/* Per channel (R, G, B): value = (code - mean) * scale, code the full-range 8-bit value
+ * (0 .. 255, unrounded). */
+struct TensorNormalisation
+{
+  std::array<double, 3> mean { { 0.0, 0.0, 0.0 } };
+  std::array<double, 3> scale { { 1.0, 1.0, 1.0 } };
+};
+
 /* Whether `format` is one of GST_OPENCL_CONVERT_FORMATS. */
 bool converts_format (GstVideoFormat format);
 
@@ -38,6 +61,11 @@ public:
   /* Throws Failure for a format it does not convert, BuildFailure or cl::Error. */
   void configure (Device & device, const GstVideoInfo * in, const GstVideoInfo * out);
 
+  /* The same conversion into a tensor (`out`) of the input's R, G, B values: a frame of any
+   * of the formats, to full-range 8-bit R'G'B' as an RGBx output of the tensor's size with
+   * square pixels, unrounded and unsaturated. Throws as configure (). */
+  void configure_tensor (Device & device, const GstVideoInfo * in, const TensorOutput & out);
+
   bool configured () const { return kernel_ () != nullptr; }
   void reset () { *this = FrameConverter (); }
 
@@ -50,8 +78,19 @@ public:
       ScaleMethod method = ScaleMethod::Bilinear, bool add_borders = false,
       const PixelRect * crop = nullptr);
 
+  /* Enqueues the conversion of `in` into `out`, a buffer of at least the configured tensor's
+   * bytes, values normalised by `norm`; borders (with `add_borders`) are RGB 0 normalised;
+   * `crop` as for convert (). Throws cl::Error. */
+  void convert_tensor (ElementDevice & device, const GstOpenCLFrame & in, const cl::Buffer & out,
+      const TensorNormalisation & norm, ScaleMethod method = ScaleMethod::Bilinear,
+      bool add_borders = false, const PixelRect * crop = nullptr);
+
 private:
   GstVideoInfo in_ {}, out_ {};
+  /* A tensor output: the map from input codes to 8-bit R, G, B (rows of three factors and an
+   * offset, in double precision), before the normalisation of each frame's settings. */
+  bool tensor_ = false;
+  std::array<std::array<double, 4>, 3> rgb_map_ {};
   cl::Kernel kernel_;
   cl::NDRange global_;
   /* The general kernel's tap tables (nearest, bilinear): made at configure (), filled when the
@@ -68,6 +107,11 @@ private:
   TapsKey taps_key_ {};
 
   void fill_taps (ElementDevice & device, const TapsKey & key);
+  /* The general kernel's launch size and tap tables for the configured output. */
+  void set_up_general (Device & device, cl::Kernel & kernel);
+  /* The general kernel on `in` (the picture: `source`), its output arguments set. */
+  void launch_general (ElementDevice & device, const GstOpenCLFrame & in, ScaleMethod method,
+      bool add_borders, const PixelRect & source);
   /* The unscaled kernels (convert_unscaled_nearest, _bilinear), where configure () found the
    * pair, sizes and device eligible; convert () takes them for the frames whose picture fills
    * the output, whose method is nearest or bilinear and whose packed rows are aligned. */

@@ -24,6 +24,7 @@ constexpr TypeName TYPE_NAMES[] = {
   { TensorType::UInt32, "uint32", 4 },
   { TensorType::Float32, "float32", 4 },
   { TensorType::UInt8, "uint8", 1 },
+  { TensorType::Float16, "float16", 2 },
 };
 
 /* "W:H:D" -> { W, H, D }; nullopt on anything but 1..16 positive integers. */

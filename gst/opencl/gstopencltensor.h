@@ -14,7 +14,7 @@
 
 namespace gst_opencl {
 
-enum class TensorType { Int32, UInt32, Float32, UInt8 };
+enum class TensorType { Int32, UInt32, Float32, UInt8, Float16 };
 
 struct TensorInfo
 {
@@ -29,7 +29,7 @@ struct TensorInfo
   bool operator== (const TensorInfo & other) const;
 };
 
-/* "int32", "uint32", "float32", "uint8" */
+/* "int32", "uint32", "float32", "uint8", "float16" (IEEE 754 binary16, NNStreamer's name) */
 const char *tensor_type_name (TensorType type);
 std::optional<TensorType> tensor_type_from_name (const char *name);
 

@@ -199,6 +199,32 @@ sample_component (const GstVideoFrame * in, const GstVideoInfo * out, const Side
   return sum;
 }
 
+/* R, G, B in [0, 1] (before saturation) of the input at input coordinates nx/dx, ny/dy, for
+ * an output of `out`. */
+void
+normalised_rgb (const GstVideoFrame * in, const GstVideoInfo * out, const Side & is,
+    const Crop & crop, long long nx, long long dx, long long ny, long long dy, Method method,
+    double rgb[3])
+{
+  double e[3] = { 0, 0, 0 };
+  const int n = is.gray ? 1 : 3;
+  for (int c = 0; c < n; c++)
+    e[c] = (sample_component (in, out, is, c, crop, nx, dx, ny, dy, method) - is.offset[c]) /
+        is.scale[c];
+  if (is.gray) {
+    rgb[0] = rgb[1] = rgb[2] = e[0];
+  } else if (is.yuv) {
+    const double kg = 1 - is.kr - is.kb;
+    rgb[0] = e[0] + 2 * (1 - is.kr) * e[2];
+    rgb[2] = e[0] + 2 * (1 - is.kb) * e[1];
+    rgb[1] = (e[0] - is.kr * rgb[0] - is.kb * rgb[2]) / kg;
+  } else {
+    rgb[0] = e[0];
+    rgb[1] = e[1];
+    rgb[2] = e[2];
+  }
+}
+
 /* The output codes (4: components and alpha) at doubled output position (px2, py2). */
 void
 pixel (const GstVideoFrame * in, const Side & is, const Side & os, const Rect & r,
@@ -212,24 +238,8 @@ pixel (const GstVideoFrame * in, const Side & is, const Side & os, const Rect & 
   }
   const long long nx = (long long) (px2 - 2 * r.x + 1) * crop.w - r.w, dx = 2LL * r.w;
   const long long ny = (long long) (py2 - 2 * r.y + 1) * crop.h - r.h, dy = 2LL * r.h;
-  double e[3] = { 0, 0, 0 };
-  const int n = is.gray ? 1 : 3;
-  for (int c = 0; c < n; c++)
-    e[c] = (sample_component (in, os.info, is, c, crop, nx, dx, ny, dy, method) -
-        is.offset[c]) / is.scale[c];
   double rgb[3];
-  if (is.gray) {
-    rgb[0] = rgb[1] = rgb[2] = e[0];
-  } else if (is.yuv) {
-    const double kg = 1 - is.kr - is.kb;
-    rgb[0] = e[0] + 2 * (1 - is.kr) * e[2];
-    rgb[2] = e[0] + 2 * (1 - is.kb) * e[1];
-    rgb[1] = (e[0] - is.kr * rgb[0] - is.kb * rgb[2]) / kg;
-  } else {
-    rgb[0] = e[0];
-    rgb[1] = e[1];
-    rgb[2] = e[2];
-  }
+  normalised_rgb (in, os.info, is, crop, nx, dx, ny, dy, method, rgb);
   double o[3];
   if (os.yuv || os.gray) {
     const double kg = 1 - os.kr - os.kb;
@@ -311,6 +321,24 @@ convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_
       }
     }
   }
+}
+
+void
+rgb_values (const GstVideoFrame * in, const GstVideoInfo * out, Method method, bool add_borders,
+    int x, int y, double rgb[3], const Crop * crop)
+{
+  const Side is = side_of (&in->info, out);
+  const Crop picture_crop = crop ? *crop : Crop { 0, 0, in->info.width, in->info.height };
+  const Rect r = picture (&in->info, picture_crop, out, add_borders);
+  if (x < r.x || x >= r.x + r.w || y < r.y || y >= r.y + r.h) {
+    rgb[0] = rgb[1] = rgb[2] = 0;
+    return;
+  }
+  const long long nx = (long long) (2 * (x - r.x) + 1) * picture_crop.w - r.w, dx = 2LL * r.w;
+  const long long ny = (long long) (2 * (y - r.y) + 1) * picture_crop.h - r.h, dy = 2LL * r.h;
+  normalised_rgb (in, out, is, picture_crop, nx, dx, ny, dy, method, rgb);
+  for (int c = 0; c < 3; c++)
+    rgb[c] *= 255.0;
 }
 
 }  // namespace convertscale_reference

@@ -23,6 +23,13 @@ struct Crop
 void convert (const GstVideoFrame * in, GstVideoFrame * out, Method method, bool add_borders,
     const Crop * crop = nullptr);
 
+/* The full-range 8-bit R, G, B values (0 .. 255 scale, unrounded, unsaturated) at output pixel
+ * (x, y) of an output of `out`'s size and pixel aspect ratio, as the tensor outputs take them
+ * before their mean and scale: the same positions and colour conversion as convert (); 0 in
+ * the borders. */
+void rgb_values (const GstVideoFrame * in, const GstVideoInfo * out, Method method,
+    bool add_borders, int x, int y, double rgb[3], const Crop * crop = nullptr);
+
 /* A component's code at (x, y) of its own grid (chroma grids are subsampled): the stored value
  * shifted down (P010's 10 bits). */
 int component (const GstVideoFrame * frame, int c, int x, int y);
