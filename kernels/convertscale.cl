@@ -925,27 +925,13 @@ unscaled_block (__global const uchar * in, PLANE_ARGS (in), __global uchar * out
   int4 hu[3], hv[3];
   for (int r = 0; r < 3; r++) {
     const int cy = clamp (gy - 1 + r, 0, ch - 1);
-    int4 u, v;
-#if IN_FMT == FMT_NV12
-    if (k0 >= 1 && k0 + 2 < cw && ((ip.offset[1] | ip.stride[1]) & 3) == 0) {
-      /* Samples k0 - 1 .. k0 + 2: bytes 2 k0 - 2 .. 2 k0 + 5, in three aligned words. */
-      __global const uchar4 *at = (__global const uchar4 *) (in + ip.offset[1] + cy *
-          ip.stride[1] + 2 * k0);
-      const uchar4 a = at[-1], b = at[0], c = at[1];
-      u = convert_int4 ((uchar4) (a.z, b.x, b.z, c.x));
-      v = convert_int4 ((uchar4) (a.w, b.y, b.w, c.y));
-    } else
-#endif
-    {
-      int cu[4], cv[4];
-      for (int j = 0; j < 4; j++) {
-        const float2 c = read_chroma (in, &ip, clamp (k0 - 1 + j, 0, cw - 1), cy);
-        cu[j] = (int) c.x;
-        cv[j] = (int) c.y;
-      }
-      u = vload4 (0, cu);
-      v = vload4 (0, cv);
+    int cu[4], cv[4];
+    for (int j = 0; j < 4; j++) {
+      const float2 c = read_chroma (in, &ip, clamp (k0 - 1 + j, 0, cw - 1), cy);
+      cu[j] = (int) c.x;
+      cv[j] = (int) c.y;
     }
+    const int4 u = vload4 (0, cu), v = vload4 (0, cv);
     hu[r] = (int4) (hw.s0 * u.x + hw.s1 * u.y + hw.s2 * u.z, hw.s4 * u.x + hw.s5 * u.y +
         hw.s6 * u.z, hw.s0 * u.y + hw.s1 * u.z + hw.s2 * u.w, hw.s4 * u.y + hw.s5 * u.z +
         hw.s6 * u.w);
@@ -958,19 +944,10 @@ unscaled_block (__global const uchar * in, PLANE_ARGS (in), __global uchar * out
     const float4 u = convert_float4 (w.x * hu[0] + w.y * hu[1] + w.z * hu[2]) * 0.0625f;
     const float4 v = convert_float4 (w.x * hv[0] + w.y * hv[1] + w.z * hv[2]) * 0.0625f;
     const int y = 2 * gy + t;
-    float4 l;
-#if IN_FMT == FMT_NV12 || IN_FMT == FMT_I420
-    if (x0 + 4 <= in_w && ((ip.offset[0] | ip.stride[0]) & 3) == 0) {
-      l = convert_float4 (*(__global const uchar4 *) (in + ip.offset[0] + y * ip.stride[0] +
-              x0));
-    } else
-#endif
-    {
-      float lv[4];
-      for (int i = 0; i < 4; i++)
-        lv[i] = read_full (in, &ip, min (x0 + i, in_w - 1), y).x;
-      l = vload4 (0, lv);
-    }
+    float lv[4];
+    for (int i = 0; i < 4; i++)
+      lv[i] = read_full (in, &ip, min (x0 + i, in_w - 1), y).x;
+    const float4 l = vload4 (0, lv);
     const int4 r = ROUND_CODES (4, AFFINE (float4, m0, l, u, v), (int) out_max);
     const int4 g = ROUND_CODES (4, AFFINE (float4, m1, l, u, v), (int) out_max);
     const int4 b = ROUND_CODES (4, AFFINE (float4, m2, l, u, v), (int) out_max);
