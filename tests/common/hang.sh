@@ -17,7 +17,7 @@ report_hang () {
     done
     if command -v eu-stack >/dev/null; then
       echo "== eu-stack"
-      timeout -s KILL 30 eu-stack -p "$pid" 2>&1 || echo "(eu-stack failed or timed out)"
+      timeout -s KILL 30 eu-stack -m -p "$pid" 2>&1 || echo "(eu-stack failed or timed out)"
     fi
   } >"$report" 2>&1
 }
