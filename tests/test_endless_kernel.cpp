@@ -8,9 +8,6 @@
 
 #include <string>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "common/suite.h"
 #include "common/testutil.h"
 
@@ -151,31 +148,9 @@ endless_kernel_suite (void)
       test_timeout_keeps_frames_apart);
 }
 
-/* Asked in a child process: a driver initialised here would not survive check's fork (PoCL's
- * worker threads stay behind, and no kernel would run in the test). */
-static bool
-default_device_is_nvidia ()
-{
-  const pid_t child = fork ();
-  if (child == 0)
-    _exit (testutil::contains (testutil::default_device_vendor (), "NVIDIA") ? 1 : 0);
-  int status = 0;
-  return child > 0 && waitpid (child, &status, 0) == child && WIFEXITED (status) &&
-      WEXITSTATUS (status) == 1;
-}
-
 int
 main (int argc, char **argv)
 {
   gst_check_init (&argc, &argv);
-  /* On NVIDIA's driver (580, H200) the element gives the queue up as it should, but the source
-   * upstream is then inside the driver, in a copy for the map of the element's frame that the
-   * driver holds behind the endless kernel, and the state change waits for that thread for
-   * ever (docs/reliability.md#kernels-that-never-end). GST_OPENCL_TEST_ENDLESS=1 runs it there. */
-  if (default_device_is_nvidia () && g_strcmp0 (g_getenv ("GST_OPENCL_TEST_ENDLESS"), "1") != 0) {
-    g_print ("skipped: NVIDIA's driver blocks a copy behind a kernel that never ends "
-        "(docs/reliability.md#kernels-that-never-end)\n");
-    return 77;
-  }
   return gst_check_run_suite (endless_kernel_suite (), "endless_kernel", __FILE__);
 }

@@ -151,8 +151,8 @@ gst_opencl_base_transform_stop (GstBaseTransform * trans)
 {
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
   /* Before the context goes (device.stop ()): the ports' buffers and uploads belong to it. An
-   * element's own state went first, in its Impl's drop_run (). */
-  priv->ports.reset ();
+   * element's own state went first, in its Impl's drop_run (). A queue given up keeps them. */
+  priv->ports.reset (priv->device.abandoned ());
   priv->gl.reset ();
   priv->cuda.reset ();
   priv->device.stop (GST_ELEMENT (trans));
@@ -280,6 +280,7 @@ offer_host_frames (GstOpenCLBaseTransform * self, GstQuery * query)
     GstStructure *config = gst_buffer_pool_get_config (pool);
     gst_buffer_pool_config_set_params (config, caps, (guint) info.size, 2, 0);
     gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_add_option (config, GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW);
     if (gst_buffer_pool_set_config (pool, config))
       gst_query_add_allocation_pool (query, pool, (guint) info.size, 2, 0);
     gst_object_unref (pool);

@@ -263,8 +263,12 @@ FramePort::configure (const GstVideoInfo * info, FrameMemory memory)
 }
 
 void
-FramePort::reset ()
+FramePort::reset (bool abandoned)
 {
+  if (abandoned) {
+    forsake ();
+    return;
+  }
   release_uploaded (true);
   drop_device_buffers ();
   foreign_.reset ();
@@ -312,6 +316,31 @@ FramePort::keep_for_ever ()
     GST_WARNING ("keeping %zu host frames that the device may still read, for the life of the "
         "process", uploads_.size ());
   uploads_.clear ();  /* neither unmapped nor unreferenced */
+}
+
+/* The device's queue was given up: a command that will not end may use any of these, and
+ * NVIDIA's driver blocks the release of a buffer until the commands using it end (seen at stop,
+ * in drop_device_buffers (): docs/reliability.md#kernels-that-never-end). So the handles are
+ * dropped without a release, and the host frames stay mapped and referenced. */
+void
+FramePort::forsake ()
+{
+  GST_WARNING ("the device's queue was given up: keeping this port's device buffers and %zu "
+      "host frames for the life of the process", uploads_.size ());
+  for (Upload & upload : uploads_) {
+    upload.wrap () = nullptr;
+    upload.done () = nullptr;
+  }
+  uploads_.clear ();
+  staging_.buffer () = nullptr;
+  staging_ = GstOpenCLFrame ();
+  staging_bytes_ = 0;
+  for (Wrap & wrap : wraps_)
+    wrap.buffer () = nullptr;
+  wraps_ = {};
+  (void) foreign_.release ();
+  route_ = nullptr;
+  memory_ = FrameMemory::System;
 }
 
 void

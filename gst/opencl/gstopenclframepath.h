@@ -71,7 +71,9 @@ public:
     configure (info, gl ? FrameMemory::Gl : FrameMemory::System);
   }
   /* Waits for the uploads in flight, lets their frames go, drops device buffers. */
-  void reset ();
+  /* At stop. `abandoned`: the device's queue was given up (gstopenclwait.h): nothing the port
+   * holds on the device is released (forsake ()). */
+  void reset (bool abandoned = false);
   /* After the element's context changed: buffers of the old one are dropped. */
   void drop_device_buffers ();
 
@@ -111,6 +113,9 @@ private:
   /* Keeps the host frames still read by the device mapped and referenced for the life of the
    * process: the device's queue was given up while they were in use (gstopenclwait.h). */
   void keep_for_ever ();
+  /* Lets go of everything without releasing any of it: the device buffers, the host frames of
+   * uploads, their events and the foreign frames, for the life of the process. */
+  void forsake ();
   /* The device buffer wrapping `bytes` of host memory at `base` (CL_MEM_USE_HOST_PTR), made
    * once per place: producers reuse their buffers, so wraps are remembered, a few at a time. */
   cl::Buffer wrapped (Device & device, guint8 * base, gsize bytes, cl_mem_flags flags);
@@ -147,11 +152,11 @@ struct FramePorts
   FramePort out;
 
   /* At stop, before the element's context goes: the ports' device buffers, foreign frames and
-   * uploads in flight belong to it. */
-  void reset ()
+   * uploads in flight belong to it (kept, when `abandoned`). */
+  void reset (bool abandoned = false)
   {
-    in.reset ();
-    out.reset ();
+    in.reset (abandoned);
+    out.reset (abandoned);
   }
 };
 

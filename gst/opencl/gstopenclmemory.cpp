@@ -365,7 +365,7 @@ caps_are_opencl_memory (const GstCaps * caps)
 }
 
 GstMemory *
-opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info)
+opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info, bool host_view)
 {
   gst_opencl_memory_init_once ();
   auto & device = gst_opencl_context_device (context);
@@ -379,6 +379,8 @@ opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info)
       CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR : CL_MEM_READ_WRITE, info->size);
   impl->context = GST_OPENCL_CONTEXT (gst_object_ref (context));
   impl->info = *info;
+  if (host_view && !impl->unified)
+    pinned_host_copy (impl.get ());
 
   auto *memory = g_new0 (GstOpenCLMemory, 1);
   gst_memory_init (GST_MEMORY_CAST (memory), (GstMemoryFlags) GST_MEMORY_FLAG_NO_SHARE,
@@ -677,6 +679,7 @@ struct GstOpenCLBufferPoolImpl
 {
   GstOpenCLContext *context = nullptr;
   GstVideoInfo info {};
+  bool host_view = false;  /* GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW */
 };
 
 struct _GstOpenCLBufferPool
@@ -690,7 +693,8 @@ G_DEFINE_TYPE (GstOpenCLBufferPool, gst_opencl_buffer_pool, GST_TYPE_BUFFER_POOL
 static const gchar **
 gst_opencl_buffer_pool_get_options (GstBufferPool *)
 {
-  static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META, nullptr };
+  static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META,
+    GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW, nullptr };
   return options;
 }
 
@@ -707,6 +711,8 @@ gst_opencl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   }
   gst_buffer_pool_config_set_params (config, caps, (guint) impl->info.size, min_buffers,
       max_buffers);
+  impl->host_view = gst_buffer_pool_config_has_option (config,
+      GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW);
   return GST_BUFFER_POOL_CLASS (gst_opencl_buffer_pool_parent_class)->set_config (pool, config);
 }
 
@@ -716,7 +722,8 @@ gst_opencl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
 {
   auto *impl = GST_OPENCL_BUFFER_POOL (pool)->impl;
   try {
-    GstMemory *memory = gst_opencl::opencl_memory_alloc (impl->context, &impl->info);
+    GstMemory *memory = gst_opencl::opencl_memory_alloc (impl->context, &impl->info,
+        impl->host_view);
     *buffer = gst_buffer_new ();
     gst_buffer_append_memory (*buffer, memory);
     const GstVideoInfo *info = &impl->info;

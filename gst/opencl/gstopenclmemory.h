@@ -49,6 +49,12 @@ gboolean gst_is_opencl_memory (GstMemory * memory);
  * from the caps. */
 GstBufferPool *gst_opencl_buffer_pool_new (GstOpenCLContext * context);
 
+/* A pool option: its frames are made for the host to write or read (offered upstream). On a
+ * device without unified memory each gets its pinned host copy when it is allocated, not at
+ * its first map, so a producer's map calls nothing in the driver that a running kernel could
+ * hold up (docs/reliability.md#kernels-that-never-end). */
+#define GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW "GstOpenCLBufferPoolOptionHostView"
+
 G_END_DECLS
 
 namespace gst_opencl {
@@ -63,8 +69,10 @@ struct DeviceFrameView
   GstVideoInfo info;  /* offsets and strides of the planes in `buffer` */
 };
 
-/* Allocates one device frame laid out as `info` (its offsets, strides and size). Throws. */
-GstMemory *opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info);
+/* Allocates one device frame laid out as `info` (its offsets, strides and size), with its host
+ * copy made now when `host_view` (see GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW). Throws. */
+GstMemory *opencl_memory_alloc (GstOpenCLContext * context, const GstVideoInfo * info,
+    bool host_view = false);
 
 /* The context a GstOpenCLMemory belongs to (not a new reference). */
 GstOpenCLContext *opencl_memory_context (GstMemory * memory);

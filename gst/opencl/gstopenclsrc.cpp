@@ -136,7 +136,7 @@ gst_opencl_src_stop (GstBaseSrc * base)
 {
   auto *priv = get_priv (GST_OPENCL_SRC (base));
   forget_negotiation (base, priv);
-  priv->out_port.reset ();
+  priv->out_port.reset (priv->device.abandoned ());
   priv->converter.reset ();
   priv->rendered = GstOpenCLFrame ();
   priv->gl.reset ();
