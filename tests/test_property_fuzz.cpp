@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "common/suite.h"
@@ -752,52 +753,57 @@ set_array (Rng & rng, GParamSpec * element_spec, GValue * value)
     g_value_unset (&first);
 }
 
+/* A value of a numeric param spec (GParamSpecInt, ...) within its range, set with SET. */
+template <typename Spec, typename T, void (*SET) (GValue *, T)>
+void
+set_number (Rng & rng, GParamSpec * pspec, GValue * value)
+{
+  const auto *spec = reinterpret_cast<const Spec *> (pspec);
+  if constexpr (std::is_floating_point_v<T>)
+    SET (value, pick_real<T> (rng, spec->minimum, spec->maximum, spec->default_value));
+  else
+    SET (value, pick_integer<T> (rng, spec->minimum, spec->maximum, spec->default_value));
+}
+
+/* The numeric param specs, with the types of their values. */
+struct NumberSpec
+{
+  GType pspec_type;
+  void (*set) (Rng & rng, GParamSpec * pspec, GValue * value);
+};
+
+const std::vector<NumberSpec> &
+number_specs ()
+{
+  static const std::vector<NumberSpec> specs = {
+    { G_TYPE_PARAM_INT, set_number<GParamSpecInt, gint, g_value_set_int> },
+    { G_TYPE_PARAM_UINT, set_number<GParamSpecUInt, guint, g_value_set_uint> },
+    { G_TYPE_PARAM_LONG, set_number<GParamSpecLong, glong, g_value_set_long> },
+    { G_TYPE_PARAM_ULONG, set_number<GParamSpecULong, gulong, g_value_set_ulong> },
+    { G_TYPE_PARAM_INT64, set_number<GParamSpecInt64, gint64, g_value_set_int64> },
+    { G_TYPE_PARAM_UINT64, set_number<GParamSpecUInt64, guint64, g_value_set_uint64> },
+    { G_TYPE_PARAM_CHAR, set_number<GParamSpecChar, gint8, g_value_set_schar> },
+    { G_TYPE_PARAM_UCHAR, set_number<GParamSpecUChar, guchar, g_value_set_uchar> },
+    { G_TYPE_PARAM_FLOAT, set_number<GParamSpecFloat, gfloat, g_value_set_float> },
+    { G_TYPE_PARAM_DOUBLE, set_number<GParamSpecDouble, gdouble, g_value_set_double> },
+  };
+  return specs;
+}
+
 /* A value of a scalar (and string) param spec, in its range: GObject refuses anything else
  * with a warning of its own, which would be the fuzzer's fault. */
 void
 set_scalar (Rng & rng, GParamSpec * pspec, GValue * value)
 {
   g_value_init (value, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  for (const NumberSpec & number : number_specs ()) {
+    if (G_TYPE_CHECK_INSTANCE_TYPE (pspec, number.pspec_type)) {
+      number.set (rng, pspec, value);
+      return;
+    }
+  }
   if (G_IS_PARAM_SPEC_BOOLEAN (pspec)) {
     g_value_set_boolean (value, rng.chance (0.5));
-  } else if (G_IS_PARAM_SPEC_INT (pspec)) {
-    auto *s = G_PARAM_SPEC_INT (pspec);
-    g_value_set_int (value, pick_integer<gint> (rng, s->minimum, s->maximum, s->default_value));
-  } else if (G_IS_PARAM_SPEC_UINT (pspec)) {
-    auto *s = G_PARAM_SPEC_UINT (pspec);
-    g_value_set_uint (value, pick_integer<guint> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_LONG (pspec)) {
-    auto *s = G_PARAM_SPEC_LONG (pspec);
-    g_value_set_long (value, pick_integer<glong> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_ULONG (pspec)) {
-    auto *s = G_PARAM_SPEC_ULONG (pspec);
-    g_value_set_ulong (value, pick_integer<gulong> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_INT64 (pspec)) {
-    auto *s = G_PARAM_SPEC_INT64 (pspec);
-    g_value_set_int64 (value, pick_integer<gint64> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_UINT64 (pspec)) {
-    auto *s = G_PARAM_SPEC_UINT64 (pspec);
-    g_value_set_uint64 (value, pick_integer<guint64> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_CHAR (pspec)) {
-    auto *s = G_PARAM_SPEC_CHAR (pspec);
-    g_value_set_schar (value, pick_integer<gint8> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_UCHAR (pspec)) {
-    auto *s = G_PARAM_SPEC_UCHAR (pspec);
-    g_value_set_uchar (value, pick_integer<guint8> (rng, s->minimum, s->maximum,
-            s->default_value));
-  } else if (G_IS_PARAM_SPEC_FLOAT (pspec)) {
-    auto *s = G_PARAM_SPEC_FLOAT (pspec);
-    g_value_set_float (value, pick_real<float> (rng, s->minimum, s->maximum, s->default_value));
-  } else if (G_IS_PARAM_SPEC_DOUBLE (pspec)) {
-    auto *s = G_PARAM_SPEC_DOUBLE (pspec);
-    g_value_set_double (value, pick_real<double> (rng, s->minimum, s->maximum,
-            s->default_value));
   } else if (G_IS_PARAM_SPEC_ENUM (pspec)) {
     auto *s = G_PARAM_SPEC_ENUM (pspec);
     g_value_set_enum (value, s->enum_class->values[rng.below (s->enum_class->n_values)].value);
@@ -1288,6 +1294,12 @@ run_set (const Target & target, int set)
   if (based)
     apply_base (G_OBJECT (element), target, report);
   BusState state;
+  /* Waits for frames after `since`; none is a warning (the element may be slow), not a failure. */
+  auto expect_frames = [&](const std::string & since) {
+    if (!wait_frames (bus, state, frames, FRAMES_PER_STEP))
+      report.warnings.push_back ("no frame within " + std::to_string (STEP_TIMEOUT_S) +
+          " s of " + since);
+  };
   if (before) {
     const bool ready = rng.chance (0.5);
     if (ready) {
@@ -1306,9 +1318,7 @@ run_set (const Target & target, int set)
   set_step ("-> PLAYING");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   set_step ("waiting for the first frames");
-  if (!wait_frames (bus, state, frames, FRAMES_PER_STEP))
-    report.warnings.push_back ("no frame within " + std::to_string (STEP_TIMEOUT_S) +
-        " s of PLAYING");
+  expect_frames ("PLAYING");
   if (during) {
     const int rounds = 1 + (int) rng.below (3);
     for (int round = 0; round < rounds && !state.done (); round++) {
@@ -1331,9 +1341,7 @@ run_set (const Target & target, int set)
       }
       read_all (G_OBJECT (element));
       set_step ("waiting for frames after round " + std::to_string (round));
-      if (!wait_frames (bus, state, frames, FRAMES_PER_STEP))
-        report.warnings.push_back ("no frame within " + std::to_string (STEP_TIMEOUT_S) +
-            " s of round " + std::to_string (round));
+      expect_frames ("round " + std::to_string (round));
     }
   }
   /* A quarter of the sets stop and start again: back to READY, a few values, PLAYING (values
@@ -1349,9 +1357,7 @@ run_set (const Target & target, int set)
     set_step ("READY -> PLAYING");
     gst_element_set_state (pipeline, GST_STATE_PLAYING);
     set_step ("waiting for frames after the restart");
-    if (!wait_frames (bus, state, frames, FRAMES_PER_STEP))
-      report.warnings.push_back ("no frame within " + std::to_string (STEP_TIMEOUT_S) +
-          " s of the restart");
+    expect_frames ("the restart");
   }
   read_all (G_OBJECT (element));
 
