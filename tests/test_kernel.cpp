@@ -322,13 +322,7 @@ aligned_buffer (const Frame & frame, GstVideoFormat format)
   GstAllocationParams params;
   gst_allocation_params_init (&params);
   params.align = MAX (testutil::default_device_base_align_bytes (), 1u) - 1;
-  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, frame.bytes.size (), &params);
-  gst_buffer_fill (buffer, 0, frame.bytes.data (), frame.bytes.size ());
-  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-  gint stride[GST_VIDEO_MAX_PLANES] = { frame.stride };
-  gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE, format, frame.width,
-      frame.height, 1, offset, stride);
-  return buffer;
+  return testutil::to_buffer (frame, format, &params);
 }
 
 /* The element has `checked` (so a kernel writing outside its frames runs only under checked

@@ -105,9 +105,9 @@ filled (Frame frame, Pattern pattern, uint32_t seed)
 }
 
 GstBuffer *
-to_buffer (const Frame & frame, GstVideoFormat format)
+to_buffer (const Frame & frame, GstVideoFormat format, GstAllocationParams * params)
 {
-  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, frame.bytes.size (), nullptr);
+  GstBuffer *buffer = gst_buffer_new_allocate (nullptr, frame.bytes.size (), params);
   gst_buffer_fill (buffer, 0, frame.bytes.data (), frame.bytes.size ());
   gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
   gint stride[GST_VIDEO_MAX_PLANES] = { frame.stride };

@@ -102,8 +102,10 @@ Frame filled (Frame frame, Pattern pattern, uint32_t seed);
 /* Sets the float-array property `name` of `object` (filter taps) to `values`, each as a float. */
 void set_float_array (gpointer object, const char *name, const std::vector<double> & values);
 
-/* A GstBuffer holding a copy of the frame, with a GstVideoMeta carrying its stride. */
-GstBuffer *to_buffer (const Frame & frame, GstVideoFormat format);
+/* A GstBuffer holding a copy of the frame, with a GstVideoMeta carrying its stride; its memory
+ * allocated with `params` (alignment) where given. */
+GstBuffer *to_buffer (const Frame & frame, GstVideoFormat format,
+    GstAllocationParams * params = nullptr);
 
 /* Copies a mapped output buffer into a tightly described Frame (stride from its video meta). */
 Frame from_buffer (GstBuffer * buffer, const GstVideoInfo * info);
