@@ -20,9 +20,9 @@ namespace env {
 namespace {
 
 constexpr Entry
-flag_row (Variable variable, const char *name, Read read, bool fallback, const char *values,
-    const char *effect)
+flag_row (Variable variable, const char *name, Read read, bool fallback, const char *effect)
 {
+  const char *values = fallback ? "0 or 1 (default 1)" : "0 or 1 (default 0)";
   return { variable, name, Parse::Flag, read, Malformed::Warning, values, effect, fallback,
     0, 1, { nullptr }, -1, "0 or 1" };
 }
@@ -66,7 +66,6 @@ const Entry VARIABLES[] = {
       "a folder (default: none)",
       "its .cl files replace the embedded kernels of the same name (kernel development)"),
   flag_row (V::ProgramCache, "GST_OPENCL_PROGRAM_CACHE", Read::AtSetup, true,
-      "0 or 1 (default 1)",
       "0: compiled programs are not cached on disk ($XDG_CACHE_HOME/gst-opencl/programs/)"),
   number_row (V::MaxAllocBytes, "GST_OPENCL_MAX_ALLOC_BYTES", Malformed::Error, 1, G_MAXUINT64,
       "a number of bytes",
@@ -79,22 +78,17 @@ const Entry VARIABLES[] = {
       "SORT_LONG; a name that is no variant of the family is an error",
       "forces one kernel variant of a tuned family"),
   flag_row (V::Tuning, "GST_OPENCL_TUNING", Read::AtSetup, true,
-      "0 or 1 (default 1)",
       "0: each tuned family takes its default variant for the device: no timing, no tuning "
       "cache"),
   flag_row (V::TuningCache, "GST_OPENCL_TUNING_CACHE", Read::AtSetup, true,
-      "0 or 1 (default 1)",
       "0: variants are timed as usual but the choices stay in the process: the tuning cache on "
       "disk is neither read nor written"),
   flag_row (V::HostFrames, "GST_OPENCL_HOST_FRAMES", Read::AtSetup, true,
-      "0 or 1 (default 1)",
       "0: no pools of the plugin's memory for system-memory frames: every frame is copied in "
       "and out by the element"),
   flag_row (V::ZeroCopy, "GST_OPENCL_ZERO_COPY", Read::AtSetup, true,
-      "0 or 1 (default 1)",
       "0: a device that shares the host's memory still keeps a separate, pinned host copy"),
   flag_row (V::TransferQueues, "GST_OPENCL_TRANSFER_QUEUES", Read::AtSetup, true,
-      "0 or 1 (default 1)",
       "0: copies between host and device on the kernels' queue, not on upload and download "
       "queues of their own"),
   word_row (V::TransferOrder, "GST_OPENCL_TRANSFER_ORDER", Read::AtSetup, Malformed::Warning,
@@ -112,14 +106,11 @@ const Entry VARIABLES[] = {
       "the external-memory GL path copies frames with pixel buffers, or through a GL buffer "
       "first"),
   flag_row (V::Checked, "GST_OPENCL_CHECKED", Read::AtSetup, false,
-      "0 or 1 (default 0)",
       "1: openclkernel and openclkernelsrc in checked mode, as their checked property"),
   flag_row (V::ImageViews, "GST_OPENCL_IMAGE_VIEWS", Read::Once, true,
-      "0 or 1 (default 1)",
       "0: openclkernel's image kernels get copies of the frames, never images viewing their "
       "buffers"),
   flag_row (V::CountTransfers, "GST_OPENCL_COUNT_TRANSFERS", Read::Once, false,
-      "0 or 1 (default 0)",
       "1: the bytes moved between host and device are counted (gst_opencl_transfer_totals)"),
   word_row (V::BilateralTile, "GST_OPENCL_BILATERAL_TILE", Read::AtSetup, Malformed::Warning,
       { "float", "byte" }, -1, "a tile",
