@@ -102,8 +102,8 @@ results_json (const Options & options, const std::vector<CaseResult> & results,
     text += "      \"width\": " + std::to_string (r.size.width) + ", \"height\": " +
         std::to_string (r.size.height) + ", \"mode\": " + json_string (r.mode) + ",\n";
     text += bench::json_frame_figures (r);
-    text += "      \"kernel_mpixel_per_s\": " + json_number (r.kernel.median > 0 ?
-        megapixels / (r.kernel.median * 1e-3) : 0.0) + ",\n";
+    text += "      \"kernel_mpixel_per_s\": " +
+        json_number (bench::per_kernel_second (megapixels, r.kernel)) + ",\n";
     text += bench::json_frame_samples (r) + "\n    }";
   }
   return text + "\n  ]\n}\n";

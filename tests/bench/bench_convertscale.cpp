@@ -410,12 +410,6 @@ run_opencv_peer (const Options & options, std::vector<CaseResult> & results)
   return json;
 }
 
-double
-bytes_per_s (const CaseResult & r)
-{
-  return r.kernel.median > 0 ? r.bytes / (r.kernel.median * 1e-3) : 0.0;
-}
-
 std::string
 case_json (const CaseResult & r, double copy_bytes_per_s)
 {
@@ -429,10 +423,10 @@ case_json (const CaseResult & r, double copy_bytes_per_s)
       ",\n";
   text += bench::json_frame_figures (r);
   text += "      \"kernel_samples_left_out\": " + std::to_string (r.unfinished) + ",\n";
-  const double rate = bytes_per_s (r);
+  const double rate = bench::per_kernel_second (r.bytes, r.kernel);
   text += "      \"bytes\": " + json_number (r.bytes) + ", \"bytes_per_s\": " +
-      json_number (rate) + ", \"of_copy_bandwidth\": " + (copy_bytes_per_s > 0 ?
-      json_number (rate / copy_bytes_per_s) : "null") + ",\n";
+      json_number (rate) + ", \"of_copy_bandwidth\": " +
+      bench::json_of_copy (rate, copy_bytes_per_s) + ",\n";
   text += "      \"cpu_peer\": {\"element\": " + json_string (r.cpu.element) + ", \"ok\": " +
       (r.cpu.error.empty () && !r.cpu.element.empty () ? "true" : "false") + ", \"error\": " +
       json_string (r.cpu.error) + ", \"ms\": " + bench::json_stats (r.cpu.stats) +
@@ -498,13 +492,11 @@ print_table (const std::vector<CaseResult> & results, double copy_bytes_per_s)
           r.error.c_str (), cpu.c_str (), opencv ("opencl").c_str (), opencv ("cpu").c_str ());
       continue;
     }
-    const double rate = bytes_per_s (r);
-    char fraction[16] = "-";
-    if (copy_bytes_per_s > 0)
-      std::snprintf (fraction, sizeof fraction, "%.1f%%", 100.0 * rate / copy_bytes_per_s);
+    const double rate = bench::per_kernel_second (r.bytes, r.kernel);
+    const std::string fraction = bench::percent_of_copy (rate, copy_bytes_per_s);
     std::printf ("%-11s %-20s %6zu %9.3f %9.3f %9.3f %7.2f %7.2f %7s %9.3f %10s %9s %9s%s\n",
         c.name.c_str (), sizes, r.kernel_ms.size (), r.kernel.median, r.kernel.q1, r.kernel.q3,
-        r.bytes * 1e-6, rate * 1e-9, fraction, r.wall.median, cpu.c_str (),
+        r.bytes * 1e-6, rate * 1e-9, fraction.c_str (), r.wall.median, cpu.c_str (),
         opencv ("opencl").c_str (), opencv ("cpu").c_str (),
         r.error.empty () ? "" : "  (incomplete)");
   }

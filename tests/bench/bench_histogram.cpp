@@ -221,12 +221,6 @@ element_variants (const Options & options)
   return names;
 }
 
-double
-read_bytes_per_s (const CaseResult & r)
-{
-  return r.kernel.median > 0 ? r.bytes_read / (r.kernel.median * 1e-3) : 0.0;
-}
-
 std::string
 results_json (const Options & options, const std::vector<CaseResult> & results,
     const std::string & command_line, double copy_bytes_per_s)
@@ -248,12 +242,12 @@ results_json (const Options & options, const std::vector<CaseResult> & results,
     text += "      \"width\": " + std::to_string (r.size.width) + ", \"height\": " +
         std::to_string (r.size.height) + ", \"content\": " + json_string (r.content) + ",\n";
     text += bench::json_frame_figures (r);
-    text += "      \"kernel_mpixel_per_s\": " + json_number (r.kernel.median > 0 ?
-        megapixels / (r.kernel.median * 1e-3) : 0.0) + ",\n";
-    const double read = read_bytes_per_s (r);
+    text += "      \"kernel_mpixel_per_s\": " +
+        json_number (bench::per_kernel_second (megapixels, r.kernel)) + ",\n";
+    const double read = bench::per_kernel_second (r.bytes_read, r.kernel);
     text += "      \"bytes_read\": " + json_number (r.bytes_read) +
         ", \"read_bytes_per_s\": " + json_number (read) + ", \"of_copy_bandwidth\": " +
-        (copy_bytes_per_s > 0 ? json_number (read / copy_bytes_per_s) : "null") + ",\n";
+        bench::json_of_copy (read, copy_bytes_per_s) + ",\n";
     text += bench::json_frame_samples (r) + "\n    }";
   }
   return text + "\n  ]\n}\n";
@@ -274,13 +268,11 @@ print_table (const std::vector<CaseResult> & results, double copy_bytes_per_s)
           r.error.c_str ());
       continue;
     }
-    const double read = read_bytes_per_s (r);
-    char fraction[16] = "-";
-    if (copy_bytes_per_s > 0)
-      std::snprintf (fraction, sizeof fraction, "%.1f%%", 100.0 * read / copy_bytes_per_s);
+    const double read = bench::per_kernel_second (r.bytes_read, r.kernel);
+    const std::string fraction = bench::percent_of_copy (read, copy_bytes_per_s);
     std::printf ("%-15s %-11s %-11s %6zu %9.4f %9.4f %9.4f %8.1f %7s %9.3f%s\n",
         variant.c_str (), size, r.content.c_str (), r.kernel_ms.size (), r.kernel.median,
-        r.kernel.min, r.kernel.q3 - r.kernel.q1, read * 1e-9, fraction, r.wall.median,
+        r.kernel.min, r.kernel.q3 - r.kernel.q1, read * 1e-9, fraction.c_str (), r.wall.median,
         r.error.empty () ? "" : "  (incomplete)");
   }
 }

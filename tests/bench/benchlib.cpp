@@ -257,6 +257,28 @@ quantile (const std::vector<double> & sorted, double q)
   return sorted[below] + (sorted[above] - sorted[below]) * fraction;
 }
 
+double
+per_kernel_second (double amount, const Stats & kernel_ms)
+{
+  return kernel_ms.median > 0 ? amount / (kernel_ms.median * 1e-3) : 0.0;
+}
+
+std::string
+json_of_copy (double rate, double copy_bytes_per_s)
+{
+  return copy_bytes_per_s > 0 ? json_number (rate / copy_bytes_per_s) : "null";
+}
+
+std::string
+percent_of_copy (double rate, double copy_bytes_per_s)
+{
+  if (copy_bytes_per_s <= 0)
+    return "-";
+  char cell[16];
+  std::snprintf (cell, sizeof cell, "%.1f%%", 100.0 * rate / copy_bytes_per_s);
+  return cell;
+}
+
 Stats
 summarize (std::vector<double> values)
 {

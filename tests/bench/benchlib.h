@@ -121,6 +121,14 @@ struct Stats
 /* Median and quartiles (linear interpolation between the closest ranks), min, max, mean. */
 Stats summarize (std::vector<double> values);
 
+/* `amount` (bytes, megapixels, ...) per second of the median of `kernel_ms`; 0 without one. */
+double per_kernel_second (double amount, const Stats & kernel_ms);
+
+/* `rate` (bytes per second) as a fraction of the copy bandwidth: JSON (null when that was not
+ * measured), and a table cell ("12.5%", "-"). */
+std::string json_of_copy (double rate, double copy_bytes_per_s);
+std::string percent_of_copy (double rate, double copy_bytes_per_s);
+
 /* Milliseconds from `start` to now. */
 double ms_since (Clock::time_point start);
 
