@@ -10,17 +10,8 @@ set -euo pipefail
 source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin
 
-input=${INPUT:-}
-frame_limit=()
-if [ -z "$input" ]; then
-  input=$OUT_DIR/bilateral-file-input.avi
-  run_pipeline videotestsrc "num-buffers=${NUM_BUFFERS:-90}" pattern=ball \
-    ! video/x-raw,width=640,height=360,framerate=30/1 ! jpegenc ! avimux \
-    ! filesink location="$input"
-elif [ -n "$NUM_BUFFERS" ]; then
-  frame_limit=(identity "eos-after=$NUM_BUFFERS" !)
-fi
-[ -f "$input" ] || { echo "error: INPUT file \"$input\" does not exist" >&2; exit 1; }
+input_clip bilateral-file-input.avi 90 pattern=ball \
+  ! video/x-raw,width=640,height=360,framerate=30/1 ! jpegenc ! avimux
 output=${OUTPUT:-$OUT_DIR/bilateral-file.avi}
 
 run_pipeline filesrc location="$input" ! decodebin ! "${frame_limit[@]}" videoconvert \

@@ -84,3 +84,23 @@ run_pipeline () {
   echo "+ gst-launch-1.0 -e $*" >&2
   gst-launch-1.0 -e "$@"
 }
+
+# input_clip NAME FRAMES SOURCE-ARGS...: sets `input` to $INPUT; when that is unset, to
+# $OUT_DIR/NAME, encoded first from videotestsrc (NUM_BUFFERS frames, else FRAMES) with
+# SOURCE-ARGS (its properties, then "! caps ! encoder ! muxer") into a filesink. Sets
+# `frame_limit` (array) to an identity that ends the stream after NUM_BUFFERS frames of a given
+# INPUT, else to (). Exits when the input file does not exist.
+input_clip () {
+  local name=$1 frames=$2
+  shift 2
+  input=${INPUT:-}
+  frame_limit=()
+  if [ -z "$input" ]; then
+    input=$OUT_DIR/$name
+    run_pipeline videotestsrc "num-buffers=${NUM_BUFFERS:-$frames}" "$@" \
+      ! filesink location="$input"
+  elif [ -n "$NUM_BUFFERS" ]; then
+    frame_limit=(identity "eos-after=$NUM_BUFFERS" !)
+  fi
+  [ -f "$input" ] || { echo "error: INPUT file \"$input\" does not exist" >&2; exit 1; }
+}

@@ -18,17 +18,9 @@ source "$(cd "$(dirname "$0")" && pwd)/common.sh"
 require_plugin openclhistogram
 require_elements x265enc h265parse avdec_h265 qtdemux mp4mux
 
-input=${INPUT:-}
-frame_limit=()
-if [ -z "$input" ]; then
-  input=$OUT_DIR/histogram-10bit-input.mp4
-  run_pipeline videotestsrc "num-buffers=${NUM_BUFFERS:-60}" pattern=smpte \
-    ! video/x-raw,format=I420_10LE,width=640,height=360,framerate=30/1 \
-    ! x265enc speed-preset=ultrafast ! h265parse ! mp4mux ! filesink location="$input"
-elif [ -n "$NUM_BUFFERS" ]; then
-  frame_limit=(identity "eos-after=$NUM_BUFFERS" !)
-fi
-[ -f "$input" ] || { echo "error: INPUT file \"$input\" does not exist" >&2; exit 1; }
+input_clip histogram-10bit-input.mp4 60 pattern=smpte \
+  ! video/x-raw,format=I420_10LE,width=640,height=360,framerate=30/1 \
+  ! x265enc speed-preset=ultrafast ! h265parse ! mp4mux
 log=${LOG:-$OUT_DIR/histogram-10bit.log}
 
 run_pipeline -m filesrc location="$input" ! qtdemux ! h265parse ! avdec_h265 ! "${frame_limit[@]}" \

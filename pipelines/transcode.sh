@@ -29,17 +29,9 @@ size=${SIZE:-1280x720}
 [[ $size =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "error: SIZE must be WIDTHxHEIGHT, not \"$size\"" >&2; exit 2; }
 scaled="video/x-raw,format=$format,width=${BASH_REMATCH[1]},height=${BASH_REMATCH[2]}"
 
-input=${INPUT:-}
-frame_limit=()
-if [ -z "$input" ]; then
-  input=$OUT_DIR/transcode-input.mp4
-  run_pipeline videotestsrc "num-buffers=${NUM_BUFFERS:-90}" pattern=ball \
-    ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 \
-    ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! filesink location="$input"
-elif [ -n "$NUM_BUFFERS" ]; then
-  frame_limit=(identity "eos-after=$NUM_BUFFERS" !)
-fi
-[ -f "$input" ] || { echo "error: INPUT file \"$input\" does not exist" >&2; exit 1; }
+input_clip transcode-input.mp4 90 pattern=ball \
+  ! video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 \
+  ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux
 output=${OUTPUT:-$OUT_DIR/transcode.mp4}
 
 # The encoder's side: x264enc takes I420 and NV12 as they are; RGBA goes back to I420 on the
