@@ -422,7 +422,8 @@ static Suite *
 src_formats_suite (void)
 {
   return TESTUTIL_SUITE ("src-formats", 600, test_odd_size, test_default_size,
-      test_kept_frame_maps_after_stop, test_negotiated_colorimetry, test_opencl_memory, test_padded_rows, test_other_formats_refused);
+      test_kept_frame_maps_after_stop, test_negotiated_colorimetry, test_opencl_memory,
+      test_padded_rows, test_other_formats_refused);
 }
 
 GST_CHECK_MAIN (src_formats);

@@ -189,7 +189,8 @@ struct FlushingSeen
 
 /* Why a wait that began at `started` should give up now, or "": its own watch first, then the
  * watch of each other element on the device, then an element that may run a kernel that never
- * ends (WaitWatch::may_not_end) whose output has flushed for kStopGraceMs. `culprit` is the other element to blame (null when it is the waiting one's).
+ * ends (WaitWatch::may_not_end) whose output has flushed for kStopGraceMs. `culprit` is the
+ * other element to blame (null when it is the waiting one's).
  * Notes in `flushing` the first element seen flushing once the wait has lasted a quarter of
  * the grace. */
 static std::string
