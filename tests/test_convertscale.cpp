@@ -781,17 +781,6 @@ GST_END_TEST;
  * have taken the kernel it asked for. */
 GST_START_TEST (test_unscaled_kernel)
 {
-  /* Open on Mesa's rusticl (Debian 13): there the first output frame of the comparison cannot be
-   * mapped (gst_video_frame_map fails, nothing logged), while the same conversions pass against
-   * the reference in the other cases of this file, through the unscaled kernel, and come out
-   * byte for byte alike in gst-launch-1.0 with and without it. Not yet understood: skipped
-   * there, and said so (docs/testing.md). */
-  if (testutil::contains (g_getenv ("GST_OPENCL_DEVICE") ? g_getenv ("GST_OPENCL_DEVICE") : "",
-          "rusticl")) {
-    g_print ("test_unscaled_kernel skipped on rusticl: an output frame does not map there "
-        "(open, docs/testing.md)\n");
-    return;
-  }
   const char *sites[] = { "mpeg2", "jpeg", "cosited" };
   const char *colorimetries[] = { "1:4:5:4", "2:4:5:4", "1:3:5:1", "2:3:5:1", "1:6:13:9",
     "2:6:13:9" };

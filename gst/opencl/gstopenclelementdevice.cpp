@@ -280,9 +280,11 @@ void
 ElementDevice::stop (GstElement * element)
 {
   if (context_ && !device ().waits.abandoned ()) {
-    /* The element's work ends before its watch goes: a kernel that does not end is given up
-     * here, within the grace of a stop, which also frees a wait upstream (a map of the frame
-     * it writes) that would otherwise wait for it with no watch at all. */
+    /* The element's work ends before its watch goes. A kernel that may never end (a user's)
+     * is given up here, within the grace of a stop, which also frees a wait upstream (a map of
+     * the frame it writes) that would otherwise wait for it with no watch at all. The
+     * plugin's own kernels are waited for: they end, and giving the queue up would leave the
+     * frames they write unmappable for good. */
     if (watch_.stop_requested_at.load () == 0)
       watch_.request_stop ();
     try {

@@ -88,7 +88,7 @@ public:
   bool abandoned () { return context_ && device ().waits.abandoned (); }
   /* The bases call this from change_state, before chaining up: on the way from PAUSED to READY
    * a wait gives the device WaitWatch::kStopGraceMs more, then gives up, so that the state
-   * change returns even when a kernel never ends. */
+   * change returns even when a kernel never ends (only for kernels that may: set_may_not_end). */
   void state_changing (GstStateChange transition);
   /* The longest a wait may last, in milliseconds (0: no limit), and what it waits for, for
    * messages ("kernel 'blur'"): set by elements with a `timeout` property. */
@@ -101,6 +101,9 @@ public:
    * docs/reliability.md#kernels-that-never-end. */
   bool shares_host_frames () const { return watch_.timeout_ms.load () == 0; }
   void set_wait_subject (const std::string & subject) { watch_.set_subject (subject); }
+  /* Set by elements that run kernels the plugin did not write: a stop gives up a wait for
+   * them after WaitWatch::kStopGraceMs (WaitWatch::may_not_end). */
+  void set_may_not_end (bool may_not_end) { watch_.may_not_end = may_not_end; }
   const WaitWatch & watch () const { return watch_; }
   guint64 kernel_time_ns () const { return kernel_time_ns_.load (); }
 

@@ -1333,6 +1333,8 @@ UserKernelHost::prepare (GstElement * element, ElementDevice & device, const Gst
   /* Known before the allocation queries: with a timeout the frames are not shared with the
    * neighbours (ElementDevice::shares_host_frames). */
   device.set_wait_limit (timeout_ms_);
+  /* The user's kernel may never end: a stop gives it up after a grace. */
+  device.set_may_not_end (true);
   SizeSpec global, local;
   guint64 parameters_generation, sizes_generation;
   GstStructure *parameters = nullptr;

@@ -130,7 +130,8 @@ static const char *kGivenUp = ": the host stopped waiting, and the device's queu
 
 /* Why a wait that began at `started` should give up because of `watch`, or "". `own`: the
  * watch of the element that waits; another element's timeout counts only while its last
- * kernel has not ended (then that kernel is what holds the queue). */
+ * kernel has not ended (then that kernel is what holds the queue); a stop counts only for an
+ * element whose kernels may never end. */
 static std::string
 reason_to_give_up (WaitWatch & watch, bool own, gint64 started, gint64 now)
 {
@@ -148,7 +149,8 @@ reason_to_give_up (WaitWatch & watch, bool own, gint64 started, gint64 now)
   }
   /* The grace counts from the request, or from the start of a wait begun after it (the stop
    * itself waits for the element's work, maybe long after the request, on a healthy queue). */
-  if (stop_at > 0 && now - MAX (stop_at, started) >= WaitWatch::kStopGraceMs * 1000)
+  if (watch.may_not_end.load () && stop_at > 0 &&
+      now - MAX (stop_at, started) >= WaitWatch::kStopGraceMs * 1000)
     return subject + " still ran " + std::to_string (WaitWatch::kStopGraceMs / 1000) +
         " s after the element was asked to stop" + kGivenUp;
   return "";
@@ -186,8 +188,9 @@ struct FlushingSeen
 }  // namespace
 
 /* Why a wait that began at `started` should give up now, or "": its own watch first, then the
- * watch of each other element on the device, then an element whose output has flushed for
- * kStopGraceMs. `culprit` is the other element to blame (null when it is the waiting one's).
+ * watch of each other element on the device, then an element that may run a kernel that never
+ * ends (WaitWatch::may_not_end) whose output has flushed for kStopGraceMs. `culprit` is the
+ * other element to blame (null when it is the waiting one's).
  * Notes in `flushing` the first element seen flushing once the wait has lasted a quarter of
  * the grace. */
 static std::string
@@ -203,8 +206,8 @@ reason_to_give_up_now (const std::vector<WaitWatch *> & watches, WaitWatch * own
     if (other != own)
       reason = reason_to_give_up (*other, false, started, now);
     culprit = other == own ? nullptr : other;
-    if (!flushing.watch && now - started >= WaitWatch::kStopGraceMs * 1000 / 4 &&
-        output_flushing (other->element)) {
+    if (!flushing.watch && other->may_not_end.load () &&
+        now - started >= WaitWatch::kStopGraceMs * 1000 / 4 && output_flushing (other->element)) {
       flushing.watch = other;
       flushing.since = now;
     }

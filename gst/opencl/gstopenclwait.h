@@ -118,8 +118,14 @@ struct WaitWatch
   std::atomic<guint> timeout_ms { 0 };
   /* Set when the element goes from PAUSED to READY: a wait then gives the device
    * kStopGraceMs more (from the request, or from its own start if it began later), and gives
-   * up after that. */
+   * up after that, when `may_not_end`. */
   std::atomic<gint64> stop_requested_at { 0 };  /* g_get_monotonic_time (), 0: none */
+  /* Whether the element runs kernels the plugin did not write (openclkernel, openclkernelsrc):
+   * only such a kernel may never end, so only then do a stop and a flushing output give a
+   * wait up. The plugin's own kernels end, however slow the device (a 1280x720
+   * openclmandelboxsrc frame takes about 20 s on rusticl's llvmpipe): a wait lasts until they
+   * do, and their frames stay mappable after the element stopped (docs/reliability.md). */
+  std::atomic<bool> may_not_end { false };
   /* What the element waits for, for messages ("kernel 'blur'"), and how many kernels it
    * launched while a timeout was set; under `lock`. */
   std::mutex lock;
