@@ -1,8 +1,9 @@
 /* gst-opencl tests: openclconvertscale against its CPU reference (double precision): every
  * format pair at an odd size and with padded rows, random and structured frames, every matrix
  * and range, chroma sites, scaling (nearest, bilinear, lanczos and bicubic, up and down, with
- * and without borders), crop metas, passthrough, a round trip NV12 -> RGBA -> NV12, OpenCL memory in and out, and
- * GStreamer's videoconvertscale on a few pairs.
+ * and without borders), crop metas, passthrough, a round trip NV12 -> RGBA -> NV12, OpenCL
+ * memory in and out, GStreamer's videoconvertscale on a few pairs, and the unscaled kernels
+ * against the general one.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -22,6 +23,7 @@
 #include "reference/convertscale_reference.h"
 
 using convertscale_reference::Method;
+using convertscale_reference::method_nick;
 
 namespace {
 
@@ -244,20 +246,6 @@ struct Pair
   convertscale_reference::Crop crop { 0, 0, 0, 0 };
 };
 
-const char *
-method_nick (Method method)
-{
-  switch (method) {
-    case Method::Nearest:
-      return "nearest-neighbour";
-    case Method::Cubic:
-      return "catrom";
-    case Method::Lanczos:
-      return "lanczos";
-    default:
-      return "bilinear";
-  }
-}
 
 /* Runs a random, a structured and a smooth frame of the pair and checks them against the
  * reference; returns the largest difference. */
@@ -840,8 +828,8 @@ convertscale_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale", 600, test_passthrough, test_every_format_pair,
       test_padded_rows, test_matrices_and_ranges, test_chroma_sites, test_scaling,
-      test_lanczos, test_crop_meta, test_crop_meta_offered, test_round_trip, test_opencl_memory, test_against_videoconvertscale,
-      test_unscaled_kernel);
+      test_lanczos, test_crop_meta, test_crop_meta_offered, test_round_trip, test_opencl_memory,
+      test_against_videoconvertscale, test_unscaled_kernel);
 }
 
 GST_CHECK_MAIN (convertscale);

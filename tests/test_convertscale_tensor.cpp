@@ -28,6 +28,7 @@
 #include "reference/convertscale_reference.h"
 
 using convertscale_reference::Method;
+using convertscale_reference::method_nick;
 
 namespace {
 
@@ -57,20 +58,6 @@ struct Case
   convertscale_reference::Crop crop { 0, 0, 0, 0 };
 };
 
-const char *
-method_nick (Method method)
-{
-  switch (method) {
-    case Method::Nearest:
-      return "nearest-neighbour";
-    case Method::Lanczos:
-      return "lanczos";
-    case Method::Cubic:
-      return "catrom";
-    default:
-      return "bilinear";
-  }
-}
 
 std::string
 describe (const Case & c)

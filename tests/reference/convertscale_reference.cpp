@@ -259,6 +259,21 @@ pixel (const GstVideoFrame * in, const Side & is, const Side & os, const Rect & 
 
 }  // namespace
 
+const char *
+method_nick (Method method)
+{
+  switch (method) {
+    case Method::Nearest:
+      return "nearest-neighbour";
+    case Method::Lanczos:
+      return "lanczos";
+    case Method::Cubic:
+      return "catrom";
+    default:
+      return "bilinear";
+  }
+}
+
 void
 set_component (GstVideoFrame * frame, int c, int x, int y, int value)
 {

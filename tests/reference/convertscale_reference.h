@@ -8,6 +8,9 @@ namespace convertscale_reference {
 
 enum class Method { Nearest = 0, Bilinear = 1, Lanczos = 4, Cubic = 8 };
 
+/* The element's nick of `method` (its `method` property). */
+const char *method_nick (Method method);
+
 /* The part of an input frame that is the picture (a crop), in pixels. */
 struct Crop
 {
