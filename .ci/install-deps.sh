@@ -67,6 +67,12 @@ done
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "installing: ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-  "${missing[@]}" >/dev/null
+# .ci/run installs debootstrap on the host (.ci/debian13 --prepare) while the Debian 12 run
+# installs this list: apt takes its locks without waiting, so both take this lock first, and
+# apt waits for any other user of dpkg's (an unattended upgrade) for up to 10 minutes.
+apt_locked () {
+  $sudo flock -w 1800 /var/lib/apt/gst-opencl-apt.lock "$@"
+}
+apt_locked apt-get -o DPkg::Lock::Timeout=600 update -qq
+DEBIAN_FRONTEND=noninteractive apt_locked apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+  --no-install-recommends "${missing[@]}" >/dev/null
