@@ -40,6 +40,26 @@ expect_cuda ()
   return expected;
 }
 
+/* The CUDA path's copies are ordered by semaphores where the device exports them (and CUDA
+ * imports them: every CUDA driver with external semaphores does). */
+bool expect_cuda_semaphores ();
+
+/* The word the `memory` property gives CUDA frames under the current GST_OPENCL_CUDA_ORDER. */
+std::string
+cuda_word ()
+{
+  const char *order = g_getenv ("GST_OPENCL_CUDA_ORDER");
+  const bool host = order && g_str_equal (order, "host");
+  return !host && expect_cuda_semaphores () ? "cuda (semaphores)" : "cuda";
+}
+
+bool
+expect_cuda_semaphores ()
+{
+  static const bool expected = expect_cuda () && testutil::default_device_exports_semaphore_fds ();
+  return expected;
+}
+
 /* cudaupload passes system memory through when downstream takes it: the caps ask for CUDA. */
 const std::string to_cuda = " ! cudaupload ! video/x-raw(memory:CUDAMemory)";
 
@@ -137,8 +157,13 @@ expect_memory (const std::string & line, const char *expected,
     std::vector<std::string> * histograms = nullptr)
 {
   const std::string memory = run_and_read_memory (line, histograms);
-  fail_unless (memory == expected, "%s: memory is \"%s\", not \"%s\"", line.c_str (),
-      memory.c_str (), expected);
+  /* "cuda" in `expected` stands for the CUDA word of the current order. */
+  std::string wanted = expected;
+  for (size_t at = wanted.find ("cuda"); at != std::string::npos;
+      at = wanted.find ("cuda", at + cuda_word ().size ()))
+    wanted.replace (at, 4, cuda_word ());
+  fail_unless (memory == wanted, "%s: memory is \"%s\", not \"%s\"", line.c_str (),
+      memory.c_str (), wanted.c_str ());
 }
 
 bool
@@ -400,12 +425,50 @@ GST_START_TEST (test_decoded_frames)
 }
 GST_END_TEST;
 
+/* The copies ordered by semaphores and by the host give the same frames, and the `memory`
+ * property says which order a stream has. */
+GST_START_TEST (test_cuda_orders)
+{
+  if (!expect_cuda ()) {
+    GST_INFO ("no CUDA path on this device");
+    return;
+  }
+  const std::string rgba = source ("RGBA", 320, 180, 12);
+  const std::string nv12 = source ("NV12", 320, 180, 12);
+  const std::string lines[] = {
+    rgba + to_cuda + " ! openclbilateral ! video/x-raw(memory:CUDAMemory) ! cudadownload",
+    rgba + to_cuda + " ! openclbilateral ! opencldownload",
+    nv12 + to_cuda + " ! openclconvertscale ! video/x-raw(memory:CUDAMemory),format=RGBA,"
+        "width=160,height=90 ! cudadownload",
+    nv12 + to_cuda + " ! openclsort ! video/x-raw(memory:CUDAMemory) ! cudadownload",
+  };
+  for (const std::string & line : lines) {
+    g_setenv ("GST_OPENCL_CUDA_ORDER", "host", TRUE);
+    auto host = frames_of (line);
+    g_unsetenv ("GST_OPENCL_CUDA_ORDER");
+    auto device = frames_of (line);
+    fail_unless_equals_int (device.size (), host.size ());
+    for (size_t i = 0; i < host.size (); i++)
+      fail_unless (device[i].pixels == host[i].pixels, "frame %zu of %s differs between the "
+          "orders", i, line.c_str ());
+  }
+  const std::string subject = rgba + to_cuda + " ! openclbilateral name=subject ! "
+      "video/x-raw(memory:CUDAMemory) ! fakesink";
+  g_setenv ("GST_OPENCL_CUDA_ORDER", "host", TRUE);
+  fail_unless_equals_string (run_and_read_memory (subject).c_str (), "cuda -> cuda");
+  g_unsetenv ("GST_OPENCL_CUDA_ORDER");
+  const std::string expected = expect_cuda_semaphores () ?
+      "cuda (semaphores) -> cuda (semaphores)" : "cuda -> cuda";
+  fail_unless_equals_string (run_and_read_memory (subject).c_str (), expected.c_str ());
+}
+GST_END_TEST;
+
 static Suite *
 cuda_suite ()
 {
   return TESTUTIL_SUITE ("cuda", 600, test_templates_offer_cuda_memory, test_memory_property,
       test_cuda_memory_negotiation, test_cuda_caps_refused_by_element,
-      test_cuda_frames_match_system_memory, test_decoded_frames);
+      test_cuda_frames_match_system_memory, test_decoded_frames, test_cuda_orders);
 }
 
 GST_CHECK_MAIN (cuda);

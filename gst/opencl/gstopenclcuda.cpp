@@ -14,6 +14,7 @@
 
 #include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclcontext.h"
+#include "opencl/gstopenclcudaorder.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
@@ -37,11 +38,24 @@ struct CudaMemoryHead
   GstVideoInfo info;
 };
 
-/* Copies the planes of a frame between two device layouts of it, on the CUDA context current,
- * and waits for the copy. */
+constexpr unsigned kCudaEventDisableTiming = 0x2;
+/* GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (1.24): the memory's writer left work on its stream. */
+constexpr guint kCudaMemoryNeedSync = GST_MEMORY_FLAG_LAST << 2;
+
+void
+check_cuda (int status, const char *what)
+{
+  if (status != 0)
+    throw Failure (Failure::Kind::Failed, std::string (what) + " failed (CUresult " +
+        std::to_string (status) + ")");
+}
+
+/* Enqueues the copy of a frame's planes between two device layouts of it on `stream`, in the
+ * CUDA context current. */
 void
 copy_planes (const GstVideoInfo * info, CUdeviceptr from, const gsize * from_offsets,
-    const gint * from_strides, CUdeviceptr to, const gsize * to_offsets, const gint * to_strides)
+    const gint * from_strides, CUdeviceptr to, const gsize * to_offsets, const gint * to_strides,
+    CUstream stream)
 {
   auto & cuda = CudaDriver::get ();
   GST_LOG ("copying %u planes 0x%llx -> 0x%llx", GST_VIDEO_INFO_N_PLANES (info), from, to);
@@ -59,15 +73,8 @@ copy_planes (const GstVideoInfo * info, CUdeviceptr from, const gsize * from_off
       throw Failure (Failure::Kind::Failed, "a CUDA frame's rows are shorter than its pixels");
     if (copy.width_bytes == 0 || copy.height == 0)
       continue;
-    const int status = cuda.copy_2d_async (&copy, nullptr);
-    if (status != 0)
-      throw Failure (Failure::Kind::Failed, "the CUDA copy of a frame failed (CUresult " +
-          std::to_string (status) + ")");
+    check_cuda (cuda.copy_2d_async (&copy, stream), "the CUDA copy of a frame");
   }
-  const int status = cuda.stream_synchronize (nullptr);
-  if (status != 0)
-    throw Failure (Failure::Kind::Failed, "the CUDA copy of a frame failed (CUresult " +
-        std::to_string (status) + ")");
 }
 
 /* The CUDA memory of a buffer mapped for the device, with its planes' layout, and the context
@@ -109,6 +116,23 @@ public:
       pushed_ = true;
     else
       throw Failure (Failure::Kind::Failed, "the CUDA memory of a frame has no context");
+    context = owner;
+  }
+
+  /* The stream GStreamer's CUDA memory is written and read on (1.24 and later; null for the
+   * legacy default stream, and before 1.24). */
+  CUstream memory_stream () const
+  {
+    auto & library = GstCudaLibrary::get ();
+    if (!library.memory_get_stream)
+      return nullptr;
+    void *stream = library.memory_get_stream (memory_);
+    return stream ? library.stream_get_handle (stream) : nullptr;
+  }
+  /* Whether the memory's writer left work on its stream that readers must wait for. */
+  bool needs_sync () const
+  {
+    return GST_MEMORY_FLAG_IS_SET (memory_, kCudaMemoryNeedSync) && memory_stream ();
   }
   ~CudaMap ()
   {
@@ -122,6 +146,7 @@ public:
   CudaMap & operator= (const CudaMap &) = delete;
 
   CUdeviceptr pointer = 0;
+  CUcontext context = nullptr;
   gsize offsets[GST_VIDEO_MAX_PLANES] {};
   gint strides[GST_VIDEO_MAX_PLANES] {};
 
@@ -142,6 +167,11 @@ struct SharedBuffer
   int cl_fd = -1;
   cl::Buffer buffer;
   cl::Event done;       /* the end of the last frame's kernels on it */
+  /* Outputs copied out on the memory's stream: the end of CUDA's last copy out of it, which
+   * the kernels that write it next wait for. */
+  CUevent copied = nullptr;
+  CUcontext copied_context = nullptr;
+  bool copy_pending = false;
 
   SharedBuffer (const Device & device, int cuda, size_t bytes) : cuda_device (cuda)
   {
@@ -178,6 +208,12 @@ struct SharedBuffer
     }
     buffer = cl::Buffer ();
     auto & driver = CudaDriver::get ();
+    if (copied) {
+      CudaContextScope scope (copied_context);
+      if (copy_pending)
+        driver.event_synchronize (copied);
+      driver.event_destroy (copied);
+    }
     if (mapped)
       driver.unmap (address, allocation.bytes);
     if (address)
@@ -375,6 +411,9 @@ public:
   bool acquired = false;
   EnqueueExternalMemObjects acquire_call = nullptr;
   EnqueueExternalMemObjects release_call = nullptr;
+  /* The port's stream and semaphore; semaphores are chosen when the buffers are made. */
+  CudaOrdering order;
+  bool semaphores = false;
 
   /* The next buffer, made for the negotiated frames on first use; waits only for the kernels
    * of the frame that used it kSlots frames ago. */
@@ -387,23 +426,32 @@ public:
       const int cuda = cuda_device_of (device, &why);
       if (cuda < 0)
         throw Failure (Failure::Kind::Failed, "no CUDA memory on " + device.name + ": " + why);
+      order.reset ();
       for (size_t i = 0; i < kSlots; i++)
         slots.push_back (std::make_unique<SharedBuffer> (device, cuda, MAX (info.size,
                     (gsize) 1)));
+      semaphores = cuda_semaphores_chosen (device, cuda, &why);
       context = device.context ();
       acquire_call = external_memory_call (device.cl_device,
           "clEnqueueAcquireExternalMemObjectsKHR");
       release_call = external_memory_call (device.cl_device,
           "clEnqueueReleaseExternalMemObjectsKHR");
       next = 0;
-      GST_INFO ("CUDA frames: %zu shared buffers of %" G_GSIZE_FORMAT " bytes on %s",
-          kSlots, info.size, device.name.c_str ());
+      GST_INFO ("CUDA frames: %zu shared buffers of %" G_GSIZE_FORMAT " bytes on %s, "
+          "ordered by %s", kSlots, info.size, device.name.c_str (),
+          semaphores ? "semaphores" : ("the host: " + why).c_str ());
     }
     SharedBuffer & slot = *slots[next];
     next = (next + 1) % slots.size ();
     if (slot.done ()) {
       element.wait (slot.done);
       slot.done = cl::Event ();
+    }
+    if (slot.copy_pending) {
+      CudaContextScope scope (slot.copied_context);
+      check_cuda (CudaDriver::get ().event_synchronize (slot.copied),
+          "waiting for a CUDA copy out");
+      slot.copy_pending = false;
     }
     return slot;
   }
@@ -463,6 +511,7 @@ CudaFrames::configure (const GstVideoInfo * info)
 void
 CudaFrames::reset ()
 {
+  slots_->order.reset ();
   slots_->slots.clear ();
   slots_->current = nullptr;
   slots_->acquired = false;
@@ -477,8 +526,13 @@ CudaFrames::to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFram
   SharedBuffer & slot = slots_->take (device);
   {
     CudaMap source (buffer, &slots_->info, false);
+    auto & order = slots_->order;
+    order.prepare (device.device (), source.context, slots_->semaphores);
+    if (source.needs_sync ())
+      order.follow (source.memory_stream ());
     copy_planes (&slots_->info, source.pointer, source.offsets, source.strides, slot.address,
-        slots_->info.offset, slots_->info.stride);
+        slots_->info.offset, slots_->info.stride, order.stream ());
+    order.copied_in (device, buffer);
   }
   slots_->acquire (device, slot, frame);
   return true;
@@ -500,14 +554,26 @@ CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
   if (!slot)
     throw Failure (Failure::Kind::Failed, "no device frame to copy into CUDA memory");
   slots_->release (device);
-  /* CUDA reads what the kernels wrote: the host waits for them, as a download does. */
-  if (slot->done ())
-    device.wait (slot->done);
-  else
-    device.finish ();
   CudaMap target (buffer, &slots_->info, true);
+  auto & order = slots_->order;
+  order.prepare (device.device (), target.context, slots_->semaphores);
+  /* On the memory's own stream where it has one: its readers wait for that stream (GStreamer
+   * marks the memory so when it is mapped for writing). Else on the port's, waited for here. */
+  CUstream memory_stream = target.memory_stream ();
+  CUstream stream = memory_stream ? memory_stream : order.stream ();
+  order.before_copy_out (device, slot->done, stream);
   copy_planes (&slots_->info, slot->address, slots_->info.offset, slots_->info.stride,
-      target.pointer, target.offsets, target.strides);
+      target.pointer, target.offsets, target.strides, stream);
+  auto & cuda = CudaDriver::get ();
+  if (!memory_stream || !cuda.orders ()) {
+    check_cuda (cuda.stream_synchronize (stream), "the CUDA copy of a frame");
+    return;
+  }
+  if (!slot->copied)
+    check_cuda (cuda.event_create (&slot->copied, kCudaEventDisableTiming), "cuEventCreate");
+  slot->copied_context = target.context;
+  check_cuda (cuda.event_record (slot->copied, stream), "cuEventRecord");
+  slot->copy_pending = true;
 }
 
 void

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <string>
+#include <type_traits>
 
 #include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclcontext.h"
@@ -85,6 +86,39 @@ struct CudaAccessDesc
   int flags;                   /* CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3 */
 };
 
+/* CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC (cuda.h): `type` 1 is an opaque file descriptor. */
+struct CudaSemaphoreHandle
+{
+  int type;
+  union
+  {
+    int fd;
+    struct
+    {
+      void *handle;
+      const void *name;
+    } win32;
+  } handle;
+  unsigned int flags;
+  unsigned int reserved[16];
+};
+
+/* CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS and _WAIT_PARAMS (cuda.h), which share this layout;
+ * a binary semaphore reads none of the fields, so both are all zeros here. */
+struct CudaSemaphoreParams
+{
+  unsigned long long fence_value;
+  unsigned long long sci_sync;
+  unsigned long long keyed_mutex_key;
+  unsigned int keyed_mutex_rest[12];
+  unsigned int flags;
+  unsigned int reserved[16];
+};
+
+using CUstream = void *;
+using CUevent = void *;
+using CUexternalSemaphore = void *;
+
 template<typename T> inline bool
 find_symbol (void *library, T & pointer, const char *name)
 {
@@ -127,6 +161,24 @@ public:
   Result (*pointer_attribute) (void *, int, CUdeviceptr) = nullptr;
   Result (*copy_2d_async) (const CudaCopy2D *, void *) = nullptr;
   Result (*stream_synchronize) (void *) = nullptr;
+  /* Streams, events and external semaphores: the CUDA frames' ordering on the device
+   * (gstopenclcuda.cpp). Null when the driver lacks one of them (`orders ()` is false). */
+  Result (*stream_create) (CUstream *, unsigned) = nullptr;
+  Result (*stream_destroy) (CUstream) = nullptr;
+  Result (*event_create) (CUevent *, unsigned) = nullptr;
+  Result (*event_destroy) (CUevent) = nullptr;
+  Result (*event_record) (CUevent, CUstream) = nullptr;
+  Result (*event_query) (CUevent) = nullptr;
+  Result (*event_synchronize) (CUevent) = nullptr;
+  Result (*import_semaphore) (CUexternalSemaphore *, const CudaSemaphoreHandle *) = nullptr;
+  Result (*destroy_semaphore) (CUexternalSemaphore) = nullptr;
+  Result (*signal_semaphores) (const CUexternalSemaphore *, const CudaSemaphoreParams *,
+      unsigned, CUstream) = nullptr;
+  Result (*wait_semaphores) (const CUexternalSemaphore *, const CudaSemaphoreParams *,
+      unsigned, CUstream) = nullptr;
+  Result (*stream_wait_event) (CUstream, CUevent, unsigned) = nullptr;
+
+  bool orders () const { return stream_create && wait_semaphores; }
 
 private:
   std::string error_;
@@ -164,8 +216,24 @@ private:
       release = nullptr;
       return;
     }
-    if (init (0) != 0)
+    if (init (0) != 0) {
       error_ = "the CUDA driver does not initialise (cuInit)";
+      return;
+    }
+    const bool ordering = find_symbol (library, stream_create, "cuStreamCreate") &&
+        find_symbol (library, stream_destroy, "cuStreamDestroy_v2") &&
+        find_symbol (library, event_create, "cuEventCreate") &&
+        find_symbol (library, event_destroy, "cuEventDestroy_v2") &&
+        find_symbol (library, event_record, "cuEventRecord") &&
+        find_symbol (library, event_query, "cuEventQuery") &&
+        find_symbol (library, event_synchronize, "cuEventSynchronize") &&
+        find_symbol (library, import_semaphore, "cuImportExternalSemaphore") &&
+        find_symbol (library, destroy_semaphore, "cuDestroyExternalSemaphore") &&
+        find_symbol (library, signal_semaphores, "cuSignalExternalSemaphoresAsync") &&
+        find_symbol (library, wait_semaphores, "cuWaitExternalSemaphoresAsync") &&
+        find_symbol (library, stream_wait_event, "cuStreamWaitEvent");
+    if (!ordering)
+      stream_create = nullptr;
   }
 };
 
@@ -208,6 +276,11 @@ struct GstCudaLibrary
   gboolean (*handle_set_context) (GstElement *, GstContext *, gint, GstObject **) = nullptr;
   gboolean (*handle_context_query) (GstElement *, GstQuery *, GstObject *) = nullptr;
   GstBufferPool *(*buffer_pool_new) (GstObject *) = nullptr;
+  /* GStreamer 1.24 and later (null before): a CUDA memory's stream, its handle, and the wait
+   * for work its writer left on it (gst_cuda_memory_sync). */
+  void (*memory_sync) (GstMemory *) = nullptr;
+  void *(*memory_get_stream) (GstMemory *) = nullptr;
+  CUstream (*stream_get_handle) (void *) = nullptr;
   bool usable = false;
 
   static const GstCudaLibrary & get ()
@@ -233,6 +306,10 @@ private:
      * pools made here may come first). */
     if (usable)
       memory_init_once ();
+    if (!find_symbol (library, memory_sync, "gst_cuda_memory_sync") ||
+        !find_symbol (library, memory_get_stream, "gst_cuda_memory_get_stream") ||
+        !find_symbol (library, stream_get_handle, "gst_cuda_stream_get_handle"))
+      memory_sync = nullptr;
   }
 };
 
@@ -245,6 +322,50 @@ using CreateBufferWithProperties = cl_mem (CL_API_CALL *) (cl_context, const cl_
     cl_mem_flags, size_t, void *, cl_int *);
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);
+
+/* cl_khr_semaphore and cl_khr_external_semaphore(_opaque_fd), declared here as the extension
+ * defines them (the headers of Debian 12 predate it). */
+using ClSemaphore = void *;
+constexpr cl_ulong kClSemaphoreType = 0x203D;
+constexpr cl_ulong kClSemaphoreTypeBinary = 1;
+constexpr cl_ulong kClSemaphoreExportHandleTypes = 0x203F;
+constexpr cl_ulong kClSemaphoreExportHandleTypesEnd = 0;
+constexpr cl_uint kClSemaphoreHandleOpaqueFd = 0x2055;
+constexpr cl_uint kClDeviceSemaphoreExportHandleTypes = 0x204E;
+
+/* The semaphore calls of a device's platform; `usable` when it has them all. */
+struct ClSemaphoreCalls
+{
+  using Create = ClSemaphore (CL_API_CALL *) (cl_context, const cl_ulong *, cl_int *);
+  using Enqueue = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint, const ClSemaphore *,
+      const cl_ulong *, cl_uint, const cl_event *, cl_event *);
+  using Handle = cl_int (CL_API_CALL *) (ClSemaphore, cl_device_id, cl_uint, size_t, void *,
+      size_t *);
+  using Release = cl_int (CL_API_CALL *) (ClSemaphore);
+
+  Create create = nullptr;
+  Enqueue wait = nullptr;
+  Enqueue signal = nullptr;
+  Handle handle = nullptr;
+  Release release = nullptr;
+
+  explicit ClSemaphoreCalls (const cl::Device & device)
+  {
+    cl_platform_id platform = platform_id (device);
+    auto find = [platform] (auto & pointer, const char *name) {
+      pointer = reinterpret_cast<std::remove_reference_t<decltype (pointer)>> (
+          clGetExtensionFunctionAddressForPlatform (platform, name));
+      return pointer != nullptr;
+    };
+    if (!(find (create, "clCreateSemaphoreWithPropertiesKHR") &&
+            find (wait, "clEnqueueWaitSemaphoresKHR") &&
+            find (signal, "clEnqueueSignalSemaphoresKHR") &&
+            find (handle, "clGetSemaphoreHandleForTypeKHR") &&
+            find (release, "clReleaseSemaphoreKHR")))
+      create = nullptr;
+  }
+  bool usable () const { return create != nullptr; }
+};
 
 inline EnqueueExternalMemObjects
 external_memory_call (const cl::Device & device, const char *name)

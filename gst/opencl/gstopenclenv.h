@@ -19,7 +19,8 @@
  *   GST_OPENCL_BILATERAL_TILE, GST_OPENCL_CPU_LANES, GST_OPENCL_HISTOGRAM_GROUPS,
  *   GST_OPENCL_CONVERT_FAST; a device sort
  *   reads its variables when it is made or on its first sort), when caps are set
- *   (GST_OPENCL_CHECKED) and when the GL interop is set up (GST_OPENCL_GL_INTEROP). Never per
+ *   (GST_OPENCL_CHECKED, and GST_OPENCL_CUDA_ORDER for CUDA memory)
+ *   and when the GL interop is set up (GST_OPENCL_GL_INTEROP). Never per
  *   frame.
  *
  * An empty value is as the variable unset. A malformed value (a flag that is not 0 or 1, a
@@ -55,6 +56,7 @@ enum class Variable
   ZeroCopy,
   TransferQueues,
   TransferOrder,
+  CudaOrder,
   GlInterop,
   GlCopy,
   Checked,

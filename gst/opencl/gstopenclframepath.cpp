@@ -3,6 +3,7 @@
 #include "opencl/gstopenclframepath.h"
 
 #include "opencl/gstopenclcuda.h"
+#include "opencl/gstopenclcudaorder.h"
 #include "opencl/gstopenclglinterop.h"
 
 #include <array>
@@ -427,13 +428,20 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
 {
   if (!device.started ())
     return true;  /* set_caps reports the missing device */
+  /* CUDA frames say how their copies are ordered: "cuda (semaphores)" on the device. */
+  const char *cuda_word = "cuda";
   if ((in && in->cuda ()) || (out && out->cuda ())) {
     std::string why;
-    if (cuda_device_of (device.device (), &why) < 0) {
+    const int cuda_device = cuda_device_of (device.device (), &why);
+    if (cuda_device < 0) {
       GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("frames in CUDA memory cannot reach %s",
               device.device ().name.c_str ()), ("%s", why.c_str ()));
       return false;
     }
+    if (cuda_semaphores_chosen (device.device (), cuda_device, &why))
+      cuda_word = "cuda (semaphores)";
+    else
+      GST_INFO_OBJECT (element, "CUDA copies ordered by the host: %s", why.c_str ());
   }
   GlInterop *in_interop = in ? in->gl_interop () : nullptr;
   GlInterop *out_interop = out && out != in ? out->gl_interop () : nullptr;
@@ -450,10 +458,14 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
   if (context_changed)
     *context_changed = changed;
   std::string memory;
+  auto word = [cuda_word] (FramePort * port) {
+    return port->cuda () ? std::string (cuda_word) : std::string (frame_memory_name (
+            port->memory ()));
+  };
   if (in)
-    memory = frame_memory_name (in->memory ());
+    memory = word (in);
   if (out && out != in)
-    memory += (in ? " -> " : "") + std::string (frame_memory_name (out->memory ()));
+    memory += (in ? " -> " : "") + word (out);
   device.set_memory (memory);
   return true;
 }

@@ -33,6 +33,24 @@ device_text (cl_device_id device, cl_device_info what)
   return info_text (clGetDeviceInfo, device, what);
 }
 
+/* A device query that answers a list of cl_uint (the semaphore handle types), as a JSON list of
+ * hex numbers. */
+static std::string
+device_uints (cl_device_id device, cl_device_info what)
+{
+  cl_uint values[16] = {};
+  size_t bytes = 0;
+  std::string text = "[";
+  if (clGetDeviceInfo (device, what, sizeof values, values, &bytes) == CL_SUCCESS) {
+    for (size_t i = 0; i < bytes / sizeof values[0]; i++) {
+      char number[16];
+      snprintf (number, sizeof number, "%s\"0x%x\"", i ? ", " : "", values[i]);
+      text += number;
+    }
+  }
+  return text + "]";
+}
+
 int
 main ()
 {
@@ -64,7 +82,10 @@ main ()
         printf (", \"%s\": %s", name,
             extensions.find (std::string (" ") + name + " ") != std::string::npos ?
             "true" : "false");
-      printf ("}");
+      /* cl_khr_external_semaphore: the handle types the device imports and exports (0x2055 is
+       * an opaque file descriptor, 0x2058 a sync file). */
+      printf (", \"semaphore_import_types\": %s, \"semaphore_export_types\": %s}",
+          device_uints (devices[d], 0x204D).c_str (), device_uints (devices[d], 0x204E).c_str ());
     }
     printf ("]}");
   }

@@ -374,6 +374,21 @@ default_device_vendor ()
   return vendor;
 }
 
+bool
+default_device_exports_semaphore_fds ()
+{
+  cl_device_id device = default_device ();
+  cl_uint types[8] = {};
+  size_t bytes = 0;
+  if (!device || clGetDeviceInfo (device, 0x204E /* CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR */,
+          sizeof types, types, &bytes) != CL_SUCCESS)
+    return false;
+  for (size_t i = 0; i < bytes / sizeof types[0]; i++)
+    if (types[i] == 0x2055 /* CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR */)
+      return true;
+  return false;
+}
+
 void
 plugin_transfer_totals (guint64 * to_device, guint64 * to_host)
 {

@@ -153,6 +153,9 @@ std::string run_pipeline_with_max_alloc (const char *max_alloc_bytes,
  * GST_OPENCL_DEVICE names, else the first GPU, else the first CPU device), or "" without OpenCL
  * devices. */
 std::string default_device_vendor ();
+/* Whether the default device exports semaphores as file descriptors
+ * (CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR lists CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR). */
+bool default_device_exports_semaphore_fds ();
 
 /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT of the first CPU device (what device=cpu chooses), 0 when
  * there is none. */

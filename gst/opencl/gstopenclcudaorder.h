@@ -1,0 +1,94 @@
+/* gst-opencl: the order of a port's CUDA copies and its kernels (the CUDA frames,
+ * gstopenclcuda.h).
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The copies run on a CUDA stream of the port's own, never on the legacy default stream: that
+ * one waits for every other stream of the context, so the copies of one pipeline would wait for
+ * the decoders and copies of every other pipeline on the GPU, and they for it.
+ *
+ * With semaphores (both drivers export or import them: OpenCL's cl_khr_external_semaphore_
+ * opaque_fd, CUDA's external semaphores), OpenCL makes a binary semaphore per port and exports
+ * it as a file descriptor, which CUDA imports. An input's copy signals it on the stream and the
+ * kernels' queue waits for it; an output's kernels signal it and the stream waits for it before
+ * copying out. The host waits for neither. Without them (or GST_OPENCL_CUDA_ORDER=host) the host
+ * waits: for an input's copy before the kernels are enqueued, for the kernels before an output's
+ * copy. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opencl/gstopenclcudadriver.h"
+#include "opencl/gstopenclelementdevice.h"
+
+namespace gst_opencl {
+
+/* Whether the CUDA frames of `device` are ordered by semaphores: GST_OPENCL_CUDA_ORDER (read
+ * each time) does not say host, and both drivers have them; a semaphore is made, exported and
+ * imported once per device to be sure. `why` says why not. */
+bool cuda_semaphores_chosen (const Device & device, int cuda_device, std::string * why);
+
+class SharedSemaphore;
+
+class CudaOrdering
+{
+public:
+  CudaOrdering ();
+  ~CudaOrdering ();
+  CudaOrdering (const CudaOrdering &) = delete;
+  CudaOrdering & operator= (const CudaOrdering &) = delete;
+
+  /* Ready in `context`, which is current: a stream of its own, and the semaphore when
+   * `semaphores`. What was made in another context goes first. */
+  void prepare (const Device & device, CUcontext context, bool semaphores);
+  bool semaphores () const { return semaphore_ != nullptr; }
+  CUstream stream () const { return stream_; }
+
+  /* Input, before the copy: the stream waits (on the device) for the work the memory's writer
+   * left on `writer_stream`. */
+  void follow (CUstream writer_stream);
+  /* Input: the copy of `buffer` is enqueued on the stream; the element's kernels must not run
+   * before it ends. `buffer` is held until the copy is done. */
+  void copied_in (ElementDevice & element, GstBuffer * buffer);
+  /* Output: the kernels that write the shared buffer, whose end is `done` (null: everything
+   * enqueued so far), are enqueued; `stream` must not copy it out before they end. */
+  void before_copy_out (ElementDevice & element, const cl::Event & done, CUstream stream);
+
+  /* Waits for what is enqueued and lets everything go. */
+  void reset ();
+
+private:
+  CUevent spare_event ();
+  /* Lets the held buffers whose copies ended go; waits for the oldest beyond `keep`. */
+  void release_held (size_t keep);
+  /* The semaphore failed: the host orders from now on. */
+  void give_up_semaphores (const std::string & why);
+
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUevent writer_event_ = nullptr;
+  std::unique_ptr<SharedSemaphore> semaphore_;
+  bool gave_up_ = false;
+  std::deque<std::pair<CUevent, GstBuffer *>> held_;
+  std::vector<CUevent> spare_;
+};
+
+/* `context` current for the scope (nothing when null). */
+class CudaContextScope
+{
+public:
+  explicit CudaContextScope (CUcontext context);
+  ~CudaContextScope ();
+  CudaContextScope (const CudaContextScope &) = delete;
+  CudaContextScope & operator= (const CudaContextScope &) = delete;
+
+private:
+  bool pushed_ = false;
+};
+
+}  // namespace gst_opencl
