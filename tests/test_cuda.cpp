@@ -463,12 +463,63 @@ GST_START_TEST (test_cuda_orders)
 }
 GST_END_TEST;
 
+std::string
+device_name_of (const std::string & line)
+{
+  GstElement *pipeline = testutil::parse_pipeline (line);
+  GstElement *subject = gst_bin_get_by_name (GST_BIN (pipeline), "subject");
+  fail_unless (subject != nullptr);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 60 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS, "%s: no preroll", line.c_str ());
+  gchar *name = nullptr;
+  g_object_get (subject, "device-name", &name, nullptr);
+  std::string text = name ? name : "";
+  g_free (name);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (subject);
+  gst_object_unref (pipeline);
+  return text;
+}
+
+/* On a machine with two NVIDIA GPUs: an element with no device set follows the decoder of the
+ * second GPU there (device-name tells the twins apart by their index), and its frames are the
+ * first GPU's path's. */
+GST_START_TEST (test_device_follows_cuda_frames)
+{
+  const std::string clip = clip_path ("clip-360p.h264");
+  if (!expect_cuda () || !has_element ("nvh264device1dec") || clip.empty () ||
+      !g_file_test (clip.c_str (), G_FILE_TEST_EXISTS)) {
+    GST_INFO ("no second NVDEC device, or no clips: skipped");
+    return;
+  }
+  const std::string decode0 = "filesrc location=" + clip + " ! h264parse ! nvh264dec";
+  const std::string decode1 = "filesrc location=" + clip + " ! h264parse ! nvh264device1dec";
+  const std::string tail = " ! openclbilateral name=subject ! opencldownload ! fakesink";
+  const std::string on0 = device_name_of (decode0 + tail);
+  const std::string on1 = device_name_of (decode1 + tail);
+  fail_unless (on0 != on1, "both decoders' frames ran on %s", on0.c_str ());
+  /* Pinned to the first decoder's device ("NVIDIA:<its index>"), the element stays there. */
+  const size_t hash = on0.find (" #");
+  const std::string first = hash == std::string::npos ? "gpu" :
+      "NVIDIA:" + std::to_string (atoi (on0.c_str () + hash + 2));
+  g_setenv ("GST_OPENCL_DEVICE", first.c_str (), TRUE);
+  const std::string pinned = device_name_of (decode1 + tail);
+  g_unsetenv ("GST_OPENCL_DEVICE");
+  fail_unless (pinned == on0, "a device set by GST_OPENCL_DEVICE was not kept: %s",
+      pinned.c_str ());
+  expect_same_frames (decode0 + " ! openclbilateral ! opencldownload",
+      decode1 + " ! openclbilateral ! opencldownload");
+}
+GST_END_TEST;
+
 static Suite *
 cuda_suite ()
 {
   return TESTUTIL_SUITE ("cuda", 600, test_templates_offer_cuda_memory, test_memory_property,
       test_cuda_memory_negotiation, test_cuda_caps_refused_by_element,
-      test_cuda_frames_match_system_memory, test_decoded_frames, test_cuda_orders);
+      test_cuda_frames_match_system_memory, test_decoded_frames, test_cuda_orders,
+      test_device_follows_cuda_frames);
 }
 
 GST_CHECK_MAIN (cuda);

@@ -15,6 +15,7 @@
 #include "opencl/gstopenclbindings.h"
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclcudaorder.h"
+#include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
@@ -183,7 +184,17 @@ struct SharedBuffer
     allocation.fd = -1;
     auto & driver = CudaDriver::get ();
     PrimaryContext current (cuda);
-    const CudaAccessDesc access { 1, cuda, 3 };
+    /* Its own GPU, and every GPU that reaches it as a peer (NVLink, PCIe): frames decoded on
+     * another GPU are copied in by that GPU's context, a peer copy (docs/scaling.md). */
+    std::vector<CudaAccessDesc> access { { 1, cuda, 3 } };
+    int count = 0;
+    if (driver.can_access_peer && driver.device_get_count (&count) == 0) {
+      for (int other = 0; other < count; other++) {
+        int can = 0;
+        if (other != cuda && driver.can_access_peer (&can, other, cuda) == 0 && can)
+          access.push_back ({ 1, other, 3 });
+      }
+    }
     if (!current.current () ||
         driver.address_reserve (&address, allocation.bytes, 0, 0, 0) != 0) {
       address = 0;
@@ -192,7 +203,7 @@ struct SharedBuffer
     if (driver.map (address, allocation.bytes, 0, allocation.handle, 0) != 0)
       throw Failure (Failure::Kind::Failed, "CUDA cannot map its exported memory");
     mapped = true;
-    if (driver.set_access (address, allocation.bytes, &access, 1) != 0)
+    if (driver.set_access (address, allocation.bytes, access.data (), access.size ()) != 0)
       throw Failure (Failure::Kind::Failed, "CUDA cannot make its exported memory accessible");
     GST_DEBUG ("mapped at 0x%llx; importing fd %d into OpenCL", address, cl_fd);
     buffer = import_external_memory (device, cl_fd, allocation.bytes);
@@ -280,6 +291,52 @@ int
 cuda_device_of (ElementDevice & device)
 {
   return device.started () ? cuda_device_of (device.device (), nullptr) : -1;
+}
+
+int
+upstream_cuda_device (GstPad * sink_pad)
+{
+  if (!sink_pad)
+    return -1;
+  GstQuery *query = gst_query_new_context ("gst.cuda.context");
+  int ordinal = -1;
+  GstContext *context = nullptr;
+  if (gst_pad_peer_query (sink_pad, query)) {
+    gst_query_parse_context (query, &context);
+    guint id = 0;
+    if (context && gst_structure_get_uint (gst_context_get_structure (context),
+            "cuda-device-id", &id))
+      ordinal = (int) id;
+  }
+  gst_query_unref (query);
+  return ordinal;
+}
+
+std::string
+cuda_twin_device_string (int cuda_device)
+{
+  auto & cuda = CudaDriver::get ();
+  int handle = 0;
+  unsigned char bytes[16];
+  if (!cuda.error ().empty () || cuda.device_get (&handle, cuda_device) != 0 ||
+      cuda.device_get_uuid (bytes, handle) != 0)
+    return "";
+  const std::string uuid = hex_bytes (bytes, sizeof bytes);
+  auto held = hold_driver ();
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get (&platforms);
+  for (const auto & platform : platforms) {
+    std::vector<cl::Device> devices;
+    try {
+      platform.getDevices (CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error &) {
+      continue;
+    }
+    for (size_t index = 0; index < devices.size (); index++)
+      if (cl_device_uuid (devices[index]) == uuid)
+        return platform.getInfo<CL_PLATFORM_NAME> () + ":" + std::to_string (index);
+  }
+  return "";
 }
 
 bool

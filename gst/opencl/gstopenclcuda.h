@@ -44,6 +44,15 @@ int cuda_device_of (const Device & device, std::string * why);
  * (not started, or no such device: cuda_device_of () says why). */
 int cuda_device_of (ElementDevice & device);
 
+/* The CUDA device of the frames upstream of `sink_pad` sends: the cuda-device-id of the
+ * gst.cuda.context its peer answers a context query with (a decoder's, cudaupload's); -1 when
+ * nobody answers. */
+int upstream_cuda_device (GstPad * sink_pad);
+
+/* A device string ("<platform>:<index>") that names the OpenCL device which is CUDA device
+ * `cuda_device` (the same UUID); "" when no OpenCL device is. */
+std::string cuda_twin_device_string (int cuda_device);
+
 /* For an element's caps (transform_caps, a source's get_caps): whether CUDA-memory caps may be
  * offered. Before the element starts (links made in NULL state) they may, as the pad templates
  * say; once started, only where the element's device is a CUDA device. */

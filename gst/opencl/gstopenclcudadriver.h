@@ -177,6 +177,7 @@ public:
   Result (*wait_semaphores) (const CUexternalSemaphore *, const CudaSemaphoreParams *,
       unsigned, CUstream) = nullptr;
   Result (*stream_wait_event) (CUstream, CUevent, unsigned) = nullptr;
+  Result (*can_access_peer) (int *, int, int) = nullptr;
 
   bool orders () const { return stream_create && wait_semaphores; }
 
@@ -234,6 +235,7 @@ private:
         find_symbol (library, stream_wait_event, "cuStreamWaitEvent");
     if (!ordering)
       stream_create = nullptr;
+    find_symbol (library, can_access_peer, "cuDeviceCanAccessPeer");
   }
 };
 

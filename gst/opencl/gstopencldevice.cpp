@@ -104,8 +104,25 @@ describe_device (const cl::Device & device)
 {
   auto held = hold_driver ();
   cl::Platform platform (device.getInfo<CL_DEVICE_PLATFORM> ());
-  return trim (device.getInfo<CL_DEVICE_NAME> ()) + " (" +
-      trim (platform.getInfo<CL_PLATFORM_NAME> ()) + ")";
+  const std::string name = trim (device.getInfo<CL_DEVICE_NAME> ());
+  /* Twins (two GPUs of one model) are told apart by their index in the platform, the index a
+   * "<platform>:<index>" device string takes: "NVIDIA H100 80GB HBM3 #1 (NVIDIA CUDA)". */
+  std::string index;
+  std::vector<cl::Device> devices;
+  try {
+    platform.getDevices (CL_DEVICE_TYPE_ALL, &devices);
+  } catch (const cl::Error &) {
+    devices.clear ();
+  }
+  if (devices.size () > 1) {
+    int same = 0;
+    for (const auto & other : devices)
+      same += trim (other.getInfo<CL_DEVICE_NAME> ()) == name;
+    for (size_t i = 0; same > 1 && i < devices.size (); i++)
+      if (devices[i] () == device ())
+        index = " #" + std::to_string (i);
+  }
+  return name + index + " (" + trim (platform.getInfo<CL_PLATFORM_NAME> ()) + ")";
 }
 
 static std::vector<cl::Platform>

@@ -67,12 +67,14 @@ ElementDevice::install_properties (PropertyTable & table, ElementDevice & (*of) 
    *
    * The OpenCL device: empty for automatic (the first GPU, else the first CPU device), "gpu",
    * "cpu", or "<platform name substring>[:<device index>]". When empty, the environment variable
-   * GST_OPENCL_DEVICE is read. Takes effect at the next start.
+   * GST_OPENCL_DEVICE is read. Takes effect at the next start. When automatic, an element that
+   * receives CUDA memory moves to that memory's GPU at caps time (docs/scaling.md).
    */
   table.add (
       g_param_spec_string ("device", "Device",
-          "OpenCL device: empty = automatic (first GPU, else first CPU; GST_OPENCL_DEVICE "
-          "overrides), \"gpu\", \"cpu\" or \"<platform name substring>[:<device index>]\"",
+          "OpenCL device: empty = automatic (first GPU, else first CPU, or the GPU of CUDA "
+          "frames received; GST_OPENCL_DEVICE overrides), \"gpu\", \"cpu\" or "
+          "\"<platform name substring>[:<device index>]\"",
           "", (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)),
       [of] (GObject * object, const GValue * value) { of (object).write_device (value); },
@@ -80,7 +82,9 @@ ElementDevice::install_properties (PropertyTable & table, ElementDevice & (*of) 
   /**
    * GstOpenCLElement:device-name:
    *
-   * The device in use, "<device name> (<platform name>)"; NULL before the element starts.
+   * The device in use, "<device name> (<platform name>)"; NULL before the element starts. Two
+   * devices of one model are told apart by their index in the platform: "<device name> #1
+   * (<platform name>)".
    */
   table.add (
       g_param_spec_string ("device-name", "Device name",
@@ -262,7 +266,20 @@ void
 ElementDevice::bind_to_gl (GstElement * element,
     const std::vector<cl_context_properties> & gl_properties)
 {
-  GstOpenCLContext *bound = gst_opencl_context_new (device_string (), &gl_properties);
+  replace_context (element, gst_opencl_context_new (device_string (), &gl_properties));
+  GST_INFO_OBJECT (element, "OpenCL context created against the GL context");
+}
+
+void
+ElementDevice::follow_device (GstElement * element, const std::string & device_string)
+{
+  replace_context (element, gst_opencl_context_new (device_string));
+  GST_INFO_OBJECT (element, "following the frames to %s", device ().name.c_str ());
+}
+
+void
+ElementDevice::replace_context (GstElement * element, GstOpenCLContext * bound)
+{
   GST_OBJECT_LOCK (element);
   GstOpenCLContext *old = context_;
   context_ = bound;
@@ -272,7 +289,6 @@ ElementDevice::bind_to_gl (GstElement * element,
   gst_opencl_context_device (bound).waits.add_watch (&watch_);
   discard_frame ();
   gst_clear_object (&old);
-  GST_INFO_OBJECT (element, "OpenCL context created against the GL context");
   gst_opencl_post_have_context (element, bound);
 }
 

@@ -115,6 +115,12 @@ public:
   /* Replaces the element's context by a new one on the same device created with
    * `gl_properties` (cl_khr_gl_sharing), and tells the pipeline (have-context). Throws. */
   void bind_to_gl (GstElement * element, const std::vector<cl_context_properties> & gl_properties);
+  /* Whether the device is automatic: neither `device` nor GST_OPENCL_DEVICE names one. */
+  bool automatic () { return device_string ().empty (); }
+  /* Moves the element to a context of the device `device_string` names, made here and posted
+   * (have-context), as bind_to_gl does: frames of another device's memory (CUDA frames of
+   * another GPU) are followed there when the device is automatic. Throws Failure. */
+  void follow_device (GstElement * element, const std::string & device_string);
 
   /* The tuning idiom in one call, for every tuned element: chooses the variant of `family` for
    * `key` on this element's device (gst_opencl::tune_variant: forced, default, remembered,
@@ -132,6 +138,8 @@ public:
       const std::vector<TuningCandidate> & candidates, const TuningChoice & choice);
 
 private:
+  /* Takes `bound` (a new context) for the old one and posts it. */
+  void replace_context (GstElement * element, GstOpenCLContext * bound);
   /* The property rows' ends (install_properties). */
   void write_device (const GValue * value);
   void read_device (GstElement * element, GValue * value);

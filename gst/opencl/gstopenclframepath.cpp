@@ -422,12 +422,44 @@ FramePort::staging (ElementDevice & element_device, gsize bytes, cl_mem_flags fl
   return staging_;
 }
 
+namespace {
+
+/* With an automatic device, CUDA frames are followed to their GPU, as GStreamer's CUDA
+ * elements follow their input: the GPU of the context upstream answers a context query with.
+ * False with an element error when the move fails. */
+bool
+follow_cuda_frames (GstElement * element, ElementDevice & device, bool *followed)
+{
+  GstPad *sink = gst_element_get_static_pad (element, "sink");
+  const int wanted = upstream_cuda_device (sink);
+  gst_clear_object (&sink);
+  if (wanted < 0 || cuda_device_of (device.device (), nullptr) == wanted)
+    return true;
+  const std::string twin = cuda_twin_device_string (wanted);
+  if (twin.empty ()) {
+    GST_INFO_OBJECT (element, "CUDA frames of CUDA device %d: no OpenCL device is it", wanted);
+    return true;
+  }
+  GST_INFO_OBJECT (element, "CUDA frames of CUDA device %d: moving from %s to %s", wanted,
+      device.device ().name.c_str (), twin.c_str ());
+  return GST_OPENCL_GUARD (element, "cannot follow the CUDA frames to their device", [&]() {
+    device.follow_device (element, twin);
+    *followed = true;
+  });
+}
+
+}  // namespace
+
 bool
 configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge,
     FramePort * in, FramePort * out, bool *context_changed)
 {
   if (!device.started ())
     return true;  /* set_caps reports the missing device */
+  bool followed = false;
+  if (in && in->cuda () && device.automatic () && !follow_cuda_frames (element, device,
+          &followed))
+    return false;
   /* CUDA frames say how their copies are ordered: "cuda (semaphores)" on the device. */
   const char *cuda_word = "cuda";
   if ((in && in->cuda ()) || (out && out->cuda ())) {
@@ -449,6 +481,7 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
   if (!configure_gl_interop (element, device, bridge, in_interop, in ? &in->info () : nullptr,
           out_interop, out ? &out->info () : nullptr, &changed))
     return false;
+  changed = changed || followed;
   if (changed) {
     if (in)
       in->drop_device_buffers ();
