@@ -43,14 +43,6 @@ constexpr unsigned kCudaEventDisableTiming = 0x2;
 /* GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (1.24): the memory's writer left work on its stream. */
 constexpr guint kCudaMemoryNeedSync = GST_MEMORY_FLAG_LAST << 2;
 
-void
-check_cuda (int status, const char *what)
-{
-  if (status != 0)
-    throw Failure (Failure::Kind::Failed, std::string (what) + " failed (CUresult " +
-        std::to_string (status) + ")");
-}
-
 /* Enqueues the copy of a frame's planes between two device layouts of it on `stream`, in the
  * CUDA context current. */
 void

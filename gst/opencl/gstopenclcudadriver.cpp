@@ -8,6 +8,14 @@
 
 namespace gst_opencl {
 
+void
+check_cuda (int status, const char *what)
+{
+  if (status != 0)
+    throw Failure (Failure::Kind::Failed, std::string (what) + " failed (CUresult " +
+        std::to_string (status) + ")");
+}
+
 std::string
 cl_device_uuid (const cl::Device & device)
 {

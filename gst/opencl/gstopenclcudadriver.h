@@ -115,6 +115,9 @@ struct CudaSemaphoreParams
   unsigned int reserved[16];
 };
 
+/* Throws Failure ("<what> failed (CUresult N)") unless `status` is CUDA_SUCCESS. */
+void check_cuda (int status, const char *what);
+
 using CUstream = void *;
 using CUevent = void *;
 using CUexternalSemaphore = void *;

@@ -22,14 +22,6 @@ constexpr int kCudaSemaphoreOpaqueFd = 1;
 /* The words of GST_OPENCL_CUDA_ORDER, in the order of its row. */
 constexpr int kOrderHost = 0;
 
-void
-check (int status, const char *what)
-{
-  if (status != 0)
-    throw Failure (Failure::Kind::Failed, std::string (what) + " failed (CUresult " +
-        std::to_string (status) + ")");
-}
-
 bool
 device_exports_semaphores (const cl::Device & device, std::string * why)
 {
@@ -81,7 +73,7 @@ public:
     if (result != 0) {
       close (fd);   /* CUDA owns it only once imported */
       calls.release (cl);
-      check (result, "cuImportExternalSemaphore");
+      check_cuda (result, "cuImportExternalSemaphore");
     }
   }
   ~SharedSemaphore ()
@@ -96,7 +88,7 @@ public:
   void cuda_to_opencl (CUstream stream, cl::CommandQueue & queue)
   {
     CudaSemaphoreParams params {};
-    check (CudaDriver::get ().signal_semaphores (&cuda, &params, 1, stream),
+    check_cuda (CudaDriver::get ().signal_semaphores (&cuda, &params, 1, stream),
         "cuSignalExternalSemaphoresAsync");
     const cl_int status = calls.wait (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
     if (status != CL_SUCCESS)
@@ -109,7 +101,7 @@ public:
     if (status != CL_SUCCESS)
       throw cl::Error (status, "clEnqueueSignalSemaphoresKHR");
     CudaSemaphoreParams params {};
-    check (CudaDriver::get ().wait_semaphores (&cuda, &params, 1, stream),
+    check_cuda (CudaDriver::get ().wait_semaphores (&cuda, &params, 1, stream),
         "cuWaitExternalSemaphoresAsync");
   }
 
@@ -182,8 +174,8 @@ CudaOrdering::prepare (const Device & device, CUcontext context, bool semaphores
   auto & cuda = CudaDriver::get ();
   if (!cuda.orders ())
     return;   /* the legacy default stream, and host waits */
-  check (cuda.stream_create (&stream_, kCudaStreamNonBlocking), "cuStreamCreate");
-  check (cuda.event_create (&writer_event_, kCudaEventDisableTiming), "cuEventCreate");
+  check_cuda (cuda.stream_create (&stream_, kCudaStreamNonBlocking), "cuStreamCreate");
+  check_cuda (cuda.event_create (&writer_event_, kCudaEventDisableTiming), "cuEventCreate");
   if (!semaphores || gave_up_)
     return;
   try {
@@ -207,8 +199,8 @@ CudaOrdering::follow (CUstream writer_stream)
   auto & cuda = CudaDriver::get ();
   if (!writer_stream || !stream_ || writer_stream == stream_)
     return;
-  check (cuda.event_record (writer_event_, writer_stream), "cuEventRecord");
-  check (cuda.stream_wait_event (stream_, writer_event_, 0), "cuStreamWaitEvent");
+  check_cuda (cuda.event_record (writer_event_, writer_stream), "cuEventRecord");
+  check_cuda (cuda.stream_wait_event (stream_, writer_event_, 0), "cuStreamWaitEvent");
 }
 
 CUevent
@@ -220,7 +212,7 @@ CudaOrdering::spare_event ()
     return event;
   }
   CUevent event = nullptr;
-  check (CudaDriver::get ().event_create (&event, kCudaEventDisableTiming), "cuEventCreate");
+  check_cuda (CudaDriver::get ().event_create (&event, kCudaEventDisableTiming), "cuEventCreate");
   return event;
 }
 
@@ -254,12 +246,12 @@ CudaOrdering::copied_in (ElementDevice & element, GstBuffer * buffer)
   if (semaphore_) {
     /* The frame's buffer goes back to its pool only once CUDA read it: its writer may reuse it. */
     CUevent event = spare_event ();
-    check (cuda.event_record (event, stream_), "cuEventRecord");
+    check_cuda (cuda.event_record (event, stream_), "cuEventRecord");
     held_.emplace_back (event, gst_buffer_ref (buffer));
     release_held (2);
     return;
   }
-  check (cuda.stream_synchronize (stream_), "waiting for the CUDA copy of a frame");
+  check_cuda (cuda.stream_synchronize (stream_), "waiting for the CUDA copy of a frame");
 }
 
 void
