@@ -299,11 +299,11 @@ stretch_of (int in_size, int out_size)
  * aligned), then in the frame. The tables hold, per axis, the luma grid's taps of every
  * position (count tx_count or ty_count), then the chroma grid's of the same positions; the y
  * axis's follow the x axis's. */
-inline float4
+inline __attribute__ ((always_inline)) float4
 sample (__global const uchar * in, const Planes * p, const Geometry * g, int px2, int py2,
-    int ex, int ey)
+    int ex, int ey, bool taps_only)
 {
-  if (g->method == METHOD_NEAREST || g->method == METHOD_BILINEAR) {
+  if (taps_only || g->method == METHOD_NEAREST || g->method == METHOD_BILINEAR) {
     const int ty = 2 * g->tx_count;
     float4 v = sample_taps (in, p, false, tap_at (g->taps, ex), tap_at (g->taps, ty + ey),
         g->method);
@@ -464,14 +464,19 @@ inside (const Geometry * g, int px2, int py2)
       py2 < 2 * (g->oy + g->dh);
 }
 
+/* The arguments of convert_scale and convert_scale_taps. */
+#define GENERAL_ARGS __global const uchar * in, PLANE_ARGS (in), __global uchar * out, \
+    PLANE_ARGS (out), int ox, int oy, int dw, int dh, int in_hoff, int in_voff, int out_hoff, \
+    int out_voff, int method, float4 m0, float4 m1, float4 m2, float alpha_scale, \
+    float out_max, float alpha_max, float4 black, int crop_x, int crop_y, int crop_w, \
+    int crop_h, __global const int4 * taps, int tx_count, int ty_count
+
 /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output (its four luma samples
- * and its chroma sample, at the output's chroma site out_hoff/2, out_voff/2 of the block). */
-__kernel void
-convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
-    PLANE_ARGS (out), int ox, int oy, int dw, int dh, int in_hoff, int in_voff, int out_hoff,
-    int out_voff, int method, float4 m0, float4 m1, float4 m2, float alpha_scale,
-    float out_max, float alpha_max, float4 black, int crop_x, int crop_y, int crop_w,
-    int crop_h, __global const int4 * taps, int tx_count, int ty_count)
+ * and its chroma sample, at the output's chroma site out_hoff/2, out_voff/2 of the block).
+ * `taps_only`: nearest and bilinear only (a constant, so that the compiler drops the catrom and
+ * lanczos code, whose arrays and loops would cost every method registers on a GPU). */
+inline __attribute__ ((always_inline)) void
+general (GENERAL_ARGS, bool taps_only)
 {
   const Planes ip = PLANES_OF (in);
   const Planes op = PLANES_OF (out);
@@ -487,22 +492,41 @@ convert_scale (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
       if (x >= out_w || y >= out_h)
         continue;
       const float4 o = inside (&g, 2 * x, 2 * y) ? convert (sample (in, &ip, &g, 2 * x, 2 * y,
-              x, y), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+              x, y, taps_only), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
       write_full (out, &op, x, y, o);
     }
   }
   /* The chroma sites' entries follow the pixels'. */
   const int px2 = 4 * gx + out_hoff, py2 = 4 * gy + out_voff;
   const float4 c = inside (&g, px2, py2) ? convert (sample (in, &ip, &g, px2, py2, out_w + gx,
-          out_h + gy), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+          out_h + gy, taps_only), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
   write_chroma (out, &op, gx, gy, c);
 #else
   if (gx >= out_w || gy >= out_h)
     return;
   const float4 o = inside (&g, 2 * gx, 2 * gy) ? convert (sample (in, &ip, &g, 2 * gx, 2 * gy,
-          gx, gy), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
+          gx, gy, taps_only), m0, m1, m2, alpha_scale, out_max, alpha_max) : black;
   write_full (out, &op, gx, gy, o);
 #endif
+}
+
+#define GENERAL_PASS in, in_off0, in_off1, in_off2, in_str0, in_str1, in_str2, in_w, in_h, \
+    out, out_off0, out_off1, out_off2, out_str0, out_str1, out_str2, out_w, out_h, ox, oy, dw, \
+    dh, in_hoff, in_voff, out_hoff, out_voff, method, m0, m1, m2, alpha_scale, out_max, \
+    alpha_max, black, crop_x, crop_y, crop_w, crop_h, taps, tx_count, ty_count
+
+/* Every method. */
+__kernel void
+convert_scale (GENERAL_ARGS)
+{
+  general (GENERAL_PASS, false);
+}
+
+/* Nearest and bilinear (the host's choice for those methods): the same results. */
+__kernel void
+convert_scale_taps (GENERAL_ARGS)
+{
+  general (GENERAL_PASS, true);
 }
 
 /* The unscaled kernel, convert_unscaled: a 4:2:0 format to or from a packed RGB one, input and
@@ -905,10 +929,110 @@ unscaled (__global const uchar * in, PLANE_ARGS (in), __global uchar * out, PLAN
 
 #if IS_420(IN_FMT) && IS_PACKED(OUT_FMT) && OUT_FMT != FMT_RGBA64
 /* The blocks kernel, for GPUs: the unscaled conversion from 4:2:0 to 8-bit packed RGB with one
- * work-item per block of 4x2 pixels (one chroma row pair, chroma samples k0 - 1 .. k0 + 2 read
- * as single samples), where the runs above give a work-item 16x4 pixels in 16-wide vectors that a
- * GPU holds in too many registers. The same weights, sums and affine map, so the same bits.
- * Global size ((width + 3) / 4, (height + 1) / 2). */
+ * work-item per block of 4x4 pixels (two chroma row pairs: chroma rows cy0 - 1 .. cy0 + 2 read
+ * once for the four output rows, chroma samples k0 - 1 .. k0 + 2 of each), where the runs above
+ * give a work-item 16x4 pixels in 16-wide vectors that a GPU holds in too many registers. Away
+ * from the edges, on planes whose rows start 4-byte aligned, each row's samples are read as a
+ * few aligned words rather than a byte at a time. The same weights, sums and affine map as the
+ * runs and the general kernel, so the same bits. Global size ((width + 3) / 4,
+ * (height + 3) / 4). */
+#define BLOCK_ROWS 4
+
+/* Whether plane q's rows start on `bytes`-byte boundaries. */
+RUN_FN bool
+aligned_rows (const Planes * p, int q, int bytes)
+{
+  return ((p->offset[q] | p->stride[q]) & (bytes - 1)) == 0;
+}
+
+/* The U and V codes of chroma samples k0 - 1 .. k0 + 2 (clamped to [0, cw)) of chroma row cy. */
+RUN_FN void
+block_chroma (__global const uchar * in, const Planes * p, int k0, int cy, int cw, int4 * u,
+    int4 * v)
+{
+  /* k0 is even: the words around it are aligned where the rows are. */
+  if (k0 >= 2 && k0 + 4 <= cw) {
+#if IN_FMT == FMT_NV12
+    if (aligned_rows (p, 1, 4)) {
+      __global const uint *at = (__global const uint *) (in + p->offset[1] + cy * p->stride[1] +
+          2 * k0);
+      const uint a = at[-1], b = at[0], c = at[1];
+      *u = convert_int4 ((uint4) (a >> 16, b, b >> 16, c) & 0xffu);
+      *v = convert_int4 ((uint4) (a >> 24, b >> 8, b >> 24, c >> 8) & 0xffu);
+      return;
+    }
+#elif IN_FMT == FMT_I420
+    if (aligned_rows (p, 1, 2) && aligned_rows (p, 2, 2)) {
+      const int row = cy * p->stride[1] + k0;
+      __global const ushort *ua = (__global const ushort *) (in + p->offset[1] + row);
+      __global const ushort *va = (__global const ushort *) (in + p->offset[2] + cy *
+          p->stride[2] + k0);
+      const uint3 uw = (uint3) (ua[-1], ua[0], ua[1]), vw = (uint3) (va[-1], va[0], va[1]);
+      *u = convert_int4 ((uint4) (uw.x >> 8, uw.y, uw.y >> 8, uw.z) & 0xffu);
+      *v = convert_int4 ((uint4) (vw.x >> 8, vw.y, vw.y >> 8, vw.z) & 0xffu);
+      return;
+    }
+#else /* P010: a word per sample, U in the low half, codes in the top 10 bits of each half */
+    if (aligned_rows (p, 1, 4)) {
+      __global const uint *at = (__global const uint *) (in + p->offset[1] + cy * p->stride[1] +
+          4 * k0);
+      const uint4 w = (uint4) (at[-1], at[0], at[1], at[2]);
+      *u = convert_int4 ((w & 0xffffu) >> 6);
+      *v = convert_int4 (w >> 22);
+      return;
+    }
+#endif
+  }
+  int cu[4], cv[4];
+  for (int j = 0; j < 4; j++) {
+    const float2 c = read_chroma (in, p, clamp (k0 - 1 + j, 0, cw - 1), cy);
+    cu[j] = (int) c.x;
+    cv[j] = (int) c.y;
+  }
+  *u = vload4 (0, cu);
+  *v = vload4 (0, cv);
+}
+
+/* The luma codes of pixels x0 .. x0 + 3 of row y (past the width: the last pixel's). */
+RUN_FN float4
+block_luma (__global const uchar * in, const Planes * p, int x0, int y, int w)
+{
+  __global const uchar *row = in + p->offset[0] + y * p->stride[0];
+#if IN_FMT == FMT_P010
+  if (x0 + 4 <= w && aligned_rows (p, 0, 8))
+    return convert_float4 (as_ushort4 (*(__global const uint2 *) (row + 2 * x0)) >> (ushort) 6);
+#else
+  if (x0 + 4 <= w && aligned_rows (p, 0, 4))
+    return convert_float4 (*(__global const uchar4 *) (row + x0));
+#endif
+  float lv[4];
+  for (int i = 0; i < 4; i++)
+    lv[i] = read_full (in, p, min (x0 + i, w - 1), y).x;
+  return vload4 (0, lv);
+}
+
+/* The packed words of pixels x0 .. x0 + 3 of output row y (only those inside the width). */
+RUN_FN void
+block_store (__global uchar * out, const Planes * p, int x0, int y, int w, int4 r, int4 g,
+    int4 b, int alpha)
+{
+#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
+  const int4 first = b, third = r;
+#else
+  const int4 first = r, third = b;
+#endif
+  const uint4 px = as_uint4 (first | (g << 8) | (third << 16) | (alpha << 24));
+  __global uchar *row = out + p->offset[0] + y * p->stride[0];
+  if (x0 + 4 <= w && aligned16 (p, 0)) {
+    *(__global uint4 *) (row + 4 * x0) = px;
+    return;
+  }
+  uint words[4];
+  vstore4 (px, 0, words);
+  for (int i = 0; i < 4 && x0 + i < w; i++)
+    *(__global uint *) (row + 4 * (x0 + i)) = words[i];
+}
+
 RUN_FN void
 unscaled_block (__global const uchar * in, PLANE_ARGS (in), __global uchar * out,
     PLANE_ARGS (out), bool nearest, float4 m0, float4 m1, float4 m2, float out_max, float alpha)
@@ -917,21 +1041,16 @@ unscaled_block (__global const uchar * in, PLANE_ARGS (in), __global uchar * out
   const Planes ip = PLANES_OF (in);
   const Planes op = PLANES_OF (out);
   const int gx = get_global_id (0), gy = get_global_id (1);
-  const int x0 = 4 * gx, k0 = 2 * gx;
-  if (x0 >= in_w || 2 * gy >= in_h)
+  const int x0 = 4 * gx, k0 = 2 * gx, cy0 = BLOCK_ROWS / 2 * gy;
+  if (x0 >= in_w || BLOCK_ROWS * gy >= in_h)
     return;
   const int cw = (in_w + 1) / 2, ch = (in_h + 1) / 2;
-  /* Per chroma row gy - 1 + r: U and V weighed along x for pixels x0 .. x0 + 3 (in quarters). */
-  int4 hu[3], hv[3];
-  for (int r = 0; r < 3; r++) {
-    const int cy = clamp (gy - 1 + r, 0, ch - 1);
-    int cu[4], cv[4];
-    for (int j = 0; j < 4; j++) {
-      const float2 c = read_chroma (in, &ip, clamp (k0 - 1 + j, 0, cw - 1), cy);
-      cu[j] = (int) c.x;
-      cv[j] = (int) c.y;
-    }
-    const int4 u = vload4 (0, cu), v = vload4 (0, cv);
+  /* Per chroma row cy0 - 1 + r: U and V weighed along x for pixels x0 .. x0 + 3 (in
+   * quarters). */
+  int4 hu[BLOCK_ROWS / 2 + 2], hv[BLOCK_ROWS / 2 + 2];
+  for (int r = 0; r < BLOCK_ROWS / 2 + 2; r++) {
+    int4 u, v;
+    block_chroma (in, &ip, k0, clamp (cy0 - 1 + r, 0, ch - 1), cw, &u, &v);
     hu[r] = (int4) (hw.s0 * u.x + hw.s1 * u.y + hw.s2 * u.z, hw.s4 * u.x + hw.s5 * u.y +
         hw.s6 * u.z, hw.s0 * u.y + hw.s1 * u.z + hw.s2 * u.w, hw.s4 * u.y + hw.s5 * u.z +
         hw.s6 * u.w);
@@ -939,33 +1058,19 @@ unscaled_block (__global const uchar * in, PLANE_ARGS (in), __global uchar * out
         hw.s6 * v.z, hw.s0 * v.y + hw.s1 * v.z + hw.s2 * v.w, hw.s4 * v.y + hw.s5 * v.z +
         hw.s6 * v.w);
   }
-  for (int t = 0; t < 2 && 2 * gy + t < in_h; t++) {
-    const int3 w = t == 0 ? vw.s012 : vw.s456;
-    const float4 u = convert_float4 (w.x * hu[0] + w.y * hu[1] + w.z * hu[2]) * 0.0625f;
-    const float4 v = convert_float4 (w.x * hv[0] + w.y * hv[1] + w.z * hv[2]) * 0.0625f;
-    const int y = 2 * gy + t;
-    float lv[4];
-    for (int i = 0; i < 4; i++)
-      lv[i] = read_full (in, &ip, min (x0 + i, in_w - 1), y).x;
-    const float4 l = vload4 (0, lv);
-    const int4 r = ROUND_CODES (4, AFFINE (float4, m0, l, u, v), (int) out_max);
-    const int4 g = ROUND_CODES (4, AFFINE (float4, m1, l, u, v), (int) out_max);
-    const int4 b = ROUND_CODES (4, AFFINE (float4, m2, l, u, v), (int) out_max);
-#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
-    const int4 first = b, third = r;
-#else
-    const int4 first = r, third = b;
-#endif
-    const uint4 px = as_uint4 (first | (g << 8) | (third << 16) | ((int) alpha << 24));
-    __global uchar *row = out + op.offset[0] + y * op.stride[0];
-    if (x0 + 4 <= out_w && aligned16 (&op, 0)) {
-      *(__global uint4 *) (row + 4 * x0) = px;
-    } else {
-      uint words[4];
-      vstore4 (px, 0, words);
-      for (int i = 0; i < 4 && x0 + i < out_w; i++)
-        *(__global uint *) (row + 4 * (x0 + i)) = words[i];
-    }
+  for (int q = 0; q < BLOCK_ROWS && BLOCK_ROWS * gy + q < in_h; q++) {
+    /* Output row 2 cy + t weighs chroma rows cy - 1 .. cy + 1 by vw.s012 (t = 0) or vw.s456. */
+    const int c = q / 2;
+    const int3 w = q % 2 == 0 ? vw.s012 : vw.s456;
+    const float4 u = convert_float4 (w.x * hu[c] + w.y * hu[c + 1] + w.z * hu[c + 2]) *
+        0.0625f;
+    const float4 v = convert_float4 (w.x * hv[c] + w.y * hv[c + 1] + w.z * hv[c + 2]) *
+        0.0625f;
+    const int y = BLOCK_ROWS * gy + q;
+    const float4 l = block_luma (in, &ip, x0, y, in_w);
+    block_store (out, &op, x0, y, out_w, ROUND_CODES (4, AFFINE (float4, m0, l, u, v),
+            (int) out_max), ROUND_CODES (4, AFFINE (float4, m1, l, u, v), (int) out_max),
+        ROUND_CODES (4, AFFINE (float4, m2, l, u, v), (int) out_max), (int) alpha);
   }
 }
 

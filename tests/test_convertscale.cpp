@@ -823,13 +823,65 @@ GST_START_TEST (test_unscaled_kernel)
 }
 GST_END_TEST;
 
+/* The conversion kernels in work-groups of a width that divides no launch's (24: the global
+ * sizes rounded up, the kernels skipping what lies past the frame) and in the driver's (0)
+ * give the bytes of the device's default width (GST_OPENCL_CONVERT_GROUP unset): the blocks,
+ * the runs and the general kernel (unscaled and scaled pairs), random and smooth frames with
+ * padded rows. */
+GST_START_TEST (test_work_groups)
+{
+  struct Case
+  {
+    Pair pair;
+    const char *fast;
+  };
+  const Case cases[] = {
+    { { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA, 65, 49, 65, 49 }, "blocks" },
+    { { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_BGRx, 65, 49, 65, 49 }, "runs" },
+    { { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, 65, 49, 65, 49 }, "0" },
+    { { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, 65, 49, 40, 30 }, "1" },
+    { { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, 65, 49, 27, 61 }, "1" },
+  };
+  uint32_t seed = 9000;
+  for (const Case & c : cases) {
+    Pair pair = c.pair;
+    pair.pad = 12;
+    const std::string what = std::string (name (pair.in)) + " -> " + name (pair.out) + " " +
+        std::to_string (pair.ow) + "x" + std::to_string (pair.oh) + " (" + c.fast + ")";
+    Run base;
+    g_unsetenv ("GST_OPENCL_CONVERT_GROUP");
+    run_unscaled (pair, seed, c.fast, base);
+    fail_unless (base.error.empty (), "%s: %s", what.c_str (), base.error.c_str ());
+    fail_unless_equals_int ((int) base.out.size (), 2);
+    GstVideoInfo out_info;
+    fail_unless (gst_video_info_from_caps (&out_info, base.out_caps));
+    for (const char *width : { "24", "0" }) {
+      Run grouped;
+      g_setenv ("GST_OPENCL_CONVERT_GROUP", width, TRUE);
+      run_unscaled (pair, seed, c.fast, grouped);
+      g_unsetenv ("GST_OPENCL_CONVERT_GROUP");
+      fail_unless (grouped.error.empty (), "%s, groups of %s: %s", what.c_str (), width,
+          grouped.error.c_str ());
+      fail_unless_equals_int ((int) grouped.out.size (), 2);
+      for (size_t i = 0; i < 2; i++) {
+        std::string where;
+        fail_unless (same_bytes (grouped.out[i], base.out[i], &out_info, &where),
+            "%s, %s frame: groups of %s differ from the default's at %s", what.c_str (),
+            i == 0 ? "random" : "smooth", width, where.c_str ());
+      }
+    }
+    seed += 3;
+  }
+}
+GST_END_TEST;
+
 static Suite *
 convertscale_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale", 600, test_passthrough, test_every_format_pair,
       test_padded_rows, test_matrices_and_ranges, test_chroma_sites, test_scaling,
       test_lanczos, test_crop_meta, test_crop_meta_offered, test_round_trip, test_opencl_memory,
-      test_against_videoconvertscale, test_unscaled_kernel);
+      test_against_videoconvertscale, test_unscaled_kernel, test_work_groups);
 }
 
 GST_CHECK_MAIN (convertscale);

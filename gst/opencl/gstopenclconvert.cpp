@@ -6,6 +6,7 @@
  * and the picture's rectangle in the output. */
 #include "opencl/gstopenclconvert.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <cmath>
@@ -294,7 +295,7 @@ is_packed_rgb (GstVideoFormat format)
 }
 
 /* The unscaled kernels: none, runs (16 pixels of 4 or 2 rows per work-item, in 16-wide
- * vectors: what a CPU device runs as SIMD instructions) or blocks (4x2 pixels per work-item,
+ * vectors: what a CPU device runs as SIMD instructions) or blocks (4x4 pixels per work-item,
  * from 4:2:0 to 8-bit packed RGB: what a GPU keeps in registers). */
 enum class Unscaled { None, Runs, Blocks };
 
@@ -315,6 +316,31 @@ unscaled_kind (Device & device, const GstVideoInfo * in, const GstVideoInfo * ou
   const bool blocks = is_420 (fi) && fo != GST_VIDEO_FORMAT_RGBA64_LE;
   const bool gpu = (device.cl_device.getInfo<CL_DEVICE_TYPE> () & CL_DEVICE_TYPE_GPU) != 0;
   return blocks && (asked == 3 || (asked == 1 && gpu)) ? Unscaled::Blocks : Unscaled::Runs;
+}
+
+/* The conversion kernels' work-group width (groups of N x 1; 0: the driver's choice):
+ * GST_OPENCL_CONVERT_GROUP's where it is set; on a GPU, four times the kernel's preferred
+ * multiple (warps or wavefronts: 128 work-items on NVIDIA's, where groups of 128 took NV12 ->
+ * RGBA at 3840x2160 from 0.030 to 0.026 ms and RGBA 3840x2160 -> 1920x1080 from 0.022 to
+ * 0.021 ms against the driver's choice, H200, docs/openclconvertscale.md); elsewhere the
+ * driver's. */
+cl_uint
+group_width (Device & device, const std::vector<cl::Kernel> & kernels)
+{
+  if (env::is_set (env::Variable::ConvertGroup))
+    return (cl_uint) env::number (env::Variable::ConvertGroup);
+  if ((device.cl_device.getInfo<CL_DEVICE_TYPE> () & CL_DEVICE_TYPE_GPU) == 0)
+    return 0;
+  size_t width = 0;
+  for (const cl::Kernel & kernel : kernels) {
+    if (!kernel ())
+      continue;
+    const size_t multiple = kernel.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>
+        (device.cl_device);
+    const size_t most = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE> (device.cl_device);
+    width = std::min (width == 0 ? 4 * multiple : width, std::min (4 * multiple, most));
+  }
+  return (cl_uint) width;
 }
 
 /* Whether a packed RGB frame's rows start on 4-byte boundaries (the unscaled kernel reads and
@@ -467,9 +493,11 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
   reset ();
   const std::string options = build_options (in, out, format_code (GST_VIDEO_INFO_FORMAT (out)));
   init_debug ();
-  cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", options);
+  general_ = { device.kernel ("convertscale", "convert_scale", options),
+    device.kernel ("convertscale", "convert_scale_taps", options) };
   const ColourMap map = colour_map (in, out);
-  set_colour_args (kernel, map);
+  for (cl::Kernel & kernel : general_)
+    set_colour_args (kernel, map);
   const Unscaled unscaled = unscaled_kind (device, in, out);
   if (unscaled != Unscaled::None) {
     /* The same program: the unscaled kernels exist for these pairs. */
@@ -484,9 +512,9 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
       k.setArg (22, map.out_max);
     }
     /* Runs of 16 pixels of 4 rows (2 for a 4:2:0 output): RUN and ROWS of the kernel; blocks
-     * of 4x2. */
+     * of 4x4 (BLOCK_ROWS). */
     const int columns = unscaled == Unscaled::Blocks ? 4 : 16;
-    const int rows = unscaled == Unscaled::Blocks ? 2 : is_420 (GST_VIDEO_INFO_FORMAT (in)) ? 4 :
+    const int rows = unscaled == Unscaled::Blocks ? 4 : is_420 (GST_VIDEO_INFO_FORMAT (in)) ? 4 :
         2;
     unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + columns - 1) / columns,
         (GST_VIDEO_INFO_HEIGHT (out) + rows - 1) / rows);
@@ -497,13 +525,31 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
       Unscaled::Runs ? " and unscaled kernels (runs)" : "");
   in_ = *in;
   out_ = *out;
-  set_up_general (device, kernel);
-  kernel_ = kernel;
+  set_up_general (device);
 }
 
 void
-FrameConverter::set_up_general (Device & device, cl::Kernel & kernel)
+FrameConverter::launch (ElementDevice & device, cl::Kernel & kernel, const cl::NDRange & global)
 {
+  if (group_ == 0) {
+    device.launch (kernel, global, cl::NullRange);
+    return;
+  }
+  const size_t *size = global;
+  device.launch (kernel, cl::NDRange ((size[0] + group_ - 1) / group_ * group_, size[1]),
+      cl::NDRange (group_, 1));
+}
+
+cl::Kernel &
+FrameConverter::general (ScaleMethod method)
+{
+  return general_[method == ScaleMethod::Nearest || method == ScaleMethod::Bilinear ? 1 : 0];
+}
+
+void
+FrameConverter::set_up_general (Device & device)
+{
+  group_ = group_width (device, { general_[0], general_[1], unscaled_[0], unscaled_[1] });
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
   const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
   const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (&out_));
@@ -514,9 +560,11 @@ FrameConverter::set_up_general (Device & device, cl::Kernel & kernel)
   ty_count_ = h + (out_420 ? (h + 1) / 2 : 0);
   taps_ = cl::Buffer (device.context, CL_MEM_READ_ONLY, 2 * (size_t) (tx_count_ + ty_count_) *
       sizeof (cl_int4));
-  kernel.setArg (38, taps_);
-  kernel.setArg (39, tx_count_);
-  kernel.setArg (40, ty_count_);
+  for (cl::Kernel & kernel : general_) {
+    kernel.setArg (38, taps_);
+    kernel.setArg (39, tx_count_);
+    kernel.setArg (40, ty_count_);
+  }
 }
 
 void
@@ -529,28 +577,31 @@ FrameConverter::configure_tensor (Device & device, const GstVideoInfo * in,
   gst_video_info_set_format (&rgb, GST_VIDEO_FORMAT_RGBx, out.width, out.height);
   rgb.colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
   init_debug ();
-  cl::Kernel kernel = device.kernel ("convertscale", "convert_scale", build_options (in, &rgb,
-          tensor_code (out)));
-  set_colour_args (kernel, colour_map (in, &rgb));
+  const std::string options = build_options (in, &rgb, tensor_code (out));
+  general_ = { device.kernel ("convertscale", "convert_scale", options),
+    device.kernel ("convertscale", "convert_scale_taps", options) };
+  const ColourMap map = colour_map (in, &rgb);
   rgb_map_ = affine_rows (in, &rgb);
   /* The output's planes: NHWC one, NCHW one per channel; rows packed. */
   const gsize element_bytes = out.half ? 2 : 4;
   const gsize plane_bytes = (gsize) out.width * out.height * element_bytes;
   const cl_int row_bytes = (cl_int) ((gsize) out.width * element_bytes * (out.planar ? 1 : 3));
-  for (cl_uint p = 0; p < 3; p++) {
-    kernel.setArg (10 + p, (cl_int) (out.planar ? p * plane_bytes : 0));
-    kernel.setArg (13 + p, row_bytes);
+  for (cl::Kernel & kernel : general_) {
+    set_colour_args (kernel, map);
+    for (cl_uint p = 0; p < 3; p++) {
+      kernel.setArg (10 + p, (cl_int) (out.planar ? p * plane_bytes : 0));
+      kernel.setArg (13 + p, row_bytes);
+    }
+    kernel.setArg (16, (cl_int) out.width);
+    kernel.setArg (17, (cl_int) out.height);
   }
-  kernel.setArg (16, (cl_int) out.width);
-  kernel.setArg (17, (cl_int) out.height);
   GST_DEBUG ("%s -> %dx%d %s %s tensor", gst_video_format_to_string (
           GST_VIDEO_INFO_FORMAT (in)), out.width, out.height, out.half ? "float16" : "float32",
       out.planar ? "NCHW" : "NHWC");
   in_ = *in;
   out_ = rgb;
   tensor_ = true;
-  set_up_general (device, kernel);
-  kernel_ = kernel;
+  set_up_general (device);
 }
 
 bool
@@ -581,7 +632,7 @@ FrameConverter::convert_unscaled (ElementDevice & device, const GstOpenCLFrame &
   kernel.setArg (9, out.buffer);
   set_plane_args (kernel, 10, out);
   GST_LOG ("unscaled kernel");
-  device.launch (kernel, unscaled_global_, cl::NullRange);
+  launch (device, kernel, unscaled_global_);
 }
 
 void
@@ -597,8 +648,9 @@ FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
     return;
   }
   GST_LOG ("general kernel");
-  kernel_.setArg (9, out.buffer);
-  set_plane_args (kernel_, 10, out);
+  cl::Kernel & kernel = general (method);
+  kernel.setArg (9, out.buffer);
+  set_plane_args (kernel, 10, out);
   launch_general (device, in, method, add_borders, source);
 }
 
@@ -607,18 +659,19 @@ FrameConverter::launch_general (ElementDevice & device, const GstOpenCLFrame & i
     ScaleMethod method, bool add_borders, const PixelRect & source)
 {
   const PixelRect rect = picture_rect (&in_, source, &out_, add_borders);
-  kernel_.setArg (0, in.buffer);
-  set_plane_args (kernel_, 1, in);
+  cl::Kernel & kernel = general (method);
+  kernel.setArg (0, in.buffer);
+  set_plane_args (kernel, 1, in);
   const cl_int geometry[] = { rect.x, rect.y, rect.w, rect.h };
   for (cl_uint i = 0; i < 4; i++)
-    kernel_.setArg (18 + i, geometry[i]);
-  kernel_.setArg (26, (cl_int) method);
+    kernel.setArg (18 + i, geometry[i]);
+  kernel.setArg (26, (cl_int) method);
   const cl_int picture[] = { source.x, source.y, source.w, source.h };
   for (cl_uint i = 0; i < 4; i++)
-    kernel_.setArg (34 + i, picture[i]);
+    kernel.setArg (34 + i, picture[i]);
   if (method == ScaleMethod::Nearest || method == ScaleMethod::Bilinear)
     fill_taps (device, TapsKey { rect, source, method });
-  device.launch (kernel_, global_, cl::NullRange);
+  launch (device, kernel, global_);
 }
 
 void
@@ -629,16 +682,17 @@ FrameConverter::convert_tensor (ElementDevice & device, const GstOpenCLFrame & i
   if (!tensor_)
     throw Failure (Failure::Kind::Failed, "the converter is not configured for a tensor output");
   /* value = (code - mean) scale, folded into the map; the borders' RGB 0 likewise. */
+  cl::Kernel & kernel = general (method);
   cl_float4 black {};
   for (cl_uint c = 0; c < 3; c++) {
     const std::array<double, 4> & row = rgb_map_[c];
     const double scale = norm.scale[c];
-    kernel_.setArg (27 + c, float_row ({ { row[0] * scale, row[1] * scale, row[2] * scale,
+    kernel.setArg (27 + c, float_row ({ { row[0] * scale, row[1] * scale, row[2] * scale,
                 (row[3] - norm.mean[c]) * scale } }));
     black.s[c] = (cl_float) (-norm.mean[c] * scale);
   }
-  kernel_.setArg (33, black);
-  kernel_.setArg (9, out);
+  kernel.setArg (33, black);
+  kernel.setArg (9, out);
   GST_LOG ("general kernel, tensor output");
   launch_general (device, in, method, add_borders, crop ? *crop : PixelRect { 0, 0,
         GST_VIDEO_INFO_WIDTH (&in_), GST_VIDEO_INFO_HEIGHT (&in_) });

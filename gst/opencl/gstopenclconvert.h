@@ -66,7 +66,7 @@ public:
    * square pixels, unrounded and unsaturated. Throws as configure (). */
   void configure_tensor (Device & device, const GstVideoInfo * in, const TensorOutput & out);
 
-  bool configured () const { return kernel_ () != nullptr; }
+  bool configured () const { return general_[0] () != nullptr; }
   void reset () { *this = FrameConverter (); }
 
   /* Enqueues the conversion of `in` into `out` (frames of the configured formats and sizes, at
@@ -91,8 +91,16 @@ private:
    * offset, in double precision), before the normalisation of each frame's settings. */
   bool tensor_ = false;
   std::array<std::array<double, 4>, 3> rgb_map_ {};
-  cl::Kernel kernel_;
+  /* The general kernel: convert_scale (every method) and convert_scale_taps (nearest and
+   * bilinear only, without the other methods' code: fewer registers on a GPU). Arguments that
+   * depend only on the configuration are set on both; a frame's, on the one it runs. */
+  std::array<cl::Kernel, 2> general_;
   cl::NDRange global_;
+  /* The work-group of every launch: the driver's (NullRange), or GST_OPENCL_CONVERT_GROUP's
+   * N x 1, the global sizes then rounded up to it (the kernels skip work-items past the
+   * frame). */
+  cl_uint group_ = 0;
+  void launch (ElementDevice & device, cl::Kernel & kernel, const cl::NDRange & global);
   /* The general kernel's tap tables (nearest, bilinear): made at configure (), filled when the
    * picture's rectangle, the crop or the method changes, not per frame. */
   cl::Buffer taps_;
@@ -108,7 +116,9 @@ private:
 
   void fill_taps (ElementDevice & device, const TapsKey & key);
   /* The general kernel's launch size and tap tables for the configured output. */
-  void set_up_general (Device & device, cl::Kernel & kernel);
+  void set_up_general (Device & device);
+  /* The general kernel that runs `method`. */
+  cl::Kernel & general (ScaleMethod method);
   /* The general kernel on `in` (the picture: `source`), its output arguments set. */
   void launch_general (ElementDevice & device, const GstOpenCLFrame & in, ScaleMethod method,
       bool add_borders, const PixelRect & source);

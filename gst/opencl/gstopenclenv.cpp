@@ -135,6 +135,12 @@ const Entry VARIABLES[] = {
       "0: openclconvertscale and the sources convert with the general kernel only, never an "
       "unscaled one; runs or blocks: that unscaled kernel on any device, where one applies; 1: "
       "the device's (tests, comparisons)"),
+  number_row (V::ConvertGroup, "GST_OPENCL_CONVERT_GROUP", Malformed::Warning, 0, 1024,
+      "a work-group width",
+      "0 to 1024 (default: 4 times the kernel's preferred multiple on a GPU, the driver's "
+      "choice elsewhere)",
+      "N: openclconvertscale's and the sources' conversion kernels run in work-groups of N x 1 "
+      "work-items; 0: of the driver's choice (measurements)"),
 };
 
 /* The Read::Once values, by row. */
@@ -275,6 +281,12 @@ std::string
 text (Variable variable)
 {
   return value_of (checked_entry (variable, Parse::Text));
+}
+
+bool
+is_set (Variable variable)
+{
+  return !value_of (entry (variable)).empty ();
 }
 
 std::string

@@ -66,6 +66,7 @@ enum class Variable
   CpuLanes,
   HistogramGroups,
   ConvertFast,
+  ConvertGroup,
 };
 
 enum class Parse { Flag, Number, Word, Text };
@@ -109,6 +110,8 @@ guint64 number (Variable variable);
 int word (Variable variable);
 /* Parse::Text: its value, "" when unset. */
 std::string text (Variable variable);
+/* Whether the variable is set (to anything but ""). */
+bool is_set (Variable variable);
 
 /* "GST_OPENCL_VARIANT_BILATERAL" for "bilateral": upper case, non-alphanumerics as '_'. */
 std::string variant_name (const std::string & family);
