@@ -27,6 +27,8 @@ clang_version() {
 # gstreamer1.0-plugins-ugly (x264enc), -bad (h264parse, h265parse, x265enc) and -libav
 # (avdec_h264, avdec_h265): the decoder-to-encoder scripts pipelines/transcode.sh and
 # pipelines/histogram-10bit.sh, run by the suite.
+# libvulkan-dev: Vulkan's headers, for the semaphores that order CUDA frames on NVIDIA
+# (gst/opencl/gstopenclvulkan.cpp; the plugin builds without them and opens Vulkan at run time).
 # python3-opencv: the CPU benchmarks' peer (tests/bench/peer_histogram.py times cv2.calcHist).
 packages=(
   meson ninja-build pkg-config g++ python3 python3-numpy
@@ -36,6 +38,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-gl
   gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  libvulkan-dev
   xvfb xauth libgl1-mesa-dri
   clang "libclang-rt-$(clang_version)-dev"
   "$@"

@@ -421,8 +421,11 @@ fixated_dimensions (const char *layout, const char *types)
 /* Without dimensions downstream, the tensor is the input's size in the layout's order. */
 GST_START_TEST (test_fixated_to_input_size)
 {
-  fail_unless_equals_string (fixated_dimensions ("nhwc", "float32").c_str (), "3:33:17:1");
-  fail_unless_equals_string (fixated_dimensions ("nchw", "float16").c_str (), "33:17:3:1");
+  /* Named strings: the check's macro keeps the pointer past the statement. */
+  const std::string nhwc = fixated_dimensions ("nhwc", "float32");
+  const std::string nchw = fixated_dimensions ("nchw", "float16");
+  fail_unless_equals_string (nhwc.c_str (), "3:33:17:1");
+  fail_unless_equals_string (nchw.c_str (), "33:17:3:1");
 }
 GST_END_TEST;
 

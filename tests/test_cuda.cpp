@@ -41,22 +41,26 @@ expect_cuda ()
 }
 
 /* The CUDA path's copies are ordered by semaphores where the device exports them (and CUDA
- * imports them: every CUDA driver with external semaphores does). */
+ * imports them: every CUDA driver with external semaphores does), or where it imports them and
+ * a Vulkan driver is installed to make them (gst/opencl/gstopenclvulkan.h). */
 bool expect_cuda_semaphores ();
 
-/* The word the `memory` property gives CUDA frames under the current GST_OPENCL_CUDA_ORDER. */
+/* The word the `memory` property gives CUDA frames under the current GST_OPENCL_CUDA_ORDER
+ * (host waits unless it says semaphores). */
 std::string
 cuda_word ()
 {
   const char *order = g_getenv ("GST_OPENCL_CUDA_ORDER");
-  const bool host = order && g_str_equal (order, "host");
-  return !host && expect_cuda_semaphores () ? "cuda (semaphores)" : "cuda";
+  const bool asked = order && g_str_equal (order, "semaphores");
+  return asked && expect_cuda_semaphores () ? "cuda (semaphores)" : "cuda";
 }
 
 bool
 expect_cuda_semaphores ()
 {
-  static const bool expected = expect_cuda () && testutil::default_device_exports_semaphore_fds ();
+  static const bool expected = expect_cuda () &&
+      (testutil::default_device_exports_semaphore_fds () ||
+      (testutil::default_device_imports_semaphore_fds () && testutil::vulkan_driver_installed ()));
   return expected;
 }
 
@@ -425,8 +429,8 @@ GST_START_TEST (test_decoded_frames)
 }
 GST_END_TEST;
 
-/* The copies ordered by semaphores and by the host give the same frames, and the `memory`
- * property says which order a stream has. */
+/* The copies ordered by semaphores (GST_OPENCL_CUDA_ORDER=semaphores) and by the host (the
+ * default) give the same frames, and the `memory` property says which order a stream has. */
 GST_START_TEST (test_cuda_orders)
 {
   if (!expect_cuda ()) {
@@ -445,8 +449,9 @@ GST_START_TEST (test_cuda_orders)
   for (const std::string & line : lines) {
     g_setenv ("GST_OPENCL_CUDA_ORDER", "host", TRUE);
     auto host = frames_of (line);
-    g_unsetenv ("GST_OPENCL_CUDA_ORDER");
+    g_setenv ("GST_OPENCL_CUDA_ORDER", "semaphores", TRUE);
     auto device = frames_of (line);
+    g_unsetenv ("GST_OPENCL_CUDA_ORDER");
     fail_unless_equals_int (device.size (), host.size ());
     for (size_t i = 0; i < host.size (); i++)
       fail_unless (device[i].pixels == host[i].pixels, "frame %zu of %s differs between the "
@@ -455,11 +460,17 @@ GST_START_TEST (test_cuda_orders)
   const std::string subject = rgba + to_cuda + " ! openclbilateral name=subject ! "
       "video/x-raw(memory:CUDAMemory) ! fakesink";
   g_setenv ("GST_OPENCL_CUDA_ORDER", "host", TRUE);
-  fail_unless_equals_string (run_and_read_memory (subject).c_str (), "cuda -> cuda");
+  const std::string host_memory = run_and_read_memory (subject);
   g_unsetenv ("GST_OPENCL_CUDA_ORDER");
+  const std::string default_memory = run_and_read_memory (subject);
+  g_setenv ("GST_OPENCL_CUDA_ORDER", "semaphores", TRUE);
+  const std::string asked_memory = run_and_read_memory (subject);
+  g_unsetenv ("GST_OPENCL_CUDA_ORDER");
+  fail_unless_equals_string (host_memory.c_str (), "cuda -> cuda");
+  fail_unless_equals_string (default_memory.c_str (), "cuda -> cuda");
   const std::string expected = expect_cuda_semaphores () ?
       "cuda (semaphores) -> cuda (semaphores)" : "cuda -> cuda";
-  fail_unless_equals_string (run_and_read_memory (subject).c_str (), expected.c_str ());
+  fail_unless_equals_string (asked_memory.c_str (), expected.c_str ());
 }
 GST_END_TEST;
 

@@ -579,6 +579,7 @@ CudaFrames::to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFram
     order.prepare (device.device (), source.context, slots_->semaphores);
     if (source.needs_sync ())
       order.follow (source.memory_stream ());
+    order.before_copy_in (device);
     copy_planes (&slots_->info, source.pointer, source.offsets, source.strides, slot.address,
         slots_->info.offset, slots_->info.stride, order.stream ());
     order.copied_in (device, buffer);
@@ -613,6 +614,7 @@ CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
   order.before_copy_out (device, slot->done, stream);
   copy_planes (&slots_->info, slot->address, slots_->info.offset, slots_->info.stride,
       target.pointer, target.offsets, target.strides, stream);
+  order.after_copy_out (stream);
   auto & cuda = CudaDriver::get ();
   if (!memory_stream || !cuda.orders ()) {
     check_cuda (cuda.stream_synchronize (stream), "the CUDA copy of a frame");

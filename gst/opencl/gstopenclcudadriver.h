@@ -336,6 +336,7 @@ constexpr cl_ulong kClSemaphoreTypeBinary = 1;
 constexpr cl_ulong kClSemaphoreExportHandleTypes = 0x203F;
 constexpr cl_ulong kClSemaphoreExportHandleTypesEnd = 0;
 constexpr cl_uint kClSemaphoreHandleOpaqueFd = 0x2055;
+constexpr cl_uint kClDeviceSemaphoreImportHandleTypes = 0x204D;
 constexpr cl_uint kClDeviceSemaphoreExportHandleTypes = 0x204E;
 
 /* The semaphore calls of a device's platform; `usable` when it has them all. */

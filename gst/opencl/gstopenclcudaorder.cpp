@@ -9,6 +9,7 @@
 
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
+#include "opencl/gstopenclvulkan.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -20,7 +21,7 @@ constexpr unsigned kCudaStreamNonBlocking = 0x1;
 constexpr unsigned kCudaEventDisableTiming = 0x2;
 constexpr int kCudaSemaphoreOpaqueFd = 1;
 /* The words of GST_OPENCL_CUDA_ORDER, in the order of its row. */
-constexpr int kOrderHost = 0;
+constexpr int kOrderSemaphores = 1;
 
 bool
 device_exports_semaphores (const cl::Device & device, std::string * why)
@@ -42,9 +43,28 @@ device_exports_semaphores (const cl::Device & device, std::string * why)
   return false;
 }
 
+/* Whether the OpenCL device imports binary semaphores given as opaque file descriptors (the
+ * ones Vulkan exports). */
+bool
+device_imports_semaphores (const cl::Device & device, std::string * why)
+{
+  cl_uint types[8] = {};
+  size_t bytes = 0;
+  if (clGetDeviceInfo (device (), kClDeviceSemaphoreImportHandleTypes, sizeof types, types,
+          &bytes) != CL_SUCCESS)
+    bytes = 0;
+  for (size_t i = 0; i < bytes / sizeof types[0]; i++)
+    if (types[i] == kClSemaphoreHandleOpaqueFd)
+      return true;
+  *why = "the OpenCL device neither exports nor imports semaphores as file descriptors";
+  return false;
+}
+
 }  // namespace
 
-/* A binary semaphore OpenCL made and exported, imported by CUDA in the context current. */
+/* A binary semaphore that OpenCL and CUDA (in the context current) both reach: made and
+ * exported by OpenCL where its driver exports semaphores, else made by Vulkan on the same GPU and
+ * imported by both (NVIDIA's OpenCL and CUDA import but do not export; gstopenclvulkan.h). */
 class SharedSemaphore
 {
 public:
@@ -52,20 +72,9 @@ public:
   {
     if (!calls.usable ())
       throw Failure (Failure::Kind::Failed, "the OpenCL platform lacks the semaphore calls");
-    const cl_ulong properties[] = { kClSemaphoreType, kClSemaphoreTypeBinary,
-      kClSemaphoreExportHandleTypes, kClSemaphoreHandleOpaqueFd,
-      kClSemaphoreExportHandleTypesEnd, 0 };
-    cl_int status = CL_SUCCESS;
-    cl = calls.create (device.context (), properties, &status);
-    if (!cl || status != CL_SUCCESS)
-      throw cl::Error (status, "clCreateSemaphoreWithPropertiesKHR");
-    int fd = -1;
-    status = calls.handle (cl, device.cl_device (), kClSemaphoreHandleOpaqueFd, sizeof fd, &fd,
-        nullptr);
-    if (status != CL_SUCCESS || fd < 0) {
-      calls.release (cl);
-      throw cl::Error (status, "clGetSemaphoreHandleForTypeKHR");
-    }
+    std::string why;
+    const int fd = device_exports_semaphores (device.cl_device, &why) ? opencl_made (device) :
+        vulkan_made (device);
     CudaSemaphoreHandle handle {};
     handle.type = kCudaSemaphoreOpaqueFd;
     handle.handle.fd = fd;
@@ -84,38 +93,96 @@ public:
   SharedSemaphore (const SharedSemaphore &) = delete;
   SharedSemaphore & operator= (const SharedSemaphore &) = delete;
 
-  /* CUDA signals on `stream`, then the OpenCL queue waits. */
-  void cuda_to_opencl (CUstream stream, cl::CommandQueue & queue)
+  /* The four halves of a hand-over: each binary semaphore is signalled once and then waited
+   * for once, in turn (a second signal before the wait would be lost). */
+  void cuda_signal (CUstream stream)
   {
     CudaSemaphoreParams params {};
     check_cuda (CudaDriver::get ().signal_semaphores (&cuda, &params, 1, stream),
         "cuSignalExternalSemaphoresAsync");
-    const cl_int status = calls.wait (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
-    if (status != CL_SUCCESS)
-      throw cl::Error (status, "clEnqueueWaitSemaphoresKHR");
   }
-  /* The OpenCL queue signals, then CUDA waits on `stream`. */
-  void opencl_to_cuda (cl::CommandQueue & queue, CUstream stream)
+  void cuda_wait (CUstream stream)
   {
-    const cl_int status = calls.signal (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
-    if (status != CL_SUCCESS)
-      throw cl::Error (status, "clEnqueueSignalSemaphoresKHR");
     CudaSemaphoreParams params {};
     check_cuda (CudaDriver::get ().wait_semaphores (&cuda, &params, 1, stream),
         "cuWaitExternalSemaphoresAsync");
   }
+  void opencl_signal (cl::CommandQueue & queue)
+  {
+    const cl_int status = calls.signal (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueSignalSemaphoresKHR");
+  }
+  void opencl_wait (cl::CommandQueue & queue)
+  {
+    const cl_int status = calls.wait (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      throw cl::Error (status, "clEnqueueWaitSemaphoresKHR");
+  }
+
+  /* Where the semaphore came from, for the `memory` property and the log. */
+  const char *source () const { return vulkan ? "Vulkan" : "OpenCL"; }
 
 private:
   ClSemaphoreCalls calls;
   ClSemaphore cl = nullptr;
   CUexternalSemaphore cuda = nullptr;
+  std::unique_ptr<VulkanSemaphore> vulkan;
+
+  /* OpenCL makes and exports the semaphore: a file descriptor of it for CUDA. */
+  int opencl_made (const Device & device)
+  {
+    const cl_ulong properties[] = { kClSemaphoreType, kClSemaphoreTypeBinary,
+      kClSemaphoreExportHandleTypes, kClSemaphoreHandleOpaqueFd,
+      kClSemaphoreExportHandleTypesEnd, 0 };
+    cl_int status = CL_SUCCESS;
+    cl = calls.create (device.context (), properties, &status);
+    if (!cl || status != CL_SUCCESS)
+      throw cl::Error (status, "clCreateSemaphoreWithPropertiesKHR");
+    int fd = -1;
+    status = calls.handle (cl, device.cl_device (), kClSemaphoreHandleOpaqueFd, sizeof fd, &fd,
+        nullptr);
+    if (status != CL_SUCCESS || fd < 0) {
+      calls.release (cl);
+      throw cl::Error (status, "clGetSemaphoreHandleForTypeKHR");
+    }
+    return fd;
+  }
+
+  /* Vulkan makes the semaphore on the OpenCL device's GPU; OpenCL imports one file descriptor
+   * of it (and keeps it: the import is the semaphore's), CUDA gets another. */
+  int vulkan_made (const Device & device)
+  {
+    std::string why;
+    if (!device_imports_semaphores (device.cl_device, &why))
+      throw Failure (Failure::Kind::NotFound, why);
+    vulkan = std::make_unique<VulkanSemaphore> (cl_device_uuid (device.cl_device));
+    const int cl_fd = vulkan->export_fd ();
+    const cl_ulong properties[] = { kClSemaphoreType, kClSemaphoreTypeBinary,
+      kClSemaphoreHandleOpaqueFd, (cl_ulong) cl_fd, 0 };
+    cl_int status = CL_SUCCESS;
+    cl = calls.create (device.context (), properties, &status);
+    if (!cl || status != CL_SUCCESS) {
+      close (cl_fd);
+      throw cl::Error (status, "clCreateSemaphoreWithPropertiesKHR (a Vulkan semaphore)");
+    }
+    try {
+      return vulkan->export_fd ();
+    } catch (...) {
+      calls.release (cl);
+      throw;
+    }
+  }
 };
 
 bool
 cuda_semaphores_chosen (const Device & device, int cuda_device, std::string * why)
 {
-  if (env::word (env::Variable::CudaOrder) == kOrderHost) {
-    *why = "GST_OPENCL_CUDA_ORDER=host";
+  /* Host waits unless semaphores are asked for: with a queue shared by several streams, a
+   * semaphore wait holds every stream's commands behind it (docs/memory.md: eight streams fell
+   * to 10 to 29% of the decoders' rate on the H100, against 95% and more with host waits). */
+  if (env::word (env::Variable::CudaOrder) != kOrderSemaphores) {
+    *why = "the host orders CUDA frames unless GST_OPENCL_CUDA_ORDER=semaphores";
     return false;
   }
   static std::mutex lock;
@@ -124,21 +191,24 @@ cuda_semaphores_chosen (const Device & device, int cuda_device, std::string * wh
   auto known = answers->find (device.cl_device ());
   if (known == answers->end ()) {
     std::string reason;
+    const char *maker = "";
     if (!CudaDriver::get ().orders ())
       reason = "the CUDA driver lacks streams, events or external semaphores";
-    else if (device_exports_semaphores (device.cl_device, &reason)) {
+    else if (device_exports_semaphores (device.cl_device, &reason) ||
+        device_imports_semaphores (device.cl_device, &reason)) {
+      reason.clear ();
       try {
         PrimaryContext current (cuda_device);
         if (!current.current ())
           throw Failure (Failure::Kind::Failed, "no CUDA context");
         SharedSemaphore probe (device);
+        maker = probe.source ();
       } catch (const std::exception & error) {
-        reason = std::string ("a semaphore exported by OpenCL and imported by CUDA failed: ") +
-            error.what ();
+        reason = std::string ("a semaphore shared by OpenCL and CUDA failed: ") + error.what ();
       }
     }
-    GST_INFO ("CUDA frames on %s: %s", device.name.c_str (),
-        reason.empty () ? "ordered by semaphores" : reason.c_str ());
+    GST_INFO ("CUDA frames on %s: %s%s", device.name.c_str (), reason.empty () ?
+        "ordered by semaphores made by " : reason.c_str (), reason.empty () ? maker : "");
     known = answers->emplace (device.cl_device (), reason).first;
   }
   *why = known->second;
@@ -179,17 +249,33 @@ CudaOrdering::prepare (const Device & device, CUcontext context, bool semaphores
   if (!semaphores || gave_up_)
     return;
   try {
-    semaphore_ = std::make_unique<SharedSemaphore> (device);
+    for (Channel * channel : { &in_, &out_ }) {
+      channel->ahead = std::make_unique<SharedSemaphore> (device);
+      channel->back = std::make_unique<SharedSemaphore> (device);
+      channel->primed = false;
+    }
+    semaphores_ = true;
   } catch (const std::exception & error) {
     give_up_semaphores (error.what ());
   }
 }
 
 void
+CudaOrdering::drop_channels ()
+{
+  for (Channel * channel : { &in_, &out_ }) {
+    channel->ahead.reset ();
+    channel->back.reset ();
+    channel->primed = false;
+  }
+  semaphores_ = false;
+}
+
+void
 CudaOrdering::give_up_semaphores (const std::string & why)
 {
   GST_WARNING ("CUDA frames: semaphores given up, the host orders the copies: %s", why.c_str ());
-  semaphore_.reset ();
+  drop_channels ();
   gave_up_ = true;
 }
 
@@ -233,17 +319,34 @@ CudaOrdering::release_held (size_t keep)
 }
 
 void
+CudaOrdering::before_copy_in (ElementDevice & element)
+{
+  if (!semaphores_ || !in_.primed)
+    return;
+  try {
+    /* The kernels enqueued so far (the last frame's, which read the slot CUDA may fill next)
+     * hand the stream back before it copies again. */
+    in_.back->opencl_signal (element.queue ());
+    in_.back->cuda_wait (stream_);
+  } catch (const std::exception & error) {
+    give_up_semaphores (error.what ());
+  }
+}
+
+void
 CudaOrdering::copied_in (ElementDevice & element, GstBuffer * buffer)
 {
   auto & cuda = CudaDriver::get ();
-  if (semaphore_) {
+  if (semaphores_) {
     try {
-      semaphore_->cuda_to_opencl (stream_, element.queue ());
+      in_.ahead->cuda_signal (stream_);
+      in_.ahead->opencl_wait (element.queue ());
+      in_.primed = true;
     } catch (const std::exception & error) {
       give_up_semaphores (error.what ());
     }
   }
-  if (semaphore_) {
+  if (semaphores_) {
     /* The frame's buffer goes back to its pool only once CUDA read it: its writer may reuse it. */
     CUevent event = spare_event ();
     check_cuda (cuda.event_record (event, stream_), "cuEventRecord");
@@ -258,9 +361,13 @@ void
 CudaOrdering::before_copy_out (ElementDevice & element, const cl::Event & done,
     CUstream stream)
 {
-  if (semaphore_) {
+  if (semaphores_) {
     try {
-      semaphore_->opencl_to_cuda (element.queue (), stream);
+      /* The queue waits for the last copy out to have ended before it hands over again. */
+      if (out_.primed)
+        out_.back->opencl_wait (element.queue ());
+      out_.ahead->opencl_signal (element.queue ());
+      out_.ahead->cuda_wait (stream);
       return;
     } catch (const std::exception & error) {
       give_up_semaphores (error.what ());
@@ -271,6 +378,19 @@ CudaOrdering::before_copy_out (ElementDevice & element, const cl::Event & done,
     element.wait (done);
   else
     element.finish ();
+}
+
+void
+CudaOrdering::after_copy_out (CUstream stream)
+{
+  if (!semaphores_)
+    return;
+  try {
+    out_.back->cuda_signal (stream);
+    out_.primed = true;
+  } catch (const std::exception & error) {
+    give_up_semaphores (error.what ());
+  }
 }
 
 void
@@ -286,7 +406,7 @@ CudaOrdering::reset ()
   for (CUevent event : spare_)
     cuda.event_destroy (event);
   spare_.clear ();
-  semaphore_.reset ();
+  drop_channels ();
   if (writer_event_)
     cuda.event_destroy (writer_event_);
   writer_event_ = nullptr;

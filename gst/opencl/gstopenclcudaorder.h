@@ -6,11 +6,13 @@
  * one waits for every other stream of the context, so the copies of one pipeline would wait for
  * the decoders and copies of every other pipeline on the GPU, and they for it.
  *
- * With semaphores (both drivers export or import them: OpenCL's cl_khr_external_semaphore_
- * opaque_fd, CUDA's external semaphores), OpenCL makes a binary semaphore per port and exports
- * it as a file descriptor, which CUDA imports. An input's copy signals it on the stream and the
- * kernels' queue waits for it; an output's kernels signal it and the stream waits for it before
- * copying out. The host waits for neither. Without them (or GST_OPENCL_CUDA_ORDER=host) the host
+ * With semaphores (OpenCL's cl_khr_external_semaphore_opaque_fd and CUDA's external semaphores;
+ * made by OpenCL where it exports them, else by Vulkan, gstopenclvulkan.h), each direction of a
+ * port has two binary semaphores. An input's copy signals one on the stream and the kernels'
+ * queue waits for it; before the next copy the queue signals the other and the stream waits for
+ * it. An output's kernels signal one and the stream waits for it before copying out; after the
+ * copy the stream signals the other, which the queue waits for before the next hand-over. So
+ * each semaphore is signalled and waited for in turn, and the host waits for neither side. Without them (or GST_OPENCL_CUDA_ORDER=host) the host
  * waits: for an input's copy before the kernels are enqueued, for the kernels before an output's
  * copy. */
 #pragma once
@@ -46,18 +48,23 @@ public:
   /* Ready in `context`, which is current: a stream of its own, and the semaphore when
    * `semaphores`. What was made in another context goes first. */
   void prepare (const Device & device, CUcontext context, bool semaphores);
-  bool semaphores () const { return semaphore_ != nullptr; }
+  bool semaphores () const { return semaphores_; }
   CUstream stream () const { return stream_; }
 
   /* Input, before the copy: the stream waits (on the device) for the work the memory's writer
    * left on `writer_stream`. */
   void follow (CUstream writer_stream);
+  /* Input, before the copy: with semaphores, the stream waits for the kernels enqueued so far
+   * (the last frame's), which hand it back. */
+  void before_copy_in (ElementDevice & element);
   /* Input: the copy of `buffer` is enqueued on the stream; the element's kernels must not run
    * before it ends. `buffer` is held until the copy is done. */
   void copied_in (ElementDevice & element, GstBuffer * buffer);
   /* Output: the kernels that write the shared buffer, whose end is `done` (null: everything
    * enqueued so far), are enqueued; `stream` must not copy it out before they end. */
   void before_copy_out (ElementDevice & element, const cl::Event & done, CUstream stream);
+  /* Output: the copy out is enqueued on `stream`; with semaphores, it hands the queue back. */
+  void after_copy_out (CUstream stream);
 
   /* Waits for what is enqueued and lets everything go. */
   void reset ();
@@ -72,7 +79,20 @@ private:
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   CUevent writer_event_ = nullptr;
-  std::unique_ptr<SharedSemaphore> semaphore_;
+  /* With semaphores, each direction's hand-overs: `ahead` from the side that wrote the shared
+   * buffer to the side that reads it, `back` the other way once it has, so that every binary
+   * semaphore is signalled and waited for in turn (a second signal before its wait, which a
+   * side running ahead would give, is lost, and its wait never ends: four pipelines on one
+   * queue hung so on the H200). `primed`: a hand-over went ahead, so the next waits for the one
+   * back. */
+  struct Channel
+  {
+    std::unique_ptr<SharedSemaphore> ahead, back;
+    bool primed = false;
+  };
+  Channel in_, out_;
+  bool semaphores_ = false;
+  void drop_channels ();
   bool gave_up_ = false;
   std::deque<std::pair<CUevent, GstBuffer *>> held_;
   std::vector<CUevent> spare_;

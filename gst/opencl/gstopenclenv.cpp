@@ -96,10 +96,10 @@ const Entry VARIABLES[] = {
       "host, events or host-upload (default host)",
       "how the copies of the transfer queues are ordered with the kernels"),
   word_row (V::CudaOrder, "GST_OPENCL_CUDA_ORDER", Read::AtSetup, Malformed::Warning,
-      { "host", "semaphores" }, -1, "an order",
-      "host or semaphores (default: semaphores where both drivers have them)",
+      { "host", "semaphores" }, 0, "an order",
+      "host or semaphores (default host)",
       "how copies of CUDA memory are ordered with the kernels: host waits, or semaphores on the "
-      "device"),
+      "device where the drivers (or Vulkan) give them"),
   word_row (V::GlInterop, "GST_OPENCL_GL_INTEROP", Read::AtSetup, Malformed::Error,
       { "host-copy", "external-memory", "khr-gl-sharing" }, -1, "a path",
       "host-copy, external-memory or khr-gl-sharing (default: the best the drivers allow); "

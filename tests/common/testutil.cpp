@@ -374,18 +374,53 @@ default_device_vendor ()
   return vendor;
 }
 
+namespace {
+
+/* Whether the default device lists CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR under `query`
+ * (CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR or _EXPORT_). */
 bool
-default_device_exports_semaphore_fds ()
+default_device_lists_semaphore_fds (cl_device_info query)
 {
   cl_device_id device = default_device ();
   cl_uint types[8] = {};
   size_t bytes = 0;
-  if (!device || clGetDeviceInfo (device, 0x204E /* CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR */,
-          sizeof types, types, &bytes) != CL_SUCCESS)
+  if (!device || clGetDeviceInfo (device, query, sizeof types, types, &bytes) != CL_SUCCESS)
     return false;
   for (size_t i = 0; i < bytes / sizeof types[0]; i++)
     if (types[i] == 0x2055 /* CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR */)
       return true;
+  return false;
+}
+
+}  // namespace
+
+bool
+default_device_exports_semaphore_fds ()
+{
+  return default_device_lists_semaphore_fds (0x204E);
+}
+
+bool
+default_device_imports_semaphore_fds ()
+{
+  return default_device_lists_semaphore_fds (0x204D);
+}
+
+bool
+vulkan_driver_installed ()
+{
+  for (const char *dir : { "/etc/vulkan/icd.d", "/usr/share/vulkan/icd.d",
+          "/usr/local/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d" }) {
+    GDir *folder = g_dir_open (dir, 0, nullptr);
+    if (!folder)
+      continue;
+    bool found = false;
+    while (const char *name = g_dir_read_name (folder))
+      found = found || g_str_has_suffix (name, ".json");
+    g_dir_close (folder);
+    if (found)
+      return true;
+  }
   return false;
 }
 

@@ -156,6 +156,10 @@ std::string default_device_vendor ();
 /* Whether the default device exports semaphores as file descriptors
  * (CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR lists CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR). */
 bool default_device_exports_semaphore_fds ();
+/* Whether it imports them (CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR). */
+bool default_device_imports_semaphore_fds ();
+/* Whether a Vulkan driver is installed (an ICD manifest in one of the loader's folders). */
+bool vulkan_driver_installed ();
 
 /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT of the first CPU device (what device=cpu chooses), 0 when
  * there is none. */
