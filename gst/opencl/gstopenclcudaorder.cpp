@@ -23,6 +23,21 @@ constexpr int kCudaSemaphoreOpaqueFd = 1;
 /* The words of GST_OPENCL_CUDA_ORDER, in the order of its row. */
 constexpr int kOrderSemaphores = 1;
 
+/* Whether the device lists the opaque-fd semaphore type under `query`
+ * (CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR or _IMPORT_). */
+bool
+lists_opaque_fd (const cl::Device & device, cl_device_info query)
+{
+  cl_uint types[8] = {};
+  size_t bytes = 0;
+  if (clGetDeviceInfo (device (), query, sizeof types, types, &bytes) != CL_SUCCESS)
+    bytes = 0;
+  for (size_t i = 0; i < bytes / sizeof types[0]; i++)
+    if (types[i] == kClSemaphoreHandleOpaqueFd)
+      return true;
+  return false;
+}
+
 bool
 device_exports_semaphores (const cl::Device & device, std::string * why)
 {
@@ -31,14 +46,8 @@ device_exports_semaphores (const cl::Device & device, std::string * why)
     *why = "the OpenCL device has no cl_khr_external_semaphore_opaque_fd";
     return false;
   }
-  cl_uint types[8] = {};
-  size_t bytes = 0;
-  if (clGetDeviceInfo (device (), kClDeviceSemaphoreExportHandleTypes, sizeof types, types,
-          &bytes) != CL_SUCCESS)
-    bytes = 0;
-  for (size_t i = 0; i < bytes / sizeof types[0]; i++)
-    if (types[i] == kClSemaphoreHandleOpaqueFd)
-      return true;
+  if (lists_opaque_fd (device, kClDeviceSemaphoreExportHandleTypes))
+    return true;
   *why = "the OpenCL device exports no semaphore as a file descriptor";
   return false;
 }
@@ -48,14 +57,8 @@ device_exports_semaphores (const cl::Device & device, std::string * why)
 bool
 device_imports_semaphores (const cl::Device & device, std::string * why)
 {
-  cl_uint types[8] = {};
-  size_t bytes = 0;
-  if (clGetDeviceInfo (device (), kClDeviceSemaphoreImportHandleTypes, sizeof types, types,
-          &bytes) != CL_SUCCESS)
-    bytes = 0;
-  for (size_t i = 0; i < bytes / sizeof types[0]; i++)
-    if (types[i] == kClSemaphoreHandleOpaqueFd)
-      return true;
+  if (lists_opaque_fd (device, kClDeviceSemaphoreImportHandleTypes))
+    return true;
   *why = "the OpenCL device neither exports nor imports semaphores as file descriptors";
   return false;
 }

@@ -89,18 +89,6 @@ struct GpuDevice
   PFN_vkGetSemaphoreFdKHR get_fd = nullptr;
 };
 
-std::string
-hex (const uint8_t * bytes, size_t n)
-{
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; i++) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 15];
-  }
-  return out;
-}
-
 /* The process's Vulkan: its entry point, one instance, a device per GPU (by UUID). Made on first
  * use and never destroyed (as the CUDA driver: a static destructor would run after the
  * drivers' own). */
@@ -195,7 +183,7 @@ private:
       props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
       props.pNext = &ids;
       properties (device, &props);
-      if (hex (ids.deviceUUID, VK_UUID_SIZE) != uuid)
+      if (hex_bytes (ids.deviceUUID, VK_UUID_SIZE) != uuid)
         continue;
       VkPhysicalDeviceExternalSemaphoreInfo ask {};
       ask.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO;
