@@ -169,10 +169,16 @@ RadixShape::parse (const std::string & name, RadixShape * shape)
   return true;
 }
 
+RadixPasses::RadixPasses (Device & device, const RadixShape & shape, unsigned digit_bits)
+  : device_ (device), shape_ (shape), digit_bits_ (digit_bits),
+    compute_units_ (std::max<size_t> (1,
+            device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ()))
+{
+}
+
 RadixSort::RadixSort (Device & device, const RadixShape & shape, unsigned digit_bits,
     size_t serial_tile_keys, unsigned split_bits)
-  : device_ (device), shape_ (shape), digit_bits_ (digit_bits),
-    serial_tile_keys_ (serial_tile_keys)
+  : RadixPasses (device, shape, digit_bits), serial_tile_keys_ (serial_tile_keys)
 {
   check_digits (digit_bits, split_bits);
   const size_t digits = size_t (1) << digit_bits;
@@ -195,7 +201,6 @@ RadixSort::RadixSort (Device & device, const RadixShape & shape, unsigned digit_
     check_kernel_fits (kernel, device, shape);
   scan_group_ = group;
   scan_span_ = std::max (SCAN_SPAN, group * SCAN_ITEMS);
-  compute_units_ = std::max<size_t> (1, device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
   GST_DEBUG ("radix sort on %s: %s blocks, %u-bit digits", device.name.c_str (),
       shape.name ().c_str (), digit_bits);
 }
@@ -250,8 +255,8 @@ RadixSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t rows,
 
   const unsigned passes = 32 / digit_bits_;
   for (unsigned pass = 0; pass < passes; pass++) {
-    const cl::Buffer & in = pass == 0 ? src : pass % 2 ? scratch_ : dst;
-    const cl::Buffer & out = pass % 2 ? dst : scratch_;
+    const cl::Buffer & in = pass_input (pass, src, dst);
+    const cl::Buffer & out = pass_output (pass, dst);
     const cl_uint shift = pass * digit_bits_;
     const cl_int map_keys = pass == 0;
     const cl_int unmap_keys = pass == passes - 1;
@@ -340,7 +345,7 @@ choose_radix_shape (Device & device, const std::string & forced, unsigned digit_
 
 OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned digit_bits,
     unsigned split_bits)
-  : device_ (device), shape_ (shape), digit_bits_ (digit_bits), split_bits_ (split_bits)
+  : RadixPasses (device, shape, digit_bits), split_bits_ (split_bits)
 {
   check_digits (digit_bits, split_bits);
   RadixShape checked;
@@ -359,7 +364,6 @@ OnesweepSort::OnesweepSort (Device & device, const RadixShape & shape, unsigned 
   scatter_ = cl::Kernel (program, "onesweep_scatter");
   for (const auto & kernel : { histograms_, scatter_ })
     check_kernel_fits (kernel, device, shape);
-  compute_units_ = std::max<size_t> (1, device.cl_device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS> ());
   tile_counters_ = cl::Buffer (device.context, CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
       (32 / digit_bits) * sizeof (cl_uint));
   GST_DEBUG ("onesweep sort on %s: tiles of %s, %u-bit digits", device.name.c_str (),
@@ -422,8 +426,8 @@ OnesweepSort::enqueue (const cl::Buffer & src, const cl::Buffer & dst, size_t ro
         (cl_uint) tiles_per_group, key_type, descending);
     launch (histograms_, cl::NDRange (rows * groups_per_row * group), cl::NDRange (group));
     for (unsigned pass = 0; pass < passes; pass++) {
-      const cl::Buffer & in = pass == 0 ? src : pass % 2 ? scratch_ : dst;
-      const cl::Buffer & out = pass % 2 ? dst : scratch_;
+      const cl::Buffer & in = pass_input (pass, src, dst);
+      const cl::Buffer & out = pass_output (pass, dst);
       set_args (scatter_, in, out, histograms_buffer_, states_[pass % 2],
           states_[(pass + 1) % 2], tile_counters_, (cl_uint) length, (cl_uint) tiles_per_row,
           (cl_uint) pass, (cl_int) (pass == 0), (cl_int) (pass == passes - 1), key_type,

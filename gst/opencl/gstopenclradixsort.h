@@ -39,7 +39,38 @@ struct RadixShape
   static bool parse (const std::string & name, RadixShape * shape);
 };
 
-class RadixSort
+/* What both radix sorts hold: the device and the shape they were built for, the digits, the
+ * device's compute units, and the scratch the passes alternate with: pass p reads src (p = 0),
+ * else the scratch (odd p) or dst, and writes dst (odd p) or the scratch, so an even number of
+ * passes ends in dst. */
+class RadixPasses
+{
+public:
+  const RadixShape & shape () const { return shape_; }
+  unsigned digit_bits () const { return digit_bits_; }
+
+protected:
+  RadixPasses (Device & device, const RadixShape & shape, unsigned digit_bits);
+
+  const cl::Buffer & pass_input (unsigned pass, const cl::Buffer & src, const cl::Buffer & dst)
+      const
+  {
+    return pass == 0 ? src : pass % 2 ? scratch_ : dst;
+  }
+  const cl::Buffer & pass_output (unsigned pass, const cl::Buffer & dst) const
+  {
+    return pass % 2 ? dst : scratch_;
+  }
+
+  Device & device_;
+  RadixShape shape_;
+  unsigned digit_bits_;
+  size_t compute_units_;
+  cl::Buffer scratch_;
+  size_t scratch_words_ = 0;
+};
+
+class RadixSort : public RadixPasses
 {
 public:
   /* count, scan reduce, scan top, scan down, scatter */
@@ -67,8 +98,6 @@ public:
   {
     return rows && length ? launches (digit_bits_) : 0;
   }
-  const RadixShape & shape () const { return shape_; }
-  unsigned digit_bits () const { return digit_bits_; }
   /* Keys per block for that sort: the tile of the tiled kernels; for the serial ones, enough
    * blocks to give every compute unit several (and at least 4096 keys each). */
   size_t tile_keys (size_t rows, size_t length) const;
@@ -78,11 +107,7 @@ private:
    * throws Failure (TooLarge) when the device cannot allocate them. */
   void grow_buffers (size_t rows, size_t length, size_t count_words, size_t scan_groups);
 
-  Device & device_;
-  RadixShape shape_;
-  unsigned digit_bits_ = 8;
   size_t serial_tile_keys_ = 0;
-  size_t compute_units_ = 1;
   size_t scan_group_ = 1;
   size_t scan_span_ = 0;
   cl::Kernel count_;
@@ -90,8 +115,6 @@ private:
   cl::Kernel scan_top_;
   cl::Kernel scan_down_;
   cl::Kernel scatter_;
-  cl::Buffer scratch_;
-  size_t scratch_words_ = 0;
   cl::Buffer counts_;
   size_t counts_words_ = 0;
   cl::Buffer sums_;
@@ -105,7 +128,7 @@ private:
  * its row. Same results as RadixSort (stable passes, the same words). Rows of a batch are
  * sorted by the same launches. Tiled shapes only (no serial one); rows shorter than
  * MAX_LENGTH. */
-class OnesweepSort
+class OnesweepSort : public RadixPasses
 {
 public:
   /* A tile's digit count and its flag share one 32-bit word: 30 bits for the count. */
@@ -130,21 +153,13 @@ public:
   {
     return rows && length ? launches (digit_bits_) : 0;
   }
-  const RadixShape & shape () const { return shape_; }
-  unsigned digit_bits () const { return digit_bits_; }
   size_t tile_keys () const { return shape_.group_size * shape_.keys_per_item; }
   unsigned split_bits () const { return split_bits_; }
 
 private:
-  Device & device_;
-  RadixShape shape_;
-  unsigned digit_bits_ = 8;
   unsigned split_bits_ = 2;
-  size_t compute_units_ = 1;
   cl::Kernel histograms_;
   cl::Kernel scatter_;
-  cl::Buffer scratch_;
-  size_t scratch_words_ = 0;
   /* Per row and pass, the digit counts; clear between sorts (see kernels/onesweep.cl). */
   cl::Buffer histograms_buffer_;
   size_t histogram_words_ = 0;
