@@ -168,26 +168,10 @@ range_unit (const PixelLayout & pixels)
 
 }  // namespace
 
-struct GstOpenCLBilateralImpl
-{
-  std::mutex lock;
-  Settings settings;
-  State state;
+using GstOpenCLBilateralImpl = gst_opencl::ElementImpl<Settings, State>;
 
-  void drop_run () { state = State (); }
-};
-
-struct _GstOpenCLBilateral
-{
-  GstOpenCLFilter parent;
-  GstOpenCLBilateralImpl *impl;
-};
-
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE"
-
-G_DEFINE_TYPE (GstOpenCLBilateral, gst_opencl_bilateral, GST_TYPE_OPENCL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE (openclbilateral, "openclbilateral", GST_RANK_NONE,
-    GST_TYPE_OPENCL_BILATERAL);
+GST_OPENCL_DEFINE_ELEMENT (GstOpenCLBilateral, gst_opencl_bilateral, GstOpenCLFilter,
+    GST_TYPE_OPENCL_FILTER, GstOpenCLBilateralImpl, openclbilateral, GST_TYPE_OPENCL_BILATERAL);
 
 GType
 gst_opencl_bilateral_mode_get_type (void)
@@ -252,17 +236,12 @@ set_arguments (cl::Kernel & kernel, const GstOpenCLFrame * in, const GstOpenCLFr
   const float range_scale = (float) (-M_LOG2E / (2.0 * sigma_range * sigma_range));
   int width, plane_height;
   plane_size (&in->info, job.plane, &width, &plane_height);
-  kernel.setArg (0, in->buffer);
-  kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in->info, job.plane));
-  kernel.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, job.plane));
-  kernel.setArg (3, out->buffer);
-  kernel.setArg (4, (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, job.plane));
-  kernel.setArg (5, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, job.plane));
-  kernel.setArg (6, (cl_int) width);
-  kernel.setArg (7, (cl_int) std::min (height, plane_height));
-  kernel.setArg (8, state.spatial_log2);
-  kernel.setArg (9, range_scale);
-  kernel.setArg (10, state.luma);
+  gst_opencl::set_args (kernel, in->buffer,
+      (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in->info, job.plane),
+      (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in->info, job.plane), out->buffer,
+      (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out->info, job.plane),
+      (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, job.plane), (cl_int) width,
+      (cl_int) std::min (height, plane_height), state.spatial_log2, range_scale, state.luma);
   const guint second = job.pixels.planar ? job.second : job.plane;
   kernel.setArg (11, cl_int4 { { (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in->info, second),
           GST_VIDEO_INFO_PLANE_STRIDE (&in->info, second),
@@ -404,22 +383,13 @@ gst_opencl_bilateral_process (GstOpenCLFilter * filter, gst_opencl::ElementDevic
 }
 
 static void
-gst_opencl_bilateral_init (GstOpenCLBilateral * self)
-{
-  self->impl = new GstOpenCLBilateralImpl ();
-}
-
-static void
 gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
 {
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_bilateral_debug, "openclbilateral", 0,
-      "OpenCL bilateral filter");
+  auto properties = gst_opencl::element_class_begin<GstOpenCLBilateral> (klass, GST_CAT_DEFAULT,
+      "openclbilateral", "OpenCL bilateral filter");
 
-  gst_opencl::stop_drops_run<GstOpenCLBilateral> (GST_BASE_TRANSFORM_CLASS (klass));
-
-  gst_opencl::ElementProperties<GstOpenCLBilateral> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLBilateral:sigma-spatial:
    *
@@ -462,7 +432,7 @@ gst_opencl_bilateral_class_init (GstOpenCLBilateralClass * klass)
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL bilateral filter",
       "Filter/Effect/Video", "Edge-preserving bilateral smoothing on an OpenCL device",
       "gst-opencl developers");
-  gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
+  gst_opencl_filter_class_add_pad_templates (filter_class, GST_OPENCL_FILTER_FORMATS, TRUE);
 
   filter_class->set_info = gst_opencl_bilateral_set_info;
   filter_class->process = gst_opencl_bilateral_process;

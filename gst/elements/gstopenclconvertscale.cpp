@@ -100,23 +100,10 @@ constexpr const char *TENSOR_CAPS = "other/tensors, format=(string)static, "
 
 }  // namespace
 
-struct GstOpenCLConvertScaleImpl
-{
-  std::mutex lock;
-  Settings settings;
-  State state;
+using GstOpenCLConvertScaleImpl = gst_opencl::ElementImpl<Settings, State>;
 
-  void drop_run () { state = State (); }
-};
-
-struct _GstOpenCLConvertScale
-{
-  GstOpenCLBaseTransform parent;
-  GstOpenCLConvertScaleImpl *impl;
-};
-
-G_DEFINE_TYPE (GstOpenCLConvertScale, gst_opencl_convert_scale, GST_TYPE_OPENCL_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (openclconvertscale, "openclconvertscale", GST_RANK_NONE,
+GST_OPENCL_DEFINE_ELEMENT (GstOpenCLConvertScale, gst_opencl_convert_scale, GstOpenCLBaseTransform,
+    GST_TYPE_OPENCL_BASE_TRANSFORM, GstOpenCLConvertScaleImpl, openclconvertscale,
     GST_TYPE_OPENCL_CONVERT_SCALE);
 
 GType
@@ -600,22 +587,15 @@ add_pad_templates (GstElementClass * element_class)
 }
 
 static void
-gst_opencl_convert_scale_init (GstOpenCLConvertScale * self)
-{
-  self->impl = new GstOpenCLConvertScaleImpl ();
-}
-
-static void
 gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
 {
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *base_class = GST_OPENCL_BASE_TRANSFORM_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_convert_scale_debug, "openclconvertscale", 0,
-      "OpenCL colour conversion and scaling");
+  auto properties = gst_opencl::element_class_begin<GstOpenCLConvertScale> (klass, GST_CAT_DEFAULT,
+      "openclconvertscale", "OpenCL colour conversion and scaling");
 
   /* Both take effect at the next frame: they are kernel arguments. */
-  gst_opencl::ElementProperties<GstOpenCLConvertScale> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLConvertScale:method:
    *
@@ -678,7 +658,6 @@ gst_opencl_convert_scale_class_init (GstOpenCLConvertScaleClass * klass)
       (GstPluginAPIFlags) 0);
 
   trans_class->passthrough_on_same_caps = TRUE;
-  gst_opencl::stop_drops_run<GstOpenCLConvertScale> (trans_class);
   trans_class->transform_caps = gst_opencl_convert_scale_transform_caps;
   trans_class->fixate_caps = gst_opencl_convert_scale_fixate_caps;
   trans_class->decide_allocation = gst_opencl_convert_scale_decide_allocation;

@@ -159,25 +159,10 @@ make_taps (const Settings & s)
 
 }  // namespace
 
-struct GstOpenCLConvolve3DImpl
-{
-  std::mutex lock;
-  Settings settings;
-  State state;
+using GstOpenCLConvolve3DImpl = gst_opencl::ElementImpl<Settings, State>;
 
-  void drop_run () { state = State (); }
-};
-
-struct _GstOpenCLConvolve3D
-{
-  GstOpenCLTemporalFilter parent;
-  GstOpenCLConvolve3DImpl *impl;
-};
-
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, P010_10LE"
-
-G_DEFINE_TYPE (GstOpenCLConvolve3D, gst_opencl_convolve3d, GST_TYPE_OPENCL_TEMPORAL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE (openclconvolve3d, "openclconvolve3d", GST_RANK_NONE,
+GST_OPENCL_DEFINE_ELEMENT (GstOpenCLConvolve3D, gst_opencl_convolve3d, GstOpenCLTemporalFilter,
+    GST_TYPE_OPENCL_TEMPORAL_FILTER, GstOpenCLConvolve3DImpl, openclconvolve3d,
     GST_TYPE_OPENCL_CONVOLVE3D);
 
 GType
@@ -422,23 +407,14 @@ gst_opencl_convolve3d_process (GstOpenCLTemporalFilter * filter,
 }
 
 static void
-gst_opencl_convolve3d_init (GstOpenCLConvolve3D * self)
-{
-  self->impl = new GstOpenCLConvolve3DImpl ();
-}
-
-static void
 gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
 {
   auto *temporal_class = GST_OPENCL_TEMPORAL_FILTER_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_convolve3d_debug, "openclconvolve3d", 0,
-      "OpenCL spatio-temporal convolution");
-
-  gst_opencl::stop_drops_run<GstOpenCLConvolve3D> (GST_BASE_TRANSFORM_CLASS (klass));
+  auto properties = gst_opencl::element_class_begin<GstOpenCLConvolve3D> (klass, GST_CAT_DEFAULT,
+      "openclconvolve3d", "OpenCL spatio-temporal convolution");
 
   /* PROPERTY_READY: the window and the float frames are sized from these when caps are set. */
-  gst_opencl::ElementProperties<GstOpenCLConvolve3D> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLConvolve3D:kernel-width:
    *
@@ -523,7 +499,7 @@ gst_opencl_convolve3d_class_init (GstOpenCLConvolve3DClass * klass)
       "OpenCL spatio-temporal convolution",
       "Filter/Effect/Video", "Convolves video over x, y and time on an OpenCL device",
       "gst-opencl developers");
-  gst_opencl_temporal_filter_class_add_pad_templates (temporal_class, FORMATS, TRUE);
+  gst_opencl_temporal_filter_class_add_pad_templates (temporal_class, GST_OPENCL_FILTER_FORMATS, TRUE);
 
   temporal_class->get_radius = gst_opencl_convolve3d_get_radius;
   temporal_class->set_info = gst_opencl_convolve3d_set_info;

@@ -187,17 +187,8 @@ struct GstOpenCLHistogramImpl
   }
 };
 
-struct _GstOpenCLHistogram
-{
-  GstOpenCLFilter parent;
-  GstOpenCLHistogramImpl *impl;
-};
-
-#define FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, I420, NV12, P010_10LE, GRAY16_LE, RGBA64_LE"
-
-G_DEFINE_TYPE (GstOpenCLHistogram, gst_opencl_histogram, GST_TYPE_OPENCL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE (openclhistogram, "openclhistogram", GST_RANK_NONE,
-    GST_TYPE_OPENCL_HISTOGRAM);
+GST_OPENCL_DEFINE_ELEMENT_TYPE (GstOpenCLHistogram, gst_opencl_histogram, GstOpenCLFilter,
+    GST_TYPE_OPENCL_FILTER, GstOpenCLHistogramImpl, openclhistogram, GST_TYPE_OPENCL_HISTOGRAM);
 
 static Settings
 settings_snapshot (GstOpenCLHistogramImpl * impl)
@@ -486,10 +477,9 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_histogram_debug, "openclhistogram", 0,
-      "OpenCL histogram");
+  auto properties = gst_opencl::element_class_begin<GstOpenCLHistogram> (klass, GST_CAT_DEFAULT,
+      "openclhistogram", "OpenCL histogram");
 
-  gst_opencl::ElementProperties<GstOpenCLHistogram> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLHistogram:bins:
    *
@@ -556,11 +546,10 @@ gst_opencl_histogram_class_init (GstOpenCLHistogramClass * klass)
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL histogram",
       "Filter/Analyzer/Video", "Per-frame histograms on an OpenCL device, posted on the bus "
       "and optionally drawn on the frame", "gst-opencl developers");
-  gst_opencl_filter_class_add_pad_templates (filter_class, FORMATS, TRUE);
+  gst_opencl_filter_class_add_pad_templates (filter_class, GST_OPENCL_FILTER_FORMATS, TRUE);
 
   trans_class->prepare_output_buffer = gst_opencl_histogram_prepare_output_buffer;
   trans_class->sink_event = gst_opencl_histogram_sink_event;
-  gst_opencl::stop_drops_run<GstOpenCLHistogram> (GST_BASE_TRANSFORM_CLASS (klass));
   filter_class->set_info = gst_opencl_histogram_set_info;
   filter_class->process_ip = gst_opencl_histogram_process_ip;
   filter_class->after_frame = gst_opencl_histogram_after_frame;

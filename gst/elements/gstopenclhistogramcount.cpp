@@ -304,20 +304,11 @@ enqueue_counting (State & state, const Variant & variant, const GstOpenCLFrame *
       const guint words = g.spans * g.span_words;
       const guint tails = g.spans * g.span_tail;
       cl::Kernel & kernel = pass.kernel;
-      kernel.setArg (0, frame->buffer);
-      kernel.setArg (1, g.offset);
-      kernel.setArg (2, g.stride);
-      kernel.setArg (3, (cl_uint) g.spans);
-      kernel.setArg (4, (cl_uint) g.span_words);
-      kernel.setArg (5, (cl_uint) g.span_tail);
-      kernel.setArg (6, (cl_uint) ((words + groups - 1) / groups));
-      kernel.setArg (7, (cl_uint) ((tails + groups - 1) / groups));
-      kernel.setArg (8, (cl_uint) bins);
-      kernel.setArg (9, (cl_uint) pass.bin_shift (bins));
-      kernel.setArg (10, state.counts[current]);
-      kernel.setArg (11, (cl_uint) pass.first_channel);
-      kernel.setArg (12, state.counts[1 - current]);
-      kernel.setArg (13, (cl_uint) (cleared ? 0 : COUNT_SLOTS));
+      gst_opencl::set_args (kernel, frame->buffer, g.offset, g.stride, (cl_uint) g.spans,
+          (cl_uint) g.span_words, (cl_uint) g.span_tail, (cl_uint) ((words + groups - 1) / groups),
+          (cl_uint) ((tails + groups - 1) / groups), (cl_uint) bins,
+          (cl_uint) pass.bin_shift (bins), state.counts[current], (cl_uint) pass.first_channel,
+          state.counts[1 - current], (cl_uint) (cleared ? 0 : COUNT_SLOTS));
       launch (kernel, cl::NDRange (groups * variant.group_size),
           cl::NDRange (variant.group_size));
       cleared = true;
@@ -445,13 +436,9 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
   const int draw_width = std::min (state.width, DRAW_MAX_WIDTH);
   const int draw_height = std::min (state.height, DRAW_MAX_HEIGHT);
   cl::Kernel & draw = state.draw_kernel;
-  draw.setArg (0, frame->buffer);
-  draw.setArg (1, (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (info, 0));
-  draw.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (info, 0));
-  draw.setArg (3, (cl_int) draw_width);
-  draw.setArg (4, (cl_int) draw_height);
-  draw.setArg (5, (cl_uint) bins);
-  draw.setArg (6, counts);
+  gst_opencl::set_args (draw, frame->buffer, (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (info, 0),
+      (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (info, 0), (cl_int) draw_width, (cl_int) draw_height,
+      (cl_uint) bins, counts);
   const size_t group_size = std::min<size_t> (256, VARIANTS[state.variant].group_size);
   const cl::NDRange local (16, std::max<size_t> (1, group_size / 16));
   gst_opencl::device_of (filter).launch (draw, cl::NDRange (draw_width, draw_height), local);
@@ -466,12 +453,9 @@ draw_graph (GstOpenCLFilter * filter, State & state, const GstOpenCLFrame * fram
     const int row_samples = chroma_width * GST_VIDEO_INFO_COMP_PSTRIDE (info, plane) /
         luma.sample_bytes;
     cl::Kernel & fill = state.fill_kernel;
-    fill.setArg (0, frame->buffer);
-    fill.setArg (1, (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (info, plane));
-    fill.setArg (2, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (info, plane));
-    fill.setArg (3, (cl_int) row_samples);
-    fill.setArg (4, (cl_int) chroma_height);
-    fill.setArg (5, neutral);
+    gst_opencl::set_args (fill, frame->buffer, (cl_ulong) GST_VIDEO_INFO_PLANE_OFFSET (info, plane),
+        (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (info, plane), (cl_int) row_samples,
+        (cl_int) chroma_height, neutral);
     gst_opencl::device_of (filter).launch (fill, cl::NDRange (row_samples, chroma_height),
         local);
   }

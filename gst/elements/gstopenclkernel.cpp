@@ -75,21 +75,12 @@ struct GstOpenCLKernelImpl : gst_opencl::UserKernelImpl
   guint64 frames = 0;
 };
 
-struct _GstOpenCLKernel
-{
-  GstOpenCLFilter parent;
-  GstOpenCLKernelImpl *impl;
-};
-
 /* Formats with a normalised image layout, one plane or one per plane (gstopencluserkernel.cpp). */
 #define FORMATS "RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, GRAY16_LE, RGBA64_LE, " \
     "NV12, I420, P010_10LE"
 
-G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernel, gst_opencl_kernel, GST_TYPE_OPENCL_FILTER,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
-        gst_opencl::UserKernelHost::child_proxy_init));
-GST_ELEMENT_REGISTER_DEFINE (openclkernel, "openclkernel", GST_RANK_NONE,
-    GST_TYPE_OPENCL_KERNEL);
+GST_OPENCL_DEFINE_USER_KERNEL_ELEMENT (GstOpenCLKernel, gst_opencl_kernel, GstOpenCLFilter,
+    GST_TYPE_OPENCL_FILTER, GstOpenCLKernelImpl, openclkernel, GST_TYPE_OPENCL_KERNEL);
 
 /* The kernel is built as the element starts, so that caps negotiation knows whether it can
  * resample (it takes width and height) and a broken program fails the state change. */
@@ -234,10 +225,10 @@ gst_opencl_kernel_class_init (GstOpenCLKernelClass * klass)
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *filter_class = GST_OPENCL_FILTER_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_kernel_debug, "openclkernel", 0, "OpenCL user kernel");
+  gst_opencl::element_class_setup<GstOpenCLKernel> (klass, GST_CAT_DEFAULT, "openclkernel",
+      "OpenCL user kernel");
 
   gst_opencl::UserKernelElement<GstOpenCLKernel>::install (G_OBJECT_CLASS (klass), false);
-  gst_opencl::stop_drops_run<GstOpenCLKernel> (trans_class);
 
   trans_class->start = gst_opencl_kernel_start;
   trans_class->transform_caps = gst_opencl_kernel_transform_caps;

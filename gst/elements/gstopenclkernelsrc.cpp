@@ -42,19 +42,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_opencl_kernel_src_debug);
 #define GST_CAT_DEFAULT gst_opencl_kernel_src_debug
 
-struct _GstOpenCLKernelSrc
-{
-  GstOpenCLSrc parent;
-  gst_opencl::UserKernelImpl *impl;
-};
-
 #define FORMATS "RGBA, BGRA, RGBx, BGRx"
 
-G_DEFINE_TYPE_WITH_CODE (GstOpenCLKernelSrc, gst_opencl_kernel_src, GST_TYPE_OPENCL_SRC,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
-        gst_opencl::UserKernelHost::child_proxy_init));
-GST_ELEMENT_REGISTER_DEFINE (openclkernelsrc, "openclkernelsrc", GST_RANK_NONE,
-    GST_TYPE_OPENCL_KERNEL_SRC);
+GST_OPENCL_DEFINE_USER_KERNEL_ELEMENT (GstOpenCLKernelSrc, gst_opencl_kernel_src, GstOpenCLSrc,
+    GST_TYPE_OPENCL_SRC, gst_opencl::UserKernelImpl, openclkernelsrc, GST_TYPE_OPENCL_KERNEL_SRC);
 
 static gboolean
 gst_opencl_kernel_src_set_info (GstOpenCLSrc * src, gst_opencl::ElementDevice & device,
@@ -88,10 +79,9 @@ gst_opencl_kernel_src_init (GstOpenCLKernelSrc * self)
 static void
 gst_opencl_kernel_src_class_init (GstOpenCLKernelSrcClass * klass)
 {
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_kernel_src_debug, "openclkernelsrc", 0,
+  gst_opencl::element_class_setup<GstOpenCLKernelSrc> (klass, GST_CAT_DEFAULT, "openclkernelsrc",
       "OpenCL user kernel source");
   gst_opencl::UserKernelElement<GstOpenCLKernelSrc>::install (G_OBJECT_CLASS (klass), true);
-  gst_opencl::stop_drops_run<GstOpenCLKernelSrc> (GST_BASE_SRC_CLASS (klass));
 
   auto *src_class = GST_OPENCL_SRC_CLASS (klass);
   src_class->set_info = gst_opencl_kernel_src_set_info;

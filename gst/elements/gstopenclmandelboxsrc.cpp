@@ -184,25 +184,12 @@ frame_yaw (const Settings & s, GstClockTime stream_time)
 
 }  // namespace
 
-struct GstOpenCLMandelboxSrcImpl
-{
-  std::mutex lock;
-  Settings settings;
-  State state;
-
-  void drop_run () { state = State (); }
-};
-
-struct _GstOpenCLMandelboxSrc
-{
-  GstOpenCLSrc parent;
-  GstOpenCLMandelboxSrcImpl *impl;
-};
+using GstOpenCLMandelboxSrcImpl = gst_opencl::ElementImpl<Settings, State>;
 
 #define FORMATS "RGBA, BGRA, RGBx, BGRx"
 
-G_DEFINE_TYPE (GstOpenCLMandelboxSrc, gst_opencl_mandelbox_src, GST_TYPE_OPENCL_SRC);
-GST_ELEMENT_REGISTER_DEFINE (openclmandelboxsrc, "openclmandelboxsrc", GST_RANK_NONE,
+GST_OPENCL_DEFINE_ELEMENT (GstOpenCLMandelboxSrc, gst_opencl_mandelbox_src, GstOpenCLSrc,
+    GST_TYPE_OPENCL_SRC, GstOpenCLMandelboxSrcImpl, openclmandelboxsrc,
     GST_TYPE_OPENCL_MANDELBOX_SRC);
 
 static gboolean
@@ -270,21 +257,11 @@ gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, gst_opencl::ElementDevice &
     const int height = GST_VIDEO_INFO_HEIGHT (&out->info);
 
     cl::Kernel & kernel = state.kernel;
-    kernel.setArg (0, out->buffer);
-    kernel.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0));
-    kernel.setArg (2, (cl_int) width);
-    kernel.setArg (3, (cl_int) height);
-    kernel.setArg (4, camera.eye);
-    kernel.setArg (5, camera.forward);
-    kernel.setArg (6, camera.right);
-    kernel.setArg (7, camera.up);
-    kernel.setArg (8, to_float4 (s.light[0], s.light[1], s.light[2]));
-    kernel.setArg (9, (cl_float) s.scale);
-    kernel.setArg (10, (cl_int) s.iterations);
-    kernel.setArg (11, (cl_int) s.steps);
-    kernel.setArg (12, (cl_float) (s.distance + RAY_LENGTH_BEYOND_DISTANCE));
-    kernel.setArg (13, state.order);
-    kernel.setArg (14, state.opaque);
+    gst_opencl::set_args (kernel, out->buffer, (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out->info, 0),
+        (cl_int) width, (cl_int) height, camera.eye, camera.forward, camera.right, camera.up,
+        to_float4 (s.light[0], s.light[1], s.light[2]), (cl_float) s.scale, (cl_int) s.iterations,
+        (cl_int) s.steps, (cl_float) (s.distance + RAY_LENGTH_BEYOND_DISTANCE), state.order,
+        state.opaque);
     const int columns = (width + state.tile_width - 1) / state.tile_width;
     const int rows = (height + state.tile_height - 1) / state.tile_height;
     device.launch (kernel, cl::NDRange (columns, rows), state.group);
@@ -294,22 +271,13 @@ gst_opencl_mandelbox_src_render (GstOpenCLSrc * src, gst_opencl::ElementDevice &
 }
 
 static void
-gst_opencl_mandelbox_src_init (GstOpenCLMandelboxSrc * self)
-{
-  self->impl = new GstOpenCLMandelboxSrcImpl ();
-}
-
-static void
 gst_opencl_mandelbox_src_class_init (GstOpenCLMandelboxSrcClass * klass)
 {
   auto *src_class = GST_OPENCL_SRC_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_mandelbox_src_debug, "openclmandelboxsrc", 0,
-      "OpenCL Mandelbox source");
+  auto properties = gst_opencl::element_class_begin<GstOpenCLMandelboxSrc> (klass, GST_CAT_DEFAULT,
+      "openclmandelboxsrc", "OpenCL Mandelbox source");
 
-  gst_opencl::stop_drops_run<GstOpenCLMandelboxSrc> (GST_BASE_SRC_CLASS (klass));
-
-  gst_opencl::ElementProperties<GstOpenCLMandelboxSrc> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMandelboxSrc:scale:
    *

@@ -177,30 +177,16 @@ load_filters (const Settings & s)
 
 }  // namespace
 
-struct GstOpenCLMultiConvolveImpl
-{
-  std::mutex lock;
-  Settings settings;
-  State state;
-
-  void drop_run () { state = State (); }
-};
-
-struct _GstOpenCLMultiConvolve
-{
-  GstOpenCLBaseTransform parent;
-  GstOpenCLMultiConvolveImpl *impl;
-};
+using GstOpenCLMultiConvolveImpl = gst_opencl::ElementImpl<Settings, State>;
 
 #define VIDEO_IN_CAPS "video/x-raw, format=(string)" GST_OPENCL_MULTI_CONVOLVE_VIDEO_FORMATS \
     ", width=(int)[1, max], height=(int)[1, max], framerate=(fraction)[0/1, max]"
 #define VIDEO_OUT_CAPS "video/x-raw, format=(string){ GRAY8, RGBA }, width=(int)[1, max], " \
     "height=(int)[1, max], framerate=(fraction)[0/1, max]"
 
-G_DEFINE_TYPE (GstOpenCLMultiConvolve, gst_opencl_multi_convolve,
-    GST_TYPE_OPENCL_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (openclmulticonvolve, "openclmulticonvolve", GST_RANK_NONE,
-    GST_TYPE_OPENCL_MULTI_CONVOLVE);
+GST_OPENCL_DEFINE_ELEMENT (GstOpenCLMultiConvolve, gst_opencl_multi_convolve,
+    GstOpenCLBaseTransform, GST_TYPE_OPENCL_BASE_TRANSFORM, GstOpenCLMultiConvolveImpl,
+    openclmulticonvolve, GST_TYPE_OPENCL_MULTI_CONVOLVE);
 
 static GstCaps *
 gst_opencl_multi_convolve_transform_caps (GstBaseTransform * trans, GstPadDirection direction,
@@ -476,22 +462,15 @@ gst_opencl_multi_convolve_transform_frames (GstOpenCLBaseTransform * base,
 }
 
 static void
-gst_opencl_multi_convolve_init (GstOpenCLMultiConvolve * self)
-{
-  self->impl = new GstOpenCLMultiConvolveImpl ();
-}
-
-static void
 gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
 {
   auto *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   auto *base_class = GST_OPENCL_BASE_TRANSFORM_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_multi_convolve_debug, "openclmulticonvolve", 0,
-      "OpenCL filter bank");
+  auto properties = gst_opencl::element_class_begin<GstOpenCLMultiConvolve> (klass, GST_CAT_DEFAULT,
+      "openclmulticonvolve", "OpenCL filter bank");
 
   /* Caps depend on the PROPERTY_READY ones: they take effect at the next negotiation. */
-  gst_opencl::ElementProperties<GstOpenCLMultiConvolve> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLMultiConvolve:num-kernels:
    *
@@ -581,7 +560,6 @@ gst_opencl_multi_convolve_class_init (GstOpenCLMultiConvolveClass * klass)
 
   /* Its own caps rule (frames in, tensors or video out), fixated as GstBaseTransform does. */
   gst_opencl_base_transform_class_keep_caps (base_class);
-  gst_opencl::stop_drops_run<GstOpenCLMultiConvolve> (trans_class);
   trans_class->transform_caps = gst_opencl_multi_convolve_transform_caps;
   trans_class->sink_event = gst_opencl_multi_convolve_sink_event;
   base_class->configure = gst_opencl_multi_convolve_configure;

@@ -100,30 +100,10 @@ struct State
 
 }  // namespace
 
-struct GstOpenCLSortImpl
-{
-  std::mutex lock;  /* guards settings */
-  Settings settings;
-  State state;      /* streaming thread only */
+using GstOpenCLSortImpl = gst_opencl::ElementImpl<Settings, State>;
 
-  void drop_run ()
-  {
-    /* The sort refers to the device: drop it (and every buffer) before the context goes. */
-    state = State ();
-  }
-};
-
-struct _GstOpenCLSort
-{
-  GstOpenCLBaseTransform parent;
-  GstOpenCLSortImpl *impl;
-};
-
-#define VIDEO_FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, I420, " \
-    "P010_10LE"
-
-G_DEFINE_TYPE (GstOpenCLSort, gst_opencl_sort, GST_TYPE_OPENCL_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (openclsort, "openclsort", GST_RANK_NONE, GST_TYPE_OPENCL_SORT);
+GST_OPENCL_DEFINE_ELEMENT (GstOpenCLSort, gst_opencl_sort, GstOpenCLBaseTransform,
+    GST_TYPE_OPENCL_BASE_TRANSFORM, GstOpenCLSortImpl, openclsort, GST_TYPE_OPENCL_SORT);
 
 GType
 gst_opencl_sort_order_get_type (void)
@@ -312,19 +292,13 @@ gst_opencl_sort_transform_frames (GstOpenCLBaseTransform * base,
 }
 
 static void
-gst_opencl_sort_init (GstOpenCLSort * self)
-{
-  self->impl = new GstOpenCLSortImpl ();
-}
-
-static void
 gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 {
   auto *base_class = GST_OPENCL_BASE_TRANSFORM_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_opencl_sort_debug, "openclsort", 0, "OpenCL sort");
+  auto properties = gst_opencl::element_class_begin<GstOpenCLSort> (klass, GST_CAT_DEFAULT,
+      "openclsort", "OpenCL sort");
 
-  gst_opencl::ElementProperties<GstOpenCLSort> properties (G_OBJECT_CLASS (klass));
   /**
    * GstOpenCLSort:order:
    *
@@ -359,10 +333,10 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
    * elements of the plugin, NVIDIA's decoders and CUDA elements frames stay on the device. */
   GstCaps *caps = gst_caps_from_string (gst_opencl::tensor_template_caps (
           "{ int32, uint32, float32 }").c_str ());
-  GstCaps *video = gst_opencl::video_caps (VIDEO_FORMATS, nullptr);
+  GstCaps *video = gst_opencl::video_caps (GST_OPENCL_FILTER_FORMATS, nullptr);
   gst_caps_append (caps, gst_opencl::with_memory_feature (video,
           GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));
-  gst_caps_append (caps, gst_opencl::video_caps_any_memory (VIDEO_FORMATS, nullptr, false));
+  gst_caps_append (caps, gst_opencl::video_caps_any_memory (GST_OPENCL_FILTER_FORMATS, nullptr, false));
   gst_caps_unref (video);
   gst_element_class_add_pad_template (GST_ELEMENT_CLASS (klass),
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
@@ -380,7 +354,6 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
   /* Pixels move along their lines: metas that say where things are in the frame (regions of
    * interest, crops) do not hold for the output and are dropped; metas without tags stay. */
   base_class->output_keeps_geometry = FALSE;
-  gst_opencl::stop_drops_run<GstOpenCLSort> (GST_BASE_TRANSFORM_CLASS (klass));
   base_class->configure = gst_opencl_sort_configure;
   base_class->transform_frames = gst_opencl_sort_transform_frames;
 

@@ -166,29 +166,15 @@ PixelSort::enqueue (gst_opencl::ElementDevice & device, const GstOpenCLFrame & i
 
   const cl::NDRange frame_range (width, height);
   const cl::NDRange group (16, 16);
-  keys_.setArg (0, in.buffer);
-  keys_.setArg (1, row_stride (in));
-  keys_.setArg (2, words_);
-  keys_.setArg (3, width);
-  keys_.setArg (4, height);
-  keys_.setArg (5, (cl_int) columns);
-  keys_.setArg (6, pixel_bytes);
-  keys_.setArg (7, sample_bytes);
-  keys_.setArg (8, key_weights (GST_VIDEO_INFO_FORMAT (&info_), key));
-  keys_.setArg (9, (cl_int) descending);
+  gst_opencl::set_args (keys_, in.buffer, row_stride (in), words_, width, height, (cl_int) columns,
+      pixel_bytes, sample_bytes, key_weights (GST_VIDEO_INFO_FORMAT (&info_), key),
+      (cl_int) descending);
   device.launch (keys_, frame_range, group);
 
   enqueue_sort (device, columns ? width : height, columns ? height : width);
 
-  gather_.setArg (0, in.buffer);
-  gather_.setArg (1, row_stride (in));
-  gather_.setArg (2, words_);
-  gather_.setArg (3, out.buffer);
-  gather_.setArg (4, row_stride (out));
-  gather_.setArg (5, width);
-  gather_.setArg (6, height);
-  gather_.setArg (7, (cl_int) columns);
-  gather_.setArg (8, pixel_bytes);
+  gst_opencl::set_args (gather_, in.buffer, row_stride (in), words_, out.buffer, row_stride (out),
+      width, height, (cl_int) columns, pixel_bytes);
   device.launch (gather_, frame_range, group);
 }
 
@@ -204,19 +190,11 @@ PixelSort::enqueue_blocks (gst_opencl::ElementDevice & device, const GstOpenCLFr
   const cl_int luma_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&info_, 0);
   const cl::NDRange group (16, 16);
   if (blocks > 0) {
-    block_keys_.setArg (0, in.buffer);
-    block_keys_.setArg (1, (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in.info, 0));
-    block_keys_.setArg (2, row_stride (in));
-    block_keys_.setArg (3, luma_bytes);
-    block_keys_.setArg (4, (cl_int) GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0));
-    block_keys_.setArg (5, (cl_int) GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) - 8);
-    block_keys_.setArg (6, words_);
-    block_keys_.setArg (7, width);
-    block_keys_.setArg (8, height);
-    block_keys_.setArg (9, (cl_int) columns);
-    block_keys_.setArg (10, blocks);
-    block_keys_.setArg (11, lines);
-    block_keys_.setArg (12, (cl_int) descending);
+    gst_opencl::set_args (block_keys_, in.buffer,
+        (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in.info, 0), row_stride (in), luma_bytes,
+        (cl_int) GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0),
+        (cl_int) GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) - 8, words_, width, height,
+        (cl_int) columns, blocks, lines, (cl_int) descending);
     device.launch (block_keys_, cl::NDRange (blocks, lines), group);
     enqueue_sort (device, lines, blocks);
   }
@@ -227,19 +205,8 @@ PixelSort::enqueue_blocks (gst_opencl::ElementDevice & device, const GstOpenCLFr
   cl_int4 src_offsets, src_strides, dst_offsets, dst_strides;
   plane_layout (in, &src_offsets, &src_strides);
   plane_layout (out, &dst_offsets, &dst_strides);
-  block_gather_.setArg (0, in.buffer);
-  block_gather_.setArg (1, src_offsets);
-  block_gather_.setArg (2, src_strides);
-  block_gather_.setArg (3, words_);
-  block_gather_.setArg (4, out.buffer);
-  block_gather_.setArg (5, dst_offsets);
-  block_gather_.setArg (6, dst_strides);
-  block_gather_.setArg (7, bytes);
-  block_gather_.setArg (8, width);
-  block_gather_.setArg (9, height);
-  block_gather_.setArg (10, (cl_int) columns);
-  block_gather_.setArg (11, blocks);
-  block_gather_.setArg (12, lines);
+  gst_opencl::set_args (block_gather_, in.buffer, src_offsets, src_strides, words_, out.buffer,
+      dst_offsets, dst_strides, bytes, width, height, (cl_int) columns, blocks, lines);
   const cl_int along_extent = columns ? height : width;
   device.launch (block_gather_, cl::NDRange ((along_extent + 1) / 2, lines), group);
 }

@@ -228,49 +228,30 @@ add_transfer_templates (GstElementClass * element_class, bool to_device)
   gst_caps_unref (opencl);
 }
 
-struct _GstOpenCLUpload
-{
-  GstOpenCLTransfer parent;
-};
+/* An upload or a download: a GstOpenCLTransfer that copies to the device when `uploads`, else back, with its pad
+ * templates and metadata. */
+#define DEFINE_TRANSFER(TypeName, type_name, factory, type, uploads, long_name, description) \
+  struct _##TypeName \
+  { \
+    GstOpenCLTransfer parent; \
+  }; \
+  G_DEFINE_TYPE (TypeName, type_name, GST_TYPE_OPENCL_TRANSFER); \
+  GST_ELEMENT_REGISTER_DEFINE (factory, #factory, GST_RANK_NONE, type); \
+  static void \
+  type_name##_class_init (TypeName##Class * klass) \
+  { \
+    GST_OPENCL_TRANSFER_CLASS (klass)->to_device = uploads; \
+    add_transfer_templates (GST_ELEMENT_CLASS (klass), uploads); \
+    gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), long_name, \
+        "Filter/Video", description, "gst-opencl developers"); \
+  } \
+  static void \
+  type_name##_init (TypeName *) \
+  { \
+  }
 
-G_DEFINE_TYPE (GstOpenCLUpload, gst_opencl_upload, GST_TYPE_OPENCL_TRANSFER);
-GST_ELEMENT_REGISTER_DEFINE (openclupload, "openclupload", GST_RANK_NONE,
-    GST_TYPE_OPENCL_UPLOAD);
-
-static void
-gst_opencl_upload_class_init (GstOpenCLUploadClass * klass)
-{
-  GST_OPENCL_TRANSFER_CLASS (klass)->to_device = TRUE;
-  add_transfer_templates (GST_ELEMENT_CLASS (klass), true);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL upload",
-      "Filter/Video", "Puts video frames into OpenCL device memory", "gst-opencl developers");
-}
-
-static void
-gst_opencl_upload_init (GstOpenCLUpload *)
-{
-}
-
-struct _GstOpenCLDownload
-{
-  GstOpenCLTransfer parent;
-};
-
-G_DEFINE_TYPE (GstOpenCLDownload, gst_opencl_download, GST_TYPE_OPENCL_TRANSFER);
-GST_ELEMENT_REGISTER_DEFINE (opencldownload, "opencldownload", GST_RANK_NONE,
-    GST_TYPE_OPENCL_DOWNLOAD);
-
-static void
-gst_opencl_download_class_init (GstOpenCLDownloadClass * klass)
-{
-  GST_OPENCL_TRANSFER_CLASS (klass)->to_device = FALSE;
-  add_transfer_templates (GST_ELEMENT_CLASS (klass), false);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "OpenCL download",
-      "Filter/Video", "Copies video frames from OpenCL device memory to system memory",
-      "gst-opencl developers");
-}
-
-static void
-gst_opencl_download_init (GstOpenCLDownload *)
-{
-}
+DEFINE_TRANSFER (GstOpenCLUpload, gst_opencl_upload, openclupload, GST_TYPE_OPENCL_UPLOAD, TRUE,
+    "OpenCL upload", "Puts video frames into OpenCL device memory");
+DEFINE_TRANSFER (GstOpenCLDownload, gst_opencl_download, opencldownload,
+    GST_TYPE_OPENCL_DOWNLOAD, FALSE, "OpenCL download",
+    "Copies video frames from OpenCL device memory to system memory");

@@ -21,6 +21,11 @@
 
 G_BEGIN_DECLS
 
+/* The formats the plugin's video filters take and give: 8-bit and 16-bit RGB and grey, and the
+ * YUV formats of decoders and encoders (8-bit NV12 and I420, 10-bit P010). */
+#define GST_OPENCL_FILTER_FORMATS "RGBA, BGRA, RGBx, BGRx, GRAY8, GRAY16_LE, RGBA64_LE, NV12, " \
+    "I420, P010_10LE"
+
 #define GST_TYPE_OPENCL_BASE_TRANSFORM (gst_opencl_base_transform_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstOpenCLBaseTransform, gst_opencl_base_transform, GST,
     OPENCL_BASE_TRANSFORM, GstBaseTransform)

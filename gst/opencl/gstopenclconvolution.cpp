@@ -810,24 +810,10 @@ void
 Convolution::set_args (cl::Kernel & kernel, const ConvolutionVariant & variant,
     const ConvolutionArgs & a) const
 {
-  kernel.setArg (0, *a.src);
-  kernel.setArg (1, a.src_row_stride);
-  kernel.setArg (2, a.src_plane_stride);
-  kernel.setArg (3, a.slots);
-  kernel.setArg (4, *a.dst);
-  kernel.setArg (5, a.dst_offset);
-  kernel.setArg (6, a.dst_row_stride);
-  kernel.setArg (7, a.dst_plane_stride);
-  kernel.setArg (8, a.width);
-  kernel.setArg (9, a.height);
-  kernel.setArg (10, a.depth);
-  kernel.setArg (11, variant.mma ? fragments_ : filters_);
-  kernel.setArg (12, a.scale);
-  kernel.setArg (13, a.offset);
-  kernel.setArg (14, a.alpha_src ? *a.alpha_src : *a.src);
-  kernel.setArg (15, a.alpha_row_stride);
-  kernel.setArg (16, a.alpha_plane_stride);
-  kernel.setArg (17, a.src_offset);
+  gst_opencl::set_args (kernel, *a.src, a.src_row_stride, a.src_plane_stride, a.slots, *a.dst,
+      a.dst_offset, a.dst_row_stride, a.dst_plane_stride, a.width, a.height, a.depth,
+      variant.mma ? fragments_ : filters_, a.scale, a.offset, a.alpha_src ? *a.alpha_src : *a.src,
+      a.alpha_row_stride, a.alpha_plane_stride, a.src_offset);
 }
 
 void

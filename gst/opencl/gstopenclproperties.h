@@ -12,7 +12,9 @@
  * through one place: a property flagged "changeable only in NULL or READY" is refused with a
  * WARNING once caps are negotiated (refused_while_running), and every set value is logged.
  * stop_drops_run () stands for the stop that drops what the element built for the context it
- * ran on; enum_type () for the g_once registration of an enum property's type. */
+ * ran on; enum_type () for the g_once registration of an enum property's type;
+ * element_class_begin () for the start every element's class_init shares, and
+ * GST_OPENCL_DEFINE_ELEMENT for the instance struct, type and registration of an element. */
 #pragma once
 
 #include <gst/base/gstbasesrc.h>
@@ -122,6 +124,19 @@ private:
 
   GObjectClass *klass_;
   std::vector<Row> rows_;
+};
+
+/* An element's private part, as most elements have it: its settings (written by property sets,
+ * read by frames, both under `lock`) and the state of its run (streaming thread only), which
+ * drop_run () forgets when the element stops. */
+template <typename Settings, typename State>
+struct ElementImpl
+{
+  std::mutex lock;
+  Settings settings;
+  State state;
+
+  void drop_run () { state = State (); }
 };
 
 /* Built once in class_init: rows of PropertyTable::of (klass) bound to the members of the
@@ -250,4 +265,53 @@ stop_drops_run (BaseClass * klass)
   klass->stop = Stop::stop;
 }
 
+/* What every element's class_init starts with: its debug category made, and its stop chained to
+ * drop_run (a source's GstBaseSrc stop or a transform's GstBaseTransform stop). */
+template <typename Element, typename ElementClass>
+void
+element_class_setup (ElementClass * klass, GstDebugCategory *& category, const char *name,
+    const char *description)
+{
+  GST_DEBUG_CATEGORY_INIT (category, name, 0, description);
+  if (G_TYPE_CHECK_CLASS_TYPE (klass, GST_TYPE_BASE_SRC))
+    stop_drops_run<Element> (GST_BASE_SRC_CLASS (klass));
+  else
+    stop_drops_run<Element> (GST_BASE_TRANSFORM_CLASS (klass));
+}
+
+/* element_class_setup (), then the rows of the element's properties to add to. */
+template <typename Element, typename ElementClass>
+ElementProperties<Element>
+element_class_begin (ElementClass * klass, GstDebugCategory *& category, const char *name,
+    const char *description)
+{
+  element_class_setup<Element> (klass, category, name, description);
+  return ElementProperties<Element> (G_OBJECT_CLASS (klass));
+}
+
 }  // namespace gst_opencl
+
+/* The GObject frame of an element: its instance (the parent's and a pointer to its private Impl,
+ * which ElementProperties deletes at finalize), its type and its registration under `factory`;
+ * GST_OPENCL_DEFINE_ELEMENT adds its instance init, which makes the Impl (an element defined with
+ * GST_OPENCL_DEFINE_ELEMENT_TYPE writes its own). */
+#define GST_OPENCL_ELEMENT_INSTANCE(TypeName, Parent, Impl) \
+  struct _##TypeName \
+  { \
+    Parent parent; \
+    Impl *impl; \
+  }
+
+#define GST_OPENCL_DEFINE_ELEMENT_TYPE(TypeName, type_name, Parent, parent_type, Impl, factory, \
+    type) \
+  GST_OPENCL_ELEMENT_INSTANCE (TypeName, Parent, Impl); \
+  G_DEFINE_TYPE (TypeName, type_name, parent_type); \
+  GST_ELEMENT_REGISTER_DEFINE (factory, #factory, GST_RANK_NONE, type)
+
+#define GST_OPENCL_DEFINE_ELEMENT(TypeName, type_name, Parent, parent_type, Impl, factory, type) \
+  GST_OPENCL_DEFINE_ELEMENT_TYPE (TypeName, type_name, Parent, parent_type, Impl, factory, type); \
+  static void \
+  type_name##_init (TypeName * self) \
+  { \
+    self->impl = new Impl (); \
+  }

@@ -247,3 +247,12 @@ private:
 };
 
 }  // namespace gst_opencl
+
+/* The GObject frame of an element that runs a user's kernel: GST_OPENCL_DEFINE_ELEMENT_TYPE's,
+ * with the child proxy that reaches the kernel's arguments. */
+#define GST_OPENCL_DEFINE_USER_KERNEL_ELEMENT(TypeName, type_name, Parent, parent_type, Impl, \
+    factory, type) \
+  GST_OPENCL_ELEMENT_INSTANCE (TypeName, Parent, Impl); \
+  G_DEFINE_TYPE_WITH_CODE (TypeName, type_name, parent_type, \
+      G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY, gst_opencl::UserKernelHost::child_proxy_init)); \
+  GST_ELEMENT_REGISTER_DEFINE (factory, #factory, GST_RANK_NONE, type)
