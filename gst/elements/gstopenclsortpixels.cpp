@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "opencl/gstopenclnametable.h"
 #include "opencl/gstopenclutils.h"
 
 namespace gst_opencl_sort {
@@ -51,16 +52,10 @@ is_420 (GstVideoFormat format)
 const char *
 key_name (Key key)
 {
-  switch (key) {
-    case Key::Red:
-      return "red";
-    case Key::Green:
-      return "green";
-    case Key::Blue:
-      return "blue";
-    default:
-      return "luma";
-  }
+  static constexpr gst_opencl::NamedValue<Key> names[] = {
+    { Key::Red, "red" }, { Key::Green, "green" }, { Key::Blue, "blue" },
+  };
+  return gst_opencl::name_of (names, key, "luma");
 }
 
 /* Plane 0 of a device frame at its stride (the plugin's frames start at offset 0). */

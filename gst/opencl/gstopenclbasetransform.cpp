@@ -12,6 +12,7 @@
 #include "opencl/gstopenclglinterop.h"
 #include "opencl/gstopencllimits.h"
 #include "opencl/gstopenclmemory.h"
+#include "opencl/gstopenclnametable.h"
 #include "opencl/gstopencltensor.h"
 #include "opencl/gstopenclutils.h"
 
@@ -25,15 +26,10 @@ enum class OutputPicture { Other, Same, Scaled };
 const char *
 output_picture_name (OutputPicture picture)
 {
-  switch (picture) {
-    case OutputPicture::Same:
-      return "the input's";
-    case OutputPicture::Scaled:
-      return "the input's, scaled";
-    default:
-      break;
-  }
-  return "another";
+  static constexpr gst_opencl::NamedValue<OutputPicture> names[] = {
+    { OutputPicture::Same, "the input's" }, { OutputPicture::Scaled, "the input's, scaled" },
+  };
+  return gst_opencl::name_of (names, picture, "another");
 }
 
 }  // namespace

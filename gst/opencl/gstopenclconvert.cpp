@@ -531,13 +531,8 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
 void
 FrameConverter::launch (ElementDevice & device, cl::Kernel & kernel, const cl::NDRange & global)
 {
-  if (group_ == 0) {
-    device.launch (kernel, global, cl::NullRange);
-    return;
-  }
-  const size_t *size = global;
-  device.launch (kernel, cl::NDRange ((size[0] + group_ - 1) / group_ * group_, size[1]),
-      cl::NDRange (group_, 1));
+  /* ElementDevice::launch rounds the global size up to whole work-groups. */
+  device.launch (kernel, global, group_ ? cl::NDRange (group_, 1) : cl::NullRange);
 }
 
 cl::Kernel &

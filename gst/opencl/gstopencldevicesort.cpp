@@ -20,6 +20,7 @@
 
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
+#include "opencl/gstopenclnametable.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclradixsort.h"
 #include "opencl/gstopencltuning.h"
@@ -32,21 +33,12 @@ namespace gst_opencl {
 const char *
 sort_strategy_name (SortStrategy strategy)
 {
-  switch (strategy) {
-    case SortStrategy::LocalStages:
-      return "local-stages";
-    case SortStrategy::GlobalPasses:
-      return "global-passes";
-    case SortStrategy::Bitonic:
-      return "bitonic";
-    case SortStrategy::Radix:
-      return "radix";
-    case SortStrategy::Onesweep:
-      return "onesweep";
-    case SortStrategy::Automatic:
-      break;
-  }
-  return "automatic";
+  static constexpr NamedValue<SortStrategy> names[] = {
+    { SortStrategy::LocalStages, "local-stages" }, { SortStrategy::GlobalPasses, "global-passes" },
+    { SortStrategy::Bitonic, "bitonic" }, { SortStrategy::Radix, "radix" },
+    { SortStrategy::Onesweep, "onesweep" },
+  };
+  return name_of (names, strategy, "automatic");
 }
 
 namespace {

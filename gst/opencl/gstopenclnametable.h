@@ -33,4 +33,21 @@ entry_named (const Entry (&table)[N], const char *name)
   return nullptr;
 }
 
+/* A value and its name, for name_of (). */
+template <typename Value>
+struct NamedValue
+{
+  Value value;
+  const char *name;
+};
+
+/* The name `table` gives `value`; `otherwise` when it gives none. */
+template <typename Value, std::size_t N>
+const char *
+name_of (const NamedValue<Value> (&table)[N], Value value, const char *otherwise)
+{
+  const NamedValue<Value> *entry = entry_with (table, &NamedValue<Value>::value, value);
+  return entry ? entry->name : otherwise;
+}
+
 }  // namespace gst_opencl

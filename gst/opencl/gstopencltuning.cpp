@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "opencl/gstopenclenv.h"
+#include "opencl/gstopenclnametable.h"
 #include "opencl/gstopenclprogram.h"
 #include "opencl/gstopenclutils.h"
 
@@ -204,19 +205,11 @@ forced_variant (const std::string & family, const std::vector<TuningCandidate> &
 const char *
 TuningChoice::source_name (Source source)
 {
-  switch (source) {
-    case Source::Forced:
-      return "forced";
-    case Source::Default:
-      return "default";
-    case Source::Remembered:
-      return "remembered";
-    case Source::Cached:
-      return "cached";
-    case Source::Timed:
-      return "timed";
-  }
-  return "?";
+  static constexpr NamedValue<Source> names[] = {
+    { Source::Forced, "forced" }, { Source::Default, "default" },
+    { Source::Remembered, "remembered" }, { Source::Cached, "cached" }, { Source::Timed, "timed" },
+  };
+  return name_of (names, source, "?");
 }
 
 size_t
