@@ -576,7 +576,7 @@ CudaFrames::to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFram
   {
     CudaMap source (buffer, &slots_->info, false);
     auto & order = slots_->order;
-    order.prepare (device.device (), source.context, slots_->semaphores);
+    order.prepare (source.context, slots_->semaphores);
     if (source.needs_sync ())
       order.follow (source.memory_stream ());
     order.before_copy_in (device);
@@ -606,7 +606,7 @@ CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
   slots_->release (device);
   CudaMap target (buffer, &slots_->info, true);
   auto & order = slots_->order;
-  order.prepare (device.device (), target.context, slots_->semaphores);
+  order.prepare (target.context, slots_->semaphores);
   /* On the memory's own stream where it has one: its readers wait for that stream (GStreamer
    * marks the memory so when it is mapped for writing). Else on the port's, waited for here. */
   CUstream memory_stream = target.memory_stream ();

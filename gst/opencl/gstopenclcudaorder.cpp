@@ -238,7 +238,7 @@ CudaOrdering::~CudaOrdering ()
 }
 
 void
-CudaOrdering::prepare (const Device & device, CUcontext context, bool semaphores)
+CudaOrdering::prepare (CUcontext context, bool semaphores)
 {
   if (context_ == context && (stream_ || !CudaDriver::get ().orders ()))
     return;
@@ -249,17 +249,25 @@ CudaOrdering::prepare (const Device & device, CUcontext context, bool semaphores
     return;   /* the legacy default stream, and host waits */
   check_cuda (cuda.stream_create (&stream_, kCudaStreamNonBlocking), "cuStreamCreate");
   check_cuda (cuda.event_create (&writer_event_, kCudaEventDisableTiming), "cuEventCreate");
-  if (!semaphores || gave_up_)
-    return;
+  /* A direction's semaphores are made when a frame first goes that way (has_channel). */
+  semaphores_ = semaphores && !gave_up_;
+}
+
+bool
+CudaOrdering::has_channel (Channel & channel, const Device & device)
+{
+  if (!semaphores_)
+    return false;
+  if (channel.ahead)
+    return true;
   try {
-    for (Channel * channel : { &in_, &out_ }) {
-      channel->ahead = std::make_unique<SharedSemaphore> (device);
-      channel->back = std::make_unique<SharedSemaphore> (device);
-      channel->primed = false;
-    }
-    semaphores_ = true;
+    channel.ahead = std::make_unique<SharedSemaphore> (device);
+    channel.back = std::make_unique<SharedSemaphore> (device);
+    channel.primed = false;
+    return true;
   } catch (const std::exception & error) {
     give_up_semaphores (error.what ());
+    return false;
   }
 }
 
@@ -340,7 +348,7 @@ void
 CudaOrdering::copied_in (ElementDevice & element, GstBuffer * buffer)
 {
   auto & cuda = CudaDriver::get ();
-  if (semaphores_) {
+  if (has_channel (in_, element.device ())) {
     try {
       in_.ahead->cuda_signal (stream_);
       in_.ahead->opencl_wait (element.queue ());
@@ -364,7 +372,7 @@ void
 CudaOrdering::before_copy_out (ElementDevice & element, const cl::Event & done,
     CUstream stream)
 {
-  if (semaphores_) {
+  if (has_channel (out_, element.device ())) {
     try {
       /* The queue waits for the last copy out to have ended before it hands over again. */
       if (out_.primed)
@@ -386,7 +394,7 @@ CudaOrdering::before_copy_out (ElementDevice & element, const cl::Event & done,
 void
 CudaOrdering::after_copy_out (CUstream stream)
 {
-  if (!semaphores_)
+  if (!semaphores_ || !out_.back)
     return;
   try {
     out_.back->cuda_signal (stream);

@@ -45,9 +45,10 @@ public:
   CudaOrdering (const CudaOrdering &) = delete;
   CudaOrdering & operator= (const CudaOrdering &) = delete;
 
-  /* Ready in `context`, which is current: a stream of its own, and the semaphore when
-   * `semaphores`. What was made in another context goes first. */
-  void prepare (const Device & device, CUcontext context, bool semaphores);
+  /* Ready in `context`, which is current: a stream of its own, and semaphores when
+   * `semaphores` (made for each direction on its first frame). What was made in another
+   * context goes first. */
+  void prepare (CUcontext context, bool semaphores);
   bool semaphores () const { return semaphores_; }
   CUstream stream () const { return stream_; }
 
@@ -92,6 +93,9 @@ private:
   };
   Channel in_, out_;
   bool semaphores_ = false;
+  /* Whether `channel` has its semaphores (made on its first use: a port uses one direction,
+   * both only in place); false when the port orders on the host. */
+  bool has_channel (Channel & channel, const Device & device);
   void drop_channels ();
   bool gave_up_ = false;
   std::deque<std::pair<CUevent, GstBuffer *>> held_;
