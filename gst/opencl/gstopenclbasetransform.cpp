@@ -34,11 +34,8 @@ output_picture_name (OutputPicture picture)
 
 }  // namespace
 
-struct GstOpenCLBaseTransformPrivate
+struct GstOpenCLBaseTransformPrivate : gst_opencl::ElementContexts
 {
-  gst_opencl::ElementDevice device;
-  gst_opencl::GlBridge gl;
-  gst_opencl::CudaBridge cuda;
   gst_opencl::FramePorts ports;
   /* The sink pad's caps the input frames were last checked against (streaming thread). */
   GstCaps *checked_caps = nullptr;
@@ -103,9 +100,7 @@ static void
 gst_opencl_base_transform_set_context (GstElement * element, GstContext * context)
 {
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (element));
-  priv->device.set_context (element, context);
-  priv->gl.set_context (element, context);
-  priv->cuda.set_context (element, context);
+  priv->set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_base_transform_parent_class)->set_context (element, context);
 }
 
@@ -125,9 +120,7 @@ gst_opencl_base_transform_query (GstBaseTransform * trans, GstPadDirection direc
 {
   auto *priv = get_priv (GST_OPENCL_BASE_TRANSFORM (trans));
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      (priv->device.handle_context_query (GST_ELEMENT (trans), query) ||
-          priv->gl.handle_context_query (GST_ELEMENT (trans), query) ||
-          priv->cuda.handle_context_query (GST_ELEMENT (trans), query)))
+      priv->handle_context_query (GST_ELEMENT (trans), query))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (gst_opencl_base_transform_parent_class)->query (trans,
       direction, query);

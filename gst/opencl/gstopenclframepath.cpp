@@ -17,6 +17,21 @@
 
 namespace gst_opencl {
 
+void
+ElementContexts::set_context (GstElement * element, GstContext * context)
+{
+  device.set_context (element, context);
+  gl.set_context (element, context);
+  cuda.set_context (element, context);
+}
+
+bool
+ElementContexts::handle_context_query (GstElement * element, GstQuery * query)
+{
+  return device.handle_context_query (element, query) ||
+      gl.handle_context_query (element, query) || cuda.handle_context_query (element, query);
+}
+
 namespace {
 
 /* Bytes a plane occupies: every row at full stride but the last, which only needs its pixels

@@ -32,17 +32,32 @@
 #include <string>
 #include <vector>
 
+#include "opencl/gstopenclcuda.h"
 #include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclforeign.h"
 #include "opencl/gstopenclframe.h"
+#include "opencl/gstopenclgl.h"
 
 namespace gst_opencl {
 
 enum class FrameRoute { Resident, Gl, Cuda, Wrapped, Host };
 
 class GlInterop;
-class GlBridge;
 struct ForeignRoute;
+
+/* What each base keeps for its element's contexts: the OpenCL device ("gst.opencl.context")
+ * and the GL and CUDA sides. A GstContext set on the element, and a context query, go to the
+ * three in turn. */
+struct ElementContexts
+{
+  ElementDevice device;
+  GlBridge gl;
+  CudaBridge cuda;
+
+  void set_context (GstElement * element, GstContext * context);
+  /* True when one of the three answered the context query. */
+  bool handle_context_query (GstElement * element, GstQuery * query);
+};
 
 /* The memory a pad's caps negotiated. */
 enum class FrameMemory { System, OpenCL, Gl, Cuda };

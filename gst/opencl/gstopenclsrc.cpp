@@ -35,11 +35,8 @@ constexpr gboolean DEFAULT_IS_LIVE = FALSE;
 /* What the base makes of the subclass's RGBA frames, after the formats it renders itself. */
 #define CONVERTED_FORMATS "NV12, I420, P010_10LE, GRAY8, GRAY16_LE, RGBA64_LE"
 
-struct GstOpenCLSrcPrivate
+struct GstOpenCLSrcPrivate : gst_opencl::ElementContexts
 {
-  gst_opencl::ElementDevice device;
-  gst_opencl::GlBridge gl;
-  gst_opencl::CudaBridge cuda;
   gst_opencl::FramePort out_port;  /* frames rendered into output buffers of any memory */
   /* For a format the subclass does not render: its RGBA frame, and the conversion into the
    * output's format (set up in set_caps; unconfigured otherwise). */
@@ -95,9 +92,7 @@ static void
 gst_opencl_src_set_context (GstElement * element, GstContext * context)
 {
   auto *priv = get_priv (GST_OPENCL_SRC (element));
-  priv->device.set_context (element, context);
-  priv->gl.set_context (element, context);
-  priv->cuda.set_context (element, context);
+  priv->set_context (element, context);
   GST_ELEMENT_CLASS (gst_opencl_src_parent_class)->set_context (element, context);
 }
 
@@ -384,9 +379,7 @@ gst_opencl_src_query (GstBaseSrc * base, GstQuery * query)
   auto *priv = get_priv (GST_OPENCL_SRC (base));
   switch (GST_QUERY_TYPE (query)) {
     case GST_QUERY_CONTEXT:
-      if (priv->device.handle_context_query (GST_ELEMENT (base), query) ||
-          priv->gl.handle_context_query (GST_ELEMENT (base), query) ||
-          priv->cuda.handle_context_query (GST_ELEMENT (base), query))
+      if (priv->handle_context_query (GST_ELEMENT (base), query))
         return TRUE;
       break;
     case GST_QUERY_LATENCY:{
