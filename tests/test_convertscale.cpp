@@ -592,6 +592,57 @@ GST_START_TEST (test_crop_meta)
 }
 GST_END_TEST;
 
+/* A crop that changes from frame to frame (a tracker's box): each frame's output is its own
+ * crop's, so the tap tables written for one frame never reach another (the element writes them
+ * without waiting, from two host copies used in turn). */
+GST_START_TEST (test_crop_per_frame)
+{
+  const GstVideoRectangle crops[] = {
+    { 3, 5, 40, 30 }, { 10, 7, 33, 21 }, { 0, 0, 65, 49 }, { 20, 11, 17, 29 }, { 3, 5, 40, 30 },
+    { 1, 2, 60, 44 }, { 10, 7, 33, 21 },
+  };
+  const std::string in_caps = caps_of (GST_VIDEO_FORMAT_NV12, 65, 49);
+  const std::string out_caps = caps_of (GST_VIDEO_FORMAT_RGBA, 40, 30);
+  GstCaps *caps = gst_caps_from_string (in_caps.c_str ());
+  GstVideoInfo in_info;
+  fail_unless (gst_video_info_from_caps (&in_info, caps));
+  gst_caps_unref (caps);
+  uint32_t seed = 8500;
+  for (Method method : { Method::Bilinear, Method::Nearest }) {
+    std::vector<GstBuffer *> inputs, pushed;
+    for (const GstVideoRectangle & crop : crops) {
+      GstBuffer *frame = make_frame (&in_info, Content::Random, seed++, 0);
+      GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (frame);
+      meta->x = crop.x;
+      meta->y = crop.y;
+      meta->width = crop.w;
+      meta->height = crop.h;
+      inputs.push_back (frame);
+      pushed.push_back (gst_buffer_ref (frame));
+    }
+    Run run;
+    run_frames (in_caps, std::string ("openclconvertscale name=cs add-borders=false method=") +
+        method_nick (method), out_caps, pushed, run);
+    fail_unless (run.error.empty (), "%s", run.error.c_str ());
+    fail_unless_equals_int ((int) run.out.size (), (int) inputs.size ());
+    GstVideoInfo out_info;
+    fail_unless (gst_video_info_from_caps (&out_info, run.out_caps));
+    for (size_t i = 0; i < inputs.size (); i++) {
+      const convertscale_reference::Crop used { crops[i].x, crops[i].y, crops[i].w,
+        crops[i].h };
+      std::string where;
+      const int d = max_difference (inputs[i], &in_info, run.out[i], &out_info, method, false,
+          &where, nullptr, &used);
+      fail_unless (d <= BOUND, "frame %zu (method %s, crop %d,%d %dx%d): off by %d, %s", i,
+          method_nick (method), crops[i].x, crops[i].y, crops[i].w, crops[i].h, d,
+          where.c_str ());
+    }
+    for (GstBuffer *b : inputs)
+      gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
+
 /* Upstream is told that the element applies crops (the allocation query), so that a decoder
  * can leave them to it. */
 GST_START_TEST (test_crop_meta_offered)
@@ -880,8 +931,8 @@ convertscale_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale", 600, test_passthrough, test_every_format_pair,
       test_padded_rows, test_matrices_and_ranges, test_chroma_sites, test_scaling,
-      test_lanczos, test_crop_meta, test_crop_meta_offered, test_round_trip, test_opencl_memory,
-      test_against_videoconvertscale, test_unscaled_kernel, test_work_groups);
+      test_lanczos, test_crop_meta, test_crop_per_frame, test_crop_meta_offered, test_round_trip,
+      test_opencl_memory, test_against_videoconvertscale, test_unscaled_kernel, test_work_groups);
 }
 
 GST_CHECK_MAIN (convertscale);

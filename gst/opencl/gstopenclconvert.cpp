@@ -392,16 +392,12 @@ struct AxisTaps
 void
 append_axis_taps (const AxisTaps & a, std::vector<cl_int4> & table)
 {
-  std::vector<int> positions;
-  for (int x = 0; x < a.out_size; x++)
-    positions.push_back (2 * x);
-  if (a.out_420) {
-    for (int k = 0; k < (a.out_size + 1) / 2; k++)
-      positions.push_back (4 * k + a.out_site);
-  }
+  const int positions = a.out_size + (a.out_420 ? (a.out_size + 1) / 2 : 0);
   const gint64 d = 2 * (gint64) a.size;
   for (int chroma = 0; chroma < 2; chroma++) {
-    for (int p2 : positions) {
+    for (int i = 0; i < positions; i++) {
+      /* The output's pixels, then (4:2:0) its chroma sites, doubled. */
+      const int p2 = i < a.out_size ? 2 * i : 4 * (i - a.out_size) + a.out_site;
       const gint64 n = (gint64) (p2 - 2 * a.origin + 1) * a.length - a.size + (gint64) a.first *
           d;
       if (!chroma)
@@ -454,25 +450,90 @@ FrameConverter::TapsKey::operator== (const TapsKey & o) const
 
 /* The tables of the kernel's sample (): x axis, then y axis. Written with a blocking write
  * when the key changes (a property or the crop changed), never per frame otherwise. */
+/* Two host copies of tap tables, used in turn, each kept until its write to the device has
+ * read it (the writes do not wait). Sized at configure (): filling one allocates nothing. */
+struct FrameConverter::TapUploads
+{
+  struct Upload
+  {
+    std::vector<cl_int4> table;
+    cl::Event written;
+  };
+
+  explicit TapUploads (size_t taps)
+  {
+    for (Upload & upload : uploads)
+      upload.table.reserve (taps);
+  }
+
+  TapUploads (const TapUploads &) = delete;
+  TapUploads & operator= (const TapUploads &) = delete;
+
+  /* A table whose write has not ended yet (the device behind, or stopped by a kernel that never
+   * ends) is handed to the write's completion, which frees it: no wait here. */
+  ~TapUploads ()
+  {
+    for (Upload & upload : uploads) {
+      if (!upload.written ())
+        continue;
+      try {
+        if (upload.written.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS> () <= CL_COMPLETE)
+          continue;
+        auto *orphan = new std::vector<cl_int4> (std::move (upload.table));
+        upload.written.setCallback (CL_COMPLETE, [] (cl_event, cl_int, void *data) {
+              delete static_cast<std::vector<cl_int4> *> (data);
+            }, orphan);
+      } catch (const cl::Error & error) {
+        GST_WARNING ("a tap table's write cannot be followed (%s): its host copy is kept",
+            error.what ());
+        new std::vector<cl_int4> (std::move (upload.table));
+      }
+    }
+  }
+
+  Upload & next ()
+  {
+    Upload & upload = uploads[turn];
+    turn = (turn + 1) % uploads.size ();
+    return upload;
+  }
+
+  std::array<Upload, 2> uploads;
+  size_t turn = 0;
+};
+
+FrameConverter::FrameConverter () = default;
+FrameConverter::~FrameConverter () = default;
+FrameConverter::FrameConverter (FrameConverter &&) noexcept = default;
+FrameConverter & FrameConverter::operator= (FrameConverter &&) noexcept = default;
+
 void
 FrameConverter::fill_taps (ElementDevice & device, const TapsKey & key)
 {
   if (taps_filled_ && key == taps_key_)
     return;
+  TapUploads::Upload & upload = tap_uploads_->next ();
+  if (upload.written ()) {
+    /* Written two tables ago: long done unless the crop changes every frame and the device is
+     * two frames behind. */
+    device.wait (upload.written);
+    upload.written = cl::Event ();
+  }
+  std::vector<cl_int4> & table = upload.table;
+  table.clear ();
   cl_int sites[4];
   chroma_offsets (&in_, &sites[0], &sites[1]);
   chroma_offsets (&out_, &sites[2], &sites[3]);
   const bool in_420 = is_420 (GST_VIDEO_INFO_FORMAT (&in_));
   const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (&out_));
   const bool nearest = key.method == ScaleMethod::Nearest;
-  std::vector<cl_int4> table;
   append_axis_taps (AxisTaps { GST_VIDEO_INFO_WIDTH (&out_), key.rect.x, key.rect.w,
           key.source.x, key.source.w, sites[2], sites[0], out_420, in_420, nearest }, table);
   append_axis_taps (AxisTaps { GST_VIDEO_INFO_HEIGHT (&out_), key.rect.y, key.rect.h,
           key.source.y, key.source.h, sites[3], sites[1], out_420, in_420, nearest }, table);
   g_assert (table.size () == (size_t) (2 * (tx_count_ + ty_count_)));
-  device.queue ().enqueueWriteBuffer (taps_, CL_TRUE, 0, table.size () * sizeof (cl_int4),
-      table.data ());
+  device.queue ().enqueueWriteBuffer (taps_, CL_FALSE, 0, table.size () * sizeof (cl_int4),
+      table.data (), nullptr, &upload.written);
   taps_key_ = key;
   taps_filled_ = true;
 }
@@ -553,8 +614,9 @@ FrameConverter::set_up_general (Device & device)
    * chroma grid. */
   tx_count_ = w + (out_420 ? (w + 1) / 2 : 0);
   ty_count_ = h + (out_420 ? (h + 1) / 2 : 0);
-  taps_ = cl::Buffer (device.context, CL_MEM_READ_ONLY, 2 * (size_t) (tx_count_ + ty_count_) *
-      sizeof (cl_int4));
+  const size_t tap_count = 2 * (size_t) (tx_count_ + ty_count_);
+  taps_ = cl::Buffer (device.context, CL_MEM_READ_ONLY, tap_count * sizeof (cl_int4));
+  tap_uploads_ = std::make_unique<TapUploads> (tap_count);
   for (cl::Kernel & kernel : general_) {
     kernel.setArg (38, taps_);
     kernel.setArg (39, tx_count_);

@@ -6,6 +6,8 @@
 #include <gst/video/video.h>
 
 #include <array>
+#include <memory>
+#include <vector>
 
 #include "opencl/gstopenclelementdevice.h"
 #include "opencl/gstopenclframe.h"
@@ -58,6 +60,11 @@ bool converts_format (GstVideoFormat format);
 class FrameConverter
 {
 public:
+  FrameConverter ();
+  ~FrameConverter ();
+  FrameConverter (FrameConverter &&) noexcept;
+  FrameConverter & operator= (FrameConverter &&) noexcept;
+
   /* Throws Failure for a format it does not convert, BuildFailure or cl::Error. */
   void configure (Device & device, const GstVideoInfo * in, const GstVideoInfo * out);
 
@@ -102,8 +109,11 @@ private:
   cl_uint group_ = 0;
   void launch (ElementDevice & device, cl::Kernel & kernel, const cl::NDRange & global);
   /* The general kernel's tap tables (nearest, bilinear): made at configure (), filled when the
-   * picture's rectangle, the crop or the method changes, not per frame. */
+   * picture's rectangle, the crop or the method changes, not per frame. A new table is written
+   * without a host wait, from one of two host copies kept for it (TapUploads). */
   cl::Buffer taps_;
+  struct TapUploads;
+  std::unique_ptr<TapUploads> tap_uploads_;
   cl_int tx_count_ = 0, ty_count_ = 0;
   struct TapsKey
   {
