@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 using testutil::Frame;
@@ -952,30 +953,16 @@ static Suite *
 kernel_suite (void)
 {
   Suite *s = suite_create ("openclkernel");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_bad_inputs_are_clear_errors);
-  tcase_add_test (tc, test_parameters_change_while_playing);
-  tcase_add_test (tc, test_program_replaced_while_playing);
-  tcase_add_test (tc, test_resampling_kernel);
-  tcase_add_test (tc, test_kernel_time_is_reported);
-  tcase_add_test (tc, test_compiler_warnings_stay_off_the_terminal);
-  tcase_add_test (tc, test_local_size_beyond_the_device);
-  tcase_add_test (tc, test_source_every_format);
-  tcase_add_test (tc, test_source_errors_and_live);
-  tcase_add_test (tc, test_every_format_system_memory);
-  tcase_add_test (tc, test_every_format_opencl_memory);
-  tcase_add_test (tc, test_gl_memory);
+  TESTUTIL_ADD_CASE (s, "general", 900, test_bad_inputs_are_clear_errors,
+      test_parameters_change_while_playing, test_program_replaced_while_playing,
+      test_resampling_kernel, test_kernel_time_is_reported,
+      test_compiler_warnings_stay_off_the_terminal, test_local_size_beyond_the_device,
+      test_source_every_format, test_source_errors_and_live, test_every_format_system_memory,
+      test_every_format_opencl_memory, test_gl_memory);
   /* Checked mode (CK_RUN_CASE=checked). */
-  TCase *checked = tcase_create ("checked");
-  tcase_set_timeout (checked, 900);
-  suite_add_tcase (s, checked);
-  tcase_add_test (checked, test_checked_catches_writes_outside_frames);
-  tcase_add_test (checked, test_checked_output_is_identical);
-  tcase_add_test (checked, test_checked_source);
-  tcase_add_test (checked, test_checked_while_playing);
-  tcase_add_test (checked, test_checked_by_environment);
+  TESTUTIL_ADD_CASE (s, "checked", 900, test_checked_catches_writes_outside_frames,
+      test_checked_output_is_identical, test_checked_source, test_checked_while_playing,
+      test_checked_by_environment);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/suite.h"
 #include "common/testutil.h"
 
 namespace {
@@ -497,17 +498,9 @@ GST_END_TEST;
 static Suite *
 kernel_planes_suite (void)
 {
-  Suite *s = suite_create ("openclkernel planes");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_kernels_that_do_not_fit_the_planes);
-  tcase_add_test (tc, test_planes_as_buffers);
-  tcase_add_test (tc, test_planes_as_images);
-  tcase_add_test (tc, test_planes_in_opencl_memory);
-  tcase_add_test (tc, test_planes_while_playing_and_checked);
-  tcase_add_test (tc, test_converter_upstream_converts_for_the_kernel);
-  return s;
+  return TESTUTIL_SUITE ("openclkernel planes", 600, test_kernels_that_do_not_fit_the_planes,
+      test_planes_as_buffers, test_planes_as_images, test_planes_in_opencl_memory,
+      test_planes_while_playing_and_checked, test_converter_upstream_converts_for_the_kernel);
 }
 
 GST_CHECK_MAIN (kernel_planes);
