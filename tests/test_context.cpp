@@ -37,10 +37,7 @@ std::string
 device_name (GstElement * pipeline, const char *name)
 {
   GstElement *element = by_name (pipeline, name);
-  gchar *text = nullptr;
-  g_object_get (element, "device-name", &text, nullptr);
-  std::string result = text ? text : "";
-  g_free (text);
+  std::string result = testutil::string_property (element, "device-name");
   gst_object_unref (element);
   return result;
 }

@@ -116,14 +116,30 @@ expect_same_frames (const std::string & reference_line, const std::string & line
         line.c_str (), reference_line.c_str ());
 }
 
+/* The element named "subject" of the pipeline (a new reference; stop () drops both). */
+GstElement *
+subject_of (GstElement * pipeline)
+{
+  GstElement *subject = gst_bin_get_by_name (GST_BIN (pipeline), "subject");
+  fail_unless (subject != nullptr);
+  return subject;
+}
+
+void
+stop (GstElement * pipeline, GstElement * subject)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (subject);
+  gst_object_unref (pipeline);
+}
+
 /* Runs the pipeline to EOS and returns the `memory` property of the element named "subject"
  * (read before the pipeline stops), and every opencl-histogram message as text. */
 std::string
 run_and_read_memory (const std::string & line, std::vector<std::string> * histograms = nullptr)
 {
   GstElement *pipeline = testutil::parse_pipeline (line);
-  GstElement *subject = gst_bin_get_by_name (GST_BIN (pipeline), "subject");
-  fail_unless (subject != nullptr);
+  GstElement *subject = subject_of (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   GstBus *bus = gst_element_get_bus (pipeline);
   std::string error;
@@ -146,13 +162,8 @@ run_and_read_memory (const std::string & line, std::vector<std::string> * histog
   }
   gst_object_unref (bus);
   fail_unless (error.empty (), "%s: %s", line.c_str (), error.c_str ());
-  gchar *memory = nullptr;
-  g_object_get (subject, "memory", &memory, nullptr);
-  std::string text = memory ? memory : "";
-  g_free (memory);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (subject);
-  gst_object_unref (pipeline);
+  std::string text = testutil::string_property (subject, "memory");
+  stop (pipeline, subject);
   return text;
 }
 
@@ -478,18 +489,12 @@ std::string
 device_name_of (const std::string & line)
 {
   GstElement *pipeline = testutil::parse_pipeline (line);
-  GstElement *subject = gst_bin_get_by_name (GST_BIN (pipeline), "subject");
-  fail_unless (subject != nullptr);
+  GstElement *subject = subject_of (pipeline);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_get_state (pipeline, nullptr, nullptr, 60 * GST_SECOND) ==
       GST_STATE_CHANGE_SUCCESS, "%s: no preroll", line.c_str ());
-  gchar *name = nullptr;
-  g_object_get (subject, "device-name", &name, nullptr);
-  std::string text = name ? name : "";
-  g_free (name);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (subject);
-  gst_object_unref (pipeline);
+  std::string text = testutil::string_property (subject, "device-name");
+  stop (pipeline, subject);
   return text;
 }
 

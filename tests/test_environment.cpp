@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/suite.h"
+#include "common/testutil.h"
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
@@ -45,21 +46,6 @@ read_text (const std::string & path)
   return text;
 }
 
-std::vector<std::string>
-lines_of (const std::string & text)
-{
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= text.size ()) {
-    size_t end = text.find ('\n', start);
-    if (end == std::string::npos)
-      end = text.size ();
-    lines.push_back (text.substr (start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
 /* A README table's rows: the whole line of each, by the variable its first cell names
  * (GST_OPENCL_ and the capitals, digits, underscores and <FAMILY> that follow). */
 struct ReadmeRow
@@ -73,7 +59,7 @@ readme_rows (const std::string & readme)
 {
   std::vector<ReadmeRow> rows;
   bool in_table = false;
-  for (const std::string & line : lines_of (readme)) {
+  for (const std::string & line : testutil::split (readme, "\n")) {
     if (!in_table) {
       in_table = line.rfind ("| variable |", 0) == 0;
       continue;
@@ -148,7 +134,7 @@ getenv_problems (const std::string & text)
   std::vector<std::string> problems;
   GRegex *call = g_regex_new ("\\b(?:g_environ_getenv\\s*\\([^,]*,|(?:g_|std::|secure_)?getenv"
       "\\s*\\()\\s*(\"[^\"]*)?", GRegexCompileFlags (0), GRegexMatchFlags (0), nullptr);
-  const auto lines = lines_of (text);
+  const auto lines = testutil::split (text, "\n");
   for (size_t i = 0; i < lines.size (); i++) {
     GMatchInfo *match = nullptr;
     g_regex_match (call, lines[i].c_str (), GRegexMatchFlags (0), &match);

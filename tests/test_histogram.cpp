@@ -808,16 +808,7 @@ listed_variants ()
   const size_t close = text.find (')', open);
   fail_unless (open != std::string::npos && close != std::string::npos, "no list in \"%s\"",
       text.c_str ());
-  std::vector<std::string> names;
-  std::string list = text.substr (open + 11, close - open - 11);
-  for (size_t start = 0; start <= list.size ();) {
-    size_t end = list.find (", ", start);
-    if (end == std::string::npos)
-      end = list.size ();
-    names.push_back (list.substr (start, end - start));
-    start = end + 2;
-  }
-  return names;
+  return testutil::split (text.substr (open + 11, close - open - 11), ", ");
 }
 
 /* The tests below cover exactly the element's variants. */

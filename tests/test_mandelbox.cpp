@@ -607,14 +607,8 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps_fail_clearly)
 {
   /* Caps set after linking, so that the failure comes from negotiation, not from parsing. */
-  GstElement *pipeline = testutil::parse_pipeline ("openclmandelboxsrc num-buffers=1 ! "
-      "capsfilter name=caps ! fakesink");
-  GstElement *capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=YUY2,width=16,height=16");
-  g_object_set (capsfilter, "caps", caps, nullptr);
-  gst_caps_unref (caps);
-  gst_object_unref (capsfilter);
-  std::string error = testutil::run_pipeline (pipeline);
+  std::string error = testutil::run_with_caps_after_linking ("openclmandelboxsrc num-buffers=1",
+      "video/x-raw,format=YUY2,width=16,height=16");
   fail_unless (contains (error, "not-negotiated"), "%s", error.c_str ());
 }
 GST_END_TEST;

@@ -404,14 +404,8 @@ GST_END_TEST;
 GST_START_TEST (test_other_formats_refused)
 {
   for (const Source & source : SOURCES) {
-    GstElement *pipeline = testutil::parse_pipeline (std::string (source.factory) +
-        " num-buffers=1 ! capsfilter name=caps ! fakesink");
-    GstElement *capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
-    GstCaps *caps = gst_caps_from_string ("video/x-raw,format=YUY2,width=16,height=16");
-    g_object_set (capsfilter, "caps", caps, nullptr);
-    gst_caps_unref (caps);
-    gst_object_unref (capsfilter);
-    const std::string error = testutil::run_pipeline (pipeline);
+    const std::string error = testutil::run_with_caps_after_linking (std::string (
+            source.factory) + " num-buffers=1", "video/x-raw,format=YUY2,width=16,height=16");
     fail_unless (error.find ("not-negotiated") != std::string::npos, "%s: %s", source.factory,
         error.c_str ());
   }

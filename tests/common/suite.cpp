@@ -1,6 +1,7 @@
 /* gst-opencl tests: check suites built from lists of tests.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "common/suite.h"
+#include "common/testutil.h"
 
 #include <string>
 #include <vector>
@@ -12,17 +13,10 @@ add_case (Suite * suite, const char *case_name, int timeout_s, const char *test_
     std::initializer_list<TFun> tests)
 {
   /* The preprocessor joins the list's tokens with ", " (line breaks become one space). */
-  std::vector<std::string> names;
-  std::string list = test_names;
-  for (size_t start = 0; start <= list.size ();) {
-    size_t comma = list.find (',', start);
-    if (comma == std::string::npos)
-      comma = list.size ();
-    std::string name = list.substr (start, comma - start);
+  std::vector<std::string> names = split (test_names, ",");
+  for (std::string & name : names) {
     name.erase (0, name.find_first_not_of (' '));
     name.erase (name.find_last_not_of (' ') + 1);
-    names.push_back (name);
-    start = comma + 1;
   }
   g_assert (names.size () == tests.size ());
 

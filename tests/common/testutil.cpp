@@ -57,6 +57,20 @@ contains (const std::string & text, const std::string & part)
   return text.find (part) != std::string::npos;
 }
 
+std::vector<std::string>
+split (const std::string & text, const std::string & separator)
+{
+  std::vector<std::string> pieces;
+  for (size_t start = 0; start <= text.size ();) {
+    size_t end = text.find (separator, start);
+    if (end == std::string::npos)
+      end = text.size ();
+    pieces.push_back (text.substr (start, end - start));
+    start = end + separator.size ();
+  }
+  return pieces;
+}
+
 void
 fill (Frame & frame, Pattern pattern, uint32_t seed)
 {
@@ -224,6 +238,16 @@ expect_read_only (GstElement * element, const char *name)
   fail_unless (!(spec->flags & G_PARAM_WRITABLE), "%s is writable", name);
 }
 
+std::string
+string_property (gpointer object, const char *name)
+{
+  gchar *value = nullptr;
+  g_object_get (object, name, &value, nullptr);
+  std::string text = value ? value : "";
+  g_free (value);
+  return text;
+}
+
 GstElement *
 parse_pipeline (const std::string & launch_line)
 {
@@ -251,6 +275,18 @@ std::string
 run_pipeline (const std::string & launch_line, int timeout_s)
 {
   return run_pipeline (parse_pipeline (launch_line), timeout_s);
+}
+
+std::string
+run_with_caps_after_linking (const std::string & source_line, const char *caps)
+{
+  GstElement *pipeline = parse_pipeline (source_line + " ! capsfilter name=caps ! fakesink");
+  GstElement *capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "caps");
+  GstCaps *parsed = gst_caps_from_string (caps);
+  g_object_set (capsfilter, "caps", parsed, nullptr);
+  gst_caps_unref (parsed);
+  gst_object_unref (capsfilter);
+  return run_pipeline (pipeline);
 }
 
 std::string

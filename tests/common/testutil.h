@@ -29,6 +29,10 @@ full_or_quick (std::initializer_list<T> full, std::initializer_list<T> quick)
 /* Whether `text` contains `part`. */
 bool contains (const std::string & text, const std::string & part);
 
+/* The pieces of `text` between the occurrences of `separator` (one piece, `text`, when there is
+ * none; empty pieces kept: "a,,b" is "a", "", "b"). */
+std::vector<std::string> split (const std::string & text, const std::string & separator);
+
 /* Fail at the caller's line unless the error text `error` (of run_pipeline () and the like)
  * contains `part`; or unless it is empty (the pipeline ran). Each evaluates `error` once. */
 #define TESTUTIL_EXPECT_ERROR(error, part) do { \
@@ -130,6 +134,14 @@ std::string first_error (GstBus * bus);
 
 /* Fails the test unless the element has the property `name` and it is read-only. */
 void expect_read_only (GstElement * element, const char *name);
+
+/* The string property `name` of `object`; "" when it is NULL. */
+std::string string_property (gpointer object, const char *name);
+
+/* The error of `source_line ! capsfilter ! fakesink` run with the capsfilter's caps set to
+ * `caps` after linking, so that a refusal comes from negotiation, not from parsing ("" when it
+ * ran). */
+std::string run_with_caps_after_linking (const std::string & source_line, const char *caps);
 
 /* Parses a gst-launch style pipeline; fails the test when it cannot. */
 GstElement *parse_pipeline (const std::string & launch_line);
