@@ -51,6 +51,17 @@ apply (GstHarness * h, const Settings & s)
       "radius", s.radius, nullptr);
 }
 
+/* A checked frame's name in messages: "<format> <width>x<height> <input> mode <mode> radius <r>
+ * sigma-range <sigma>". */
+std::string
+label_of (GstVideoFormat format, int width, int height, const std::string & input,
+    const Settings & s)
+{
+  return std::string (gst_video_format_to_string (format)) + " " + std::to_string (width) + "x" +
+      std::to_string (height) + " " + input + " mode " + mode_nick (s.mode) + " radius " +
+      std::to_string (effective_radius (s)) + " sigma-range " + std::to_string (s.sigma_range);
+}
+
 GstHarness *
 new_harness (GstVideoFormat format, int width, int height, GstVideoInfo * info)
 {
@@ -105,11 +116,8 @@ check_one (GstVideoFormat format, int width, int height, int stride, Pattern pat
   apply (h, s);
   Frame input = testutil::filled (Frame (width, height, GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0),
           stride), pattern, seed);
-  std::string label = std::string (gst_video_format_to_string (format)) + " " +
-      std::to_string (width) + "x" + std::to_string (height) + " stride " +
-      std::to_string (input.stride) + " " + testutil::pattern_name (pattern) + " mode " +
-      mode_nick (s.mode) + " radius " + std::to_string (effective_radius (s));
-  push_and_check (h, &info, input, s, label);
+  push_and_check (h, &info, input, s, label_of (format, width, height, "stride " +
+          std::to_string (input.stride) + " " + testutil::pattern_name (pattern), s));
   gst_harness_teardown (h);
 }
 
@@ -334,10 +342,8 @@ check_planes (GstVideoFormat format, int width, int height, int pad, Content con
   apply (h, s);
   PaddedFrame input = make_padded (&info, pad, content, seed);
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (input.buffer));
-  const std::string label = std::string (gst_video_format_to_string (format)) + " " +
-      std::to_string (width) + "x" + std::to_string (height) + " pad " + std::to_string (pad) +
-      " " + content_name (content) + " mode " + mode_nick (s.mode) + " radius " +
-      std::to_string (effective_radius (s)) + " sigma-range " + std::to_string (s.sigma_range);
+  const std::string label = label_of (format, width, height, "pad " + std::to_string (pad) +
+      " " + content_name (content), s);
   fail_unless (out != nullptr, "%s: no output buffer", label.c_str ());
   GstVideoFrame in_frame, out_frame;
   fail_unless (gst_video_frame_map (&in_frame, &input.info, input.buffer, GST_MAP_READ));
