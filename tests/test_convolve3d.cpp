@@ -79,15 +79,28 @@ stamped (const Frame & frame, GstVideoFormat format, int index)
   return buffer;
 }
 
+/* `count` frames filled with `pattern`, seeds from `seed` on; rows of `stride` bytes (0: no
+ * padding). */
 std::vector<Frame>
-random_frames (int count, int width, int height, int bpp, uint32_t seed, Pattern pattern)
+random_frames (int count, int width, int height, int bpp, uint32_t seed, Pattern pattern,
+    int stride = 0)
 {
   std::vector<Frame> frames;
   for (int t = 0; t < count; t++) {
-    frames.emplace_back (width, height, bpp);
+    frames.emplace_back (width, height, bpp, stride);
     testutil::fill (frames.back (), pattern, seed + t);
   }
   return frames;
+}
+
+/* Pushes the frames as those of indices `first_index` on, each taken. */
+void
+push_frames (GstHarness * h, const std::vector<Frame> & frames, GstVideoFormat format,
+    int first_index)
+{
+  for (int t = 0; t < (int) frames.size (); t++)
+    fail_unless_equals_int (gst_harness_push (h, stamped (frames[t], format, first_index + t)),
+        GST_FLOW_OK);
 }
 
 /* Checks every output against the reference, and output n's timestamps against input n's. */
@@ -122,8 +135,7 @@ check_stream (GstVideoFormat format, int width, int height, int frame_count, con
   GstHarness *h = new_harness (format, width, height, &info, k);
   auto inputs = random_frames (frame_count, width, height,
       GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0), seed, pattern);
-  for (int t = 0; t < frame_count; t++)
-    fail_unless_equals_int (gst_harness_push (h, stamped (inputs[t], format, t)), GST_FLOW_OK);
+  push_frames (h, inputs, format, 0);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   std::string label = std::string (gst_video_format_to_string (format)) + " " +
       std::to_string (width) + "x" + std::to_string (height) + "x" +
@@ -574,8 +586,7 @@ GST_START_TEST (test_flush_and_caps_change_reset_the_window)
   GstVideoInfo info;
   GstHarness *h = new_harness (GST_VIDEO_FORMAT_GRAY8, 10, 6, &info, k);
   auto before = random_frames (4, 10, 6, 1, 510, Pattern::Random);
-  for (int t = 0; t < 4; t++)
-    gst_harness_push (h, stamped (before[t], GST_VIDEO_FORMAT_GRAY8, t));
+  push_frames (h, before, GST_VIDEO_FORMAT_GRAY8, 0);
   /* d = 2: outputs 0 and 1 are out; 2 and 3 are dropped by the flush. */
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
@@ -588,8 +599,7 @@ GST_START_TEST (test_flush_and_caps_change_reset_the_window)
 
   /* After the flush the window starts again: the first new frame stands for those before. */
   auto after = random_frames (3, 10, 6, 1, 520, Pattern::Random);
-  for (int t = 0; t < 3; t++)
-    gst_harness_push (h, stamped (after[t], GST_VIDEO_FORMAT_GRAY8, 10 + t));
+  push_frames (h, after, GST_VIDEO_FORMAT_GRAY8, 10);
   /* A caps change drains the window with the old size, then restarts with the new one. */
   GstVideoInfo small;
   gst_video_info_set_format (&small, GST_VIDEO_FORMAT_GRAY8, 7, 5);
@@ -599,8 +609,7 @@ GST_START_TEST (test_flush_and_caps_change_reset_the_window)
   check_outputs (h, &info, after, k, 10, "after flush");
 
   auto resized = random_frames (3, 7, 5, 1, 530, Pattern::Random);
-  for (int t = 0; t < 3; t++)
-    gst_harness_push (h, stamped (resized[t], GST_VIDEO_FORMAT_GRAY8, 20 + t));
+  push_frames (h, resized, GST_VIDEO_FORMAT_GRAY8, 20);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   check_outputs (h, &small, resized, k, 20, "after caps change");
   gst_harness_teardown (h);
@@ -612,12 +621,8 @@ GST_START_TEST (test_padded_input_rows)
   Kernel k = custom (3, 3, 3, 600);
   GstVideoInfo info;
   GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 9, 5, &info, k);
-  std::vector<Frame> inputs;
-  for (int t = 0; t < 4; t++) {
-    inputs.emplace_back (9, 5, 4, 9 * 4 + 28);
-    testutil::fill (inputs.back (), Pattern::Random, 610 + t);
-    gst_harness_push (h, stamped (inputs.back (), GST_VIDEO_FORMAT_RGBA, t));
-  }
+  auto inputs = random_frames (4, 9, 5, 4, 610, Pattern::Random, 9 * 4 + 28);
+  push_frames (h, inputs, GST_VIDEO_FORMAT_RGBA, 0);
   gst_harness_push_event (h, gst_event_new_eos ());
   /* The reference reads pixels only, so the padded frames serve it as they are. */
   check_outputs (h, &info, inputs, k, 0, "padded rows");
