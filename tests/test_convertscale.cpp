@@ -22,6 +22,8 @@
 #include "common/testutil.h"
 #include "reference/convertscale_reference.h"
 
+using convertscale_reference::compare;
+using convertscale_reference::Difference;
 using convertscale_reference::Method;
 using convertscale_reference::method_nick;
 
@@ -191,46 +193,6 @@ caps_of (GstVideoFormat format, int w, int h, const std::string & extra = "")
       ",framerate=30/1" + extra;
 }
 
-/* The largest difference, component by component over every sample of the output's grids,
- * between the element's output and the reference's conversion of `input`. */
-int
-max_difference (GstBuffer * input, const GstVideoInfo * in_info, GstBuffer * output,
-    const GstVideoInfo * out_info, Method method, bool add_borders, std::string * where,
-    double *share_off = nullptr, const convertscale_reference::Crop * crop = nullptr)
-{
-  GstVideoFrame in, got, want;
-  fail_unless (gst_video_frame_map (&in, in_info, input, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&got, out_info, output, GST_MAP_READ));
-  GstBuffer *expected = gst_buffer_new_allocate (nullptr, out_info->size, nullptr);
-  fail_unless (gst_video_frame_map (&want, out_info, expected, GST_MAP_WRITE));
-  convertscale_reference::convert (&in, &want, method, add_borders, crop);
-  int worst = 0;
-  size_t samples = 0, off = 0;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (out_info); c++) {
-    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&got, c); y++) {
-      for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&got, c); x++) {
-        const int a = convertscale_reference::component (&got, c, x, y);
-        const int b = convertscale_reference::component (&want, c, x, y);
-        samples++;
-        off += a != b;
-        if (std::abs (a - b) > worst) {
-          worst = std::abs (a - b);
-          *where = "component " + std::to_string (c) + " at " + std::to_string (x) + "," +
-              std::to_string (y) + ": " + std::to_string (a) + ", reference " +
-              std::to_string (b);
-        }
-      }
-    }
-  }
-  gst_video_frame_unmap (&want);
-  gst_video_frame_unmap (&got);
-  gst_video_frame_unmap (&in);
-  gst_buffer_unref (expected);
-  if (share_off)
-    *share_off = (double) off / (double) MAX (samples, (size_t) 1);
-  return worst;
-}
-
 struct Pair
 {
   GstVideoFormat in, out;
@@ -286,19 +248,18 @@ check_pair (const Pair & pair, uint32_t seed)
   fail_unless (gst_video_info_from_caps (&out_info, run.out_caps));
   int worst = 0;
   for (size_t i = 0; i < inputs.size (); i++) {
-    std::string where;
-    double share_off = 0;
-    const int d = max_difference (inputs[i], &in_info, run.out[i], &out_info, pair.method,
-        pair.add_borders, &where, &share_off, pair.crop_meta.w > 0 ? &pair.crop : nullptr);
+    const Difference difference = compare (inputs[i], &in_info, run.out[i], &out_info,
+        pair.method, pair.add_borders, pair.crop_meta.w > 0 ? &pair.crop : nullptr);
+    const int d = difference.worst;
     fail_if (gst_buffer_get_video_crop_meta (run.out[i]), "%s: the applied crop went on",
         what.c_str ());
     gchar *negotiated = gst_caps_to_string (run.out_caps);
     fail_unless (d <= BOUND, "%s, frame %zu (method %d, borders %d, pad %d): off by %d, %s "
         "(output %s)", what.c_str (), i, (int) pair.method, pair.add_borders, pair.pad, d,
-        where.c_str (), negotiated);
+        difference.where.c_str (), negotiated);
     g_free (negotiated);
-    fail_unless (share_off <= MAX_SHARE_OFF, "%s, frame %zu: %.1f%% of the samples differ "
-        "from the reference (rounding?)", what.c_str (), i, 100 * share_off);
+    fail_unless (difference.share_off <= MAX_SHARE_OFF, "%s, frame %zu: %.1f%% of the samples "
+        "differ from the reference (rounding?)", what.c_str (), i, 100 * difference.share_off);
     worst = MAX (worst, d);
   }
   for (GstBuffer *b : inputs)
@@ -630,12 +591,11 @@ GST_START_TEST (test_crop_per_frame)
     for (size_t i = 0; i < inputs.size (); i++) {
       const convertscale_reference::Crop used { crops[i].x, crops[i].y, crops[i].w,
         crops[i].h };
-      std::string where;
-      const int d = max_difference (inputs[i], &in_info, run.out[i], &out_info, method, false,
-          &where, nullptr, &used);
-      fail_unless (d <= BOUND, "frame %zu (method %s, crop %d,%d %dx%d): off by %d, %s", i,
-          method_nick (method), crops[i].x, crops[i].y, crops[i].w, crops[i].h, d,
-          where.c_str ());
+      const Difference d = compare (inputs[i], &in_info, run.out[i], &out_info, method,
+          false, &used);
+      fail_unless (d.worst <= BOUND, "frame %zu (method %s, crop %d,%d %dx%d): off by %d, %s",
+          i, method_nick (method), crops[i].x, crops[i].y, crops[i].w, crops[i].h, d.worst,
+          d.where.c_str ());
     }
     for (GstBuffer *b : inputs)
       gst_buffer_unref (b);

@@ -176,41 +176,13 @@ pull (const Source & source, const std::string & caps, int frame,
 void
 expect_conversion_of (Output & rgba, Output & got, const std::string & what)
 {
-  GstVideoFrame in, out, want;
-  fail_unless (gst_video_frame_map (&in, &rgba.info, rgba.buffer, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&out, &got.info, got.buffer, GST_MAP_READ));
-  GstBuffer *expected = gst_buffer_new_allocate (nullptr, got.info.size, nullptr);
-  fail_unless (gst_video_frame_map (&want, &got.info, expected, GST_MAP_WRITE));
-  convertscale_reference::convert (&in, &want, convertscale_reference::Method::Bilinear, false);
-  int worst = 0;
-  size_t samples = 0, off = 0;
-  std::string where;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&got.info); c++) {
-    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&out, c); y++) {
-      for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&out, c); x++) {
-        const int a = convertscale_reference::component (&out, c, x, y);
-        const int b = convertscale_reference::component (&want, c, x, y);
-        samples++;
-        off += a != b;
-        if (std::abs (a - b) > worst) {
-          worst = std::abs (a - b);
-          where = "component " + std::to_string (c) + " at " + std::to_string (x) + "," +
-              std::to_string (y) + ": " + std::to_string (a) + ", reference " +
-              std::to_string (b);
-        }
-      }
-    }
-  }
-  gst_video_frame_unmap (&want);
-  gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
-  gst_buffer_unref (expected);
-  const double share = (double) off / (double) samples;
-  GST_INFO ("%s: largest difference %d, %.3f%% of %zu samples off", what.c_str (), worst,
-      100.0 * share, samples);
-  fail_unless (worst <= BOUND, "%s: off by %d, %s", what.c_str (), worst, where.c_str ());
-  fail_unless (share <= MAX_SHARE_OFF, "%s: %.2f%% of the samples off by one", what.c_str (),
-      100.0 * share);
+  const convertscale_reference::Difference d = convertscale_reference::compare (rgba.buffer,
+      &rgba.info, got.buffer, &got.info, convertscale_reference::Method::Bilinear, false);
+  GST_INFO ("%s: largest difference %d, %.3f%% of %zu samples off", what.c_str (), d.worst,
+      100.0 * d.share_off, d.samples);
+  fail_unless (d.worst <= BOUND, "%s: off by %d, %s", what.c_str (), d.worst, d.where.c_str ());
+  fail_unless (d.share_off <= MAX_SHARE_OFF, "%s: %.2f%% of the samples off by one",
+      what.c_str (), 100.0 * d.share_off);
 }
 
 std::string

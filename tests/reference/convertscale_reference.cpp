@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -354,6 +355,43 @@ rgb_values (const GstVideoFrame * in, const GstVideoInfo * out, Method method, b
   normalised_rgb (in, out, is, picture_crop, nx, dx, ny, dy, method, rgb);
   for (int c = 0; c < 3; c++)
     rgb[c] *= 255.0;
+}
+
+Difference
+compare (GstBuffer * input, const GstVideoInfo * in_info, GstBuffer * output,
+    const GstVideoInfo * out_info, Method method, bool add_borders, const Crop * crop)
+{
+  GstBuffer *expected = gst_buffer_new_allocate (nullptr, out_info->size, nullptr);
+  GstVideoFrame in, got, want;
+  gboolean mapped = gst_video_frame_map (&in, in_info, input, GST_MAP_READ);
+  mapped = mapped && gst_video_frame_map (&got, out_info, output, GST_MAP_READ);
+  mapped = mapped && gst_video_frame_map (&want, out_info, expected, GST_MAP_WRITE);
+  g_assert (mapped);
+  convert (&in, &want, method, add_borders, crop);
+  Difference d;
+  size_t off = 0;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (out_info); c++) {
+    for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&got, c); y++) {
+      for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&got, c); x++) {
+        const int a = component (&got, c, x, y);
+        const int b = component (&want, c, x, y);
+        d.samples++;
+        off += a != b;
+        if (std::abs (a - b) > d.worst) {
+          d.worst = std::abs (a - b);
+          d.where = "component " + std::to_string (c) + " at " + std::to_string (x) + "," +
+              std::to_string (y) + ": " + std::to_string (a) + ", reference " +
+              std::to_string (b);
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&want);
+  gst_video_frame_unmap (&got);
+  gst_video_frame_unmap (&in);
+  gst_buffer_unref (expected);
+  d.share_off = (double) off / (double) MAX (d.samples, (size_t) 1);
+  return d;
 }
 
 }  // namespace convertscale_reference

@@ -4,6 +4,8 @@
 
 #include <gst/video/video.h>
 
+#include <string>
+
 namespace convertscale_reference {
 
 enum class Method { Nearest = 0, Bilinear = 1, Lanczos = 4, Cubic = 8 };
@@ -39,5 +41,20 @@ int component (const GstVideoFrame * frame, int c, int x, int y);
 
 /* Stores `value` as that code. */
 void set_component (GstVideoFrame * frame, int c, int x, int y, int value);
+
+/* How an output differs from the reference. */
+struct Difference
+{
+  int worst = 0;            /* the largest difference of a component's codes */
+  double share_off = 0;     /* the share of the samples that differ at all */
+  size_t samples = 0;
+  std::string where;        /* the first sample that differs by `worst` */
+};
+
+/* The output frame `output` (of `out_info`) against convert () of the frame `input` (of
+ * `in_info`, the same `method`, `add_borders` and `crop`) into a frame of `out_info`: component
+ * by component over every sample of the output's grids. */
+Difference compare (GstBuffer * input, const GstVideoInfo * in_info, GstBuffer * output,
+    const GstVideoInfo * out_info, Method method, bool add_borders, const Crop * crop = nullptr);
 
 }  // namespace convertscale_reference
