@@ -12,6 +12,7 @@
 #include <gst/video/video.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <random>
@@ -464,29 +465,40 @@ GST_START_TEST (test_chroma_sites)
 }
 GST_END_TEST;
 
-/* Scaling up and down, nearest, bilinear and bicubic, with and without borders. */
-GST_START_TEST (test_scaling)
+/* The format pairs of the scaling tests: every reader and writer kind. */
+const GstVideoFormat SCALED_PAIRS[][2] = { { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA },
+  { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA },
+  { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12 },
+  { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE },
+  { GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGRx } };
+
+/* Each size (input width and height, output width and height) with each of SCALED_PAIRS, with
+ * and without borders, scaled by `method`; the frames without borders have rows `pad` bytes
+ * longer. The seeds go on from `seed`. */
+static void
+check_scaled (Method method, std::initializer_list<std::array<int, 4>> sizes, int pad,
+    uint32_t & seed)
 {
-  const int sizes[][4] = { { 65, 49, 31, 23 }, { 65, 49, 130, 97 }, { 33, 17, 50, 50 },
-    { 40, 30, 17, 41 } };
-  const GstVideoFormat pairs[][2] = { { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA },
-    { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA },
-    { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12 },
-    { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE },
-    { GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGRx } };
-  uint32_t seed = 3000;
-  for (Method method : { Method::Nearest, Method::Bilinear, Method::Cubic }) {
-    for (const auto & size : sizes) {
-      for (const auto & formats : pairs) {
-        for (bool borders : { true, false }) {
-          Pair pair { formats[0], formats[1], size[0], size[1], size[2], size[3] };
-          pair.method = method;
-          pair.add_borders = borders;
-          check_pair (pair, seed += 3);
-        }
+  for (const auto & size : sizes) {
+    for (const auto & formats : SCALED_PAIRS) {
+      for (bool borders : { true, false }) {
+        Pair pair { formats[0], formats[1], size[0], size[1], size[2], size[3] };
+        pair.method = method;
+        pair.add_borders = borders;
+        pair.pad = borders ? 0 : pad;
+        check_pair (pair, seed += 3);
       }
     }
   }
+}
+
+/* Scaling up and down, nearest, bilinear and bicubic, with and without borders. */
+GST_START_TEST (test_scaling)
+{
+  uint32_t seed = 3000;
+  for (Method method : { Method::Nearest, Method::Bilinear, Method::Cubic })
+    check_scaled (method, { { 65, 49, 31, 23 }, { 65, 49, 130, 97 }, { 33, 17, 50, 50 },
+          { 40, 30, 17, 41 } }, 0, seed);
 }
 GST_END_TEST;
 
@@ -494,25 +506,9 @@ GST_END_TEST;
  * borders, on pairs that take every reader and writer kind. */
 GST_START_TEST (test_lanczos)
 {
-  const int sizes[][4] = { { 65, 49, 31, 23 }, { 65, 49, 16, 13 }, { 33, 17, 50, 50 },
-    { 41, 29, 41, 29 } };
-  const GstVideoFormat pairs[][2] = { { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA },
-    { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA },
-    { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12 },
-    { GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_P010_10LE },
-    { GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_BGRx } };
   uint32_t seed = 7000;
-  for (const auto & size : sizes) {
-    for (const auto & formats : pairs) {
-      for (bool borders : { true, false }) {
-        Pair pair { formats[0], formats[1], size[0], size[1], size[2], size[3] };
-        pair.method = Method::Lanczos;
-        pair.add_borders = borders;
-        pair.pad = borders ? 0 : 3;
-        check_pair (pair, seed += 3);
-      }
-    }
-  }
+  check_scaled (Method::Lanczos, { { 65, 49, 31, 23 }, { 65, 49, 16, 13 }, { 33, 17, 50, 50 },
+        { 41, 29, 41, 29 } }, 3, seed);
 }
 GST_END_TEST;
 
