@@ -398,65 +398,26 @@ const char *const INVERT = "openclkernel source=\"__kernel void invert (__read_o
     "in, __write_only image2d_t out) { int2 p = (int2) (get_global_id (0), get_global_id (1)); "
     "float4 c = read_imagef (in, p); write_imagef (out, p, (float4) (1.0f - c.xyz, c.w)); }\"";
 
-GST_START_TEST (test_bilateral)
-{
-  run_case ({ "openclbilateral", { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
+/* Every video element and four chains of them, each with the three inputs it switches
+ * between. */
+const Case CASES[] = {
+  { "openclbilateral", { RGBA, BGRX, GRAY } },
+  { "openclhistogram draw=true bins=64", { RGBA, NV12, GRAY } },
+  { "openclsort", { RGBA, BGRX, GRAY } },
+  { "openclconvolve3d kernel-depth=3 sigma-t=1", { RGBA, BGRX, GRAY } },
+  { "openclmulticonvolve num-kernels=1 kernel-size=3 kernels=\"<0,-1,0,-1,5,-1,0,-1,0>\"",
+    { GRAY, GRAY_SMALL, GRAY_WIDE } },
+  { INVERT, { RGBA, BGRX, GRAY } },
+  { "openclbilateral ! openclsort", { RGBA, BGRX, GRAY } },
+  { "openclbilateral ! openclhistogram draw=true bins=64", { RGBA, BGRX, GRAY } },
+  { "openclconvolve3d kernel-depth=3 sigma-t=1 ! openclbilateral", { RGBA, BGRX, GRAY } },
+  { "openclupload ! openclbilateral ! opencldownload", { RGBA, BGRX, GRAY } },
+};
 
-GST_START_TEST (test_histogram)
+/* Each of CASES, a loop test. */
+GST_START_TEST (test_chain)
 {
-  run_case ({ "openclhistogram draw=true bins=64", { RGBA, NV12, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_sort)
-{
-  run_case ({ "openclsort", { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_convolve3d)
-{
-  run_case ({ "openclconvolve3d kernel-depth=3 sigma-t=1", { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_multiconvolve)
-{
-  run_case ({ "openclmulticonvolve num-kernels=1 kernel-size=3 "
-          "kernels=\"<0,-1,0,-1,5,-1,0,-1,0>\"", { GRAY, GRAY_SMALL, GRAY_WIDE } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_kernel)
-{
-  run_case ({ INVERT, { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_bilateral_sort)
-{
-  run_case ({ "openclbilateral ! openclsort", { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_bilateral_histogram)
-{
-  run_case ({ "openclbilateral ! openclhistogram draw=true bins=64", { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_convolve3d_bilateral)
-{
-  run_case ({ "openclconvolve3d kernel-depth=3 sigma-t=1 ! openclbilateral",
-        { RGBA, BGRX, GRAY } });
-}
-GST_END_TEST;
-
-GST_START_TEST (test_upload_bilateral_download)
-{
-  run_case ({ "openclupload ! openclbilateral ! opencldownload", { RGBA, BGRX, GRAY } });
+  run_case (CASES[__i__]);
 }
 GST_END_TEST;
 
@@ -502,10 +463,10 @@ GST_END_TEST;
 Suite *
 inflight_suite (void)
 {
-  return TESTUTIL_SUITE ("inflight", 0, test_bilateral, test_histogram, test_sort,
-      test_convolve3d, test_multiconvolve, test_kernel, test_bilateral_sort,
-      test_bilateral_histogram, test_convolve3d_bilateral, test_upload_bilateral_download,
-      test_plain_frame_of_earlier_caps);
+  Suite *s = suite_create ("inflight");
+  TCase *tc = TESTUTIL_ADD_CASE (s, "general", 0, test_plain_frame_of_earlier_caps);
+  tcase_add_loop_test (tc, test_chain, 0, G_N_ELEMENTS (CASES));
+  return s;
 }
 
 }  // namespace
