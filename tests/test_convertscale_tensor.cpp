@@ -256,19 +256,26 @@ const std::vector<GstVideoFormat> FORMATS = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_F
   GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
   GST_VIDEO_FORMAT_RGBA64_LE };
 
+/* The cases in every format of FORMATS (their own `format` left out), seeds from `seed` on. */
+void
+run_every_format (std::initializer_list<Case> cases, uint32_t seed)
+{
+  for (GstVideoFormat format : FORMATS) {
+    for (Case c : cases) {
+      c.format = format;
+      run_case (c, seed++);
+    }
+  }
+}
+
 }  // namespace
 
 /* Every input format, scaled 65x49 -> 40x30 (stretched) into float32 NHWC and letterboxed into
  * 32x32 float16 NCHW, random frames, ImageNet's normalisation. */
 GST_START_TEST (test_every_format_scaled)
 {
-  uint32_t seed = 1;
-  for (GstVideoFormat format : FORMATS) {
-    run_case ({ format, 65, 49, 40, 30, false, false, false, Content::Random, &IMAGENET },
-        seed++);
-    run_case ({ format, 65, 49, 32, 32, true, true, true, Content::Random, &IMAGENET },
-        seed++);
-  }
+  run_every_format ({ { {}, 65, 49, 40, 30, false, false, false, Content::Random, &IMAGENET },
+        { {}, 65, 49, 32, 32, true, true, true, Content::Random, &IMAGENET } }, 1);
 }
 GST_END_TEST;
 
@@ -276,13 +283,8 @@ GST_END_TEST;
  * NHWC, a normalisation with negative and large factors. */
 GST_START_TEST (test_every_format_unscaled)
 {
-  uint32_t seed = 100;
-  for (GstVideoFormat format : FORMATS) {
-    run_case ({ format, 33, 17, 33, 17, false, true, true, Content::Structured, &SKEWED },
-        seed++);
-    run_case ({ format, 33, 17, 33, 17, true, false, false, Content::Structured, &SKEWED },
-        seed++);
-  }
+  run_every_format ({ { {}, 33, 17, 33, 17, false, true, true, Content::Structured, &SKEWED },
+        { {}, 33, 17, 33, 17, true, false, false, Content::Structured, &SKEWED } }, 100);
 }
 GST_END_TEST;
 
