@@ -413,6 +413,15 @@ check_radix_lengths (const SortTuning & tuning, size_t max_length)
       }, 100, true);
 }
 
+/* check_radix_lengths with each key type. */
+void
+check_radix_lengths_of_every_key (const SortTuning & tuning, size_t max_length)
+{
+  check_radix_lengths<int32_t> (tuning, max_length);
+  check_radix_lengths<uint32_t> (tuning, max_length);
+  check_radix_lengths<float> (tuning, max_length);
+}
+
 }  // namespace
 
 GST_START_TEST (test_int32_lengths)
@@ -763,12 +772,8 @@ expect_reuse (const SortTuning & tuning)
 
 GST_START_TEST (test_radix_lengths)
 {
-  check_radix_lengths<int32_t> (RADIX_CPU, 100003);
-  check_radix_lengths<int32_t> (RADIX_GPU, 100003);
-  check_radix_lengths<uint32_t> (RADIX_CPU, 100003);
-  check_radix_lengths<uint32_t> (RADIX_GPU, 100003);
-  check_radix_lengths<float> (RADIX_CPU, 100003);
-  check_radix_lengths<float> (RADIX_GPU, 100003);
+  check_radix_lengths_of_every_key (RADIX_CPU, 100003);
+  check_radix_lengths_of_every_key (RADIX_GPU, 100003);
   check_radix_lengths<int32_t> (RADIX_OTHER_DIGITS[0], 70000);
   check_radix_lengths<float> (RADIX_OTHER_DIGITS[1], 70000);
   check_radix_lengths<uint32_t> (RADIX_SPLIT_4[0], 70000);
@@ -815,9 +820,7 @@ GST_END_TEST;
  * order, then one long row of each type. */
 GST_START_TEST (test_onesweep_lengths)
 {
-  check_radix_lengths<int32_t> (ONESWEEP_GPU, 100003);
-  check_radix_lengths<uint32_t> (ONESWEEP_GPU, 100003);
-  check_radix_lengths<float> (ONESWEEP_GPU, 100003);
+  check_radix_lengths_of_every_key (ONESWEEP_GPU, 100003);
   check_radix_lengths<int32_t> (ONESWEEP_OTHER_DIGITS, 70000);
   check_radix_lengths<float> (ONESWEEP_SMALL[2], 20000);
   check_radix_lengths<int32_t> (ONESWEEP_SPLIT_4[0], 100003);
