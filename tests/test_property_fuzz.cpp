@@ -341,14 +341,19 @@ struct Files
 };
 Files files;
 
+/* The start of an image filter's body: a sampler `s` and the pixel `p` of the output, which
+ * returns past the output's edges. */
+#define IMAGE_PIXEL_START \
+    "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |\n" \
+    "      CLK_FILTER_NEAREST;\n" \
+    "  const int2 p = (int2) (get_global_id (0), get_global_id (1));\n" \
+    "  if (p.x >= get_image_width (out) || p.y >= get_image_height (out))\n" \
+    "    return;\n"
+
 const char *const FILTER_IMAGE_CL =
     "__kernel void gain (__read_only image2d_t in, __write_only image2d_t out, float strength)\n"
     "{\n"
-    "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |\n"
-    "      CLK_FILTER_NEAREST;\n"
-    "  const int2 p = (int2) (get_global_id (0), get_global_id (1));\n"
-    "  if (p.x >= get_image_width (out) || p.y >= get_image_height (out))\n"
-    "    return;\n"
+    IMAGE_PIXEL_START
     "  write_imagef (out, p, read_imagef (in, s, p) * strength);\n"
     "}\n";
 
@@ -374,11 +379,7 @@ const char *const FILTER_PARAMS_CL =
     "__kernel void tint (__read_only image2d_t in, __write_only image2d_t out, float4 tint,\n"
     "    int2 shift, uchar n, long big, ulong ubig, double d, float time, int frame)\n"
     "{\n"
-    "  const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |\n"
-    "      CLK_FILTER_NEAREST;\n"
-    "  const int2 p = (int2) (get_global_id (0), get_global_id (1));\n"
-    "  if (p.x >= get_image_width (out) || p.y >= get_image_height (out))\n"
-    "    return;\n"
+    IMAGE_PIXEL_START
     "  const float k = (float) (n + (big & 3) + (ubig & 3) + frame) + (float) d + time;\n"
     "  write_imagef (out, p, read_imagef (in, s, p + shift) * tint + k * 0.0f);\n"
     "}\n";
