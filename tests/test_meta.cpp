@@ -36,17 +36,9 @@ enum class Custom { Plain, Video, Colorspace, Memory, Count };
 const char *
 custom_name (Custom kind)
 {
-  switch (kind) {
-    case Custom::Plain:
-      return "the meta without tags";
-    case Custom::Video:
-      return "the video meta";
-    case Custom::Colorspace:
-      return "the colorspace meta";
-    default:
-      break;
-  }
-  return "the memory meta";
+  static const char *const names[] = { "the meta without tags", "the video meta",
+    "the colorspace meta", "the memory meta" };
+  return names[(int) kind];
 }
 
 struct TestMeta
