@@ -212,11 +212,7 @@ expect_same (const Frame & actual, const Frame & expected, int tolerance,
 std::string
 quoted (const char *source)
 {
-  std::string text (source);
-  for (char & c : text)
-    if (c == '\n')
-      c = ' ';
-  return "source=\"" + text + "\"";
+  return "source=\"" + testutil::one_line (source) + "\"";
 }
 
 /* Every format, two sizes (one odd, one with padded rows), random and structured frames, with

@@ -18,6 +18,8 @@
 #include "common/suite.h"
 #include "common/testutil.h"
 
+using testutil::one_line;
+
 namespace {
 
 /* NV12 and P010_10LE as buffers: T is uchar or ushort, MAX 255 or 65535 (build-options). */
@@ -225,17 +227,6 @@ expect_inverted (GstBuffer * input, GstBuffer * output, const GstVideoInfo & in_
   gst_video_frame_unmap (&out);
   fail_unless (wrong == 0, "%s: %zu samples differ, first at %s", label.c_str (), wrong,
       first.c_str ());
-}
-
-/* A source property for a harness: the program on one line. */
-std::string
-one_line (const char *source)
-{
-  std::string text (source);
-  for (char & c : text)
-    if (c == '\n')
-      c = ' ';
-  return text;
 }
 
 /* Runs `kernel` (with `options`) in openclkernel on two frames of each layout of `format`

@@ -57,6 +57,14 @@ contains (const std::string & text, const std::string & part)
   return text.find (part) != std::string::npos;
 }
 
+std::string
+one_line (const std::string & text)
+{
+  std::string line = text;
+  std::replace (line.begin (), line.end (), '\n', ' ');
+  return line;
+}
+
 std::vector<std::string>
 split (const std::string & text, const std::string & separator)
 {

@@ -29,6 +29,10 @@ full_or_quick (std::initializer_list<T> full, std::initializer_list<T> quick)
 /* Whether `text` contains `part`. */
 bool contains (const std::string & text, const std::string & part);
 
+/* `text` with each line break a space: an OpenCL program on one line, as a gst-launch line or a
+ * property that the parser would cut at a backslash takes it. */
+std::string one_line (const std::string & text);
+
 /* The pieces of `text` between the occurrences of `separator` (one piece, `text`, when there is
  * none; empty pieces kept: "a,,b" is "a", "", "b"). */
 std::vector<std::string> split (const std::string & text, const std::string & separator);
