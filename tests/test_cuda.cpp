@@ -210,6 +210,18 @@ clip_path (const char *file)
   return dir ? std::string (dir) + "/" + file : std::string ();
 }
 
+/* The H.264 clip of GST_OPENCL_TEST_CLIPS when CUDA is expected, `decoder` exists and so does
+ * the clip; "" otherwise. */
+std::string
+decodable_clip (const char *decoder)
+{
+  const std::string clip = clip_path ("clip-360p.h264");
+  if (!expect_cuda () || !has_element (decoder) || clip.empty () ||
+      !g_file_test (clip.c_str (), G_FILE_TEST_EXISTS))
+    return "";
+  return clip;
+}
+
 std::vector<std::string>
 md5_of_frames (const std::vector<reliability::Output> & frames)
 {
@@ -391,9 +403,8 @@ GST_END_TEST;
  * analysed as the system-memory path analyses them. */
 GST_START_TEST (test_decoded_frames)
 {
-  const std::string clip = clip_path ("clip-360p.h264");
-  if (!expect_cuda () || !has_element ("nvh264dec") || clip.empty () ||
-      !g_file_test (clip.c_str (), G_FILE_TEST_EXISTS)) {
+  const std::string clip = decodable_clip ("nvh264dec");
+  if (clip.empty ()) {
     GST_INFO ("no NVDEC, or no clips (GST_OPENCL_TEST_CLIPS): skipped");
     return;
   }
@@ -503,9 +514,8 @@ device_name_of (const std::string & line)
  * first GPU's path's. */
 GST_START_TEST (test_device_follows_cuda_frames)
 {
-  const std::string clip = clip_path ("clip-360p.h264");
-  if (!expect_cuda () || !has_element ("nvh264device1dec") || clip.empty () ||
-      !g_file_test (clip.c_str (), G_FILE_TEST_EXISTS)) {
+  const std::string clip = decodable_clip ("nvh264device1dec");
+  if (clip.empty ()) {
     GST_INFO ("no second NVDEC device, or no clips: skipped");
     return;
   }
