@@ -356,6 +356,17 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
     }
   }
 
+  /* Adds tap v, at squared spatial distance `spatial` (scaled), to output j's sums. */
+#if WEIGHT_IN_W
+#define ADD_WEIGHT(j, w)
+#else
+#define ADD_WEIGHT(j, w) weight_sum[j] += (w)
+#endif
+#define ADD_TAP(j, v, spatial) do { \
+    const weight_t w = WEIGHT_EXP2 (range_exponent (centre[j], (v), (spatial), luma)); \
+    sum[j] += w * (v); \
+    ADD_WEIGHT (j, w); \
+  } while (0)
 #if COLUMNS
   /* spatial_log2 holds scale * (dx^2 + dy^2): the scale is its value at (1, 0). */
   const float spatial_scale = RADIUS > 0 ? spatial_log2[RADIUS * SPAN + RADIUS + 1] : 0.0f;
@@ -371,11 +382,7 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
         const int dy = r - j;
         if (dy >= -RADIUS && dy <= RADIUS) {
           const float spatial = spatial_x + spatial_scale * (float) (dy * dy);
-          const weight_t w = WEIGHT_EXP2 (range_exponent (centre[j], v, spatial, luma));
-          sum[j] += w * v;
-#if !WEIGHT_IN_W
-          weight_sum[j] += w;
-#endif
+          ADD_TAP (j, v, spatial);
         }
       }
     }
@@ -391,11 +398,7 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
         const int dy = r - j;
         if (dy >= -RADIUS && dy <= RADIUS) {
           const float spatial = spatial_scale * (float) (c * c + dy * dy);
-          const weight_t w = WEIGHT_EXP2 (range_exponent (centre[j], v, spatial, luma));
-          sum[j] += w * v;
-#if !WEIGHT_IN_W
-          weight_sum[j] += w;
-#endif
+          ADD_TAP (j, v, spatial);
         }
       }
     }

@@ -542,6 +542,15 @@ convert_scale_taps (GENERAL_ARGS)
 #define IS_PACKED(f) ((f) == FMT_RGBA || (f) == FMT_BGRA || (f) == FMT_RGBX || \
     (f) == FMT_BGRX || (f) == FMT_RGBA64)
 
+/* Of red and blue, the channel packed first and the one packed third: blue first in BGRA, BGRX. */
+#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
+#define OUT_FIRST(r, b) (b)
+#define OUT_THIRD(r, b) (r)
+#else
+#define OUT_FIRST(r, b) (r)
+#define OUT_THIRD(r, b) (b)
+#endif
+
 #if (IS_420(IN_FMT) && IS_PACKED(OUT_FMT)) || (IS_PACKED(IN_FMT) && IS_420(OUT_FMT))
 
 #define RUN 16
@@ -708,11 +717,7 @@ RUN_FN void
 store_rgb_run (__global uchar * out, const Planes * p, int x0, int y, int16 r, int16 g,
     int16 b, int alpha)
 {
-#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
-  const int16 first = b, third = r;
-#else
-  const int16 first = r, third = b;
-#endif
+  const int16 first = OUT_FIRST (r, b), third = OUT_THIRD (r, b);
   __global uchar *row = out + p->offset[0] + y * p->stride[0];
   if (x0 + RUN <= p->width) {
 #if OUT_FMT == FMT_RGBA64
@@ -1016,11 +1021,7 @@ RUN_FN void
 block_store (__global uchar * out, const Planes * p, int x0, int y, int w, int4 r, int4 g,
     int4 b, int alpha)
 {
-#if OUT_FMT == FMT_BGRA || OUT_FMT == FMT_BGRX
-  const int4 first = b, third = r;
-#else
-  const int4 first = r, third = b;
-#endif
+  const int4 first = OUT_FIRST (r, b), third = OUT_THIRD (r, b);
   const uint4 px = as_uint4 (first | (g << 8) | (third << 16) | (alpha << 24));
   __global uchar *row = out + p->offset[0] + y * p->stride[0];
   if (x0 + 4 <= w && aligned16 (p, 0)) {

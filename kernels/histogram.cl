@@ -198,6 +198,12 @@ word_pixel (const uint * u, const uint * luma, int k, uint * value)
 #endif
 }
 
+/* Declares u and luma, the four uints of a word and their lumas, as word_pixel () takes them. */
+#define WORD_LANES(word) \
+  const uint u[4] = { (word).s0, (word).s1, (word).s2, (word).s3 }; \
+  const uint4 luma4 = word_luma (word); \
+  const uint luma[4] = { luma4.s0, luma4.s1, luma4.s2, luma4.s3 }
+
 /* The samples of one pixel read byte by byte, and its luma when LUMA. */
 inline void
 byte_pixel (__global const uchar * pixel, uint * value)
@@ -247,9 +253,7 @@ count_pixel (__local uint * hist, const uint * value, uint copy, uint bin_shift)
 inline __attribute__ ((always_inline)) void
 count_word (__local uint * hist, uint4 word, uint bin_shift)
 {
-  const uint u[4] = { word.s0, word.s1, word.s2, word.s3 };
-  const uint4 luma4 = word_luma (word);
-  const uint luma[4] = { luma4.s0, luma4.s1, luma4.s2, luma4.s3 };
+  WORD_LANES (word);
 #pragma unroll
   for (int k = 0; k < PIXELS_PER_WORD; k++) {
     uint value[HIST_CHANNELS];
@@ -299,9 +303,7 @@ inline __attribute__ ((always_inline)) void
 count_word (__local uint * hist, uint4 word, uint copy, uint bin_shift, uint * run_bin,
     uint * run_length)
 {
-  const uint u[4] = { word.s0, word.s1, word.s2, word.s3 };
-  const uint4 luma4 = word_luma (word);
-  const uint luma[4] = { luma4.s0, luma4.s1, luma4.s2, luma4.s3 };
+  WORD_LANES (word);
 #pragma unroll
   for (int k = 0; k < PIXELS_PER_WORD; k++) {
     uint value[HIST_CHANNELS];

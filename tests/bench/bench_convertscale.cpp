@@ -114,9 +114,8 @@ parse_options (int argc, char **argv)
       "rgba-scale (3840x2160 -> 1920x1080), nv12-scale (NV12 1920x1080 -> RGBA 1280x720); "
       "default all")
       .text ("--memory M", &options.memory, "opencl (frames resident on the device, the "
-      "default) or host (system memory in and out)")
-      .text ("--ceilings PATH", &options.ceilings_path, "bench_ceilings JSON of the device: "
-      "adds the fraction of its copy bandwidth")
+      "default) or host (system memory in and out)");
+  bench::ceilings_option (table, &options.ceilings_path)
       .count ("--threads N", &options.threads, 1, "videoconvert's n-threads (default: the cores)")
       .flag ("--no-cpu-peer", &options.cpu_peer, false, "no videoconvert peer")
       .list ("--opencv B,...", &options.opencv, "OpenCV peer backends: opencl, cpu (default "
@@ -546,8 +545,6 @@ main (int argc, char **argv)
   if (!bench::have_element ("openclconvertscale"))
     return 1;
   const double copy_bytes_per_s = bench::copy_bandwidth (options.ceilings_path);
-  if (!options.ceilings_path.empty () && copy_bytes_per_s <= 0)
-    std::fprintf (stderr, "no copy bandwidth in %s\n", options.ceilings_path.c_str ());
 
   std::vector<CaseResult> results;
   for (const auto & c : conversions (options))
@@ -558,9 +555,7 @@ main (int argc, char **argv)
   std::printf ("\nopenclconvertscale, bilinear, %s memory, %d warm-up frames, device: %s; "
       "videoconvert n-threads=%d\n", options.memory.c_str (), options.warmup,
       device_name.empty () ? "(unknown)" : device_name.c_str (), options.threads);
-  if (copy_bytes_per_s > 0)
-    std::printf ("copy bandwidth %.1f GB/s (read + written), from %s\n", copy_bytes_per_s * 1e-9,
-        options.ceilings_path.c_str ());
+  bench::print_copy_bandwidth (copy_bytes_per_s, options.ceilings_path);
   print_table (results, copy_bytes_per_s);
   bool failed = bench::any_failed (results);
   for (const auto & r : results)

@@ -77,9 +77,8 @@ parse_options (int argc, char **argv)
       "and every variant the element has, those for work-groups, those named cpu-...)")
       .list ("--contents C,...", &options.contents, "random, one-colour (default both)")
       .count ("--bins N", &options.bins, 2, "the element's bins (default 256)")
-      .text ("--format F", &options.format, "video format (default RGBA)")
-      .text ("--ceilings PATH", &options.ceilings_path, "bench_ceilings JSON of the device: adds "
-      "the fraction of its copy bandwidth");
+      .text ("--format F", &options.format, "video format (default RGBA)");
+  bench::ceilings_option (table, &options.ceilings_path);
   table.parse (argc, argv);
   for (const auto & content : options.contents)
     if (content != "random" && content != "one-colour")
@@ -304,8 +303,6 @@ main (int argc, char **argv)
         variants.push_back (name);
   }
   const double copy_bytes_per_s = bench::copy_bandwidth (options.ceilings_path);
-  if (!options.ceilings_path.empty () && copy_bytes_per_s <= 0)
-    std::fprintf (stderr, "no copy bandwidth in %s\n", options.ceilings_path.c_str ());
 
   std::vector<CaseResult> results;
   for (const auto & variant : variants) {
@@ -335,9 +332,7 @@ main (int argc, char **argv)
   std::printf ("\nopenclhistogram, %s, %d bins, %d warm-up frames, device: %s\n",
       options.format.c_str (), options.bins, options.warmup,
       device_name.empty () ? "(unknown)" : device_name.c_str ());
-  if (copy_bytes_per_s > 0)
-    std::printf ("copy bandwidth %.1f GB/s (read + written), from %s\n", copy_bytes_per_s * 1e-9,
-        options.ceilings_path.c_str ());
+  bench::print_copy_bandwidth (copy_bytes_per_s, options.ceilings_path);
   print_table (results, copy_bytes_per_s);
 
   return bench::finish (options.json_path, results_json (options, results, command_line,

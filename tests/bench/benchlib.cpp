@@ -434,8 +434,8 @@ finish (const std::string & json_path, const std::string & json, bool failed)
   return failed ? 1 : 0;
 }
 
-double
-copy_bandwidth (const std::string & path)
+static double
+copy_bandwidth_in (const std::string & path)
 {
   gchar *contents = nullptr;
   if (path.empty () || !g_file_get_contents (path.c_str (), &contents, nullptr, nullptr))
@@ -446,6 +446,30 @@ copy_bandwidth (const std::string & path)
   const size_t key = copy == std::string::npos ? copy : text.find ("\"bytes_per_s\"", copy);
   const size_t colon = key == std::string::npos ? key : text.find (':', key);
   return colon == std::string::npos ? 0 : std::strtod (text.c_str () + colon + 1, nullptr);
+}
+
+double
+copy_bandwidth (const std::string & path)
+{
+  const double bytes_per_s = copy_bandwidth_in (path);
+  if (!path.empty () && bytes_per_s <= 0)
+    std::fprintf (stderr, "no copy bandwidth in %s\n", path.c_str ());
+  return bytes_per_s;
+}
+
+OptionTable &
+ceilings_option (OptionTable & table, std::string * path)
+{
+  return table.text ("--ceilings PATH", path, "bench_ceilings JSON of the device: adds the "
+      "fraction of its copy bandwidth");
+}
+
+void
+print_copy_bandwidth (double copy_bytes_per_s, const std::string & path)
+{
+  if (copy_bytes_per_s > 0)
+    std::printf ("copy bandwidth %.1f GB/s (read + written), from %s\n", copy_bytes_per_s * 1e-9,
+        path.c_str ());
 }
 
 /* ---- The machine ---- */

@@ -174,8 +174,14 @@ bool write_file (const std::string & path, const std::string & text);
 int finish (const std::string & json_path, const std::string & json, bool failed);
 
 /* The copy bandwidth (bytes read + written per second) of a bench_ceilings JSON file, or 0 when
- * `path` is empty or has none. */
+ * `path` is empty or has none (said on stderr when a path was given). */
 double copy_bandwidth (const std::string & path);
+
+/* The "--ceilings PATH" row of a benchmark that reports fractions of the copy bandwidth. */
+OptionTable & ceilings_option (OptionTable & table, std::string * path);
+
+/* The line naming the copy bandwidth and its file, when there is one. */
+void print_copy_bandwidth (double copy_bytes_per_s, const std::string & path);
 
 /* ---- The machine ---- */
 
