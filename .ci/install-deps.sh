@@ -26,7 +26,8 @@ clang_version() {
 
 # gstreamer1.0-plugins-ugly (x264enc), -bad (h264parse, h265parse, x265enc) and -libav
 # (avdec_h264, avdec_h265): the decoder-to-encoder scripts pipelines/transcode.sh and
-# pipelines/histogram-10bit.sh, run by the suite.
+# pipelines/histogram-10bit.sh, run by the suite; -bad's srtsrc/srtsink, tsdemux, mpegtsmux and
+# rtpgst(de)pay for pipelines/remote-tensors.sh, which also needs iproute2's ss.
 # libvulkan-dev: Vulkan's headers, for the semaphores that order CUDA frames on NVIDIA
 # (gst/opencl/gstopenclvulkan.cpp; the plugin builds without them and opens Vulkan at run time).
 # python3-opencv: the CPU benchmarks' peer (tests/bench/peer_histogram.py times cv2.calcHist).
@@ -39,7 +40,7 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad gstreamer1.0-libav
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libvulkan-dev
-  xvfb xauth libgl1-mesa-dri
+  xvfb xauth libgl1-mesa-dri iproute2
   clang "libclang-rt-$(clang_version)-dev"
   "$@"
 )
