@@ -801,6 +801,52 @@ GST_END_TEST;
 
 /* A 16-bit frame whose rows are an odd number of bytes apart cannot be read as 16-bit words:
  * an element error, not a crash. */
+/* Tiles planned for a GPU's 48 KiB of local memory (GST_OPENCL_LOCAL_MEM_BYTES), forced on the
+ * CPU device: at radius 32 the 16-bit RGBA tile fits only a narrower work-group than the
+ * variant's (NVIDIA's 48 KiB had no room for it at all before), and every format matches the
+ * reference. With room for no tile, the forced tile is an element error naming the local
+ * memory, and the default variant (on a CPU, one without a tile) still runs. */
+GST_START_TEST (test_tiles_in_little_local_memory)
+{
+  g_setenv ("GST_OPENCL_LOCAL_MEM_BYTES", "49152", TRUE);
+  g_setenv ("GST_OPENCL_BILATERAL_TILE", "float", TRUE);
+  Settings wide;
+  wide.radius = 32;
+  wide.sigma_spatial = 20.0;
+  wide.sigma_range = 5000.0;
+  uint32_t seed = 1400;
+  for (GstVideoFormat format : testutil::full_or_quick<GstVideoFormat> ({
+              GST_VIDEO_FORMAT_RGBA64_LE, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_NV12,
+              GST_VIDEO_FORMAT_P010_10LE }, { GST_VIDEO_FORMAT_RGBA64_LE }))
+    check_planes (format, 37, 21, 2, Content::Edges, wide, seed++);
+  check_one (GST_VIDEO_FORMAT_RGBA, 70, 40, 0, Pattern::Edges, wide, seed++);
+
+  g_setenv ("GST_OPENCL_LOCAL_MEM_BYTES", "1024", TRUE);
+  GstVideoInfo info;
+  GstHarness *h = new_harness (GST_VIDEO_FORMAT_RGBA, 16, 8, &info);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  Frame input = testutil::filled (Frame (16, 8, 4, 0), Pattern::Random, seed++);
+  GstFlowReturn ret = gst_harness_push (h, testutil::to_buffer (input, GST_VIDEO_FORMAT_RGBA));
+  fail_unless (ret == GST_FLOW_ERROR, "a tile with no room gave %s", gst_flow_get_name (ret));
+  GstMessage *message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (message != nullptr, "no error message on the bus");
+  GError *error = nullptr;
+  gst_message_parse_error (message, &error, nullptr);
+  fail_unless (testutil::contains (error->message, "needs more local memory"),
+      "error \"%s\" does not name the local memory", error->message);
+  g_error_free (error);
+  gst_message_unref (message);
+  gst_element_set_bus (h->element, nullptr);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+
+  g_unsetenv ("GST_OPENCL_BILATERAL_TILE");
+  check_one (GST_VIDEO_FORMAT_RGBA, 37, 19, 0, Pattern::Edges, wide, seed++);
+  g_unsetenv ("GST_OPENCL_LOCAL_MEM_BYTES");
+}
+GST_END_TEST;
+
 GST_START_TEST (test_odd_16_bit_stride_is_an_error)
 {
   GstVideoInfo info;
@@ -822,7 +868,8 @@ bilateral_suite (void)
       test_unknown_variant_is_an_error, test_property_changes_between_frames,
       test_kernel_time_and_device_name, test_caps_change_mid_stream, test_yuv_and_16_bit_formats,
       test_yuv_and_16_bit_radius_and_sigmas, test_yuv_and_16_bit_641x479,
-      test_yuv_and_16_bit_variants, test_odd_16_bit_stride_is_an_error);
+      test_yuv_and_16_bit_variants, test_tiles_in_little_local_memory,
+      test_odd_16_bit_stride_is_an_error);
 }
 
 GST_CHECK_MAIN (bilateral);

@@ -261,7 +261,8 @@ ensure_kernel (GstOpenCLFilter * filter, State & state, const Settings & setting
     return;
   auto & device = gst_opencl::device_of (filter).device ();
   const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
-  const std::vector<size_t> order = gst_opencl_bilateral::candidate_order (device, key.radius);
+  const std::vector<size_t> order = gst_opencl_bilateral::candidate_order (device, key.pixels,
+      key.radius);
   std::vector<gst_opencl::TuningCandidate> candidates;
   for (size_t i : order)
     candidates.push_back ({ VARIANTS[i].name, VARIANTS[i].vector == cpu });

@@ -41,41 +41,59 @@ const Variant VARIANTS[] = {
 };
 const size_t N_VARIANTS = sizeof (VARIANTS) / sizeof (VARIANTS[0]);
 
+/* The work-group shape of a variant for these pixels and radius whose local-memory tile fits
+ * the device, or false. A tiled variant keeps its float tile while one of its heights fits,
+ * then tries a tile of the samples themselves, then narrower groups (not for the column
+ * kernels, whose loops are unrolled for their width): 16-bit RGBA at radius 32 needs that on a
+ * GPU with 48 KiB of local memory. */
+static bool
+find_group (const gst_opencl::Device & device, const Variant & variant,
+    const PixelLayout & pixels, int radius, Shape * shape)
+{
+  shape->group_w = variant.group_w;
+  shape->out_x = variant.out_x;
+  if (variant.vector) {
+    shape->group_h = variant.group_h;
+    return true;
+  }
+  const size_t narrowest = variant.columns != 0 ? variant.group_w : 4;
+  for (size_t group_w = variant.group_w; group_w >= narrowest; group_w /= 2) {
+    for (bool use_float : { true, false }) {
+      if (use_float && !variant.float_tile)
+        continue;
+      const size_t out_y = use_float ? variant.out_y : 1;
+      const size_t pixel_bytes = pixels.channels *
+          (use_float ? sizeof (float) : (size_t) pixels.sample_bits / 8);
+      for (size_t h = variant.group_h; h * out_y >= (use_float ? 8 : 1); h /= 2) {
+        const size_t tile_bytes = (group_w * variant.out_x + 2 * radius) *
+            (h * out_y + 2 * radius) * pixel_bytes;
+        if (tile_bytes + 1024 <= device.local_mem_bytes &&
+            group_w * h <= device.max_work_group_size) {
+          shape->group_w = group_w;
+          shape->group_h = h;
+          shape->out_y = out_y;
+          shape->tile_float = use_float;
+          shape->columns = use_float ? variant.columns : 0;
+          return true;
+        }
+        if (h == 1)
+          break;
+      }
+    }
+  }
+  return false;
+}
+
 Shape
 choose_group (const gst_opencl::Device & device, const Variant & variant,
     const PixelLayout & pixels, int radius)
 {
   Shape shape;
-  shape.group_w = variant.group_w;
-  shape.out_x = variant.out_x;
-  if (variant.vector) {
-    shape.group_h = variant.group_h;
-    return shape;
-  }
-  for (bool use_float : { true, false }) {
-    if (use_float && !variant.float_tile)
-      continue;
-    const size_t out_y = use_float ? variant.out_y : 1;
-    const size_t pixel_bytes = pixels.channels *
-        (use_float ? sizeof (float) : (size_t) pixels.sample_bits / 8);
-    for (size_t h = variant.group_h; h * out_y >= (use_float ? 8 : 1); h /= 2) {
-      size_t tile_bytes = (shape.group_w * shape.out_x + 2 * radius) *
-          (h * out_y + 2 * radius) * pixel_bytes;
-      if (tile_bytes + 1024 <= device.local_mem_bytes &&
-          shape.group_w * h <= device.max_work_group_size) {
-        shape.group_h = h;
-        shape.out_y = out_y;
-        shape.tile_float = use_float;
-        shape.columns = use_float ? variant.columns : 0;
-        return shape;
-      }
-      if (h == 1)
-        break;
-    }
-  }
-  throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
-      "radius " + std::to_string (radius) + " needs more local memory than " + device.name +
-      " has");
+  if (!find_group (device, variant, pixels, radius, &shape))
+    throw gst_opencl::Failure (gst_opencl::Failure::Kind::Settings,
+        std::string ("variant ") + variant.name + " at radius " + std::to_string (radius) +
+        " needs more local memory than " + device.name + " has");
+  return shape;
 }
 
 std::string
@@ -116,7 +134,7 @@ global_size (const Shape & shape, int width, int height)
 }
 
 std::vector<size_t>
-candidate_order (const gst_opencl::Device & device, int radius)
+candidate_order (const gst_opencl::Device & device, const PixelLayout & pixels, int radius)
 {
   const bool cpu = (device.type & CL_DEVICE_TYPE_CPU) != 0;
 /* Candidates in the device's order of preference; only the kind that suits the device is
@@ -137,6 +155,13 @@ order.erase (std::remove_if (order.begin (), order.end (), [&](size_t i) {
           return (VARIANTS[i].ptx_exp2 && !nvidia) ||
               (VARIANTS[i].columns != 0 && radius > MAX_COLUMNS_RADIUS);
         }), order.end ());
+  /* Variants whose tile does not fit the device go last: the default (the first) is then one
+   * that runs, and a forced one still names its variant in the error. The vector kernels use
+   * no local memory and always fit. */
+  Shape unused;
+  std::stable_partition (order.begin (), order.end (), [&](size_t i) {
+        return find_group (device, VARIANTS[i], pixels, radius, &unused);
+      });
   return order;
 }
 

@@ -81,6 +81,7 @@ cl::NDRange global_size (const Shape & shape, int width, int height);
 /* Indices into VARIANTS in the device's order of preference for a radius: the kind that suits
  * the device (vector kernels on CPUs, tiles on GPUs) first, its default first of all on a GPU;
  * PTX variants only on NVIDIA's driver, PRESCALED ones only for small radii. */
-std::vector<size_t> candidate_order (const gst_opencl::Device & device, int radius);
+std::vector<size_t> candidate_order (const gst_opencl::Device & device,
+    const PixelLayout & pixels, int radius);
 
 }  // namespace gst_opencl_bilateral

@@ -119,6 +119,10 @@ gst_opencl_context_new (const std::string & device_string,
     device->max_alloc_bytes = limit;
   device->max_work_group_size = device->cl_device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE> ();
   device->local_mem_bytes = device->cl_device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE> ();
+  /* GST_OPENCL_LOCAL_MEM_BYTES: tests plan a GPU's tiles on a CPU device with its memory. */
+  const guint64 local_limit = gst_opencl::env::number (Variable::LocalMemBytes);
+  if (local_limit > 0 && local_limit < device->local_mem_bytes)
+    device->local_mem_bytes = local_limit;
   device->host_unified_memory = device->cl_device.getInfo<CL_DEVICE_HOST_UNIFIED_MEMORY> () &&
       gst_opencl::env::flag (Variable::ZeroCopy);
   device->base_align_bytes = MAX (device->cl_device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,

@@ -460,7 +460,9 @@ ConvolutionVariant::parse (const std::string & text, bool * memory_given, std::s
 ConvolutionLimits
 ConvolutionLimits::of (const Device & device)
 {
-  return of (device.cl_device);
+  ConvolutionLimits limits = of (device.cl_device);
+  limits.local_mem_bytes = device.local_mem_bytes;  /* GST_OPENCL_LOCAL_MEM_BYTES applied */
+  return limits;
 }
 
 ConvolutionLimits

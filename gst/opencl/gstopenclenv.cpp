@@ -72,6 +72,11 @@ const Entry VARIABLES[] = {
       "a whole number of bytes from 1 (default: the device's limit); anything else is an error "
       "when an element starts",
       "lowers the largest single allocation the plugin makes on a device"),
+  number_row (V::LocalMemBytes, "GST_OPENCL_LOCAL_MEM_BYTES", Malformed::Warning, 1024,
+      G_MAXUINT64, "a number of bytes",
+      "a whole number of bytes from 1024 (default: the device's local memory)",
+      "lowers the local memory the kernels plan their tiles for (tests: a GPU's 48 KiB on a CPU "
+      "device)"),
   text_row (V::Variant, "GST_OPENCL_VARIANT_<FAMILY>",
       "a variant's name (default: the one timed on first use, or cached); families: BILATERAL, "
       "HISTOGRAM, CONVOLUTION (any variant string), MANDELBOX, SORT, SORT_RADIX, SORT_ONESWEEP, "

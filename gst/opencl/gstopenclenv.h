@@ -49,6 +49,7 @@ enum class Variable
   KernelDir,
   ProgramCache,
   MaxAllocBytes,
+  LocalMemBytes,
   Variant,          /* GST_OPENCL_VARIANT_<FAMILY>: one row for every family */
   Tuning,
   TuningCache,
