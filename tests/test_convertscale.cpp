@@ -134,8 +134,36 @@ struct Run
   }
 };
 
+/* One OpenCL context for the many short pipelines of a test, where the test asks for it
+ * (`SharingContext`): the first pipeline's, handed to the others as an application's would
+ * be. A context of its own for each costs its creation and its programs' loading every time:
+ * on NVIDIA's driver about half a second a pipeline, so test_unscaled_kernel's 400 pipelines
+ * took 200-250 s on an H200, and the whole program passed GPU suite's ten minutes. */
+struct SharingContext
+{
+  GstContext *context = nullptr;
+  SharingContext ();
+  ~SharingContext ();
+  SharingContext (const SharingContext &) = delete;
+};
+
+SharingContext *sharing = nullptr;
+
+SharingContext::SharingContext ()
+{
+  sharing = this;
+}
+
+SharingContext::~SharingContext ()
+{
+  sharing = nullptr;
+  if (context)
+    gst_context_unref (context);
+}
+
 /* Pushes `frames` (taken) of `in_caps` through "appsrc ! <middle> ! appsink caps=<out_caps>",
- * middle holding one openclconvertscale named "cs". */
+ * middle holding one openclconvertscale named "cs"; on the test's shared context where it
+ * has one. */
 void
 run_frames (const std::string & in_caps, const std::string & middle,
     const std::string & out_caps, std::vector<GstBuffer *> frames, Run & run)
@@ -147,6 +175,8 @@ run_frames (const std::string & in_caps, const std::string & middle,
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GstElement *cs = gst_bin_get_by_name (GST_BIN (pipeline), "cs");
   GstBus *bus = gst_element_get_bus (pipeline);
+  if (sharing && sharing->context)
+    gst_element_set_context (pipeline, sharing->context);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   for (size_t i = 0; i < frames.size (); i++) {
     GST_BUFFER_PTS (frames[i]) = i * GST_SECOND / 30;
@@ -178,6 +208,13 @@ run_frames (const std::string & in_caps, const std::string & middle,
       gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (cs));
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (cs), "kernel-time"))
     g_object_get (cs, "kernel-time", &run.kernel_time_ns, nullptr);
+  if (sharing && !sharing->context && run.error.empty ()) {
+    GObject *shared = testutil::element_context (cs);
+    if (shared) {
+      sharing->context = testutil::application_context (shared);
+      g_object_unref (shared);
+    }
+  }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (cs);
@@ -391,6 +428,7 @@ check_unscaled (const Pair & pair, uint32_t seed, KernelCounts & counts)
 /* Every pair of different formats at 65x49, rows packed and padded. */
 GST_START_TEST (test_every_format_pair)
 {
+  SharingContext one_context;
   uint32_t seed = 1;
   for (GstVideoFormat in : all_formats ()) {
     for (GstVideoFormat out : all_formats ()) {
@@ -425,6 +463,7 @@ GST_END_TEST;
  * 8 and 10 bits; and YUV to YUV between different matrices and ranges. */
 GST_START_TEST (test_matrices_and_ranges)
 {
+  SharingContext one_context;
   const char *colorimetries[] = { "1:4:5:4", "2:4:5:4", "1:3:5:1", "2:3:5:1", "1:6:13:9",
     "2:6:13:9" };
   uint32_t seed = 1000;
@@ -495,6 +534,7 @@ check_scaled (Method method, std::initializer_list<std::array<int, 4>> sizes, in
 /* Scaling up and down, nearest, bilinear and bicubic, with and without borders. */
 GST_START_TEST (test_scaling)
 {
+  SharingContext one_context;
   uint32_t seed = 3000;
   for (Method method : { Method::Nearest, Method::Bilinear, Method::Cubic })
     check_scaled (method, { { 65, 49, 31, 23 }, { 65, 49, 130, 97 }, { 33, 17, 50, 50 },
@@ -776,6 +816,7 @@ GST_END_TEST;
  * have taken the kernel it asked for. */
 GST_START_TEST (test_unscaled_kernel)
 {
+  SharingContext one_context;
   const char *sites[] = { "mpeg2", "jpeg", "cosited" };
   const char *colorimetries[] = { "1:4:5:4", "2:4:5:4", "1:3:5:1", "2:3:5:1", "1:6:13:9",
     "2:6:13:9" };
