@@ -138,7 +138,7 @@ struct Run
  * (`SharingContext`): the first pipeline's, handed to the others as an application's would
  * be. A context of its own for each costs its creation and its programs' loading every time:
  * on NVIDIA's driver about half a second a pipeline, so test_unscaled_kernel's 400 pipelines
- * took 200-250 s on an H200, and the whole program passed GPU suite's ten minutes. */
+ * took 200-250 s on an H200, and the whole program more than the GPU suite's ten minutes. */
 struct SharingContext
 {
   GstContext *context = nullptr;
