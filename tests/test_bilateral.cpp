@@ -815,9 +815,14 @@ GST_START_TEST (test_tiles_in_little_local_memory)
   wide.sigma_spatial = 20.0;
   wide.sigma_range = 5000.0;
   uint32_t seed = 1400;
-  for (GstVideoFormat format : testutil::full_or_quick<GstVideoFormat> ({
-              GST_VIDEO_FORMAT_RGBA64_LE, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_NV12,
-              GST_VIDEO_FORMAT_P010_10LE }, { GST_VIDEO_FORMAT_RGBA64_LE }))
+  std::vector<GstVideoFormat> formats = testutil::full_or_quick<GstVideoFormat> ({
+          GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_P010_10LE },
+      { GST_VIDEO_FORMAT_P010_10LE });
+  /* A device with less than 48 KiB plans for its own (rusticl's 32 KiB), where 16-bit RGBA at
+   * radius 32 has no tile at all (the forced tile is then an error, as below). */
+  if (testutil::default_device_local_mem_bytes () >= 49152)
+    formats.insert (formats.begin (), GST_VIDEO_FORMAT_RGBA64_LE);
+  for (GstVideoFormat format : formats)
     check_planes (format, 37, 21, 2, Content::Edges, wide, seed++);
   check_one (GST_VIDEO_FORMAT_RGBA, 70, 40, 0, Pattern::Edges, wide, seed++);
 
