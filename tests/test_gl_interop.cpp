@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclglcopy.h"
 #include "opencl/gstopenclglinterop.h"
+#include "opencl/gstopenclsemaphore.h"
 #include "opencl/gstopenclutils.h"
 
 using gst_opencl::GlInteropPath;
@@ -520,11 +522,12 @@ expected_path (GstElement * pipeline, GstElement * element)
 
 /* Runs `launch` (ending in `appsink name=sink`) and returns every frame's bytes; reads the
  * `gl-interop` property of the element named `probe`, when given, and with `expected` the path
- * the drivers should give it. */
+ * the drivers should give it; `inspect` sees the pipeline and that element before they go. */
 std::vector<std::vector<guint8>>
 run_frames (const std::string & launch, const char *probe = nullptr,
     std::string * interop = nullptr, std::string * expected = nullptr,
-    std::vector<std::string> *warnings = nullptr)
+    std::vector<std::string> *warnings = nullptr,
+    const std::function<void (GstElement *, GstElement *)> & inspect = nullptr)
 {
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch (launch.c_str (), &error);
@@ -591,6 +594,8 @@ run_frames (const std::string & launch, const char *probe = nullptr,
     *interop = named ? named->value_nick : "?";
     if (expected)
       *expected = expected_path (pipeline, element);
+    if (inspect)
+      inspect (pipeline, element);
     gst_object_unref (element);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -709,6 +714,75 @@ GST_START_TEST (test_download_to_gl_matches_system)
 }
 GST_END_TEST;
 
+/* Whether GL and OpenCL can share semaphores for `element` of `pipeline`: GL_EXT_semaphore_fd
+ * in the pipeline's GL context, and OpenCL exports or imports them (Vulkan makes them then). */
+bool
+semaphores_possible (GstElement * pipeline, std::string * why)
+{
+  if (!gst_opencl::opencl_shares_semaphores (element_device (), why))
+    return false;
+  GstGLContext *gl = pipeline_gl_context (pipeline);
+  fail_unless (gl != nullptr, "no GL element with a context in the pipeline");
+  const bool gl_has = gst_gl_context_check_feature (gl, "GL_EXT_semaphore_fd");
+  gst_object_unref (gl);
+  if (!gl_has)
+    *why = "GL lacks GL_EXT_semaphore_fd";
+  return gl_has;
+}
+
+/* GL's copies ordered with the kernels by semaphores on the device and by host waits give the
+ * same frames (a filter, one drawing in place, a temporal window; 24 frames, so that each
+ * semaphore is handed over many times), and `memory` says which order each took: "gl
+ * (semaphores)" exactly where the external-memory path has semaphores (GST_OPENCL_GL_ORDER
+ * unset or semaphores), "gl" under GST_OPENCL_GL_ORDER=host. */
+GST_START_TEST (test_gl_orders)
+{
+  const std::string source = "videotestsrc pattern=ball num-buffers=24 ! "
+      "video/x-raw,format=RGBA,width=72,height=40,framerate=30/1 ! glupload ! ";
+  for (const char *filter : { "openclbilateral name=f", "openclhistogram name=f draw=true",
+          "openclconvolve3d name=f" }) {
+    const std::string launch = source + filter + " ! gldownload ! " + kSink;
+    std::vector<std::vector<guint8>> frames[3];
+    std::string memory[3], interop[3];
+    bool possible = false;
+    std::string why;
+    const char *orders[3] = { "host", "semaphores", nullptr };
+    for (int i = 0; i < 3; i++) {
+      if (orders[i])
+        g_setenv ("GST_OPENCL_GL_ORDER", orders[i], TRUE);
+      else
+        g_unsetenv ("GST_OPENCL_GL_ORDER");
+      frames[i] = run_frames (launch, "f", &interop[i], nullptr, nullptr,
+          [&](GstElement * pipeline, GstElement * element) {
+            memory[i] = testutil::string_property (element, "memory");
+            if (i == 1)
+              possible = semaphores_possible (pipeline, &why);
+          });
+      g_printerr ("%s, GST_OPENCL_GL_ORDER=%s: gl-interop %s, memory \"%s\"\n", filter,
+          orders[i] ? orders[i] : "(unset)", interop[i].c_str (), memory[i].c_str ());
+    }
+    g_unsetenv ("GST_OPENCL_GL_ORDER");
+    const bool semaphores = interop[1] == "external-memory" && possible;
+    if (interop[1] == "external-memory" && !possible)
+      g_printerr ("no semaphores here: %s\n", why.c_str ());
+    /* "gl" for an element in place, "gl -> gl" for the others: each side says its order. */
+    fail_unless (memory[0] == "gl" || memory[0] == "gl -> gl", "%s", memory[0].c_str ());
+    std::string expected = memory[0];
+    if (semaphores)
+      expected = memory[0] == "gl" ? "gl (semaphores)" : "gl (semaphores) -> gl (semaphores)";
+    for (int i = 1; i < 3; i++)
+      fail_unless_equals_string (memory[i].c_str (), expected.c_str ());
+    for (int i = 1; i < 3; i++) {
+      fail_unless_equals_int (frames[i].size (), 24);
+      fail_unless_equals_int (frames[0].size (), 24);
+      for (size_t f = 0; f < frames[0].size (); f++)
+        fail_unless (frames[i][f] == frames[0][f], "%s: frame %zu differs between the "
+            "orders %s and host", filter, f, orders[i] ? orders[i] : "(unset)");
+    }
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_system_memory_reports_none)
 {
   std::string interop;
@@ -773,7 +847,7 @@ gl_interop_suite (void)
       test_bilateral_gl_matches_system,
       test_histogram_draw_gl_matches_system, test_convolve3d_gl_matches_system,
       test_mandelbox_gl_matches_system, test_upload_from_gl_matches_system,
-      test_download_to_gl_matches_system, test_system_memory_reports_none,
+      test_download_to_gl_matches_system, test_gl_orders, test_system_memory_reports_none,
       test_asking_for_host_copy, test_asking_for_an_unavailable_path_warns);
   return suite;
 }

@@ -328,51 +328,6 @@ using CreateBufferWithProperties = cl_mem (CL_API_CALL *) (cl_context, const cl_
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);
 
-/* cl_khr_semaphore and cl_khr_external_semaphore(_opaque_fd), declared here as the extension
- * defines them (the headers of Debian 12 predate it). */
-using ClSemaphore = void *;
-constexpr cl_ulong kClSemaphoreType = 0x203D;
-constexpr cl_ulong kClSemaphoreTypeBinary = 1;
-constexpr cl_ulong kClSemaphoreExportHandleTypes = 0x203F;
-constexpr cl_ulong kClSemaphoreExportHandleTypesEnd = 0;
-constexpr cl_uint kClSemaphoreHandleOpaqueFd = 0x2055;
-constexpr cl_uint kClDeviceSemaphoreImportHandleTypes = 0x204D;
-constexpr cl_uint kClDeviceSemaphoreExportHandleTypes = 0x204E;
-
-/* The semaphore calls of a device's platform; `usable` when it has them all. */
-struct ClSemaphoreCalls
-{
-  using Create = ClSemaphore (CL_API_CALL *) (cl_context, const cl_ulong *, cl_int *);
-  using Enqueue = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint, const ClSemaphore *,
-      const cl_ulong *, cl_uint, const cl_event *, cl_event *);
-  using Handle = cl_int (CL_API_CALL *) (ClSemaphore, cl_device_id, cl_uint, size_t, void *,
-      size_t *);
-  using Release = cl_int (CL_API_CALL *) (ClSemaphore);
-
-  Create create = nullptr;
-  Enqueue wait = nullptr;
-  Enqueue signal = nullptr;
-  Handle handle = nullptr;
-  Release release = nullptr;
-
-  explicit ClSemaphoreCalls (const cl::Device & device)
-  {
-    cl_platform_id platform = platform_id (device);
-    auto find = [platform] (auto & pointer, const char *name) {
-      pointer = reinterpret_cast<std::remove_reference_t<decltype (pointer)>> (
-          clGetExtensionFunctionAddressForPlatform (platform, name));
-      return pointer != nullptr;
-    };
-    if (!(find (create, "clCreateSemaphoreWithPropertiesKHR") &&
-            find (wait, "clEnqueueWaitSemaphoresKHR") &&
-            find (signal, "clEnqueueSignalSemaphoresKHR") &&
-            find (handle, "clGetSemaphoreHandleForTypeKHR") &&
-            find (release, "clReleaseSemaphoreKHR")))
-      create = nullptr;
-  }
-  bool usable () const { return create != nullptr; }
-};
-
 inline EnqueueExternalMemObjects
 external_memory_call (const cl::Device & device, const char *name)
 {

@@ -8,8 +8,8 @@
 #include <mutex>
 
 #include "opencl/gstopenclenv.h"
+#include "opencl/gstopenclsemaphore.h"
 #include "opencl/gstopenclutils.h"
-#include "opencl/gstopenclvulkan.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -23,75 +23,28 @@ constexpr int kCudaSemaphoreOpaqueFd = 1;
 /* The words of GST_OPENCL_CUDA_ORDER, in the order of its row. */
 constexpr int kOrderSemaphores = 1;
 
-/* Whether the device lists the opaque-fd semaphore type under `query`
- * (CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR or _IMPORT_). */
-bool
-lists_opaque_fd (const cl::Device & device, cl_device_info query)
-{
-  cl_uint types[8] = {};
-  size_t bytes = 0;
-  if (clGetDeviceInfo (device (), query, sizeof types, types, &bytes) != CL_SUCCESS)
-    bytes = 0;
-  for (size_t i = 0; i < bytes / sizeof types[0]; i++)
-    if (types[i] == kClSemaphoreHandleOpaqueFd)
-      return true;
-  return false;
-}
-
-bool
-device_exports_semaphores (const cl::Device & device, std::string * why)
-{
-  const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS> ();
-  if (extensions.find ("cl_khr_external_semaphore_opaque_fd") == std::string::npos) {
-    *why = "the OpenCL device has no cl_khr_external_semaphore_opaque_fd";
-    return false;
-  }
-  if (lists_opaque_fd (device, kClDeviceSemaphoreExportHandleTypes))
-    return true;
-  *why = "the OpenCL device exports no semaphore as a file descriptor";
-  return false;
-}
-
-/* Whether the OpenCL device imports binary semaphores given as opaque file descriptors (the
- * ones Vulkan exports). */
-bool
-device_imports_semaphores (const cl::Device & device, std::string * why)
-{
-  if (lists_opaque_fd (device, kClDeviceSemaphoreImportHandleTypes))
-    return true;
-  *why = "the OpenCL device neither exports nor imports semaphores as file descriptors";
-  return false;
-}
-
 }  // namespace
 
-/* A binary semaphore that OpenCL and CUDA (in the context current) both reach: made and
- * exported by OpenCL where its driver exports semaphores, else made by Vulkan on the same GPU and
- * imported by both (NVIDIA's OpenCL and CUDA import but do not export; gstopenclvulkan.h). */
+/* A binary semaphore that OpenCL and CUDA (in the context current) both reach
+ * (gstopenclsemaphore.h: made by OpenCL or by Vulkan), CUDA's side imported from a file
+ * descriptor of it. */
 class SharedSemaphore
 {
 public:
-  SharedSemaphore (const Device & device) : calls (device.cl_device)
+  SharedSemaphore (const Device & device) : cl (device)
   {
-    if (!calls.usable ())
-      throw Failure (Failure::Kind::Failed, "the OpenCL platform lacks the semaphore calls");
-    std::string why;
-    const int fd = device_exports_semaphores (device.cl_device, &why) ? opencl_made (device) :
-        vulkan_made (device);
     CudaSemaphoreHandle handle {};
     handle.type = kCudaSemaphoreOpaqueFd;
-    handle.handle.fd = fd;
+    handle.handle.fd = cl.export_fd ();
     const int result = CudaDriver::get ().import_semaphore (&cuda, &handle);
     if (result != 0) {
-      close (fd);   /* CUDA owns it only once imported */
-      calls.release (cl);
+      close (handle.handle.fd);   /* CUDA owns it only once imported */
       check_cuda (result, "cuImportExternalSemaphore");
     }
   }
   ~SharedSemaphore ()
   {
     CudaDriver::get ().destroy_semaphore (cuda);
-    calls.release (cl);
   }
   SharedSemaphore (const SharedSemaphore &) = delete;
   SharedSemaphore & operator= (const SharedSemaphore &) = delete;
@@ -110,72 +63,15 @@ public:
     check_cuda (CudaDriver::get ().wait_semaphores (&cuda, &params, 1, stream),
         "cuWaitExternalSemaphoresAsync");
   }
-  void opencl_signal (cl::CommandQueue & queue)
-  {
-    const cl_int status = calls.signal (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
-    if (status != CL_SUCCESS)
-      throw cl::Error (status, "clEnqueueSignalSemaphoresKHR");
-  }
-  void opencl_wait (cl::CommandQueue & queue)
-  {
-    const cl_int status = calls.wait (queue (), 1, &cl, nullptr, 0, nullptr, nullptr);
-    if (status != CL_SUCCESS)
-      throw cl::Error (status, "clEnqueueWaitSemaphoresKHR");
-  }
+  void opencl_signal (cl::CommandQueue & queue) { cl.signal (queue); }
+  void opencl_wait (cl::CommandQueue & queue) { cl.wait (queue); }
 
   /* Where the semaphore came from, for the `memory` property and the log. */
-  const char *source () const { return vulkan ? "Vulkan" : "OpenCL"; }
+  const char *source () const { return cl.source (); }
 
 private:
-  ClSemaphoreCalls calls;
-  ClSemaphore cl = nullptr;
+  SharedClSemaphore cl;
   CUexternalSemaphore cuda = nullptr;
-  std::unique_ptr<VulkanSemaphore> vulkan;
-
-  /* OpenCL makes and exports the semaphore: a file descriptor of it for CUDA. */
-  int opencl_made (const Device & device)
-  {
-    const cl_ulong properties[] = { kClSemaphoreType, kClSemaphoreTypeBinary,
-      kClSemaphoreExportHandleTypes, kClSemaphoreHandleOpaqueFd,
-      kClSemaphoreExportHandleTypesEnd, 0 };
-    cl_int status = CL_SUCCESS;
-    cl = calls.create (device.context (), properties, &status);
-    if (!cl || status != CL_SUCCESS)
-      throw cl::Error (status, "clCreateSemaphoreWithPropertiesKHR");
-    int fd = -1;
-    status = calls.handle (cl, device.cl_device (), kClSemaphoreHandleOpaqueFd, sizeof fd, &fd,
-        nullptr);
-    if (status != CL_SUCCESS || fd < 0) {
-      calls.release (cl);
-      throw cl::Error (status, "clGetSemaphoreHandleForTypeKHR");
-    }
-    return fd;
-  }
-
-  /* Vulkan makes the semaphore on the OpenCL device's GPU; OpenCL imports one file descriptor
-   * of it (and keeps it: the import is the semaphore's), CUDA gets another. */
-  int vulkan_made (const Device & device)
-  {
-    std::string why;
-    if (!device_imports_semaphores (device.cl_device, &why))
-      throw Failure (Failure::Kind::NotFound, why);
-    vulkan = std::make_unique<VulkanSemaphore> (cl_device_uuid (device.cl_device));
-    const int cl_fd = vulkan->export_fd ();
-    const cl_ulong properties[] = { kClSemaphoreType, kClSemaphoreTypeBinary,
-      kClSemaphoreHandleOpaqueFd, (cl_ulong) cl_fd, 0 };
-    cl_int status = CL_SUCCESS;
-    cl = calls.create (device.context (), properties, &status);
-    if (!cl || status != CL_SUCCESS) {
-      close (cl_fd);
-      throw cl::Error (status, "clCreateSemaphoreWithPropertiesKHR (a Vulkan semaphore)");
-    }
-    try {
-      return vulkan->export_fd ();
-    } catch (...) {
-      calls.release (cl);
-      throw;
-    }
-  }
 };
 
 bool
@@ -197,8 +93,7 @@ cuda_semaphores_chosen (const Device & device, int cuda_device, std::string * wh
     const char *maker = "";
     if (!CudaDriver::get ().orders ())
       reason = "the CUDA driver lacks streams, events or external semaphores";
-    else if (device_exports_semaphores (device.cl_device, &reason) ||
-        device_imports_semaphores (device.cl_device, &reason)) {
+    else if (opencl_shares_semaphores (device.cl_device, &reason)) {
       reason.clear ();
       try {
         PrimaryContext current (cuda_device);

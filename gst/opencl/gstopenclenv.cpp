@@ -115,6 +115,11 @@ const Entry VARIABLES[] = {
       "pixels or staged (default: compute shaders)",
       "the external-memory GL path copies frames with pixel buffers, or through a GL buffer "
       "first"),
+  word_row (V::GlOrder, "GST_OPENCL_GL_ORDER", Read::AtSetup, Malformed::Warning,
+      { "host", "semaphores" }, 1, "an order",
+      "host or semaphores (default semaphores)",
+      "how the external-memory GL path orders GL's copies with the kernels: semaphores on the "
+      "device where GL and OpenCL (or Vulkan) give them, else host waits"),
   flag_row (V::Checked, "GST_OPENCL_CHECKED", Read::AtSetup, false,
       "1: openclkernel and openclkernelsrc in checked mode, as their checked property"),
   flag_row (V::ImageViews, "GST_OPENCL_IMAGE_VIEWS", Read::Once, true,

@@ -60,6 +60,7 @@ enum class Variable
   CudaOrder,
   GlInterop,
   GlCopy,
+  GlOrder,
   Checked,
   ImageViews,
   CountTransfers,

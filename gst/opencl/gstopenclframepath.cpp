@@ -506,9 +506,14 @@ configure_ports (GstElement * element, ElementDevice & device, GlBridge & bridge
   if (context_changed)
     *context_changed = changed;
   std::string memory;
+  /* GL frames too: "gl (semaphores)" when GL and OpenCL wait for each other on the device. */
   auto word = [cuda_word] (FramePort * port) {
-    return port->cuda () ? std::string (cuda_word) : std::string (frame_memory_name (
-            port->memory ()));
+    if (port->cuda ())
+      return std::string (cuda_word);
+    std::string name = frame_memory_name (port->memory ());
+    if (port->gl_interop () && port->gl_interop ()->semaphores ())
+      name += " (semaphores)";
+    return name;
   };
   if (in)
     memory = word (in);

@@ -44,6 +44,8 @@ public:
   virtual void device_frame (GstOpenCLFrame * frame) = 0;
   virtual bool to_texture (GstBuffer * buffer) = 0;
   virtual void end_frame () = 0;
+  /* Whether GL and OpenCL wait for each other on the device (semaphores), not on the host. */
+  virtual bool semaphores () const { return false; }
 };
 
 
@@ -62,6 +64,7 @@ constexpr GLenum kCopyReadBuffer = 0x8F36;
 constexpr GLenum kCopyWriteBuffer = 0x8F37;
 constexpr GLenum kTimeElapsed = 0x88BF;
 constexpr GLenum kQueryResult = 0x8866;
+constexpr GLenum kQueryResultAvailable = 0x8867;
 
 using EnqueueExternalMemObjects = cl_int (CL_API_CALL *) (cl_command_queue, cl_uint,
     const cl_mem *, cl_uint, const cl_event *, cl_event *);

@@ -12,6 +12,7 @@
 #include "opencl/gstopenclcudadriver.h"
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclglcopy.h"
+#include "opencl/gstopenclsemaphore.h"
 #include "opencl/gstopenclstats.h"
 
 namespace gst_opencl {
@@ -43,15 +44,23 @@ public:
       throw Failure (Failure::Kind::Failed, gl_error);
     GST_INFO ("external-memory: %zu bytes shared by OpenCL and GL (acquire/release %s)",
         allocated, acquire_ && release_ ? "available" : "not offered");
+    set_up_semaphores ();
   }
 
   ~ExternalMemoryBackend () override
   {
     times_.log ("external-memory");
     try {
-      wait_previous ();
+      if (semaphores_) {
+        if (acquired_)
+          end_frame ();
+        drain ();
+      } else {
+        wait_previous ();
+      }
     } catch (...) {
     }
+    drop_semaphores ();
     if (gl_buffer_ || memory_object_ || framebuffer_) {
       on_gl_thread (gl_, [&](GstGLContext * context) {
             const GstGLFuncs *gl_funcs = context->gl_vtable;
@@ -80,10 +89,14 @@ public:
 
   bool to_device (GstBuffer * buffer, GstMemory * memory, GstOpenCLFrame * frame) override
   {
-    /* The kernels of the previous frame may still read the shared memory. */
+    /* The kernels of the previous frame may still read the shared memory: the host waits for
+     * them, or GL's copy waits on the device for the queue's hand-over. */
     {
       GlStepTimes::Scope timed { times_, GlStepTimes::WaitPrevious };
-      wait_previous ();
+      if (semaphores_)
+        before_gl_copy ();
+      else
+        wait_previous ();
     }
     times_.frames_in++;
     TextureMap texture (memory, GST_MAP_READ);
@@ -94,7 +107,8 @@ public:
     const guint id = texture.texture ();
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureIn };
-    gl_copy ("GL cannot copy the texture into shared memory", [&](const GstGLFuncs * gl_funcs) {
+    gl_copy ("GL cannot copy the texture into shared memory", !semaphores_,
+        [&](const GstGLFuncs * gl_funcs) {
           if (copy_.ready ()) {
             timed_on_gl (gl_funcs, [&] {
                   if (staging_buffer_) {
@@ -131,7 +145,12 @@ public:
 
   void device_frame (GstOpenCLFrame * frame) override
   {
-    wait_previous ();
+    if (semaphores_) {
+      if (acquired_)
+        end_frame ();
+    } else {
+      wait_previous ();
+    }
     acquire ();
     tight_frame (info_, buffer_, frame);
   }
@@ -140,8 +159,11 @@ public:
   {
     GstMemory *memory = gst_buffer_peek_memory (buffer, 0);
     end_frame ();
-    /* GL reads what the kernels wrote: the host waits for the device (as a download does). */
-    {
+    /* GL reads what the kernels wrote: the host waits for the device (as a download does), or
+     * GL's copy waits on the device for the queue's hand-over. */
+    if (semaphores_) {
+      before_gl_copy ();
+    } else {
       GlStepTimes::Scope timed { times_, GlStepTimes::WaitKernels };
       if (last_release_ ())
         wait_event (device_, last_release_, nullptr);
@@ -156,8 +178,9 @@ public:
     const gint width = GST_VIDEO_INFO_WIDTH (&info_), height = GST_VIDEO_INFO_HEIGHT (&info_);
     GlStepTimes::Scope timed { times_, GlStepTimes::TextureOut };
     /* Not waited for here: the next frame's kernels wait for it before they write the shared
-     * memory again (wait_previous); GL users of the texture come after it on the context, and
-     * readers in other contexts wait for the sync point below. */
+     * memory again (wait_previous, or the hand-over back to the queue); GL users of the texture
+     * come after it on the context, and readers in other contexts wait for the sync point
+     * below. */
     gl_copy ("GL cannot copy shared memory into the texture", false,
         [&](const GstGLFuncs * gl_funcs) {
           if (copy_.ready ()) {
@@ -195,7 +218,11 @@ public:
       device_.queue.enqueueMarkerWithWaitList (nullptr, &marker);
       last_release_ = marker;
     }
+    if (semaphores_)
+      hand_to_gl ();
   }
+
+  bool semaphores () const override { return semaphores_; }
 
 private:
   /* Allocates bytes_ in CUDA, exported, and imports it into OpenCL (buffer_); returns a file
@@ -304,7 +331,8 @@ private:
   bool gpu_timer_pending_ = false;
 
   /* Runs `work` (GL calls) inside the GPU timer; the previous frame's time is collected first
-   * (long complete by now: no wait). */
+   * (complete by now when the host waited for the copy; with semaphores it may not be, and
+   * that frame goes untimed rather than waited for). */
   template<typename F> void timed_on_gl (const GstGLFuncs * gl_funcs, F && work)
   {
     if (!gpu_timer_) {
@@ -312,6 +340,12 @@ private:
       return;
     }
     if (gpu_timer_pending_) {
+      GLuint available = 0;
+      gl_funcs->GetQueryObjectuiv (gpu_timer_, kQueryResultAvailable, &available);
+      if (!available) {
+        work ();
+        return;
+      }
       GLuint64 ns = 0;
       gl_funcs->GetQueryObjectui64v (gpu_timer_, kQueryResult, &ns);
       times_.gpu_in_seconds += ns * 1e-9;
@@ -346,6 +380,8 @@ private:
 
   void acquire ()
   {
+    if (semaphores_)
+      take_for_cl ();
     if (acquire_) {
       cl_mem memory = buffer_ ();
       cl_int status = acquire_ (device_.queue (), 1, &memory, 0, nullptr, nullptr);
@@ -376,15 +412,21 @@ private:
   }
 
   /* The same; without `wait`, a fence after the copy is kept for wait_previous () instead
-   * (where GL has fences). */
+   * (where GL has fences). With semaphores, neither: the copy waits on the device for the
+   * queue's hand-over when there is one, and hands the memory to the queue after it. */
   template<typename F> void gl_copy (const char *what, bool wait, F && copy)
   {
     GLenum error = GL_NO_ERROR;
     on_gl_thread (gl_, [&](GstGLContext * context) {
           const GstGLFuncs *gl_funcs = context->gl_vtable;
           clear_gl_errors (gl_funcs);
+          if (semaphores_ && token_ == Token::ToGl)
+            gl_wait_ (gl_to_gl_, 1, &gl_buffer_, 0, nullptr, nullptr);
           copy (gl_funcs);
-          if (!wait && gl_funcs->FenceSync && gl_funcs->ClientWaitSync &&
+          if (semaphores_) {
+            gl_signal_ (gl_to_cl_, 1, &gl_buffer_, 0, nullptr, nullptr);
+            gl_funcs->Flush ();
+          } else if (!wait && gl_funcs->FenceSync && gl_funcs->ClientWaitSync &&
               gl_funcs->DeleteSync) {
             if (copy_fence_)
               gl_funcs->DeleteSync (copy_fence_);  /* a later fence covers it */
@@ -395,9 +437,181 @@ private:
           }
           error = gl_funcs->GetError ();
         });
+    if (semaphores_)
+      token_ = Token::ToCl;
     if (error != GL_NO_ERROR)
       throw Failure (Failure::Kind::Failed, std::string (what) + " (GL error " +
           std::to_string (error) + ")");
+  }
+
+  /* Ordering by semaphores (GST_OPENCL_GL_ORDER, docs/memory.md "GL textures"): two binary
+   * semaphores, shared by OpenCL and GL, pass the shared memory between them like a token. GL
+   * signals `to_cl` after each copy and the queue waits for it before the kernels touch the
+   * memory; the queue signals `to_gl` after each frame and GL waits for it before its next
+   * copy. The token only goes back once it has arrived, so each semaphore is signalled, then
+   * waited for, strictly in turn (a second signal before its wait is lost, and the wait never
+   * ends). `token_` is where it is: with nobody yet, on its way to OpenCL (GL signalled),
+   * held by the queue, or on its way to GL (the queue signalled). */
+  enum class Token { Free, ToCl, ClHeld, ToGl };
+  using GlWaitSemaphore = void (*) (GLuint, GLuint, const GLuint *, GLuint, const GLuint *,
+      const GLenum *);
+  bool semaphores_ = false;
+  std::unique_ptr<SharedClSemaphore> to_cl_, to_gl_;
+  GLuint gl_to_cl_ = 0, gl_to_gl_ = 0;
+  GlWaitSemaphore gl_wait_ = nullptr, gl_signal_ = nullptr;
+  void (*gl_delete_semaphores_) (GLsizei, const GLuint *) = nullptr;
+  Token token_ = Token::Free;
+
+  void set_up_semaphores ()
+  {
+    std::string why;
+    if (env::word (env::Variable::GlOrder) == 0) {
+      why = "GST_OPENCL_GL_ORDER=host";
+    } else if (opencl_shares_semaphores (device_.cl_device, &why)) {
+      try {
+        to_cl_ = std::make_unique<SharedClSemaphore> (device_);
+        to_gl_ = std::make_unique<SharedClSemaphore> (device_);
+        int fds[2] = { to_cl_->export_fd (), -1 };
+        try {
+          fds[1] = to_gl_->export_fd ();
+        } catch (...) {
+          close (fds[0]);
+          throw;
+        }
+        on_gl_thread (gl_, [&](GstGLContext * context) {
+              why = import_semaphores (context, fds);
+            });
+      } catch (const std::exception & error) {
+        why = std::string ("the shared semaphores failed: ") + error.what ();
+      }
+    }
+    if (!why.empty ()) {
+      GST_INFO ("external-memory: the host orders GL and OpenCL: %s", why.c_str ());
+      drop_semaphores ();
+      return;
+    }
+    semaphores_ = true;
+    GST_INFO ("external-memory: GL and OpenCL ordered by semaphores made by %s",
+        to_cl_->source ());
+  }
+
+  /* On the GL thread: imports the two semaphores' descriptors (GL owns them once imported;
+   * closed here otherwise); what went wrong, or "". */
+  std::string import_semaphores (GstGLContext * context, const int fds[2])
+  {
+    auto lookup = [context] (const char *name) {
+      return gst_gl_context_get_proc_address (context, name);
+    };
+    auto generate = reinterpret_cast<void (*) (GLsizei, GLuint *)> (
+        lookup ("glGenSemaphoresEXT"));
+    auto import_fd = reinterpret_cast<void (*) (GLuint, GLenum, GLint)> (
+        lookup ("glImportSemaphoreFdEXT"));
+    gl_delete_semaphores_ = reinterpret_cast<void (*) (GLsizei, const GLuint *)> (
+        lookup ("glDeleteSemaphoresEXT"));
+    gl_wait_ = reinterpret_cast<GlWaitSemaphore> (lookup ("glWaitSemaphoreEXT"));
+    gl_signal_ = reinterpret_cast<GlWaitSemaphore> (lookup ("glSignalSemaphoreEXT"));
+    if (!gst_gl_context_check_feature (context, "GL_EXT_semaphore_fd") || !generate ||
+        !import_fd || !gl_delete_semaphores_ || !gl_wait_ || !gl_signal_) {
+      close (fds[0]);
+      close (fds[1]);
+      gl_delete_semaphores_ = nullptr;
+      return "GL lacks GL_EXT_semaphore_fd";
+    }
+    const GstGLFuncs *gl_funcs = context->gl_vtable;
+    clear_gl_errors (gl_funcs);
+    generate (1, &gl_to_cl_);
+    generate (1, &gl_to_gl_);
+    import_fd (gl_to_cl_, kHandleTypeOpaqueFd, fds[0]);
+    import_fd (gl_to_gl_, kHandleTypeOpaqueFd, fds[1]);
+    const GLenum error = gl_funcs->GetError ();
+    if (error != GL_NO_ERROR)
+      return "GL cannot import the semaphores (GL error " + std::to_string (error) + ")";
+    return "";
+  }
+
+  void drop_semaphores ()
+  {
+    if (gl_delete_semaphores_ && (gl_to_cl_ || gl_to_gl_)) {
+      on_gl_thread (gl_, [&](GstGLContext *) {
+            const GLuint ids[2] = { gl_to_cl_, gl_to_gl_ };
+            gl_delete_semaphores_ (2, ids);
+          });
+    }
+    gl_to_cl_ = gl_to_gl_ = 0;
+    to_cl_.reset ();
+    to_gl_.reset ();
+    semaphores_ = false;
+    token_ = Token::Free;
+  }
+
+  /* Before a GL copy: the token comes towards GL. The frame the queue holds is ended (which
+   * hands it on); a token on its way to the queue (a frame read and then written in place)
+   * arrives there first and comes back. */
+  void before_gl_copy ()
+  {
+    if (acquired_)
+      end_frame ();
+    if (semaphores_ && token_ == Token::ToCl) {
+      run_ordered ([&] { to_cl_->wait (device_.queue); });
+      token_ = Token::ClHeld;
+    }
+    hand_to_gl ();
+  }
+
+  /* Before the queue uses the memory: the token comes to it. A token on its way to GL (frames
+   * that ended without a GL copy) arrives there first and comes back. */
+  void take_for_cl ()
+  {
+    if (token_ == Token::ToGl) {
+      on_gl_thread (gl_, [&](GstGLContext * context) {
+            gl_wait_ (gl_to_gl_, 1, &gl_buffer_, 0, nullptr, nullptr);
+            gl_signal_ (gl_to_cl_, 1, &gl_buffer_, 0, nullptr, nullptr);
+            context->gl_vtable->Flush ();
+          });
+      token_ = Token::ToCl;
+    }
+    if (token_ == Token::ToCl)
+      run_ordered ([&] { to_cl_->wait (device_.queue); });
+    if (semaphores_)
+      token_ = Token::ClHeld;
+  }
+
+  /* After the queue's last use of the memory: the token goes to GL once the queue gets there. */
+  void hand_to_gl ()
+  {
+    if (!semaphores_ || token_ != Token::ClHeld)
+      return;
+    run_ordered ([&] {
+          to_gl_->signal (device_.queue);
+          device_.queue.flush ();
+        });
+    if (semaphores_)
+      token_ = Token::ToGl;
+  }
+
+  /* Runs a semaphore call of the queue; when it fails, everything enqueued is waited for and
+   * the host orders from then on, with a warning. */
+  template<typename F> void run_ordered (F && call)
+  {
+    try {
+      call ();
+    } catch (const std::exception & error) {
+      GST_WARNING ("external-memory: semaphores given up, the host orders GL and OpenCL: %s",
+          error.what ());
+      drain ();
+      drop_semaphores ();
+    }
+  }
+
+  /* Waits until the queue and GL have done everything enqueued. */
+  void drain ()
+  {
+    finish_queue (device_, nullptr);
+    on_gl_thread (gl_, [&](GstGLContext * context) {
+          context->gl_vtable->Finish ();
+        });
+    last_release_ = cl::Event ();
+    token_ = Token::Free;
   }
 };
 

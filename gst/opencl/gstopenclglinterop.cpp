@@ -156,6 +156,12 @@ GlInterop::device_frame (ElementDevice &, GstBuffer * buffer, GstOpenCLFrame * f
   return true;
 }
 
+bool
+GlInterop::semaphores () const
+{
+  return backend_ && backend_->semaphores ();
+}
+
 void
 GlInterop::from_device (ElementDevice &, GstBuffer * buffer)
 {

@@ -121,6 +121,9 @@ public:
       GstGLContext * gl_context, const GstVideoInfo & info);
 #endif
   GlInteropPath path () const { return path_; }
+  /* Whether the path's GL and OpenCL work wait for each other on the device (external-memory
+   * with semaphores), not on the host. */
+  bool semaphores () const;
 
   /* New caps: the path is chosen again (configure above, from configure_gl_interop). */
   void configure (const GstVideoInfo *) override { reset (); }

@@ -31,6 +31,7 @@
 
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclcudadriver.h"
+#include "opencl/gstopenclsemaphore.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclvulkan.h"
 
