@@ -597,7 +597,7 @@ CudaFrames::device_frame (ElementDevice & device, GstBuffer * buffer, GstOpenCLF
   return true;
 }
 
-void
+bool
 CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
 {
   SharedBuffer *slot = slots_->current;
@@ -612,19 +612,23 @@ CudaFrames::from_device (ElementDevice & device, GstBuffer * buffer)
   CUstream memory_stream = target.memory_stream ();
   CUstream stream = memory_stream ? memory_stream : order.stream ();
   order.before_copy_out (device, slot->done, stream);
+  /* Without semaphores (or once given up) the host waited for the kernels just now. */
+  const bool waited = !order.semaphores ();
   copy_planes (&slots_->info, slot->address, slots_->info.offset, slots_->info.stride,
       target.pointer, target.offsets, target.strides, stream);
   order.after_copy_out (stream);
   auto & cuda = CudaDriver::get ();
   if (!memory_stream || !cuda.orders ()) {
+    /* The copy came after the kernels: they are done too. */
     check_cuda (cuda.stream_synchronize (stream), "the CUDA copy of a frame");
-    return;
+    return true;
   }
   if (!slot->copied)
     check_cuda (cuda.event_create (&slot->copied, kCudaEventDisableTiming), "cuEventCreate");
   slot->copied_context = target.context;
   check_cuda (cuda.event_record (slot->copied, stream), "cuEventRecord");
   slot->copy_pending = true;
+  return waited;
 }
 
 void

@@ -109,7 +109,7 @@ public:
       GstOpenCLFrame * frame) override;
   /* The kernels of this frame are enqueued and wrote the shared buffer: waits for them and
    * copies it into `buffer`'s CUDA memory. */
-  void from_device (ElementDevice & device, GstBuffer * buffer) override;
+  bool from_device (ElementDevice & device, GstBuffer * buffer) override;
   /* The kernels of this frame only read the shared buffer: it is free again once they end. */
   void end_frame (ElementDevice & device) override;
 

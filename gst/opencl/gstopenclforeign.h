@@ -39,8 +39,10 @@ public:
   virtual bool device_frame (ElementDevice & device, GstBuffer * buffer,
       GstOpenCLFrame * frame) = 0;
   /* Output, once the kernels are enqueued: puts the device frame into `buffer`'s memory, where
-   * the other API reads it (waits for the device where that API cannot). */
-  virtual void from_device (ElementDevice & device, GstBuffer * buffer) = 0;
+   * the other API reads it (waits for the device where that API cannot). Returns whether the
+   * host waited for the kernels (their profiling events are then complete); not where the two
+   * APIs wait for each other on the device. */
+  virtual bool from_device (ElementDevice & device, GstBuffer * buffer) = 0;
   /* Lets go of what to_device or device_frame took for this frame (enqueued, no wait). */
   virtual void end_frame (ElementDevice & device) = 0;
 };

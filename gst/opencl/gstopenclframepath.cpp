@@ -621,10 +621,8 @@ FrameTrip::finish (bool written)
       return false;
     case FrameRoute::Gl:
     case FrameRoute::Cuda:
-      if (written) {
-        foreign_->from_device (device_, buffer_);  /* the other API reads it: waits */
-        return true;
-      }
+      if (written)
+        return foreign_->from_device (device_, buffer_);  /* whether the host waited */
       foreign_->end_frame (device_);
       return false;
     case FrameRoute::Wrapped: {

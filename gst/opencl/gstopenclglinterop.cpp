@@ -162,11 +162,13 @@ GlInterop::semaphores () const
   return backend_ && backend_->semaphores ();
 }
 
-void
+bool
 GlInterop::from_device (ElementDevice &, GstBuffer * buffer)
 {
-  if (backend_)
-    backend_->to_texture (buffer);
+  if (!backend_)
+    return true;
+  backend_->to_texture (buffer);
+  return !backend_->semaphores ();
 }
 
 void

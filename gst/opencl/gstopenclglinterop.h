@@ -135,8 +135,9 @@ public:
   bool to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame) override;
   bool device_frame (ElementDevice & device, GstBuffer * buffer,
       GstOpenCLFrame * frame) override;
-  /* Waits for the device: GL reads the texture next. */
-  void from_device (ElementDevice & device, GstBuffer * buffer) override;
+  /* GL reads the texture next: the host waits for the device, or with semaphores GL waits for
+   * it on the device. */
+  bool from_device (ElementDevice & device, GstBuffer * buffer) override;
   void end_frame (ElementDevice & device) override;
 
 private:
