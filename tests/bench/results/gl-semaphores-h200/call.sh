@@ -1,4 +1,5 @@
-# GPU call 1 (2026-11-29): GL and OpenCL ordered by semaphores on the external-memory path.
+# GPU call 1 and 2 (2026-11-29; call 2 after the fix of the kernel-time read, its outputs packed
+# into one archive, as the device tool returns 8 files at most): GL and OpenCL ordered by semaphores on the external-memory path.
 # The GL tests (gl_interop with test_gl_orders, gl) and the CUDA tests (the semaphore room they
 # now share), the GL chain timed in both orders in alternating rounds, then the GL soak.
 B=build-gpu
@@ -18,3 +19,4 @@ for round in 1 2; do
 done
 SOAK_RUNS=6 SOAK_LOGS=$OUT/soak timeout 150 bash tests/gl-soak.sh $B gl-chain gl-sink gl-upload gl-decoder > $OUT/soak.txt 2>&1
 echo "soak status $?" >> $OUT/soak.txt
+cd $OUT && tar czf ../all.tgz . && rm -rf ./* && mv ../all.tgz .
