@@ -27,6 +27,11 @@
  *               (reported as the element's `gl-interop`)
  *   gl-host     the same with GST_OPENCL_GL_INTEROP=host-copy: the textures cross the host
  *   gl-sink     gl without gldownload: the textures go into fakesink (no read-back queued on GL)
+ *   gl-source   gltestsrc ! GL memory RGBA ! fakesink: GL drawing the frames alone
+ *   gl-peer     gltestsrc ! GL memory RGBA ! glshader ! fakesink: glshader with its default
+ *               shader, a GL filter of GStreamer's own drawing each frame: the peer of gl-sink
+ *               (not followed by gldownload: GStreamer 1.22's gldownload after a GL filter
+ *               posts a critical warning per frame)
  *   source-host videotestsrc pattern=solid-color ! RGBA ! fakesink, the sink mapping each frame:
  *               the CPU's cost of drawing a frame, which filter-host and histogram-host include
  *   filter-app  appsrc ! RGBA ! openclbilateral radius=4 ! RGBA ! fakesink: the application
@@ -253,15 +258,22 @@ describe_case (const std::string & name, int width, int height, int buffers,
         host_caps + " ! openclupload ! " + device_caps +
         " ! openclhistogram name=histogram ! fakesink name=sink sync=false";
   }
-  if (name == "gl" || name == "gl-host" || name == "gl-sink") {
-    *measured = { "bilateral" };
+  if (name.rfind ("gl", 0) == 0) {
     /* GST_OPENCL_BENCH_GL_PATTERN: another gltestsrc pattern (what drawing costs GL). */
     const char *pattern = g_getenv ("GST_OPENCL_BENCH_GL_PATTERN");
-    return std::string ("gltestsrc pattern=") + (pattern ? pattern : "smpte") +
-        " num-buffers=" + n + " ! video/x-raw(memory:GLMemory),"
+    const std::string source = std::string ("gltestsrc pattern=") +
+        (pattern ? pattern : "smpte") + " num-buffers=" + n + " ! video/x-raw(memory:GLMemory),"
         "format=RGBA,width=" + std::to_string (width) + ",height=" + std::to_string (height) +
-        ",framerate=30/1 ! openclbilateral name=bilateral radius=4 ! " +
-        (name == "gl-sink" ? "" : "gldownload ! ") + "fakesink name=sink sync=false";
+        ",framerate=30/1 ! ";
+    if (name == "gl-source")
+      return source + "fakesink name=sink sync=false";
+    if (name == "gl-peer")
+      return source + "glshader ! fakesink name=sink sync=false";
+    if (name == "gl" || name == "gl-host" || name == "gl-sink") {
+      *measured = { "bilateral" };
+      return source + "openclbilateral name=bilateral radius=4 ! " +
+          (name == "gl-sink" ? "" : "gldownload ! ") + "fakesink name=sink sync=false";
+    }
   }
   if (name == "kernel-resident" || name == "kernel-image-resident") {
     *measured = { "source", "kernel" };
@@ -553,7 +565,7 @@ parse_options (int argc, char **argv)
   table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
       "kernel-resident, kernel-image-resident, decode, decode-histogram, "
       "decode-histogram-host (these three: GST_OPENCL_BENCH_CLIP), "
-      "histogram-host, filter-pool, gl, gl-host, gl-sink, source-host, filter-app, filter-app-queued, "
+      "histogram-host, filter-pool, gl, gl-host, gl-sink, gl-source, gl-peer, source-host, filter-app, filter-app-queued, "
       "histogram-app (default resident,round-trip,filter-host)");
   table.parse (argc, argv);
   return options;
