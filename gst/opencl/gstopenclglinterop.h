@@ -15,8 +15,10 @@
  *                   the CUDA driver (the only exporter on such machines without Vulkan) is
  *                   imported by both: GL copies the texture into it (a pixel-pack buffer) or out
  *                   of it (a pixel-unpack buffer), OpenCL kernels read or write it in place.
- *                   Frames never visit the host; the host waits for GL before OpenCL reads and
- *                   for OpenCL before GL reads.
+ *                   Frames never visit the host. GL and OpenCL wait for each other on the device
+ *                   through two semaphores per buffer where GL (GL_EXT_semaphore_fd) and OpenCL
+ *                   (or Vulkan) give them; else the host waits for GL before OpenCL reads and for
+ *                   OpenCL before GL reads (GST_OPENCL_GL_ORDER=host asks for that).
  *  host-copy        the texture is downloaded into system memory and uploaded to the device
  *                   (GstGLMemory maps), and the other way for output.
  *
