@@ -168,10 +168,10 @@ struct GlStepTimes
   enum Step { WaitPrevious, TextureIn, WaitKernels, TextureOut, Count };
   double seconds[Count] = {};
   guint64 frames_in = 0, frames_out = 0;
-  /* GL's own time for the copies into shared memory (a GL_TIME_ELAPSED query), where GL has
-   * queries. */
-  double gpu_in_seconds = 0;
-  guint64 gpu_in_frames = 0;
+  /* GL's own time for the copies into shared memory [0] and out of it [1] (GL_TIME_ELAPSED
+   * queries), where GL has queries. */
+  double gpu_seconds[2] = { 0, 0 };
+  guint64 gpu_frames[2] = { 0, 0 };
 
   static const char *step_name (Step step)
   {
@@ -207,10 +207,12 @@ struct GlStepTimes
         G_GUINT64_FORMAT " frames)", path, per (seconds[WaitPrevious], frames_in),
         per (seconds[TextureIn], frames_in), frames_in, per (seconds[WaitKernels], frames_out),
         per (seconds[TextureOut], frames_out), frames_out);
-    if (gpu_in_frames)
-      GST_INFO ("%s: GL time of the copy into shared memory %.3f ms per frame (%"
-          G_GUINT64_FORMAT " frames)", path, per (gpu_in_seconds, gpu_in_frames),
-          gpu_in_frames);
+    static const char *ways[2] = { "into", "out of" };
+    for (int way = 0; way < 2; way++)
+      if (gpu_frames[way])
+        GST_INFO ("%s: GL time of the copy %s shared memory %.3f ms per frame (%"
+            G_GUINT64_FORMAT " frames)", path, ways[way],
+            per (gpu_seconds[way], gpu_frames[way]), gpu_frames[way]);
   }
 };
 

@@ -67,8 +67,8 @@ public:
             copy_.clear (context);
             if (staging_buffer_)
               gl_funcs->DeleteBuffers (1, &staging_buffer_);
-            if (gpu_timer_)
-              gl_funcs->DeleteQueries (1, &gpu_timer_);
+            if (gpu_timer_[0])
+              gl_funcs->DeleteQueries (2, gpu_timer_);
             if (framebuffer_)
               gl_funcs->DeleteFramebuffers (1, &framebuffer_);
             if (gl_buffer_)
@@ -110,7 +110,7 @@ public:
     gl_copy ("GL cannot copy the texture into shared memory", !semaphores_,
         [&](const GstGLFuncs * gl_funcs) {
           if (copy_.ready ()) {
-            timed_on_gl (gl_funcs, [&] {
+            timed_on_gl (gl_funcs, 0, [&] {
                   if (staging_buffer_) {
                     /* GST_OPENCL_GL_COPY=staged: through a buffer of GL's own first. */
                     copy_.texture_to_buffer (gl_, id, staging_buffer_, width, height);
@@ -184,7 +184,9 @@ public:
     gl_copy ("GL cannot copy shared memory into the texture", false,
         [&](const GstGLFuncs * gl_funcs) {
           if (copy_.ready ()) {
-            copy_.buffer_to_texture (gl_, gl_buffer_, id, width, height);
+            timed_on_gl (gl_funcs, 1, [&] {
+                  copy_.buffer_to_texture (gl_, gl_buffer_, id, width, height);
+                });
             return;
           }
           gl_funcs->BindTexture (GL_TEXTURE_2D, id);
@@ -309,7 +311,7 @@ private:
     if (gl_funcs->GenQueries && gl_funcs->BeginQuery && gl_funcs->GetQueryObjectui64v &&
         gst_gl_context_check_gl_version (context, (GstGLAPI) (GST_GL_API_OPENGL |
                 GST_GL_API_OPENGL3), 3, 3))
-      gl_funcs->GenQueries (1, &gpu_timer_);
+      gl_funcs->GenQueries (2, gpu_timer_);
     clear_gl_errors (gl_funcs);
   }
 
@@ -327,34 +329,36 @@ private:
   GlStepTimes times_;
   GlFrameCopy copy_;
   GLuint staging_buffer_ = 0;    /* GST_OPENCL_GL_COPY=staged */
-  GLuint gpu_timer_ = 0;         /* GL_TIME_ELAPSED query of the copy in, where GL has them */
-  bool gpu_timer_pending_ = false;
+  /* GL_TIME_ELAPSED queries of the copy in [0] and out [1], where GL has them. */
+  GLuint gpu_timer_[2] = { 0, 0 };
+  bool gpu_timer_pending_[2] = { false, false };
 
   /* Runs `work` (GL calls) inside the GPU timer; the previous frame's time is collected first
    * (complete by now when the host waited for the copy; with semaphores it may not be, and
    * that frame goes untimed rather than waited for). */
-  template<typename F> void timed_on_gl (const GstGLFuncs * gl_funcs, F && work)
+  template<typename F> void timed_on_gl (const GstGLFuncs * gl_funcs, int way, F && work)
   {
-    if (!gpu_timer_) {
+    const GLuint timer = gpu_timer_[way];
+    if (!timer) {
       work ();
       return;
     }
-    if (gpu_timer_pending_) {
+    if (gpu_timer_pending_[way]) {
       GLuint available = 0;
-      gl_funcs->GetQueryObjectuiv (gpu_timer_, kQueryResultAvailable, &available);
+      gl_funcs->GetQueryObjectuiv (timer, kQueryResultAvailable, &available);
       if (!available) {
         work ();
         return;
       }
       GLuint64 ns = 0;
-      gl_funcs->GetQueryObjectui64v (gpu_timer_, kQueryResult, &ns);
-      times_.gpu_in_seconds += ns * 1e-9;
-      times_.gpu_in_frames++;
+      gl_funcs->GetQueryObjectui64v (timer, kQueryResult, &ns);
+      times_.gpu_seconds[way] += ns * 1e-9;
+      times_.gpu_frames[way]++;
     }
-    gl_funcs->BeginQuery (kTimeElapsed, gpu_timer_);
+    gl_funcs->BeginQuery (kTimeElapsed, timer);
     work ();
     gl_funcs->EndQuery (kTimeElapsed);
-    gpu_timer_pending_ = true;
+    gpu_timer_pending_[way] = true;
   }
   GLsync copy_fence_ = nullptr;  /* after the last copy into a texture, not yet waited for */
   GLuint memory_object_ = 0, gl_buffer_ = 0, framebuffer_ = 0;
