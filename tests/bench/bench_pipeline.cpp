@@ -30,6 +30,7 @@
  *   gl-source   gltestsrc ! GL memory RGBA ! fakesink: GL drawing the frames alone
  *   gl-histogram  gltestsrc ! GL memory RGBA ! openclhistogram ! fakesink: GL frames read by a
  *               short kernel (one hand-over to OpenCL and back per frame, no copy out)
+ *   gl-histogram-drawn  the same with glshader before the element: GL draws each frame twice
  *   gl-peer     gltestsrc ! GL memory RGBA ! glshader ! fakesink: glshader with its default
  *               shader, a GL filter of GStreamer's own drawing each frame: the peer of gl-sink
  *               (not followed by gldownload: GStreamer 1.22's gldownload after a GL filter
@@ -271,9 +272,10 @@ describe_case (const std::string & name, int width, int height, int buffers,
       return source + "fakesink name=sink sync=false";
     if (name == "gl-peer")
       return source + "glshader ! fakesink name=sink sync=false";
-    if (name == "gl-histogram") {
+    if (name == "gl-histogram" || name == "gl-histogram-drawn") {
       *measured = { "histogram" };
-      return source + "openclhistogram name=histogram ! fakesink name=sink sync=false";
+      return source + (name == "gl-histogram-drawn" ? "glshader ! " : "") +
+          "openclhistogram name=histogram ! fakesink name=sink sync=false";
     }
     if (name == "gl" || name == "gl-host" || name == "gl-sink") {
       *measured = { "bilateral" };
@@ -571,7 +573,7 @@ parse_options (int argc, char **argv)
   table.list ("--cases C,...", &options.cases, "resident, round-trip, filter-host, "
       "kernel-resident, kernel-image-resident, decode, decode-histogram, "
       "decode-histogram-host (these three: GST_OPENCL_BENCH_CLIP), "
-      "histogram-host, filter-pool, gl, gl-host, gl-sink, gl-source, gl-peer, gl-histogram, source-host, filter-app, filter-app-queued, "
+      "histogram-host, filter-pool, gl, gl-host, gl-sink, gl-source, gl-peer, gl-histogram, gl-histogram-drawn, source-host, filter-app, filter-app-queued, "
       "histogram-app (default resident,round-trip,filter-host)");
   table.parse (argc, argv);
   return options;
