@@ -1108,3 +1108,45 @@ convert_unscaled_bilinear (__global const uchar * in, PLANE_ARGS (in), __global 
 }
 
 #endif
+
+/* The halving kernel, halve_packed: 8-bit RGBA or BGRA (the same format in and out, through
+ * the identity map) halved in each direction with the bilinear method. The general kernel's
+ * taps then sit halfway between two pixels on both axes (weights of one half), so each output
+ * component is the mean of a 2x2 block, and its floor (v + 0.5) is (sum + 2) / 4 in integers:
+ * the same bits. Four output pixels per work-item, from two rows of eight input words; the
+ * components are summed in 16-bit lanes of 32-bit words, two at a time (the four sums of 8-bit
+ * codes fit in 10 bits). Offsets and strides are in bytes, multiples of 4. */
+#define LANE_BYTES 0x00FF00FFu
+
+inline uint
+mean_of_four (uint a, uint b, uint c, uint d)
+{
+  const uint even = (a & LANE_BYTES) + (b & LANE_BYTES) + (c & LANE_BYTES) +
+      (d & LANE_BYTES) + 0x00020002u;
+  const uint odd = ((a >> 8) & LANE_BYTES) + ((b >> 8) & LANE_BYTES) +
+      ((c >> 8) & LANE_BYTES) + ((d >> 8) & LANE_BYTES) + 0x00020002u;
+  return ((even >> 2) & LANE_BYTES) | (((odd >> 2) & LANE_BYTES) << 8);
+}
+
+__kernel void
+halve_packed (__global const uchar * in, int in_offset, int in_stride, __global uchar * out,
+    int out_offset, int out_stride, int out_w, int out_h)
+{
+  const int x0 = get_global_id (0) * 4, y = get_global_id (1);
+  if (x0 >= out_w || y >= out_h)
+    return;
+  __global const uint *top = (__global const uint *) (in + in_offset + 2 * y * in_stride) +
+      2 * x0;
+  __global const uint *bottom = (__global const uint *) ((__global const uchar *) top +
+      in_stride);
+  __global uint *row = (__global uint *) (out + out_offset + y * out_stride) + x0;
+  if (x0 + 4 <= out_w) {
+    const uint8 t = vload8 (0, top), b = vload8 (0, bottom);
+    vstore4 ((uint4) (mean_of_four (t.s0, t.s1, b.s0, b.s1),
+            mean_of_four (t.s2, t.s3, b.s2, b.s3), mean_of_four (t.s4, t.s5, b.s4, b.s5),
+            mean_of_four (t.s6, t.s7, b.s6, b.s7)), 0, row);
+    return;
+  }
+  for (int i = 0; x0 + i < out_w; i++)
+    row[i] = mean_of_four (top[2 * i], top[2 * i + 1], bottom[2 * i], bottom[2 * i + 1]);
+}

@@ -315,7 +315,7 @@ name (GstVideoFormat format)
  * kernel" per frame), counted while a test listens. */
 struct KernelCounts
 {
-  std::atomic<int> unscaled { 0 }, general { 0 };
+  std::atomic<int> unscaled { 0 }, general { 0 }, halving { 0 };
 };
 
 void
@@ -330,6 +330,8 @@ count_kernels (GstDebugCategory * category, GstDebugLevel, const gchar *, const 
     counts->unscaled++;
   else if (strcmp (text, "general kernel") == 0)
     counts->general++;
+  else if (strcmp (text, "halving kernel") == 0)
+    counts->halving++;
 }
 
 /* Whether two output frames of `info` hold the same bytes in every plane's rows (not the
@@ -423,7 +425,72 @@ check_unscaled (const Pair & pair, uint32_t seed, KernelCounts & counts)
   }
 }
 
+/* `pair` through the general kernel (GST_OPENCL_CONVERT_FAST=0) and with the fast kernels
+ * allowed (=1): the same bytes, and the halving kernel took both frames exactly when `halves`. */
+void
+check_halving (const Pair & pair, uint32_t seed, KernelCounts & counts, bool halves)
+{
+  const std::string what = caps_of (pair.in, pair.iw, pair.ih, pair.in_extra) + " -> " +
+      caps_of (pair.out, pair.ow, pair.oh, pair.out_extra) + (pair.method == Method::Nearest ?
+      " nearest" : " bilinear") + " pad " + std::to_string (pair.pad);
+  Run runs[2];
+  for (int fast = 0; fast < 2; fast++) {
+    counts.general = counts.halving = 0;
+    run_unscaled (pair, seed, fast ? "1" : "0", runs[fast]);
+    fail_unless (runs[fast].error.empty (), "%s: %s", what.c_str (), runs[fast].error.c_str ());
+    fail_unless_equals_int ((int) runs[fast].out.size (), 2);
+    const bool expected = fast && halves;
+    fail_unless (counts.halving == (expected ? 2 : 0) && counts.general == (expected ? 0 : 2),
+        "%s, GST_OPENCL_CONVERT_FAST=%d: the halving kernel took %d frames, the general one %d",
+        what.c_str (), fast, counts.halving.load (), counts.general.load ());
+  }
+  GstVideoInfo out_info;
+  fail_unless (gst_video_info_from_caps (&out_info, runs[0].out_caps));
+  for (size_t i = 0; i < 2; i++) {
+    std::string where;
+    fail_unless (same_bytes (runs[1].out[i], runs[0].out[i], &out_info, &where),
+        "%s, %s frame: the fast path differs from the general kernel at %s", what.c_str (),
+        i == 0 ? "random" : "smooth", where.c_str ());
+  }
+}
+
 }  // namespace
+
+/* The halving kernel (8-bit RGBA or BGRA to itself, half the size each way, bilinear) gives the
+ * general kernel's bytes: output widths of whole runs of four and not (the last work-item's
+ * pixel by pixel), padded rows; and it is not taken where it does not apply (another format,
+ * not exactly half, nearest). */
+GST_START_TEST (test_halving_kernel)
+{
+  SharingContext one_context;
+  KernelCounts counts;
+  gst_debug_set_threshold_for_name ("openclconvert", GST_LEVEL_LOG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_kernels, &counts, nullptr);
+  uint32_t seed = 9000;
+  for (GstVideoFormat format : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA }) {
+    Pair whole { format, format, 64, 48, 32, 24 };
+    check_halving (whole, seed += 3, counts, true);
+    Pair odd { format, format, 74, 50, 37, 25 };
+    odd.pad = 12;
+    check_halving (odd, seed += 3, counts, true);
+    Pair wide { format, format, 642, 38, 321, 19 };
+    wide.pad = 4;
+    check_halving (wide, seed += 3, counts, true);
+  }
+  Pair other { GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_RGBx, 64, 48, 32, 24 };
+  check_halving (other, seed += 3, counts, false);
+  Pair swizzle { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, 64, 48, 32, 24 };
+  check_halving (swizzle, seed += 3, counts, false);
+  Pair not_half { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA, 65, 48, 32, 24 };
+  check_halving (not_half, seed += 3, counts, false);
+  Pair nearest { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA, 64, 48, 32, 24 };
+  nearest.method = Method::Nearest;
+  check_halving (nearest, seed += 3, counts, false);
+  gst_debug_remove_log_function (count_kernels);
+  gst_debug_add_log_function (gst_debug_log_default, nullptr, nullptr);
+}
+GST_END_TEST;
 
 /* Every pair of different formats at 65x49, rows packed and padded. */
 GST_START_TEST (test_every_format_pair)
@@ -929,7 +996,8 @@ convertscale_suite (void)
   return TESTUTIL_SUITE ("openclconvertscale", 600, test_passthrough, test_every_format_pair,
       test_padded_rows, test_matrices_and_ranges, test_chroma_sites, test_scaling,
       test_lanczos, test_crop_meta, test_crop_per_frame, test_crop_meta_offered, test_round_trip,
-      test_opencl_memory, test_against_videoconvertscale, test_unscaled_kernel, test_work_groups);
+      test_opencl_memory, test_against_videoconvertscale, test_unscaled_kernel,
+      test_halving_kernel, test_work_groups);
 }
 
 GST_CHECK_MAIN (convertscale);

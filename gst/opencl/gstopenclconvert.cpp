@@ -318,6 +318,27 @@ unscaled_kind (Device & device, const GstVideoInfo * in, const GstVideoInfo * ou
   return blocks && (asked == 3 || (asked == 1 && gpu)) ? Unscaled::Blocks : Unscaled::Runs;
 }
 
+/* Whether the halving kernel converts `in` to `out`: the same 8-bit RGBA or BGRA format, the
+ * output half the input's width and height, the colour map the identity (`map`), and
+ * GST_OPENCL_CONVERT_FAST not 0. */
+bool
+halves (const GstVideoInfo * in, const GstVideoInfo * out, const ColourMap & map)
+{
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (in);
+  if ((format != GST_VIDEO_FORMAT_RGBA && format != GST_VIDEO_FORMAT_BGRA) ||
+      GST_VIDEO_INFO_FORMAT (out) != format || env::word (env::Variable::ConvertFast) == 0 ||
+      GST_VIDEO_INFO_WIDTH (in) != 2 * GST_VIDEO_INFO_WIDTH (out) ||
+      GST_VIDEO_INFO_HEIGHT (in) != 2 * GST_VIDEO_INFO_HEIGHT (out) || map.alpha_scale != 1.0f)
+    return false;
+  for (int row = 0; row < 3; row++) {
+    const float *m = map.m[row].s;
+    for (int column = 0; column < 4; column++)
+      if (m[column] != (column == row ? 1.0f : 0.0f))
+        return false;
+  }
+  return true;
+}
+
 /* The conversion kernels' work-group width (groups of N x 1; 0: the driver's choice):
  * GST_OPENCL_CONVERT_GROUP's where it is set; on a GPU, four times the kernel's preferred
  * multiple (warps or wavefronts: 128 work-items on NVIDIA's, where groups of 128 took NV12 ->
@@ -580,6 +601,13 @@ FrameConverter::configure (Device & device, const GstVideoInfo * in, const GstVi
     unscaled_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + columns - 1) / columns,
         (GST_VIDEO_INFO_HEIGHT (out) + rows - 1) / rows);
   }
+  if (halves (in, out, map)) {
+    halve_ = device.kernel ("convertscale", "halve_packed", options);
+    halve_global_ = cl::NDRange ((GST_VIDEO_INFO_WIDTH (out) + 3) / 4,
+        GST_VIDEO_INFO_HEIGHT (out));
+    GST_DEBUG ("%s -> %s: the halving kernel too", gst_video_format_to_string (
+            GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)));
+  }
   GST_DEBUG ("%s -> %s: general kernel%s", gst_video_format_to_string (
           GST_VIDEO_INFO_FORMAT (in)), gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (out)),
       unscaled == Unscaled::Blocks ? " and unscaled kernels (blocks)" : unscaled ==
@@ -605,7 +633,8 @@ FrameConverter::general (ScaleMethod method)
 void
 FrameConverter::set_up_general (Device & device)
 {
-  group_ = group_width (device, { general_[0], general_[1], unscaled_[0], unscaled_[1] });
+  group_ = group_width (device, { general_[0], general_[1], unscaled_[0], unscaled_[1],
+        halve_ });
   /* One work-item per output pixel, or per 2x2 block of a 4:2:0 output. */
   const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
   const bool out_420 = is_420 (GST_VIDEO_INFO_FORMAT (&out_));
@@ -678,6 +707,22 @@ FrameConverter::takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame 
   return rect.x == 0 && rect.y == 0 && rect.w == w && rect.h == h;
 }
 
+bool
+FrameConverter::takes_halve (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
+    ScaleMethod method, bool add_borders, const PixelRect & source) const
+{
+  if (!halve_ () || method != ScaleMethod::Bilinear || !rows_aligned (in) ||
+      !rows_aligned (out))
+    return false;
+  const int w = GST_VIDEO_INFO_WIDTH (&out_), h = GST_VIDEO_INFO_HEIGHT (&out_);
+  if (GST_VIDEO_INFO_WIDTH (&in.info) != 2 * w || GST_VIDEO_INFO_HEIGHT (&in.info) != 2 * h ||
+      GST_VIDEO_INFO_WIDTH (&out.info) != w || GST_VIDEO_INFO_HEIGHT (&out.info) != h ||
+      source.x != 0 || source.y != 0 || source.w != 2 * w || source.h != 2 * h)
+    return false;
+  const PixelRect rect = picture_rect (&in_, source, &out_, add_borders);
+  return rect.x == 0 && rect.y == 0 && rect.w == w && rect.h == h;
+}
+
 /* The frame through the unscaled kernel of `method` (nearest or bilinear). */
 void
 FrameConverter::convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
@@ -702,6 +747,16 @@ FrameConverter::convert (ElementDevice & device, const GstOpenCLFrame & in,
     throw Failure (Failure::Kind::Failed, "the converter is configured for a tensor output");
   if (takes_unscaled (in, out, method, add_borders, source)) {
     convert_unscaled (device, in, out, method);
+    return;
+  }
+  if (takes_halve (in, out, method, add_borders, source)) {
+    set_args (halve_, in.buffer, (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&in.info, 0),
+        (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&in.info, 0), out.buffer,
+        (cl_int) GST_VIDEO_INFO_PLANE_OFFSET (&out.info, 0),
+        (cl_int) GST_VIDEO_INFO_PLANE_STRIDE (&out.info, 0),
+        (cl_int) GST_VIDEO_INFO_WIDTH (&out_), (cl_int) GST_VIDEO_INFO_HEIGHT (&out_));
+    GST_LOG ("halving kernel");
+    launch (device, halve_, halve_global_);
     return;
   }
   GST_LOG ("general kernel");

@@ -140,6 +140,13 @@ private:
 
   bool takes_unscaled (const GstOpenCLFrame & in, const GstOpenCLFrame & out,
       ScaleMethod method, bool add_borders, const PixelRect & picture) const;
+  /* The halving kernel (halve_packed), where configure () found the pair and sizes eligible:
+   * 8-bit RGBA or BGRA to itself through the identity map, each side half the input's;
+   * convert () takes it for bilinear frames whose picture is the whole input and output. */
+  cl::Kernel halve_;
+  cl::NDRange halve_global_;
+  bool takes_halve (const GstOpenCLFrame & in, const GstOpenCLFrame & out, ScaleMethod method,
+      bool add_borders, const PixelRect & picture) const;
   void convert_unscaled (ElementDevice & device, const GstOpenCLFrame & in,
       const GstOpenCLFrame & out, ScaleMethod method);
 };
