@@ -143,8 +143,9 @@ const Entry VARIABLES[] = {
       { "0", "1", "runs", "blocks" }, 1, "0, 1, runs or blocks",
       "0, 1, runs or blocks (default 1)",
       "0: openclconvertscale and the sources convert with the general kernel only, never an "
-      "unscaled one; runs or blocks: that unscaled kernel on any device, where one applies; 1: "
-      "the device's (tests, comparisons)"),
+      "unscaled or halving one; runs or blocks: that unscaled kernel on any device, where one "
+      "applies; 1: the device's; every value but 0 also halves 8-bit RGBA/BGRA with the "
+      "halving kernel (tests, comparisons)"),
   number_row (V::ConvertGroup, "GST_OPENCL_CONVERT_GROUP", Malformed::Warning, 0, 1024,
       "a work-group width",
       "0 to 1024 (default: 4 times the kernel's preferred multiple on a GPU, the driver's "
