@@ -58,6 +58,9 @@ struct Case
   convertscale_reference::Crop crop { 0, 0, 0, 0 };
   /* Bytes each input row is longer than the caps' stride. */
   int pad = 6;
+  /* The tensor's memory: "" (system memory) or "memory:OpenCLMemory" (the output buffer must
+   * then be OpenCL memory: the kernel writes it on the device). */
+  std::string out_memory;
 };
 
 
@@ -69,7 +72,7 @@ describe (const Case & c)
       std::to_string (c.out_h) + (c.half ? " float16" : " float32") + (c.nchw ? " nchw" :
       " nhwc") + (c.borders ? " letterboxed" : " stretched") + (c.content == Content::Random ?
       " random" : " structured") + " " + method_nick (c.method) + (c.crop.w > 0 ?
-      " cropped" : "");
+      " cropped" : "") + (c.out_memory.empty () ? "" : " into " + c.out_memory);
 }
 
 /* A frame of `info`, each row of each plane `pad` bytes longer than the info's stride. */
@@ -135,7 +138,8 @@ convert (const Case & c, GstBuffer * input, std::string * error)
       "openclconvertscale name=cs tensor-layout=" +
       (c.nchw ? "nchw" : "nhwc") + " add-borders=" + (c.borders ? "true" : "false") +
       " method=" + method_nick (c.method) +
-      " ! appsink name=sink sync=false caps=\"other/tensors,format=static,num_tensors=1,types=" +
+      " ! appsink name=sink sync=false caps=\"other/tensors" + (c.out_memory.empty () ? "" :
+          "(" + c.out_memory + ")") + ",format=static,num_tensors=1,types=" +
       (c.half ? "float16" : "float32") + ",dimensions=" + dimensions_of (c) + "\"";
   GstElement *pipeline = testutil::parse_pipeline (line);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
@@ -248,6 +252,11 @@ run_case (const Case & c, uint32_t seed)
   GstBuffer *output = convert (c, input, &error);
   fail_unless (output != nullptr, "%s: no output: %s", describe (c).c_str (), error.c_str ());
   fail_unless (error.empty (), "%s: %s", describe (c).c_str (), error.c_str ());
+  /* The memory the caps say: OpenCL memory written on the device, or plain system memory. */
+  fail_unless_equals_int (gst_buffer_n_memory (output), 1);
+  const bool opencl = gst_memory_is_type (gst_buffer_peek_memory (output, 0), "OpenCLMemory");
+  fail_unless (opencl == !c.out_memory.empty (), "%s: the tensor is%s OpenCL memory",
+      describe (c).c_str (), opencl ? "" : " not");
   check_tensor (c, input, &padded, output);
   gst_buffer_unref (output);
   gst_buffer_unref (input);
@@ -343,6 +352,98 @@ GST_START_TEST (test_opencl_memory_in)
     c.half = c.nchw = true;
     run_case (c, seed++);
   }
+}
+GST_END_TEST;
+
+/* Tensors in OpenCL memory out (the kernel writes the output buffer on the device; the test
+ * maps it, which downloads it), from frames in system and in OpenCL memory, both types and
+ * layouts, letterboxed and cropped. */
+GST_START_TEST (test_opencl_memory_out)
+{
+  uint32_t seed = 700;
+  for (GstVideoFormat format : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_P010_10LE,
+          GST_VIDEO_FORMAT_RGBA }) {
+    for (const char *upstream : { "", "openclupload ! " }) {
+      Case c { format, 65, 49, 40, 30, false, false, true, Content::Random, &IMAGENET };
+      c.upstream = upstream;
+      c.out_memory = "memory:OpenCLMemory";
+      run_case (c, seed++);
+      c.half = c.nchw = true;
+      c.borders = false;
+      c.content = Content::Structured;
+      c.crop = convertscale_reference::Crop { 7, 5, 41, 29 };
+      run_case (c, seed++);
+    }
+  }
+}
+GST_END_TEST;
+
+/* The first buffer that reaches the appsink named "sink" of `line`; fails on an error. */
+static GstBuffer *
+pull_one (const std::string & line)
+{
+  GstElement *pipeline = testutil::parse_pipeline (line);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 120 * GST_SECOND);
+  GstBuffer *buffer = sample ? gst_buffer_ref (gst_sample_get_buffer (sample)) : nullptr;
+  if (sample)
+    gst_sample_unref (sample);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  const std::string error = testutil::first_error (bus);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  fail_unless (error.empty (), "%s: %s", line.c_str (), error.c_str ());
+  return buffer;
+}
+
+/* Sorted values of each group of three floats (a pixel's R, G, B in NHWC). */
+static std::vector<float>
+sorted_triples (GstBuffer * buffer)
+{
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_READ));
+  std::vector<float> values (map.size / sizeof (float));
+  memcpy (values.data (), map.data, values.size () * sizeof (float));
+  gst_buffer_unmap (buffer, &map);
+  for (size_t i = 0; i + 3 <= values.size (); i += 3)
+    std::sort (values.begin () + i, values.begin () + i + 3);
+  return values;
+}
+
+/* openclconvertscale ! openclsort with the tensor in OpenCL memory between them and after:
+ * the sort copies it in and out on the device. Each pixel's three values come out sorted, equal
+ * to the system-memory tensor sorted here. */
+GST_START_TEST (test_tensor_stays_on_device)
+{
+  const std::string head = "videotestsrc num-buffers=1 pattern=smpte ! "
+      "video/x-raw,format=NV12,width=48,height=32 ! openclconvertscale ! ";
+  const std::string tensor = "other/tensors,format=static,num_tensors=1,types=float32,"
+      "dimensions=(string)3:24:16:1";
+  GstBuffer *plain = pull_one (head + tensor + " ! appsink name=sink");
+  GstBuffer *sorted = pull_one (head + "other/tensors(memory:OpenCLMemory)," +
+      tensor.substr (std::string ("other/tensors,").size ()) + " ! openclsort ! appsink "
+      "name=sink caps=\"other/tensors(memory:OpenCLMemory)\"");
+  fail_unless (plain && sorted, "no tensor");
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (sorted, 0), "OpenCLMemory"),
+      "the sorted tensor is not OpenCL memory");
+  const std::vector<float> want = sorted_triples (plain), got = sorted_triples (sorted);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (sorted, &map, GST_MAP_READ));
+  fail_unless_equals_int ((int) map.size, (int) (want.size () * sizeof (float)));
+  fail_unless (memcmp (map.data, want.data (), map.size) == 0,
+      "the sorted tensor differs from the host's sort");
+  gst_buffer_unmap (sorted, &map);
+  /* And the sort's input really was unsorted somewhere (else the check above proves little). */
+  GstMapInfo raw;
+  fail_unless (gst_buffer_map (plain, &raw, GST_MAP_READ));
+  fail_unless (memcmp (raw.data, want.data (), raw.size) != 0, "the tensor was sorted already");
+  gst_buffer_unmap (plain, &raw);
+  fail_unless (got == want);
+  gst_buffer_unref (plain);
+  gst_buffer_unref (sorted);
 }
 GST_END_TEST;
 
@@ -488,7 +589,8 @@ convertscale_tensor_suite (void)
 {
   return TESTUTIL_SUITE ("openclconvertscale-tensor", 600, test_every_format_scaled,
       test_every_format_unscaled, test_layouts_and_borders, test_methods_and_crop,
-      test_opencl_memory_in, test_cuda_memory_in, test_gl_memory_in, test_negotiates,
+      test_opencl_memory_in, test_opencl_memory_out, test_tensor_stays_on_device,
+      test_cuda_memory_in, test_gl_memory_in, test_negotiates,
       test_fixated_to_input_size, test_bad_tensor_caps);
 }
 

@@ -21,7 +21,8 @@
  * plugin's frame path. See docs/openclconvertscale.md.
  *
  * The source pad also gives other/tensors for inference (as NNStreamer's tensor_converter and
- * tensor_transform): one float32 or float16 tensor of R, G, B per frame in system memory,
+ * tensor_transform): one float32 or float16 tensor of R, G, B per frame in OpenCL or system
+ * memory,
  * dimensions=3:W:H:1 (tensor-layout nhwc) or W:H:3:1 (nchw), W x H from downstream or the
  * input's size; each value is (the channel's full-range 8-bit value, unrounded - tensor-mean)
  * x tensor-scale; the picture (the crop, if any) is letterboxed (add-borders, borders RGB 0) or
@@ -138,14 +139,20 @@ video_of_tensor (const GstStructure * tensor)
   return video;
 }
 
-/* The tensors a video structure gives (system memory). */
+/* The tensors a video structure gives: in OpenCL memory (written there by the kernel and left on
+ * the device), then in system memory. */
 static GstCaps *
 tensors_of_video (const GstStructure * video)
 {
-  GstCaps *tensors = gst_caps_from_string (TENSOR_CAPS);
-  const GValue *rate = gst_structure_get_value (video, "framerate");
-  if (rate)
-    gst_structure_set_value (gst_caps_get_structure (tensors, 0), "framerate", rate);
+  GstCaps *tensors = gst_caps_new_empty ();
+  for (const char *memory : { GST_CAPS_FEATURE_MEMORY_OPENCL,
+          GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY }) {
+    GstStructure *s = gst_structure_from_string (TENSOR_CAPS, nullptr);
+    if (const GValue *rate = gst_structure_get_value (video, "framerate"))
+      gst_structure_set_value (s, "framerate", rate);
+    tensors = gst_caps_merge_structure_full (tensors, s, gst_caps_features_new (memory,
+            nullptr));
+  }
   return tensors;
 }
 
@@ -469,7 +476,9 @@ normalisation_of (const Settings & settings)
   return norm;
 }
 
-/* A frame into the tensor buffer, read into the output buffer (the host waits for it). */
+/* A frame into its tensor: straight into the output buffer when that is OpenCL memory of the
+ * element's context (nothing waits), else into the tensor buffer, read into the output buffer
+ * (the host waits for it). */
 static void
 convert_to_tensor (GstOpenCLBaseTransform * base, const Settings & settings,
     gst_opencl::ElementDevice & device, gst_opencl::FramePorts & ports, GstBuffer * inbuf,
@@ -481,12 +490,22 @@ convert_to_tensor (GstOpenCLBaseTransform * base, const Settings & settings,
   gst_opencl::FrameTrip in (device, ports.in, inbuf, gst_opencl::FrameAccess::Read);
   gst_opencl::PixelRect crop;
   const bool cropped = crop_of (base, inbuf, &in.frame ().info, &crop);
-  state.converter.convert_tensor (device, in.frame (), state.tensor_buffer, norm,
-      settings.method, settings.add_borders, cropped ? &crop : nullptr);
+  gst_opencl::DeviceFrameView on_device;
+  const bool direct = gst_opencl::buffer_device_frame (outbuf, device.context (), true,
+      &on_device) && on_device.info.size >= state.tensor.bytes ();
+  state.converter.convert_tensor (device, in.frame (), direct ? on_device.buffer :
+      state.tensor_buffer, norm, settings.method, settings.add_borders,
+      cropped ? &crop : nullptr);
   in.finish (false);
-  gst_opencl::copy_bytes_out (device, state.tensor_buffer, outbuf, state.tensor.bytes ());
-  ports.in.release_uploaded (false);
-  work.end (true);
+  bool waited = false;
+  if (direct)
+    gst_opencl::opencl_memory_written (gst_opencl::sole_memory (outbuf));
+  else
+    waited = gst_opencl::copy_bytes_out (device, state.tensor_buffer, outbuf,
+        state.tensor.bytes ());
+  if (waited)
+    ports.in.release_uploaded (false);
+  work.end (waited);
 }
 
 static GstFlowReturn
@@ -579,8 +598,11 @@ add_pad_templates (GstElementClass * element_class)
   gst_opencl::add_video_pad_templates (element_class, CONVERT_SCALE_FORMATS, true);
   GstPadTemplate *video_src = gst_element_class_get_pad_template (element_class, "src");
   GstCaps *src = gst_pad_template_get_caps (video_src);
-  src = gst_caps_merge (src, gst_caps_from_string ((std::string (TENSOR_CAPS) +
-              ", framerate=(fraction)[0/1, max]").c_str ()));
+  GstStructure *any_rate = gst_structure_from_string (TENSOR_CAPS, nullptr);
+  gst_structure_set (any_rate, "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT, 1,
+      nullptr);
+  src = gst_caps_merge (src, tensors_of_video (any_rate));
+  gst_structure_free (any_rate);
   gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC,
           GST_PAD_ALWAYS, src));
   gst_caps_unref (src);

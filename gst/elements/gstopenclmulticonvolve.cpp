@@ -454,7 +454,7 @@ gst_opencl_multi_convolve_transform_frames (GstOpenCLBaseTransform * base,
       waited = run_into_frame (impl, device, ports.out, args, outbuf);
     } else {
       state.convolution.run (device, args);
-      gst_opencl::copy_bytes_out (device, state.output, outbuf, state.out_bytes);
+      waited = gst_opencl::copy_bytes_out (device, state.output, outbuf, state.out_bytes);
     }
     work.end (waited);
   });

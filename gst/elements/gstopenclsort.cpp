@@ -12,7 +12,8 @@
  *
  * Arrays: `other/tensors,format=static,num_tensors=1,types={int32,uint32,float32},
  * dimensions=L[:R...]` (dimensions innermost first): each row of L values is sorted, every
- * buffer holds the product of the other dimensions in rows. Output caps equal the input caps.
+ * buffer holds the product of the other dimensions in rows, in system or OpenCL memory (OpenCL
+ * memory stays on the device: no host copy in or out). Output caps equal the input caps.
  * (On a gst-launch line, write `dimensions=(string)L:R`, or it is read as a flag set.)
  * Floats sort in the total order -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs by their
  * bits as unsigned integers); descending is its exact reverse.
@@ -216,7 +217,8 @@ ensure_sort (GstOpenCLSortImpl * impl, gst_opencl::ElementDevice & device,
   return *sort;
 }
 
-static void
+/* Returns whether the host waited for the sort (the keys were read into host memory). */
+static bool
 sort_tensor (GstOpenCLSortImpl * impl, gst_opencl::ElementDevice & device,
     gst_opencl::FramePort & in_port, const Settings & settings, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -229,7 +231,7 @@ sort_tensor (GstOpenCLSortImpl * impl, gst_opencl::ElementDevice & device,
           const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local) {
         device.launch (kernel, global, local);
       });
-  gst_opencl::copy_bytes_out (device, state.keys, outbuf, state.tensor_bytes);
+  return gst_opencl::copy_bytes_out (device, state.keys, outbuf, state.tensor_bytes);
 }
 
 static GstFlowReturn
@@ -249,8 +251,7 @@ transform_tensor (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & dev
   }
   gboolean ok = GST_OPENCL_GUARD (base, "sorting failed", [&]() {
     gst_opencl::FrameWork work (device);
-    sort_tensor (impl, device, ports.in, settings, inbuf, outbuf);
-    work.finished ();  /* the keys were read back */
+    work.end (sort_tensor (impl, device, ports.in, settings, inbuf, outbuf));
   });
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
@@ -331,8 +332,10 @@ gst_opencl_sort_class_init (GstOpenCLSortClass * klass)
 
   /* Video in CUDA memory (where the device reaches it), then OpenCL memory: between other
    * elements of the plugin, NVIDIA's decoders and CUDA elements frames stay on the device. */
-  GstCaps *caps = gst_caps_from_string (gst_opencl::tensor_template_caps (
+  GstCaps *tensors = gst_caps_from_string (gst_opencl::tensor_template_caps (
           "{ int32, uint32, float32 }").c_str ());
+  GstCaps *caps = gst_opencl::with_memory_feature (tensors, GST_CAPS_FEATURE_MEMORY_OPENCL);
+  gst_caps_append (caps, tensors);
   GstCaps *video = gst_opencl::video_caps (GST_OPENCL_FILTER_FORMATS, nullptr);
   gst_caps_append (caps, gst_opencl::with_memory_feature (video,
           GST_OPENCL_CAPS_FEATURE_MEMORY_CUDA));

@@ -313,9 +313,20 @@ gst_opencl_base_transform_decide_allocation (GstBaseTransform * trans, GstQuery 
     return FALSE;
   GstVideoInfo info;
   bool failed = false;
-  /* Frame pools are for video; tensors are bytes (no video info to make of their caps). */
-  if (caps && !cuda && !gst_opencl::GlBridge::caps_are_gl (caps) &&
-      !gst_opencl::caps_are_tensors (caps) && priv->device.started ())
+  const bool tensors = caps && gst_opencl::caps_are_tensors (caps);
+  /* Tensors in OpenCL memory come from a pool of plain device bytes; tensors in system memory
+   * from GStreamer's default pool (the element reads the device's bytes into them). */
+  if (tensors && gst_opencl::caps_are_opencl_memory (caps) && priv->device.started () &&
+      !GST_OPENCL_GUARD (self, "cannot create an OpenCL buffer pool", [&]() {
+        failed = !gst_opencl::decide_opencl_pool (GST_ELEMENT (trans), query,
+            priv->device.context ());
+      }))
+    return FALSE;
+  if (failed)
+    return FALSE;
+  /* Frame pools are for video. */
+  if (caps && !cuda && !gst_opencl::GlBridge::caps_are_gl (caps) && !tensors &&
+      priv->device.started ())
     gst_opencl::decide_frame_pool (GST_ELEMENT (trans), query, priv->device.context (),
         caps_take_host_frames (self, caps, &info), &failed);
   if (failed)

@@ -783,6 +783,17 @@ copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
     const cl::Buffer & target, gsize bytes)
 {
   port.release_uploaded (false);
+  /* OpenCL memory of this context: a copy on the device, after the memory's own upload. */
+  DeviceFrameView view;
+  if (buffer_device_frame (buffer, device_context (device), false, &view)) {
+    if (view.info.size != bytes)
+      throw Failure (Failure::Kind::Failed, "an input buffer of " +
+          std::to_string (view.info.size) + " bytes does not match the " +
+          std::to_string (bytes) + " bytes of its caps");
+    device.queue ().enqueueCopyBuffer (view.buffer, target, 0, 0, bytes);
+    opencl_memory_used (sole_memory (buffer));
+    return;
+  }
   FramePort::Upload upload;
   upload.video = false;
   upload.buffer = buffer;
@@ -863,10 +874,21 @@ copy_frame_on_host (FramePort & in_port, GstBuffer * in, FramePort & out_port, G
     throw Failure (Failure::Kind::Failed, "cannot copy the frame");
 }
 
-void
+bool
 copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * buffer,
     gsize bytes)
 {
+  /* OpenCL memory of this context: a copy on the device that nothing waits for; whoever maps
+   * the memory later waits for it. */
+  DeviceFrameView view;
+  if (buffer_device_frame (buffer, device_context (device), true, &view)) {
+    if (view.info.size < bytes)
+      throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the output",
+              nullptr));
+    device.queue ().enqueueCopyBuffer (source, view.buffer, 0, 0, bytes);
+    opencl_memory_written (sole_memory (buffer));
+    return false;
+  }
   GstMapInfo map;
   if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE))
     throw Failure (Failure::Kind::Failed, size_mismatch (buffer, bytes, "the output", nullptr));
@@ -886,6 +908,7 @@ copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * b
     throw;
   }
   gst_buffer_unmap (buffer, &map);
+  return true;
 }
 
 }  // namespace gst_opencl

@@ -226,7 +226,8 @@ private:
 void copy_frame_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
     const GstOpenCLFrame & target);
 
-/* The same for a buffer of `bytes` plain bytes (tensors): it must hold exactly that many. */
+/* The same for a buffer of `bytes` plain bytes (tensors): it must hold exactly that many. OpenCL
+ * memory of the device's context is copied on the device. */
 void copy_bytes_in (ElementDevice & device, FramePort & port, GstBuffer * buffer,
     const cl::Buffer & target, gsize bytes);
 
@@ -240,8 +241,10 @@ void copy_frame_out (ElementDevice & device, FramePort & port, const GstOpenCLFr
 void copy_frame_on_host (FramePort & in_port, GstBuffer * in, FramePort & out_port,
     GstBuffer * out);
 
-/* Reads `bytes` of `source` into `buffer` (tensors), waited for. */
-void copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * buffer,
+/* Copies `bytes` of `source` into `buffer` (tensors): on the device into OpenCL memory of the
+ * device's context (not waited for; returns false), else read into the mapped buffer and waited
+ * for (returns true). */
+bool copy_bytes_out (ElementDevice & device, const cl::Buffer & source, GstBuffer * buffer,
     gsize bytes);
 
 /* Whether `buffer` says that it holds a frame of another format or size than `info`: its

@@ -13,6 +13,7 @@
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 #include "opencl/gstopenclstats.h"
+#include "opencl/gstopencltensor.h"
 
 #define GST_CAT_DEFAULT gst_opencl_debug
 
@@ -549,6 +550,35 @@ prefer_opencl_memory (GstCaps * othercaps)
   return on_device;
 }
 
+GstVideoInfo
+bytes_layout (gsize bytes)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 16, 1);
+  info.width = (gint) MIN (bytes, (gsize) G_MAXINT);
+  info.stride[0] = (gint) MIN (bytes, (gsize) G_MAXINT);
+  info.size = bytes;
+  return info;
+}
+
+bool
+caps_layout (const GstCaps * caps, GstVideoInfo * info, bool *bytes)
+{
+  *bytes = false;
+  if (!caps || !gst_caps_is_fixed (caps))
+    return false;
+  if (caps_are_tensors (caps)) {
+    std::string why;
+    const auto tensor = tensor_info_from_caps (caps, &why);
+    if (!tensor)
+      return false;
+    *info = bytes_layout (tensor->size_bytes ());
+    *bytes = true;
+    return true;
+  }
+  return gst_video_info_from_caps (info, caps);
+}
+
 bool
 allocation_video_info (GstElement * element, GstQuery * query, GstCaps ** caps,
     GstVideoInfo * info)
@@ -577,8 +607,13 @@ decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * c
 {
   GstCaps *caps = nullptr;
   GstVideoInfo info;
-  if (!allocation_video_info (element, query, &caps, &info))
+  bool bytes = false;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  if (!caps_layout (caps, &info, &bytes)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("no video or tensor caps in the allocation "
+            "query"), ("caps %" GST_PTR_FORMAT, caps));
     return false;
+  }
   guint min_buffers = 2, max_buffers = 0;
   GstBufferPool *pool = nullptr;
   if (gst_query_get_n_allocation_pools (query) > 0) {
@@ -592,7 +627,8 @@ decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * c
     pool = gst_opencl_buffer_pool_new (context);
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, (guint) info.size, min_buffers, max_buffers);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!bytes)
+    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("cannot configure the OpenCL buffer pool"),
@@ -679,6 +715,7 @@ struct GstOpenCLBufferPoolImpl
 {
   GstOpenCLContext *context = nullptr;
   GstVideoInfo info {};
+  bool bytes = false;  /* plain bytes (tensor caps): no video meta */
   bool host_view = false;  /* GST_OPENCL_BUFFER_POOL_OPTION_HOST_VIEW */
 };
 
@@ -705,8 +742,8 @@ gst_opencl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCaps *caps = nullptr;
   guint size, min_buffers, max_buffers;
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min_buffers, &max_buffers) ||
-      !caps || !gst_video_info_from_caps (&impl->info, caps)) {
-    GST_WARNING_OBJECT (pool, "no video caps in the configuration");
+      !gst_opencl::caps_layout (caps, &impl->info, &impl->bytes)) {
+    GST_WARNING_OBJECT (pool, "no video or tensor caps in the configuration");
     return FALSE;
   }
   gst_buffer_pool_config_set_params (config, caps, (guint) impl->info.size, min_buffers,
@@ -726,6 +763,8 @@ gst_opencl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
         impl->host_view);
     *buffer = gst_buffer_new ();
     gst_buffer_append_memory (*buffer, memory);
+    if (impl->bytes)
+      return GST_FLOW_OK;
     const GstVideoInfo *info = &impl->info;
     gst_buffer_add_video_meta_full (*buffer, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),

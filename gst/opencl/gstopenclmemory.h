@@ -124,6 +124,14 @@ void add_video_pad_templates (GstElementClass * element_class, const gchar * for
  * For GstBaseTransform::fixate_caps when direction is GST_PAD_SINK. */
 GstCaps *prefer_opencl_memory (GstCaps * othercaps);
 
+/* The layout of `bytes` plain bytes (a tensor) in one GstOpenCLMemory: a single row of `bytes`
+ * one-byte samples, no padding. Pools and memories of such a layout carry no GstVideoMeta. */
+GstVideoInfo bytes_layout (gsize bytes);
+
+/* The layout of fixed caps: video caps as GStreamer lays their frames out, other/tensors as
+ * their bytes (`*bytes` set); false for anything else. */
+bool caps_layout (const GstCaps * caps, GstVideoInfo * info, bool *bytes);
+
 /* The video caps of an allocation query (an element error when it has none). */
 bool allocation_video_info (GstElement * element, GstQuery * query, GstCaps ** caps,
     GstVideoInfo * info);
@@ -132,9 +140,9 @@ bool allocation_video_info (GstElement * element, GstQuery * query, GstCaps ** c
 void put_allocation_pool (GstQuery * query, GstBufferPool * pool, guint size, guint min_buffers,
     guint max_buffers);
 
-/* For decide_allocation with caps in OpenCL memory: puts a configured pool of `context` in the
- * query, in place of any pool that is not one of ours. Returns false after posting an element
- * error. */
+/* For decide_allocation with caps in OpenCL memory (video, or other/tensors as plain bytes):
+ * puts a configured pool of `context` in the query, in place of any pool that is not one of
+ * ours. Returns false after posting an element error. */
 bool decide_opencl_pool (GstElement * element, GstQuery * query, GstOpenCLContext * context);
 
 /* Whether system-memory frames may be the plugin's OpenCL memory (pools offered upstream and
