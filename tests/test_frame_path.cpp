@@ -393,6 +393,82 @@ GST_START_TEST (test_histogram_counts_across_seek_and_eos)
 }
 GST_END_TEST;
 
+/* What one run of `frames` frames through openclbilateral launched: kernels in all, kernels with
+ * a profiling event, the frames' bytes, the device's name, and the kernel-time read after the
+ * run. With `read_each_frame`, a probe reads `kernel-time` as each frame leaves the element. */
+struct LaunchRun
+{
+  guint64 launches = 0, with_events = 0, kernel_time = 0;
+  std::vector<Frame> frames;
+  std::string device_name;
+};
+
+static GstPadProbeReturn
+read_kernel_time (GstPad *, GstPadProbeInfo *, gpointer element)
+{
+  guint64 ns = 0;
+  g_object_get (element, "kernel-time", &ns, nullptr);
+  return GST_PAD_PROBE_OK;
+}
+
+static LaunchRun
+run_launches (int frames, bool read_each_frame)
+{
+  set_mode (ZERO_COPY);
+  GstElement *pipeline = testutil::parse_pipeline (source (frames) +
+      " ! openclbilateral name=f ! appsink name=sink sync=false");
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  if (read_each_frame) {
+    GstPad *pad = gst_element_get_static_pad (filter, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, read_kernel_time, filter, nullptr);
+    gst_object_unref (pad);
+  }
+  LaunchRun run;
+  guint64 launches_before, events_before;
+  testutil::plugin_launch_totals (&launches_before, &events_before);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while (GstSample * sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))
+    run.frames.push_back (take (sample));
+  gst_object_unref (sink);
+  testutil::expect_no_error (pipeline);
+  testutil::plugin_launch_totals (&run.launches, &run.with_events);
+  run.launches -= launches_before;
+  run.with_events -= events_before;
+  run.device_name = testutil::string_property (filter, "device-name");
+  g_object_get (filter, "kernel-time", &run.kernel_time, nullptr);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
+  return run;
+}
+
+/* Profiling events only where kernel-time needs them: a pipeline that never reads it launches
+ * one frame in 8 with events (each event costs NVIDIA's driver about 6 us of host time per
+ * launch); one that reads it as each frame leaves the element times every frame. Both give the
+ * same frames, and kernel-time holds a figure either way. Where the device's waits need an
+ * event per kernel (Mesa's rusticl answers a kernel's status only once it ends) every launch
+ * has one. */
+GST_START_TEST (test_events_only_when_kernel_time_is_read)
+{
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
+  const int frames = 40;
+  const LaunchRun unread = run_launches (frames, false);
+  const LaunchRun read = run_launches (frames, true);
+  g_unsetenv ("GST_OPENCL_COUNT_TRANSFERS");
+  fail_unless_equals_int (unread.frames.size (), frames);
+  expect_same_frames (unread.frames, read.frames, "kernel-time read each frame");
+  /* One bilateral kernel per RGBA frame. */
+  fail_unless_equals_uint64 (unread.launches, frames);
+  fail_unless_equals_uint64 (read.launches, frames);
+  fail_unless_equals_uint64 (read.with_events, frames);
+  const bool events_always = testutil::contains (unread.device_name, "rusticl");
+  fail_unless_equals_uint64 (unread.with_events, events_always ? frames : frames / 8);
+  fail_unless (unread.kernel_time > 0, "kernel-time is 0 with frames timed one in 8");
+  fail_unless (read.kernel_time > 0, "kernel-time is 0 with every frame timed");
+}
+GST_END_TEST;
+
 static Suite *
 frame_path_suite (void)
 {
@@ -400,7 +476,8 @@ frame_path_suite (void)
       test_paths_give_the_same_frames, test_pool_frames_are_not_copied,
       test_aligned_foreign_frames_are_not_copied,
       test_slow_sink_keeps_order, test_threads_overlap_copies_and_kernels,
-      test_seek_and_pause_in_flight, test_histogram_counts_across_seek_and_eos);
+      test_seek_and_pause_in_flight, test_histogram_counts_across_seek_and_eos,
+      test_events_only_when_kernel_time_is_read);
 }
 
 GST_CHECK_MAIN (frame_path);

@@ -62,11 +62,20 @@ public:
   GstOpenCLContext *context () { device (); return context_; }
 
   /* Enqueues `kernel` on the shared queue; `global` is rounded up to a multiple of `local`.
-   * The event is kept until finish_frame (). Throws cl::Error. */
+   * On a timed frame (timing_frame ()) the launch's profiling event is kept until the frame
+   * ends, for `kernel-time`; other frames launch without an event (NVIDIA's driver spends about
+   * 6 us of host time on each), unless `event_out` asks for one or the watch needs it. Throws
+   * cl::Error. */
   void launch (const cl::Kernel & kernel, const cl::NDRange & global, const cl::NDRange & local,
       const std::vector<cl::Event> * wait_for = nullptr, cl::Event * event_out = nullptr);
-  /* Sums the device time of the kernels launched since the last call into `kernel-time`. Call
-   * once the frame's work is known to be complete (it reads profiling info). */
+  /* Whether the frame now being launched is timed: every frame while `kernel-time` is read (a
+   * read within the last kKernelTimeEvery frames), else one frame in kKernelTimeEvery, so that
+   * `kernel-time` always holds a recent frame's figure. */
+  bool timing_frame ();
+  static constexpr guint64 kKernelTimeEvery = 8;
+  /* Sums the device time of the kernels launched since the last call into `kernel-time` (a
+   * frame launched without events leaves it as it was). Call once the frame's work is known to
+   * be complete (it reads profiling info). */
   void finish_frame ();
   /* For a frame whose results stay on the device, so nothing waits for it: its events are read
    * once it is done, at a later frame (kernel-time then lags by a few frames). The host waits
@@ -162,6 +171,14 @@ private:
   /* The variant of each tuned family, as chosen this run: family, name; under settings_lock_. */
   std::vector<std::pair<std::string, std::string>> variants_;
   std::vector<cl::Event> kernel_events_;  /* capacity kept between frames */
+  /* The frames that launched kernels so far, and the count at the last read of `kernel-time`
+   * (kNeverRead: none); whether the frame being launched has started, and is timed. */
+  static constexpr guint64 kNeverRead = G_MAXUINT64;
+  std::atomic<guint64> frames_ { 0 };
+  std::atomic<guint64> kernel_time_read_at_ { kNeverRead };
+  bool frame_started_ = false;
+  bool frame_timed_ = false;
+  void frame_over ();
   std::mutex deferred_lock_;  /* the property getter harvests too, from any thread */
   /* Deferred frames' events, oldest at deferred_head_, until they complete. */
   static constexpr size_t kMaxFramesInFlight = 4;

@@ -126,7 +126,8 @@ const Entry VARIABLES[] = {
       "0: openclkernel's image kernels get copies of the frames, never images viewing their "
       "buffers"),
   flag_row (V::CountTransfers, "GST_OPENCL_COUNT_TRANSFERS", Read::Once, false,
-      "1: the bytes moved between host and device are counted (gst_opencl_transfer_totals)"),
+      "1: the bytes moved between host and device are counted (gst_opencl_transfer_totals), "
+      "and the elements' kernel launches (gst_opencl_launch_totals)"),
   word_row (V::BilateralTile, "GST_OPENCL_BILATERAL_TILE", Read::AtSetup, Malformed::Warning,
       { "float", "byte" }, -1, "a tile",
       "float or byte (default: the variant chosen as usual)",

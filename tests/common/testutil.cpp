@@ -468,23 +468,33 @@ vulkan_driver_installed ()
   return false;
 }
 
+/* A pair of counters the plugin exports (gst/opencl/gstopenclstats.h), looked up by name. */
+static void
+plugin_totals (const char *name, guint64 * first, guint64 * second)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
+  fail_unless (plugin != nullptr, "the opencl plugin is not in the registry");
+  GstPlugin *loaded = gst_plugin_load (plugin);
+  gst_object_unref (plugin);
+  fail_unless (loaded != nullptr);
+  GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
+  gst_object_unref (loaded);
+  gpointer symbol = nullptr;
+  fail_unless (module && g_module_symbol (module, name, &symbol), "no %s in the plugin", name);
+  reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol) (first, second);
+  g_module_close (module);  /* the plugin stays loaded: the registry holds it */
+}
+
 void
 plugin_transfer_totals (guint64 * to_device, guint64 * to_host)
 {
-  static void (*totals) (guint64 *, guint64 *) = nullptr;
-  if (!totals) {
-    GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "opencl");
-    fail_unless (plugin != nullptr, "the opencl plugin is not in the registry");
-    GstPlugin *loaded = gst_plugin_load (plugin);
-    gst_object_unref (plugin);
-    fail_unless (loaded != nullptr);
-    GModule *module = g_module_open (gst_plugin_get_filename (loaded), G_MODULE_BIND_LAZY);
-    gst_object_unref (loaded);
-    gpointer symbol = nullptr;
-    fail_unless (module && g_module_symbol (module, "gst_opencl_transfer_totals", &symbol));
-    totals = reinterpret_cast<void (*) (guint64 *, guint64 *)> (symbol);
-  }
-  totals (to_device, to_host);
+  plugin_totals ("gst_opencl_transfer_totals", to_device, to_host);
+}
+
+void
+plugin_launch_totals (guint64 * launches, guint64 * with_events)
+{
+  plugin_totals ("gst_opencl_launch_totals", launches, with_events);
 }
 
 bool

@@ -191,6 +191,8 @@ guint default_device_base_align_bytes ();
  * GST_OPENCL_COUNT_TRANSFERS=1 before the plugin first moves a frame); a program's own copy of
  * the layer, linked in statically, counts nothing, hence the lookup in the plugin. */
 void plugin_transfer_totals (guint64 * to_device, guint64 * to_host);
+/* The same for the elements' kernel launches: all, and those with a profiling event. */
+void plugin_launch_totals (guint64 * launches, guint64 * with_events);
 
 /* Whether the caps negotiated on the element's pad carry the caps feature (e.g.
  * "memory:GLMemory"); fails the test when the pad has none. */
