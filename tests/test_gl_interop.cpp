@@ -29,6 +29,7 @@
 
 #include "common/suite.h"
 #include "common/testutil.h"
+#include "opencl/gstopenclcudadriver.h"
 #include "opencl/gstopencldevice.h"
 #include "opencl/gstopenclglcopy.h"
 #include "opencl/gstopenclglinterop.h"
@@ -491,20 +492,38 @@ pipeline_gl_context (GstElement * pipeline)
   return context;
 }
 
+/* The device an element runs on beside the GL context `gl`: with the device automatic, the
+ * OpenCL device with the GL context's UUID (GL_EXT_memory_object) where there is one, else the
+ * default one; the device GST_OPENCL_DEVICE names when it is set. Says on stderr which rule
+ * applied. */
+cl::Device
+device_beside_gl (GstGLContext * gl)
+{
+  const char *set = g_getenv ("GST_OPENCL_DEVICE");
+  if (set && *set)
+    return element_device ();  /* a device that is set is kept */
+  GlInteropProbe probe;
+  gst_opencl::probe_gl_context (gl, probe);
+  const std::string there = gst_opencl::device_string_of_uuid (probe.gl_uuid);
+  g_printerr ("GL context's GPU UUID \"%s\": %s\n", probe.gl_uuid.c_str (), there.empty () ?
+      "no OpenCL device has it, the default device" : there.c_str ());
+  return there.empty () ? element_device () : gst_opencl::select_device (there);
+}
+
 /* The path choose_gl_interop () gives for the drivers `element` of `pipeline` runs on, with
- * GST_OPENCL_GL_INTEROP as the element reads it. Checks first that the test probed the device
- * the element uses. */
+ * GST_OPENCL_GL_INTEROP as the element reads it. Checks first that the element runs on the
+ * device the test probes (device_beside_gl). */
 std::string
 expected_path (GstElement * pipeline, GstElement * element)
 {
-  cl::Device device = element_device ();
+  GstGLContext *gl = pipeline_gl_context (pipeline);
+  fail_unless (gl != nullptr, "no GL element with a context in the pipeline");
+  cl::Device device = device_beside_gl (gl);
   gchar *device_name = nullptr;
   g_object_get (element, "device-name", &device_name, nullptr);
   const std::string probed_name = gst_opencl::describe_device (device);
   fail_unless_equals_string (device_name, probed_name.c_str ());
   g_free (device_name);
-  GstGLContext *gl = pipeline_gl_context (pipeline);
-  fail_unless (gl != nullptr, "no GL element with a context in the pipeline");
   const GlInteropProbe probe = probe_drivers (gl, device);
   gst_object_unref (gl);
   std::string reasons;
@@ -783,6 +802,55 @@ GST_START_TEST (test_gl_orders)
 }
 GST_END_TEST;
 
+/* Devices follow the GL context: with the device automatic, an element given GL frames runs on
+ * the OpenCL device with the GL context's UUID where one has it (device_beside_gl), and one whose
+ * device is set (GST_OPENCL_DEVICE) stays there; the frames are the same. Where GL and OpenCL
+ * tell no common UUID (Mesa's llvmpipe and PoCL here; one GPU on the GPU machine, which both
+ * are) the element stays on the default device: the move itself is follow_device's, which
+ * test_cuda's two-GPU case exercises. */
+GST_START_TEST (test_device_follows_gl_context)
+{
+  const std::string launch = std::string ("videotestsrc pattern=ball num-buffers=4 ! "
+      "video/x-raw,format=RGBA,width=72,height=40,framerate=30/1 ! glupload ! ") +
+      "openclbilateral name=f ! gldownload ! " + kSink;
+  std::string followed_name, pinned_name, wanted_name;
+  std::string interop;  /* inspect () is called with it */
+  auto followed = run_frames (launch, "f", &interop, nullptr, nullptr,
+      [&](GstElement * pipeline, GstElement * element) {
+        followed_name = testutil::string_property (element, "device-name");
+        GstGLContext *gl = pipeline_gl_context (pipeline);
+        fail_unless (gl != nullptr, "no GL context in the pipeline");
+        wanted_name = gst_opencl::describe_device (device_beside_gl (gl));
+        gst_object_unref (gl);
+      });
+  fail_unless (!wanted_name.empty (), "the pipeline was not inspected");
+  fail_unless_equals_string (followed_name.c_str (), wanted_name.c_str ());
+  /* The default device, named: it is kept whatever the GL context's GPU. */
+  cl::Device fallback = element_device ();
+  cl::Platform platform (fallback.getInfo<CL_DEVICE_PLATFORM> ());
+  std::vector<cl::Device> devices;
+  platform.getDevices (CL_DEVICE_TYPE_ALL, &devices);
+  size_t index = 0;
+  while (index < devices.size () && devices[index]() != fallback ())
+    index++;
+  fail_unless (index < devices.size ());
+  const std::string named = platform.getInfo<CL_PLATFORM_NAME> () + ":" +
+      std::to_string (index);
+  g_setenv ("GST_OPENCL_DEVICE", named.c_str (), TRUE);
+  auto pinned = run_frames (launch, "f", &interop, nullptr, nullptr,
+      [&](GstElement *, GstElement * element) {
+        pinned_name = testutil::string_property (element, "device-name");
+      });
+  g_unsetenv ("GST_OPENCL_DEVICE");
+  /* Named strings: the check's macro keeps its pointers past the statement. */
+  const std::string fallback_name = gst_opencl::describe_device (fallback);
+  fail_unless_equals_string (pinned_name.c_str (), fallback_name.c_str ());
+  fail_unless_equals_int (followed.size (), 4);
+  fail_unless (followed == pinned || followed_name != pinned_name,
+      "the same device gave other frames");
+}
+GST_END_TEST;
+
 GST_START_TEST (test_system_memory_reports_none)
 {
   std::string interop;
@@ -847,7 +915,8 @@ gl_interop_suite (void)
       test_bilateral_gl_matches_system,
       test_histogram_draw_gl_matches_system, test_convolve3d_gl_matches_system,
       test_mandelbox_gl_matches_system, test_upload_from_gl_matches_system,
-      test_download_to_gl_matches_system, test_gl_orders, test_system_memory_reports_none,
+      test_download_to_gl_matches_system, test_gl_orders, test_device_follows_gl_context,
+      test_system_memory_reports_none,
       test_asking_for_host_copy, test_asking_for_an_unavailable_path_warns);
   return suite;
 }

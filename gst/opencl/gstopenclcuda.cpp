@@ -313,22 +313,7 @@ cuda_twin_device_string (int cuda_device)
   if (!cuda.error ().empty () || cuda.device_get (&handle, cuda_device) != 0 ||
       cuda.device_get_uuid (bytes, handle) != 0)
     return "";
-  const std::string uuid = hex_bytes (bytes, sizeof bytes);
-  auto held = hold_driver ();
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get (&platforms);
-  for (const auto & platform : platforms) {
-    std::vector<cl::Device> devices;
-    try {
-      platform.getDevices (CL_DEVICE_TYPE_ALL, &devices);
-    } catch (const cl::Error &) {
-      continue;
-    }
-    for (size_t index = 0; index < devices.size (); index++)
-      if (cl_device_uuid (devices[index]) == uuid)
-        return platform.getInfo<CL_PLATFORM_NAME> () + ":" + std::to_string (index);
-  }
-  return "";
+  return device_string_of_uuid (hex_bytes (bytes, sizeof bytes));
 }
 
 bool

@@ -25,6 +25,28 @@ cl_device_uuid (const cl::Device & device)
   return hex_bytes (uuid, sizeof uuid);
 }
 
+std::string
+device_string_of_uuid (const std::string & uuid)
+{
+  if (uuid.empty ())
+    return "";
+  auto held = hold_driver ();
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get (&platforms);
+  for (const auto & platform : platforms) {
+    std::vector<cl::Device> devices;
+    try {
+      platform.getDevices (CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error &) {
+      continue;
+    }
+    for (size_t index = 0; index < devices.size (); index++)
+      if (cl_device_uuid (devices[index]) == uuid)
+        return platform.getInfo<CL_PLATFORM_NAME> () + ":" + std::to_string (index);
+  }
+  return "";
+}
+
 cl::Buffer
 import_external_memory (const Device & device, int fd, size_t bytes)
 {

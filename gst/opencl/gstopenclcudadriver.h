@@ -39,6 +39,10 @@ void cuda_release (const CudaAllocation & allocation);
 /* The OpenCL device's UUID (cl_khr_device_uuid) in hex; empty when it has none. */
 std::string cl_device_uuid (const cl::Device & device);
 
+/* A device string ("<platform>:<index>") naming the OpenCL device whose UUID (hex) is `uuid`;
+ * "" when none is. The devices that CUDA frames and GL contexts are on are found by it. */
+std::string device_string_of_uuid (const std::string & uuid);
+
 /* Imports memory exported as an opaque fd (cl_khr_external_memory_opaque_fd); the caller keeps
  * the fd open while the buffer lives. Throws Failure. */
 cl::Buffer import_external_memory (const Device & device, int fd, size_t bytes);

@@ -69,12 +69,14 @@ ElementDevice::install_properties (PropertyTable & table, ElementDevice & (*of) 
    * The OpenCL device: empty for automatic (the first GPU, else the first CPU device), "gpu",
    * "cpu", or "<platform name substring>[:<device index>]". When empty, the environment variable
    * GST_OPENCL_DEVICE is read. Takes effect at the next start. When automatic, an element that
-   * receives CUDA memory moves to that memory's GPU at caps time (docs/scaling.md).
+   * receives CUDA memory moves to that memory's GPU at caps time, and one that takes or gives GL
+   * memory to the GL context's GPU where GL tells it (docs/scaling.md).
    */
   table.add (
       g_param_spec_string ("device", "Device",
           "OpenCL device: empty = automatic (first GPU, else first CPU, or the GPU of CUDA "
-          "frames received; GST_OPENCL_DEVICE overrides), \"gpu\", \"cpu\" or "
+          "frames received or of the GL context; GST_OPENCL_DEVICE overrides), \"gpu\", "
+          "\"cpu\" or "
           "\"<platform name substring>[:<device index>]\"",
           "", (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_READY)),

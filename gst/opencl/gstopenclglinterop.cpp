@@ -358,6 +358,28 @@ GlInterop::configure (GstElement * element, ElementDevice & element_device,
   return path;
 }
 
+/* With an automatic device, frames in GL memory are followed to the GL context's GPU, as CUDA
+ * frames are to theirs: where GL tells its device's UUID (GL_EXT_memory_object) and another
+ * OpenCL device has it, the element moves there (a new context, posted) before the path is
+ * chosen. Throws Failure when the move fails. */
+static void
+follow_gl_context (GstElement * element, ElementDevice & device, GstGLContext * gl)
+{
+  GlInteropProbe probe;
+  probe_gl_context (gl, probe);
+  if (probe.gl_uuid.empty () || cl_device_uuid (device.device ().cl_device) == probe.gl_uuid)
+    return;
+  const std::string there = device_string_of_uuid (probe.gl_uuid);
+  if (there.empty ()) {
+    GST_INFO_OBJECT (element, "GL context on the GPU of UUID %s: no OpenCL device is it",
+        probe.gl_uuid.c_str ());
+    return;
+  }
+  GST_INFO_OBJECT (element, "GL context on the GPU of UUID %s: moving from %s to %s",
+      probe.gl_uuid.c_str (), device.device ().name.c_str (), there.c_str ());
+  device.follow_device (element, there);
+}
+
 #endif  /* HAVE_GL */
 
 bool
@@ -372,6 +394,9 @@ configure_gl_interop (GstElement * element, ElementDevice & device, GlBridge & b
     if (!bridge.ensure_context (element))
       return false;
     GstOpenCLContext *before = device.context ();
+    if (device.automatic () && !GST_OPENCL_GUARD (element, "cannot follow the GL context to "
+            "its device", [&]() { follow_gl_context (element, device, bridge.context ()); }))
+      return false;
     /* The input first: when it binds the context (khr-gl-sharing), the output's backend is
      * made on the bound one. */
     if (in)
