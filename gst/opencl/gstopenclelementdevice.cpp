@@ -513,7 +513,9 @@ ElementDevice::defer_frame ()
   frame_over ();
   std::lock_guard<std::mutex> lock (deferred_lock_);
   /* Frames done by now give their kernel times; only when kMaxFramesInFlight frames of this
-   * element are still on the queue does the host wait, for the oldest. That bound keeps a
+   * element are still on the queue does the host wait, for the oldest if it is timed (an
+   * untimed one has no event and leaves its slot; the next timed frame bounds the queue, see
+   * defer_frame in the header). That bound keeps a
    * pipeline whose sink never maps (fakesink) from queueing work without limit, and costs
    * nothing while the device keeps up. */
   while (deferred_count_ > 0 && oldest_deferred_done (false)) {

@@ -79,7 +79,9 @@ public:
   void finish_frame ();
   /* For a frame whose results stay on the device, so nothing waits for it: its events are read
    * once it is done, at a later frame (kernel-time then lags by a few frames). The host waits
-   * only when kMaxFramesInFlight frames of the element are on the queue, for the oldest. */
+   * only when kMaxFramesInFlight frames of the element are on the queue and the oldest is a
+   * timed one (it has events), for it: every frame timed, at most kMaxFramesInFlight frames
+   * are in flight; one in kKernelTimeEvery, at most kMaxFramesInFlight + kKernelTimeEvery - 1. */
   void defer_frame ();
   /* The frame's kernels are enqueued: finish_frame () when the host `waited` for them (a
    * download), else defer_frame (). */
