@@ -509,6 +509,19 @@ device_name_of (const std::string & line)
   return text;
 }
 
+/* Whether the element has a cuda-device-id property (GStreamer's CUDA elements since 1.20). */
+static bool
+has_cuda_device_property (const char *name)
+{
+  GstElement *element = gst_element_factory_make (name, nullptr);
+  if (!element)
+    return false;
+  const bool has = g_object_class_find_property (G_OBJECT_GET_CLASS (element),
+      "cuda-device-id") != nullptr;
+  gst_object_unref (element);
+  return has;
+}
+
 /* On a machine with two NVIDIA GPUs: an element with no device set follows the decoder of the
  * second GPU there (device-name tells the twins apart by their index), and its frames are the
  * first GPU's path's. */
@@ -519,6 +532,8 @@ GST_START_TEST (test_device_follows_cuda_frames)
     GST_INFO ("no second NVDEC device, or no clips: skipped");
     return;
   }
+  /* Read once per process, at the first copy: set before any pipeline. */
+  g_setenv ("GST_OPENCL_COUNT_TRANSFERS", "1", TRUE);
   const std::string decode0 = "filesrc location=" + clip + " ! h264parse ! nvh264dec";
   const std::string decode1 = "filesrc location=" + clip + " ! h264parse ! nvh264device1dec";
   const std::string tail = " ! openclbilateral name=subject ! opencldownload ! fakesink";
@@ -536,6 +551,47 @@ GST_START_TEST (test_device_follows_cuda_frames)
       pinned.c_str ());
   expect_same_frames (decode0 + " ! openclbilateral ! opencldownload",
       decode1 + " ! openclbilateral ! opencldownload");
+  /* Kept on the first GPU, the element takes the second GPU's frames by a peer copy, or (peer
+   * copies refused, as where the GPUs have no peer access) through host memory: the same
+   * frames either way, and only the second way uploads bytes from the host. */
+  g_setenv ("GST_OPENCL_DEVICE", first.c_str (), TRUE);
+  const std::string reference = decode0 + " ! openclbilateral ! opencldownload";
+  const std::string crossing = decode1 + " ! openclbilateral ! opencldownload";
+  guint64 up[3], down[3];
+  testutil::plugin_transfer_totals (&up[0], &down[0]);
+  expect_same_frames (reference, crossing);
+  testutil::plugin_transfer_totals (&up[1], &down[1]);
+  g_setenv ("GST_OPENCL_CUDA_PEERS", "0", TRUE);
+  expect_same_frames (reference, crossing);
+  testutil::plugin_transfer_totals (&up[2], &down[2]);
+  /* The other way: the element on the first GPU writes into the CUDA memory of a downloader
+   * of the second (its pool), by a peer copy or through the host: the same frames as into the
+   * first GPU's memory. */
+  if (has_cuda_device_property ("cudadownload")) {
+    const std::string into = decode0 + " ! openclbilateral ! video/x-raw(memory:CUDAMemory) ! "
+        "cudadownload";
+    const std::string own = into + " cuda-device-id=0";
+    const std::string other = into + " cuda-device-id=1";
+    g_unsetenv ("GST_OPENCL_CUDA_PEERS");
+    testutil::plugin_transfer_totals (&up[0], &down[0]);
+    expect_same_frames (own, other);
+    testutil::plugin_transfer_totals (&up[1], &down[1]);
+    g_setenv ("GST_OPENCL_CUDA_PEERS", "0", TRUE);
+    expect_same_frames (own, other);
+    testutil::plugin_transfer_totals (&up[2], &down[2]);
+    fail_unless (down[1] == down[0], "the peer copy path downloaded %" G_GUINT64_FORMAT
+        " bytes", down[1] - down[0]);
+    fail_unless (down[2] > down[1], "with GST_OPENCL_CUDA_PEERS=0 no frame went through the "
+        "host");
+  }
+  g_unsetenv ("GST_OPENCL_CUDA_PEERS");
+  g_unsetenv ("GST_OPENCL_DEVICE");
+  g_unsetenv ("GST_OPENCL_COUNT_TRANSFERS");
+  GST_INFO ("bytes uploaded: %" G_GUINT64_FORMAT " by peer copies, %" G_GUINT64_FORMAT
+      " through the host", up[1] - up[0], up[2] - up[1]);
+  fail_unless (up[1] == up[0], "the peer copy path uploaded %" G_GUINT64_FORMAT " bytes",
+      up[1] - up[0]);
+  fail_unless (up[2] > up[1], "with GST_OPENCL_CUDA_PEERS=0 no frame came through the host");
 }
 GST_END_TEST;
 

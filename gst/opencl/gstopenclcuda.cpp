@@ -16,6 +16,7 @@
 #include "opencl/gstopenclcontext.h"
 #include "opencl/gstopenclcudaorder.h"
 #include "opencl/gstopencldevice.h"
+#include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclmemory.h"
 #include "opencl/gstopenclutils.h"
 
@@ -166,7 +167,8 @@ struct SharedBuffer
   CUcontext copied_context = nullptr;
   bool copy_pending = false;
 
-  SharedBuffer (const Device & device, int cuda, size_t bytes) : cuda_device (cuda)
+  /* `peers`: whether other GPUs that can reach it as a peer are let in (GST_OPENCL_CUDA_PEERS). */
+  SharedBuffer (const Device & device, int cuda, size_t bytes, bool peers) : cuda_device (cuda)
   {
     std::string error;
     GST_DEBUG ("shared buffer of %zu bytes on CUDA device %d", bytes, cuda);
@@ -180,7 +182,7 @@ struct SharedBuffer
      * another GPU are copied in by that GPU's context, a peer copy (docs/scaling.md). */
     std::vector<CudaAccessDesc> access { { 1, cuda, 3 } };
     int count = 0;
-    if (driver.can_access_peer && driver.device_get_count (&count) == 0) {
+    if (peers && driver.can_access_peer && driver.device_get_count (&count) == 0) {
       for (int other = 0; other < count; other++) {
         int can = 0;
         if (other != cuda && driver.can_access_peer (&can, other, cuda) == 0 && can)
@@ -448,6 +450,51 @@ public:
   /* The port's stream and semaphore; semaphores are chosen when the buffers are made. */
   CudaOrdering order;
   bool semaphores = false;
+  /* Whether a peer copy may bring frames of another GPU (GST_OPENCL_CUDA_PEERS, read with the
+   * caps), and what was found of each GPU frames came from: whether a copy of its context
+   * reaches the shared buffers. The last frame's GstCudaContext and its GPU, so that a frame
+   * costs no property read. */
+  bool peers = true;
+  std::map<int, bool> reached;
+  GstObject *last_context = nullptr;
+  int last_device = -1;
+
+  /* Whether the frames of `memory` (CUDA memory) can be copied on the device into (or out of)
+   * the shared buffers of the element's GPU: the same GPU, or one with peer access to it. Where
+   * not, the frame path maps the memory on the host instead: GStreamer's CUDA memory stages it
+   * in pinned host memory, and the element copies it in or out as a frame in system memory. */
+  bool reaches (ElementDevice & element, GstMemory * memory)
+  {
+    GstObject *owner = reinterpret_cast<CudaMemoryHead *> (memory)->context;
+    if (owner != last_context) {
+      guint id = 0;
+      if (!owner || !g_object_class_find_property (G_OBJECT_GET_CLASS (owner),
+              "cuda-device-id"))
+        return true;  /* not told: the copy says whether it reaches */
+      g_object_get (owner, "cuda-device-id", &id, nullptr);
+      last_context = owner;
+      last_device = (int) id;
+    }
+    const int own = cuda_device_of (element.device (), nullptr);
+    if (own < 0 || last_device == own)
+      return true;
+    auto known = reached.find (last_device);
+    if (known != reached.end ())
+      return known->second;
+    auto & driver = CudaDriver::get ();
+    int can = 0;
+    const bool peer = peers && driver.can_access_peer &&
+        driver.can_access_peer (&can, last_device, own) == 0 && can;
+    if (peer)
+      GST_INFO ("frames of CUDA device %d reach %s (CUDA device %d) by peer copies",
+          last_device, element.device ().name.c_str (), own);
+    else
+      GST_INFO ("frames of CUDA device %d pass through host memory to %s (CUDA device %d): "
+          "%s", last_device, element.device ().name.c_str (), own,
+          peers ? "no peer access between the GPUs" : "GST_OPENCL_CUDA_PEERS=0");
+    reached.emplace (last_device, peer);
+    return peer;
+  }
 
   /* The next buffer, made for the negotiated frames on first use; waits only for the kernels
    * of the frame that used it kSlots frames ago. */
@@ -463,7 +510,7 @@ public:
       order.reset ();
       for (size_t i = 0; i < kSlots; i++)
         slots.push_back (std::make_unique<SharedBuffer> (device, cuda, MAX (info.size,
-                    (gsize) 1)));
+                    (gsize) 1), peers));
       semaphores = cuda_semaphores_chosen (device, cuda, &why);
       context = device.context ();
       acquire_call = external_memory_call (device.cl_device,
@@ -540,6 +587,12 @@ CudaFrames::configure (const GstVideoInfo * info)
   slots_->info = *info;
   slots_->current = nullptr;
   slots_->acquired = false;
+  const bool peers = env::flag (env::Variable::CudaPeers);
+  if (peers != slots_->peers)
+    slots_->slots.clear ();  /* made with the other rule of access */
+  slots_->peers = peers;
+  slots_->reached.clear ();
+  slots_->last_context = nullptr;
 }
 
 void
@@ -550,12 +603,15 @@ CudaFrames::reset ()
   slots_->current = nullptr;
   slots_->acquired = false;
   slots_->context = nullptr;
+  slots_->reached.clear ();
+  slots_->last_context = nullptr;
 }
 
 bool
 CudaFrames::to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame)
 {
-  if (!is_cuda_memory (sole_memory (buffer)))
+  GstMemory *memory = sole_memory (buffer);
+  if (!is_cuda_memory (memory) || !slots_->reaches (device, memory))
     return false;
   SharedBuffer & slot = slots_->take (device);
   {
@@ -576,7 +632,8 @@ CudaFrames::to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFram
 bool
 CudaFrames::device_frame (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame)
 {
-  if (!is_cuda_memory (sole_memory (buffer)))
+  GstMemory *memory = sole_memory (buffer);
+  if (!is_cuda_memory (memory) || !slots_->reaches (device, memory))
     return false;
   slots_->acquire (device, slots_->take (device), frame);
   return true;

@@ -105,6 +105,9 @@ const Entry VARIABLES[] = {
       "host or semaphores (default host)",
       "how copies of CUDA memory are ordered with the kernels: host waits, or semaphores on the "
       "device where the drivers (or Vulkan) give them"),
+  flag_row (V::CudaPeers, "GST_OPENCL_CUDA_PEERS", Read::AtSetup, true,
+      "0: frames in CUDA memory of another GPU than the element's pass through host memory, "
+      "never by a peer copy between the GPUs"),
   word_row (V::GlInterop, "GST_OPENCL_GL_INTEROP", Read::AtSetup, Malformed::Error,
       { "host-copy", "external-memory", "khr-gl-sharing" }, -1, "a path",
       "host-copy, external-memory or khr-gl-sharing (default: the best the drivers allow); "

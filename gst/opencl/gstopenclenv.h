@@ -19,7 +19,7 @@
  *   GST_OPENCL_BILATERAL_TILE, GST_OPENCL_CPU_LANES, GST_OPENCL_HISTOGRAM_GROUPS,
  *   GST_OPENCL_CONVERT_FAST; a device sort
  *   reads its variables when it is made or on its first sort), when caps are set
- *   (GST_OPENCL_CHECKED, and GST_OPENCL_CUDA_ORDER for CUDA memory)
+ *   (GST_OPENCL_CHECKED, and GST_OPENCL_CUDA_ORDER and GST_OPENCL_CUDA_PEERS for CUDA memory)
  *   and when the GL interop is set up (GST_OPENCL_GL_INTEROP). Never per
  *   frame.
  *
@@ -58,6 +58,7 @@ enum class Variable
   TransferQueues,
   TransferOrder,
   CudaOrder,
+  CudaPeers,
   GlInterop,
   GlCopy,
   GlOrder,
