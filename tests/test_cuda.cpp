@@ -522,9 +522,36 @@ has_cuda_device_property (const char *name)
   return has;
 }
 
+/* `line`, whose element gets (`in`) or gives frames in CUDA memory of another GPU, against
+ * `reference`: the same frames by peer copies and with GST_OPENCL_CUDA_PEERS=0, and only the
+ * second way moves bytes through the host (uploads in, downloads out). Needs
+ * GST_OPENCL_COUNT_TRANSFERS=1 from the process's first copy on. */
+static void
+expect_both_ways (const std::string & reference, const std::string & line, bool in)
+{
+  guint64 up[3], down[3];
+  g_unsetenv ("GST_OPENCL_CUDA_PEERS");
+  testutil::plugin_transfer_totals (&up[0], &down[0]);
+  expect_same_frames (reference, line);
+  testutil::plugin_transfer_totals (&up[1], &down[1]);
+  g_setenv ("GST_OPENCL_CUDA_PEERS", "0", TRUE);
+  expect_same_frames (reference, line);
+  testutil::plugin_transfer_totals (&up[2], &down[2]);
+  g_unsetenv ("GST_OPENCL_CUDA_PEERS");
+  const guint64 *moved = in ? up : down;
+  GST_INFO ("%s: %" G_GUINT64_FORMAT " bytes through the host by peer copies, %"
+      G_GUINT64_FORMAT " without them", line.c_str (), moved[1] - moved[0],
+      moved[2] - moved[1]);
+  fail_unless (moved[1] == moved[0], "%s: %" G_GUINT64_FORMAT " bytes went through the host "
+      "with peer copies", line.c_str (), moved[1] - moved[0]);
+  fail_unless (moved[2] > moved[1], "%s: with GST_OPENCL_CUDA_PEERS=0 no frame went through "
+      "the host", line.c_str ());
+}
+
 /* On a machine with two NVIDIA GPUs: an element with no device set follows the decoder of the
  * second GPU there (device-name tells the twins apart by their index), and its frames are the
- * first GPU's path's. */
+ * first GPU's path's; kept on the first GPU, it takes (and gives) the second GPU's frames by
+ * peer copies, or through the host without them, with the same frames. */
 GST_START_TEST (test_device_follows_cuda_frames)
 {
   const std::string clip = decodable_clip ("nvh264device1dec");
@@ -552,46 +579,19 @@ GST_START_TEST (test_device_follows_cuda_frames)
   expect_same_frames (decode0 + " ! openclbilateral ! opencldownload",
       decode1 + " ! openclbilateral ! opencldownload");
   /* Kept on the first GPU, the element takes the second GPU's frames by a peer copy, or (peer
-   * copies refused, as where the GPUs have no peer access) through host memory: the same
-   * frames either way, and only the second way uploads bytes from the host. */
+   * copies refused, as where the GPUs have no peer access) through host memory. */
   g_setenv ("GST_OPENCL_DEVICE", first.c_str (), TRUE);
-  const std::string reference = decode0 + " ! openclbilateral ! opencldownload";
-  const std::string crossing = decode1 + " ! openclbilateral ! opencldownload";
-  guint64 up[3], down[3];
-  testutil::plugin_transfer_totals (&up[0], &down[0]);
-  expect_same_frames (reference, crossing);
-  testutil::plugin_transfer_totals (&up[1], &down[1]);
-  g_setenv ("GST_OPENCL_CUDA_PEERS", "0", TRUE);
-  expect_same_frames (reference, crossing);
-  testutil::plugin_transfer_totals (&up[2], &down[2]);
+  expect_both_ways (decode0 + " ! openclbilateral ! opencldownload",
+      decode1 + " ! openclbilateral ! opencldownload", true);
   /* The other way: the element on the first GPU writes into the CUDA memory of a downloader
-   * of the second (its pool), by a peer copy or through the host: the same frames as into the
-   * first GPU's memory. */
+   * of the second (its pool), against the same element writing into the first GPU's. */
   if (has_cuda_device_property ("cudadownload")) {
     const std::string into = decode0 + " ! openclbilateral ! video/x-raw(memory:CUDAMemory) ! "
         "cudadownload";
-    const std::string own = into + " cuda-device-id=0";
-    const std::string other = into + " cuda-device-id=1";
-    g_unsetenv ("GST_OPENCL_CUDA_PEERS");
-    testutil::plugin_transfer_totals (&up[0], &down[0]);
-    expect_same_frames (own, other);
-    testutil::plugin_transfer_totals (&up[1], &down[1]);
-    g_setenv ("GST_OPENCL_CUDA_PEERS", "0", TRUE);
-    expect_same_frames (own, other);
-    testutil::plugin_transfer_totals (&up[2], &down[2]);
-    fail_unless (down[1] == down[0], "the peer copy path downloaded %" G_GUINT64_FORMAT
-        " bytes", down[1] - down[0]);
-    fail_unless (down[2] > down[1], "with GST_OPENCL_CUDA_PEERS=0 no frame went through the "
-        "host");
+    expect_both_ways (into + " cuda-device-id=0", into + " cuda-device-id=1", false);
   }
-  g_unsetenv ("GST_OPENCL_CUDA_PEERS");
   g_unsetenv ("GST_OPENCL_DEVICE");
   g_unsetenv ("GST_OPENCL_COUNT_TRANSFERS");
-  GST_INFO ("bytes uploaded: %" G_GUINT64_FORMAT " by peer copies, %" G_GUINT64_FORMAT
-      " through the host", up[1] - up[0], up[2] - up[1]);
-  fail_unless (up[1] == up[0], "the peer copy path uploaded %" G_GUINT64_FORMAT " bytes",
-      up[1] - up[0]);
-  fail_unless (up[2] > up[1], "with GST_OPENCL_CUDA_PEERS=0 no frame came through the host");
 }
 GST_END_TEST;
 

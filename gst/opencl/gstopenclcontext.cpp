@@ -86,6 +86,15 @@ finish_queue (Device & device, const WaitWatch * watch)
 
 }  // namespace gst_opencl
 
+/* What the driver says of a context's errors (clCreateContext's pfn_notify), from any of its
+ * threads: NVIDIA's names the cause where the call's error code does not
+ * (CL_OUT_OF_RESOURCES). */
+static void CL_CALLBACK
+driver_notice (const char *text, const void *, size_t, void *)
+{
+  GST_WARNING ("the OpenCL driver reports: %s", text ? text : "(nothing)");
+}
+
 GstOpenCLContext *
 gst_opencl_context_new (const std::string & device_string,
     const std::vector<cl_context_properties> * properties)
@@ -127,10 +136,8 @@ gst_opencl_context_new (const std::string & device_string,
       gst_opencl::env::flag (Variable::ZeroCopy);
   device->base_align_bytes = MAX (device->cl_device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,
       1u);
-  if (properties && !properties->empty ())
-    device->context = cl::Context (device->cl_device, properties->data ());
-  else
-    device->context = cl::Context (device->cl_device);
+  device->context = cl::Context (device->cl_device,
+      properties && !properties->empty () ? properties->data () : nullptr, driver_notice);
   device->queue = cl::CommandQueue (device->context, device->cl_device,
       CL_QUEUE_PROFILING_ENABLE);
   if (!device->host_unified_memory && gst_opencl::env::flag (Variable::TransferQueues)) {

@@ -102,9 +102,12 @@ public:
   void drop_device_buffers () override { reset (); }
 
   /* Copies the frame of `buffer` (CUDA memory) into a shared buffer, which `frame` describes;
-   * false when the buffer is not CUDA memory. */
+   * false when the buffer is not CUDA memory, or is a GPU's whose copies do not reach the
+   * element's (no peer access, or GST_OPENCL_CUDA_PEERS=0): the frame path maps it on the host
+   * then, through GStreamer's pinned staging memory. */
   bool to_device (ElementDevice & device, GstBuffer * buffer, GstOpenCLFrame * frame) override;
-  /* A shared buffer for the kernels to write the frame of `buffer` into. */
+  /* A shared buffer for the kernels to write the frame of `buffer` into; false as for
+   * to_device. */
   bool device_frame (ElementDevice & device, GstBuffer * buffer,
       GstOpenCLFrame * frame) override;
   /* The kernels of this frame are enqueued and wrote the shared buffer: waits for them and

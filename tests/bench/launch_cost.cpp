@@ -1,5 +1,6 @@
 /* gst-opencl benchmarks: what one kernel launch costs the host on a device, with and without
- * the things an element asks for per frame (a profiling event, argument changes), and how fast
+ * the things an element asks for per frame (a profiling event, argument changes: the same ones,
+ * the buffers of a pool in turn, or one kernel per pool buffer bound once), and how fast
  * the device runs back-to-back launches of a trivial 1920x1080 copy. Explains the floor under
  * an element's own time per frame (docs/openclkernel.md, Performance).
  *   bench_launch_cost [--launches N] [--device gpu|cpu]
@@ -73,34 +74,53 @@ main (int argc, char **argv)
   check (status, "clCreateContext");
   cl_program program = clCreateProgramWithSource (context, 1, &kSource, nullptr, &status);
   check (clBuildProgram (program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
-  cl_kernel kernel = clCreateKernel (program, "copy", &status);
+  /* kSets kernels of the same program with their own buffers: the pool's frames an element
+   * rotates through, each pair bound to one kernel once ("kernels in turn") or to one kernel
+   * again before each launch ("arguments rotated"). */
+  constexpr int kSets = 4;
   const int width = 1920, height = 1080, stride = width * 4;
-  cl_mem a = clCreateBuffer (context, CL_MEM_READ_WRITE, (size_t) stride * height, nullptr,
-      &status);
-  cl_mem b = clCreateBuffer (context, CL_MEM_READ_WRITE, (size_t) stride * height, nullptr,
-      &status);
+  cl_kernel kernels[kSets];
+  cl_mem sources[kSets], targets[kSets];
+  for (int i = 0; i < kSets; i++) {
+    kernels[i] = clCreateKernel (program, "copy", &status);
+    check (status, "clCreateKernel");
+    sources[i] = clCreateBuffer (context, CL_MEM_READ_WRITE, (size_t) stride * height, nullptr,
+        &status);
+    targets[i] = clCreateBuffer (context, CL_MEM_READ_WRITE, (size_t) stride * height, nullptr,
+        &status);
+  }
+  cl_kernel kernel = kernels[0];
+  cl_mem a = sources[0], b = targets[0];
   const size_t global[2] = { (size_t) width, (size_t) height };
 
-  struct Way { const char *name; bool profiling, event, set_args, flush; };
+  /* How arguments are given: set once; the same four set before each launch; the buffers of
+   * the next set bound before each launch; each set's own kernel launched in turn. */
+  enum class Args { Once, Same, Rotated, KernelsInTurn };
+  struct Way { const char *name; bool profiling, event; Args args; bool flush; };
   const Way ways[] = {
-    { "no profiling, no event", false, false, false, false },
-    { "profiling queue, no event", true, false, false, false },
-    { "profiling queue, event per launch", true, true, false, false },
-    { "profiling queue, event, 4 arguments set", true, true, true, false },
-    { "profiling queue, event, 4 arguments, flush", true, true, true, true },
+    { "no profiling, no event", false, false, Args::Once, false },
+    { "profiling queue, no event", true, false, Args::Once, false },
+    { "profiling queue, event per launch", true, true, Args::Once, false },
+    { "profiling queue, event, 4 arguments set", true, true, Args::Same, false },
+    { "profiling queue, event, 4 arguments, flush", true, true, Args::Same, true },
+    { "profiling queue, no event, 4 arguments set", true, false, Args::Same, false },
+    { "no event, arguments rotated over 4 buffer pairs", true, false, Args::Rotated, false },
+    { "no event, 4 kernels bound once, in turn", true, false, Args::KernelsInTurn, false },
   };
   std::printf ("device: %s; %d launches of a %dx%d copy per way\n", name, launches, width,
       height);
-  std::printf ("%-45s %12s %12s %12s\n", "way", "host us", "device us", "wall us");
+  std::printf ("%-50s %12s %12s %12s\n", "way", "host us", "device us", "wall us");
   for (const Way & way : ways) {
     cl_command_queue queue = clCreateCommandQueue (context, device,
         way.profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &status);
     check (status, "clCreateCommandQueue");
     cl_int s = stride;
-    clSetKernelArg (kernel, 0, sizeof a, &a);
-    clSetKernelArg (kernel, 1, sizeof b, &b);
-    clSetKernelArg (kernel, 2, sizeof s, &s);
-    clSetKernelArg (kernel, 3, sizeof s, &s);
+    for (int k = 0; k < kSets; k++) {
+      clSetKernelArg (kernels[k], 0, sizeof a, &sources[k]);
+      clSetKernelArg (kernels[k], 1, sizeof b, &targets[k]);
+      clSetKernelArg (kernels[k], 2, sizeof s, &s);
+      clSetKernelArg (kernels[k], 3, sizeof s, &s);
+    }
     std::vector<double> batch_us, device_us;
     std::vector<cl_event> events;
     events.reserve (launches);
@@ -110,14 +130,18 @@ main (int argc, char **argv)
     for (int first = 0; first < launches; first += batch) {
       const auto batch_start = Clock::now ();
       for (int i = first; i < std::min (launches, first + batch); i++) {
-        if (way.set_args) {
-          clSetKernelArg (kernel, 0, sizeof a, &a);
-          clSetKernelArg (kernel, 1, sizeof b, &b);
+        cl_kernel launched = kernel;
+        if (way.args == Args::Same || way.args == Args::Rotated) {
+          const int set = way.args == Args::Rotated ? i % kSets : 0;
+          clSetKernelArg (kernel, 0, sizeof a, &sources[set]);
+          clSetKernelArg (kernel, 1, sizeof b, &targets[set]);
           clSetKernelArg (kernel, 2, sizeof s, &s);
           clSetKernelArg (kernel, 3, sizeof s, &s);
+        } else if (way.args == Args::KernelsInTurn) {
+          launched = kernels[i % kSets];
         }
         cl_event event = nullptr;
-        check (clEnqueueNDRangeKernel (queue, kernel, 2, nullptr, global, nullptr, 0, nullptr,
+        check (clEnqueueNDRangeKernel (queue, launched, 2, nullptr, global, nullptr, 0, nullptr,
                 way.event ? &event : nullptr), "clEnqueueNDRangeKernel");
         if (way.flush)
           clFlush (queue);
@@ -136,13 +160,15 @@ main (int argc, char **argv)
       device_us.push_back ((end - begin) / 1000.0);
       clReleaseEvent (event);
     }
-    std::printf ("%-45s %12.2f %12.2f %12.2f\n", way.name, median (batch_us),
+    std::printf ("%-50s %12.2f %12.2f %12.2f\n", way.name, median (batch_us),
         device_us.empty () ? 0.0 : median (device_us), wall.count () / launches);
     clReleaseCommandQueue (queue);
   }
-  clReleaseMemObject (a);
-  clReleaseMemObject (b);
-  clReleaseKernel (kernel);
+  for (int k = 0; k < kSets; k++) {
+    clReleaseMemObject (sources[k]);
+    clReleaseMemObject (targets[k]);
+    clReleaseKernel (kernels[k]);
+  }
   clReleaseProgram (program);
   clReleaseContext (context);
   return 0;

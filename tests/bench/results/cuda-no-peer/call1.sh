@@ -2,28 +2,16 @@
 # first, by a peer copy and through host memory (GST_OPENCL_CUDA_PEERS=0): test_cuda's check,
 # then the frame rate of each way against the element following the frames and decoding alone.
 # Run from the repository root with build-gpu carried: bash tests/bench/results/cuda-no-peer/call1.sh
-B=build-gpu
+# (The run recorded in out/call1 had lib.sh's lines written out here.)
+. tests/bench/results/cuda-no-peer/lib.sh
 R=$OUT/d; mkdir -p $R
-export XDG_CACHE_HOME=/tmp/cache
 nvidia-smi -L > $R/gpus.txt; nvidia-smi topo -m > $R/topo.txt 2>&1
-export GST_OPENCL_TEST_CLIPS=$PWD/$B/clips
-export GST_PLUGIN_PATH=$PWD/$B/gst GST_REGISTRY=/tmp/reg.bin CK_DEFAULT_TIMEOUT=600 GST_OPENCL_TUNING=0
-gst-inspect-1.0 opencl > /dev/null 2>&1
 gst-inspect-1.0 nvcodec 2>/dev/null | grep -E "nvh264.*(dec|enc)" > $R/nvcodec.txt
 ( GST_DEBUG=opencl:4 GST_DEBUG_FILE=$R/cuda-debug.txt GST_CHECKS=test_device_follows_cuda_frames \
   timeout 240 $B/tests/test_cuda > $R/test_cuda.log 2>&1; echo "test_cuda exit $?" >> $R/test_cuda.log )
 grep -h -E "reach .* by peer|pass through host" $R/cuda-debug.txt | sed 's/.*opencl //' | sort | uniq -c > $R/routes.txt
 gzip -9 $R/cuda-debug.txt
-for i in $(seq 20); do cat $B/clips/clip-1080p.h264; done > /tmp/long.h264
 line () { echo "filesrc location=/tmp/long.h264 ! h264parse ! nvh264device1dec ! $1 ! fakesink sync=false"; }
-run () {  # name, env words, pipeline
-  local name=$1 envs=$2 t0 t1 st; shift 2
-  t0=$(date +%s.%N)
-  env $envs timeout 120 gst-launch-1.0 -q $@ > /dev/null 2>&1
-  st=$?
-  t1=$(date +%s.%N)
-  echo "$name exit $st seconds $(awk "BEGIN{print $t1 - $t0}")"
-}
 for r in 1 2 3; do
   run follow "GST_OPENCL_TUNING=0" $(line openclbilateral)
   run peer "GST_OPENCL_DEVICE=NVIDIA:0" $(line openclbilateral)
