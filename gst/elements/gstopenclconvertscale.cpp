@@ -87,8 +87,9 @@ struct State
 {
   bool passthrough = true;
   gst_opencl::FrameConverter converter;
-  /* A tensor output: its shape, and the device buffer each frame's tensor is written to and
-   * read from into the output buffer. */
+  /* A tensor output: its shape, and the device buffer a frame's tensor is written to and read
+   * from into an output buffer that is not OpenCL memory of the element's context (made at
+   * the first such frame). */
   bool tensor_out = false;
   gst_opencl::TensorOutput tensor;
   cl::Buffer tensor_buffer;
@@ -408,8 +409,6 @@ configure_tensor (GstOpenCLBaseTransform * base, gst_opencl::ElementDevice & dev
           std::to_string (state.tensor.bytes ()) + " bytes exceeds the largest buffer " +
           cl_device.name + " can allocate");
     state.converter.configure_tensor (cl_device, &in_info, state.tensor);
-    state.tensor_buffer = cl::Buffer (cl_device.context, CL_MEM_WRITE_ONLY |
-        CL_MEM_HOST_READ_ONLY, state.tensor.bytes ());
     GST_INFO_OBJECT (self, "%s %dx%d -> %dx%d %s %s tensor", GST_VIDEO_INFO_NAME (&in_info),
         GST_VIDEO_INFO_WIDTH (&in_info), GST_VIDEO_INFO_HEIGHT (&in_info), state.tensor.width,
         state.tensor.height, state.tensor.half ? "float16" : "float32",
@@ -493,6 +492,11 @@ convert_to_tensor (GstOpenCLBaseTransform * base, const Settings & settings,
   gst_opencl::DeviceFrameView on_device;
   const bool direct = gst_opencl::buffer_device_frame (outbuf, device.context (), true,
       &on_device) && on_device.info.size >= state.tensor.bytes ();
+  if (!direct && !state.tensor_buffer ()) {
+    /* Made at the first frame that needs it: none where every tensor is OpenCL memory. */
+    state.tensor_buffer = cl::Buffer (device.device ().context, CL_MEM_WRITE_ONLY |
+        CL_MEM_HOST_READ_ONLY, state.tensor.bytes ());
+  }
   state.converter.convert_tensor (device, in.frame (), direct ? on_device.buffer :
       state.tensor_buffer, norm, settings.method, settings.add_borders,
       cropped ? &crop : nullptr);
