@@ -94,6 +94,8 @@
 #include <thread>
 #include <vector>
 
+#include <CL/cl.h>
+
 #include "benchlib.h"
 
 namespace {
@@ -118,6 +120,7 @@ struct Options
   int loops = 2;
   bool share_cuda = false;
   bool read_kernel_time = false;
+  bool probe_context = false;
   /* Test pattern (on the CPU without --clip) */
   std::vector<bench::FrameSize> sizes { { 640, 360, 0 } };
   int frames = 30;
@@ -166,6 +169,10 @@ parse_options (int argc, char **argv)
       "kernel-time as each frame leaves it (after the frame's host time is taken), so that every "
       "frame launches with profiling events; without it only one frame in 8 does (default: "
       "read at EOS only)")
+      .flag ("--probe-context", &o.probe_context, true, "after every run, make and release "
+      "an OpenCL context on the device outside the plugin (plain clCreateContext) and print "
+      "whether it could be made: tells a driver that no longer makes contexts from the "
+      "plugin's own failures")
       .sizes ("--size WxH", &o.sizes, "videotestsrc: the frame size (default 640x360)")
       .count ("--frames F", &o.frames, 2, "videotestsrc: frames per pipeline (default 30)")
       .text ("--pattern NAME", &o.pattern, "videotestsrc: its pattern (default smpte)")
@@ -1409,6 +1416,31 @@ report_stall (const Options & o, Run & run, const std::string & title, const std
   return pipelines + threads;
 }
 
+/* --probe-context: "" when a bare OpenCL context can be made (and released) on the first device
+ * of the run's type, outside the plugin; else what failed. */
+std::string
+probe_bare_context (const Options & o)
+{
+  cl_uint platforms = 0;
+  if (clGetPlatformIDs (0, nullptr, &platforms) != CL_SUCCESS || platforms == 0)
+    return "no OpenCL platform";
+  std::vector<cl_platform_id> ids (platforms);
+  clGetPlatformIDs (platforms, ids.data (), nullptr);
+  const cl_device_type type = o.gpu () ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
+  for (cl_platform_id platform : ids) {
+    cl_device_id device = nullptr;
+    if (clGetDeviceIDs (platform, type, 1, &device, nullptr) != CL_SUCCESS)
+      continue;
+    cl_int status = CL_SUCCESS;
+    cl_context context = clCreateContext (nullptr, 1, &device, nullptr, nullptr, &status);
+    if (context)
+      clReleaseContext (context);
+    return status == CL_SUCCESS ? "" : "clCreateContext failed with status " +
+        std::to_string (status);
+  }
+  return "no such OpenCL device";
+}
+
 /* One run of N pipelines: their figures are added to `row`; "" or why the run failed.
  * *stalled when it stalled (in its start, its EOS wait or its teardown). */
 std::string
@@ -1857,6 +1889,12 @@ main (int argc, char **argv)
         row.error = run_once (o, spec, row.mode == "none" ? "separate" : row.mode, count,
             run + 1, row, &stalled);
         row.stalled = stalled;
+        if (o.probe_context) {
+          const std::string probe = probe_bare_context (o);
+          std::fprintf (stderr, "PROBE after %d streams, %s, %s, run %d: %s\n", count,
+              row.case_name.c_str (), row.mode.c_str (), run + 1,
+              probe.empty () ? "a bare OpenCL context was made" : probe.c_str ());
+        }
         const int alive = objects_made - objects_finalized - objects_left_behind;
         if (alive > 0 && row.error.empty ())
           row.error = std::to_string (alive) + " pipelines or elements still alive after their "
