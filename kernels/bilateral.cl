@@ -42,24 +42,7 @@
  *   PTX_EXP2  1 on NVIDIA's driver only: exp2 as the bare hardware approximation (inline PTX
  *             ex2.approx.ftz.f32), without the denormal handling native_exp2 brings there
  */
-#ifndef CHANNELS
-#define CHANNELS 4
-#endif
-#ifndef SAMPLE_BITS
-#define SAMPLE_BITS 8
-#endif
-#ifndef SAMPLE_SHIFT
-#define SAMPLE_SHIFT 0
-#endif
-#ifndef PLANAR
-#define PLANAR 0
-#endif
-#ifndef MODE
-#define MODE 0
-#endif
-#ifndef RADIUS
-#define RADIUS 4
-#endif
+#include "bilateral_defaults.cl"
 #ifndef GROUP_W
 #define GROUP_W 16
 #endif

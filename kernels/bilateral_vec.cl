@@ -25,24 +25,7 @@
  *   MODE      0 colour distance, 1 luma difference, 2 per channel (CHANNELS 4 only)
  *   RADIUS    0..32;  VEC: outputs per work-item, 8 or 16
  */
-#ifndef CHANNELS
-#define CHANNELS 4
-#endif
-#ifndef SAMPLE_BITS
-#define SAMPLE_BITS 8
-#endif
-#ifndef SAMPLE_SHIFT
-#define SAMPLE_SHIFT 0
-#endif
-#ifndef PLANAR
-#define PLANAR 0
-#endif
-#ifndef MODE
-#define MODE 0
-#endif
-#ifndef RADIUS
-#define RADIUS 4
-#endif
+#include "bilateral_defaults.cl"
 #ifndef VEC
 #define VEC 16
 #endif

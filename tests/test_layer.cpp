@@ -253,6 +253,56 @@ GST_START_TEST (test_kernel_sources)
     thrown = true;
   }
   fail_unless (thrown);
+
+  /* Includes: the embedded bilateral kernel has its shared defaults in, the directive out. */
+  fail_unless (embedded.find ("#include \"bilateral_defaults.cl\"") == std::string::npos);
+  const std::string defaults = gst_opencl::kernel_source ("bilateral_defaults");
+  const std::string defaults_body = defaults.substr (defaults.find ("#ifndef"));
+  fail_unless (embedded.find (defaults_body) != std::string::npos,
+      "the bilateral kernel lacks its included defaults");
+}
+GST_END_TEST;
+
+/* `#include "<name>.cl"` lines are expanded from the override folder first, then the plugin,
+ * at any depth; a file that includes itself, directly or not, is an error; a directive that
+ * is not at the start of a line, or names no .cl file, is left to the compiler. */
+GST_START_TEST (test_kernel_includes)
+{
+  gchar *dir = g_dir_make_tmp ("gst-opencl-include-XXXXXX", nullptr);
+  auto write = [&](const char *name, const char *text) {
+    gchar *path = g_build_filename (dir, name, nullptr);
+    g_file_set_contents (path, text, -1, nullptr);
+    g_free (path);
+  };
+  write ("top.cl", "A\n#include \"middle.cl\"\nB\n  #include \"middle.cl\"\n");
+  write ("middle.cl", "C\n#include \"leaf.cl\"");
+  write ("leaf.cl", "D\n");
+  write ("loop_a.cl", "#include \"loop_b.cl\"\n");
+  write ("loop_b.cl", "#include \"loop_a.cl\"\n");
+  write ("uses_plugin.cl", "#include \"bilateral_defaults.cl\"\n");
+  g_setenv ("GST_OPENCL_KERNEL_DIR", dir, TRUE);
+  const std::string top = gst_opencl::kernel_source ("top");
+  fail_unless (top == "A\nC\nD\nB\n  #include \"middle.cl\"\n", "expanded as [%s]",
+      top.c_str ());
+  const std::string from_plugin = gst_opencl::kernel_source ("uses_plugin");
+  bool cycle = false;
+  try {
+    gst_opencl::kernel_source ("loop_a");
+  } catch (const gst_opencl::Failure & e) {
+    cycle = std::string (e.what ()).find ("loop_a") != std::string::npos;
+  }
+  g_unsetenv ("GST_OPENCL_KERNEL_DIR");
+  fail_unless (from_plugin == gst_opencl::kernel_source ("bilateral_defaults"),
+      "an include missing from the folder is not the plugin's");
+  fail_unless (cycle, "a circle of includes was not refused by name");
+  for (const char *name : { "top.cl", "middle.cl", "leaf.cl", "loop_a.cl", "loop_b.cl",
+          "uses_plugin.cl" }) {
+    gchar *path = g_build_filename (dir, name, nullptr);
+    g_remove (path);
+    g_free (path);
+  }
+  g_rmdir (dir);
+  g_free (dir);
 }
 GST_END_TEST;
 
@@ -580,7 +630,7 @@ layer_suite (void)
   return TESTUTIL_SUITE ("opencl-layer", 300,
       test_parse_device_spec, test_error_names, test_stable_hash, test_device_selection,
       test_program_cache_memory_and_disk, test_program_cache_disabled,
-      test_build_failure_carries_log, test_kernel_sources, test_tensor_caps,
+      test_build_failure_carries_log, test_kernel_sources, test_kernel_includes, test_tensor_caps,
       test_variant_tuning, test_variant_tuning_report, test_memory_maps);
 }
 

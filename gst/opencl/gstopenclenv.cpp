@@ -64,7 +64,8 @@ const Entry VARIABLES[] = {
       "the device of elements whose device property is empty"),
   text_row (V::KernelDir, "GST_OPENCL_KERNEL_DIR",
       "a folder (default: none)",
-      "its .cl files replace the embedded kernels of the same name (kernel development)"),
+      "its .cl files replace the embedded kernels of the same name (kernel development); a "
+      "kernel's #include \"<name>.cl\" lines are taken from there first too"),
   flag_row (V::ProgramCache, "GST_OPENCL_PROGRAM_CACHE", Read::AtSetup, true,
       "0: compiled programs are not cached on disk ($XDG_CACHE_HOME/gst-opencl/programs/)"),
   number_row (V::MaxAllocBytes, "GST_OPENCL_MAX_ALLOC_BYTES", Malformed::Error, 1, G_MAXUINT64,

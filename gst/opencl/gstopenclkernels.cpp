@@ -4,6 +4,9 @@
 
 #include <gst/gst.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclutils.h"
 
@@ -11,8 +14,11 @@
 
 namespace gst_opencl {
 
+namespace {
+
+/* The file's own text, from the override folder or the plugin. */
 std::string
-kernel_source (const std::string & name)
+file_source (const std::string & name)
 {
   const std::string override_dir = env::text (env::Variable::KernelDir);
   if (!override_dir.empty ()) {
@@ -41,6 +47,48 @@ kernel_source (const std::string & name)
       return kernel->source;
   }
   throw Failure (Failure::Kind::Failed, "no kernel source named " + name);
+}
+
+/* `text` with each line `#include "<other>.cl"` replaced by <other>'s source, expanded too;
+ * `open` holds the files being expanded, to refuse a cycle. */
+std::string
+expand_includes (const std::string & name, const std::string & text,
+    std::vector<std::string> & open)
+{
+  static const std::string directive = "#include \"";
+  std::string out;
+  size_t line = 0;
+  while (line < text.size ()) {
+    size_t end = text.find ('\n', line);
+    end = end == std::string::npos ? text.size () : end + 1;
+    const std::string current = text.substr (line, end - line);
+    const size_t close = current.find (".cl\"");
+    if (current.compare (0, directive.size (), directive) == 0 && close != std::string::npos) {
+      const std::string other = current.substr (directive.size (),
+          close - directive.size ());
+      if (std::find (open.begin (), open.end (), other) != open.end ())
+        throw Failure (Failure::Kind::Failed, "kernel " + name + " includes " + other +
+            ", which includes it");
+      open.push_back (other);
+      out += expand_includes (other, file_source (other), open);
+      open.pop_back ();
+      if (!out.empty () && out.back () != '\n')
+        out += '\n';
+    } else {
+      out += current;
+    }
+    line = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string
+kernel_source (const std::string & name)
+{
+  std::vector<std::string> open { name };
+  return expand_includes (name, file_source (name), open);
 }
 
 }  // namespace gst_opencl

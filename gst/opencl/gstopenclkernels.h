@@ -16,8 +16,10 @@ extern const GstOpenCLEmbeddedKernel gst_opencl_embedded_kernels[];
 namespace gst_opencl {
 
 /* The source of kernels/<name>.cl: from $GST_OPENCL_KERNEL_DIR/<name>.cl when that variable is set
- * and the file exists (for kernel development), else the copy embedded in the plugin.
- * Throws Failure when neither exists or the override cannot be read. */
+ * and the file exists (for kernel development), else the copy embedded in the plugin; each line
+ * `#include "<other>.cl"` replaced by <other>'s source, found the same way (kernels share
+ * blocks so: the OpenCL compiler never sees the directive). Throws Failure when a file exists
+ * nowhere, an override cannot be read, or includes go round in a circle. */
 std::string kernel_source (const std::string & name);
 
 }  // namespace gst_opencl
