@@ -153,6 +153,21 @@ typedef float value_t;
 #define SECOND_OUT_ROW(name, row_y)
 #endif
 
+/* Stages the work-group's tile in local memory: its outputs and the RADIUS apron around them,
+ * rows and columns clamped to the frame. Each work-item stores STORE (pixel) for its share of
+ * the tile; the kernel has lx, ly, tile_x0 and tile_y0 (the tile's top left in the frame). */
+#define LOAD_TILE(tile, STORE) \
+  for (int ty = ly; ty < TILE_H; ty += GROUP_H) { \
+    const int sy = clamp (tile_y0 + ty, 0, height - 1); \
+    __global const sample_t *row = ROW (src, src_offset, src_stride, sy); \
+    SECOND_ROW (row, sy); \
+    for (int tx = lx; tx < TILE_W; tx += GROUP_W) { \
+      const int sx = clamp (tile_x0 + tx, 0, width - 1); \
+      tile[ty][tx] = STORE (LOAD_PIXEL (row, sx)); \
+    } \
+  }
+#define AS_LOADED(pixel) (pixel)
+
 /* Weight accumulators: one weight per neighbour, or one per colour channel. */
 #if CHANNELS == 4 && MODE == MODE_PER_CHANNEL
 typedef float4 weight_t;
@@ -303,19 +318,12 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
   const float4 one_w = (float4) (0.0f, 0.0f, 0.0f, 1.0f);
 #endif
 
-  for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
-    const int sy = clamp (tile_y0 + ty, 0, height - 1);
-    __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
-    SECOND_ROW (row, sy);
-    for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
-      const int sx = clamp (tile_x0 + tx, 0, width - 1);
 #if WEIGHT_IN_W
-      tile[ty][tx] = fma (TO_VALUE (LOAD_PIXEL (row, sx)), scale4, one_w);
+#define PRESCALE(pixel) fma (TO_VALUE (pixel), scale4, one_w)
 #else
-      tile[ty][tx] = TO_VALUE (LOAD_PIXEL (row, sx)) * value_scale;
+#define PRESCALE(pixel) (TO_VALUE (pixel) * value_scale)
 #endif
-    }
-  }
+  LOAD_TILE (tile, PRESCALE);
   barrier (CLK_LOCAL_MEM_FENCE);
 
   /* Tile coordinates of this work-item's first output (top left of its block). */
@@ -443,19 +451,11 @@ bilateral (__global const uchar * src, int src_offset, int src_stride,
   const int tile_x0 = (int) get_group_id (0) * GROUP_W * OUT_X - RADIUS;
   const int tile_y0 = (int) get_group_id (1) * GROUP_H - RADIUS;
 
-  for (int ty = ly; ty < TILE_H; ty += GROUP_H) {
-    const int sy = clamp (tile_y0 + ty, 0, height - 1);
-    __global const sample_t *row = ROW (src, src_offset, src_stride, sy);
-    SECOND_ROW (row, sy);
-    for (int tx = lx; tx < TILE_W; tx += GROUP_W) {
-      const int sx = clamp (tile_x0 + tx, 0, width - 1);
 #if TILE_FLOAT
-      tile[ty][tx] = TO_VALUE (LOAD_PIXEL (row, sx));
+  LOAD_TILE (tile, TO_VALUE);
 #else
-      tile[ty][tx] = LOAD_PIXEL (row, sx);
+  LOAD_TILE (tile, AS_LOADED);
 #endif
-    }
-  }
   barrier (CLK_LOCAL_MEM_FENCE);
 
   /* Tile coordinates of this work-item's first output. */
