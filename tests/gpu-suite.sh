@@ -10,6 +10,9 @@
 #   they skip. `gl_soak` is tests/gl-soak.sh (every GL path SOAK_RUNS times, 50 by default,
 #   under a watchdog), counted as one test. The pipeline scripts need gst-launch-1.0's plugins and are not run.
 #   GPU_SUITE_JOBS=N runs N test programs at once (default 1);
+#   GPU_SUITE_SPLIT=1 runs each check (GST_START_TEST in tests/test_NAME.cpp) as a program of its
+#   own, counted and logged as NAME:check: a long program then ends within a call's limit when
+#   jobs run at once, and a check that does not end is named;
 #   GPU_SUITE_LOGS=DIR keeps each program's whole output as DIR/NAME.log.
 #   The H.264 clips of the CUDA test are taken from BUILD_DIR/clips (tests/bench/pack-gpu.sh puts
 #   them there) unless GST_OPENCL_TEST_CLIPS names another folder.
@@ -50,7 +53,10 @@ run_one() {
     fi
     return
   fi
-  timeout 600 "$build/tests/test_$name" >"$log" 2>&1
+  local program=${name%%:*} check=
+  [ "$program" = "$name" ] || check=${name#*:}
+  log=$logs/${name/:/.}.log
+  env ${check:+GST_CHECKS=$check} timeout 600 "$build/tests/test_$program" >"$log" 2>&1
   status=$?
   summary=$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1)
   if [ "$status" -eq 77 ]; then
@@ -62,6 +68,19 @@ run_one() {
     grep -E ":[FE]:|pure virtual|terminate" "$log" | head -n 10 | sed 's/^/      | /'
   fi
 }
+
+if [ "${GPU_SUITE_SPLIT:-0}" = 1 ]; then
+  sources=$(dirname "$0")
+  split=()
+  for name in "${tests[@]}"; do
+    checks=()
+    [ -f "$sources/test_$name.cpp" ] &&
+      mapfile -t checks < <(grep -o 'GST_START_TEST (test_[A-Za-z0-9_]*' "$sources/test_$name.cpp" |
+        cut -d'(' -f2)
+    if [ ${#checks[@]} -gt 0 ]; then split+=("${checks[@]/#/$name:}"); else split+=("$name"); fi
+  done
+  tests=("${split[@]}")
+fi
 
 results=$(mktemp)
 running=0

@@ -452,12 +452,28 @@ public:
   bool semaphores = false;
   /* Whether a peer copy may bring frames of another GPU (GST_OPENCL_CUDA_PEERS, read with the
    * caps), and what was found of each GPU frames came from: whether a copy of its context
-   * reaches the shared buffers. The last frame's GstCudaContext and its GPU, so that a frame
-   * costs no property read. */
+   * reaches the shared buffers. The last frame's GstCudaContext (held, so that its address
+   * cannot come back as another context's) and its GPU, and the element's own CUDA device for
+   * its OpenCL context, so that a frame costs no property read and no lookup. */
   bool peers = true;
   std::map<int, bool> reached;
   GstObject *last_context = nullptr;
   int last_device = -1;
+  cl_context own_context = nullptr;
+  int own_device = -1;
+
+  ~CudaSlots ()
+  {
+    forget ();
+  }
+
+  /* Drops what was learnt of the frames' GPUs: new caps, a reset. */
+  void forget ()
+  {
+    reached.clear ();
+    gst_clear_object (&last_context);
+    own_context = nullptr;
+  }
 
   /* Whether the frames of `memory` (CUDA memory) can be copied on the device into (or out of)
    * the shared buffers of the element's GPU: the same GPU, or one with peer access to it. Where
@@ -472,10 +488,14 @@ public:
               "cuda-device-id"))
         return true;  /* not told: the copy says whether it reaches */
       g_object_get (owner, "cuda-device-id", &id, nullptr);
-      last_context = owner;
+      gst_object_replace (&last_context, owner);
       last_device = (int) id;
     }
-    const int own = cuda_device_of (element.device (), nullptr);
+    if (own_context != element.device ().context ()) {
+      own_device = cuda_device_of (element.device (), nullptr);
+      own_context = element.device ().context ();
+    }
+    const int own = own_device;
     if (own < 0 || last_device == own)
       return true;
     auto known = reached.find (last_device);
@@ -591,8 +611,7 @@ CudaFrames::configure (const GstVideoInfo * info)
   if (peers != slots_->peers)
     slots_->slots.clear ();  /* made with the other rule of access */
   slots_->peers = peers;
-  slots_->reached.clear ();
-  slots_->last_context = nullptr;
+  slots_->forget ();
 }
 
 void
@@ -603,8 +622,7 @@ CudaFrames::reset ()
   slots_->current = nullptr;
   slots_->acquired = false;
   slots_->context = nullptr;
-  slots_->reached.clear ();
-  slots_->last_context = nullptr;
+  slots_->forget ();
 }
 
 bool

@@ -106,6 +106,7 @@ using bench::json_string;
 
 constexpr const char *kOpenCLContextType = "gst.opencl.context";
 constexpr const char *kCudaContextType = "gst.cuda.context";
+constexpr const char *kGLDisplayType = "gst.gl.GLDisplay";
 
 struct Options
 {
@@ -119,6 +120,7 @@ struct Options
   std::string decoder;
   int loops = 2;
   bool share_cuda = false;
+  bool share_gl = false;
   bool read_kernel_time = false;
   bool probe_context = false;
   /* Test pattern (on the CPU without --clip) */
@@ -165,6 +167,10 @@ parse_options (int argc, char **argv)
       .flag ("--share-cuda", &o.share_cuda, true, "also share GStreamer's CUDA context "
       "(gst.cuda.context) between the pipelines, in every case and mode (default: each "
       "pipeline's decoder makes its own)")
+      .flag ("--share-gl", &o.share_gl, true, "also share one GStreamer GL display "
+      "(gst.gl.GLDisplay) between the pipelines of a run, in every case and mode (default: "
+      "each pipeline's decoder makes its own, with a thread of its own, when GStreamer's "
+      "decoder makes one)")
       .flag ("--read-kernel-time", &o.read_kernel_time, true, "read the measured element's "
       "kernel-time as each frame leaves it (after the frame's host time is taken), so that every "
       "frame launches with profiling events; without it only one frame in 8 does (default: "
@@ -1455,6 +1461,8 @@ run_once (const Options & o, const CaseSpec & spec, const std::string & mode, in
     run->broker.shared_types.insert (kOpenCLContextType);
   if (o.share_cuda)
     run->broker.shared_types.insert (kCudaContextType);
+  if (o.share_gl)
+    run->broker.shared_types.insert (kGLDisplayType);
 
   for (int i = 0; i < count; i++) {
     auto stream = std::make_unique<Stream> ();
@@ -1656,6 +1664,7 @@ results_json (const Options & o, const std::string & command, const std::string 
         .add ("clip", json_string (o.clip))
         .number ("loops", o.loops).add ("played", json_string (clip_note))
         .add ("cuda_context", json_string (o.share_cuda ? "shared" : "per pipeline"))
+        .add ("gl_display", json_string (o.share_gl ? "shared" : "per pipeline"))
         .add ("kernel_time_read", json_string (o.read_kernel_time ? "each frame" : "at EOS"));
   } else {
     source.add ("kind", json_string ("videotestsrc")).add ("pattern", json_string (o.pattern))
