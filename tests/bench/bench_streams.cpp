@@ -72,6 +72,7 @@
  *     the others); --read-kernel-time reads it as each frame leaves the element, so that every
  *     frame is timed (the host cost of the events, measured against the default).
  * Prints a table per N; --json PATH writes every figure. */
+#include <dlfcn.h>
 #include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <pthread.h>
@@ -178,7 +179,8 @@ parse_options (int argc, char **argv)
       .flag ("--probe-context", &o.probe_context, true, "after every run, make and release "
       "an OpenCL context on the device outside the plugin (plain clCreateContext) and print "
       "whether it could be made: tells a driver that no longer makes contexts from the "
-      "plugin's own failures")
+      "plugin's own failures; on a GPU also the state of each CUDA primary context (active, "
+      "and what synchronizing it returns: a fault's error stays in it)")
       .sizes ("--size WxH", &o.sizes, "videotestsrc: the frame size (default 640x360)")
       .count ("--frames F", &o.frames, 2, "videotestsrc: frames per pipeline (default 30)")
       .text ("--pattern NAME", &o.pattern, "videotestsrc: its pattern (default smpte)")
@@ -1447,6 +1449,62 @@ probe_bare_context (const Options & o)
   return "no such OpenCL device";
 }
 
+/* --probe-context on a GPU: the state of CUDA's primary context of each GPU, through the CUDA
+ * driver (loaded here, not linked): whether it is active, and if so what synchronizing it
+ * returns. NVIDIA's OpenCL contexts may run on it; an error that a fault left in it (sticky:
+ * 700 an illegal address, 719 a launch failure) would stop every OpenCL context of the process
+ * at once, where running out of something would not. "" without the driver. */
+std::string
+probe_cuda_primary ()
+{
+  using Status = int;
+  static void *library = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return "";
+  auto find = [] (const char *name) { return dlsym (library, name); };
+  auto init = reinterpret_cast<Status (*) (unsigned)> (find ("cuInit"));
+  auto count = reinterpret_cast<Status (*) (int *)> (find ("cuDeviceGetCount"));
+  auto get = reinterpret_cast<Status (*) (int *, int)> (find ("cuDeviceGet"));
+  auto state = reinterpret_cast<Status (*) (int, unsigned *, int *)> (
+      find ("cuDevicePrimaryCtxGetState"));
+  auto retain = reinterpret_cast<Status (*) (void **, int)> (find ("cuDevicePrimaryCtxRetain"));
+  auto release = reinterpret_cast<Status (*) (int)> (find ("cuDevicePrimaryCtxRelease_v2"));
+  auto push = reinterpret_cast<Status (*) (void *)> (find ("cuCtxPushCurrent_v2"));
+  auto pop = reinterpret_cast<Status (*) (void **)> (find ("cuCtxPopCurrent_v2"));
+  auto synchronize = reinterpret_cast<Status (*) ()> (find ("cuCtxSynchronize"));
+  int devices = 0;
+  if (!init || !count || !get || !state || !retain || !release || !push || !pop ||
+      !synchronize || init (0) != 0 || count (&devices) != 0)
+    return "";
+  std::string text;
+  for (int ordinal = 0; ordinal < devices; ordinal++) {
+    int device = 0;
+    unsigned flags = 0;
+    int active = 0;
+    if (get (&device, ordinal) != 0 || state (device, &flags, &active) != 0)
+      continue;
+    text += "; CUDA " + std::to_string (ordinal) + " primary context ";
+    if (!active) {
+      text += "inactive";
+      continue;
+    }
+    void *context = nullptr;
+    if (retain (&context, device) != 0) {
+      text += "active, not retained";
+      continue;
+    }
+    Status synced = -1;
+    if (push (context) == 0) {
+      synced = synchronize ();
+      void *popped = nullptr;
+      pop (&popped);
+    }
+    release (device);
+    text += "active, synchronize " + std::to_string (synced);
+  }
+  return text;
+}
+
 /* One run of N pipelines: their figures are added to `row`; "" or why the run failed.
  * *stalled when it stalled (in its start, its EOS wait or its teardown). */
 std::string
@@ -1900,9 +1958,11 @@ main (int argc, char **argv)
         row.stalled = stalled;
         if (o.probe_context) {
           const std::string probe = probe_bare_context (o);
-          std::fprintf (stderr, "PROBE after %d streams, %s, %s, run %d: %s\n", count,
+          const std::string primary = o.gpu () ? probe_cuda_primary () : "";
+          std::fprintf (stderr, "PROBE after %d streams, %s, %s, run %d: %s%s\n", count,
               row.case_name.c_str (), row.mode.c_str (), run + 1,
-              probe.empty () ? "a bare OpenCL context was made" : probe.c_str ());
+              probe.empty () ? "a bare OpenCL context was made" : probe.c_str (),
+              primary.c_str ());
         }
         const int alive = objects_made - objects_finalized - objects_left_behind;
         if (alive > 0 && row.error.empty ())
