@@ -464,6 +464,7 @@ public:
 
   ~CudaSlots ()
   {
+    slots.clear ();  /* their last copies out may still use the held context's CUDA context */
     forget ();
   }
 
@@ -494,6 +495,7 @@ public:
     if (own_context != element.device ().context ()) {
       own_device = cuda_device_of (element.device (), nullptr);
       own_context = element.device ().context ();
+      reached.clear ();  /* found for another GPU of the element's */
     }
     const int own = own_device;
     if (own < 0 || last_device == own)
