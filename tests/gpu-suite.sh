@@ -13,6 +13,8 @@
 #   GPU_SUITE_SPLIT=1 runs each check (GST_START_TEST in tests/test_NAME.cpp) as a program of its
 #   own, counted and logged as NAME:check: a long program then ends within a call's limit when
 #   jobs run at once, and a check that does not end is named;
+#   GPU_SUITE_TIMEOUT=S stops a program after S seconds (default 600; status 124 is a failure);
+#   each line gives the program's wall time;
 #   GPU_SUITE_LOGS=DIR keeps each program's whole output as DIR/NAME.log.
 #   The H.264 clips of the CUDA test are taken from BUILD_DIR/clips (tests/bench/pack-gpu.sh puts
 #   them there) unless GST_OPENCL_TEST_CLIPS names another folder.
@@ -31,6 +33,7 @@ export CK_DEFAULT_TIMEOUT=600 GST_DEBUG=${GST_DEBUG:-*:1}
 # Kernel variants: each family's default for the device, as in meson test (no timing, no cache).
 export GST_OPENCL_TUNING=0
 jobs=${GPU_SUITE_JOBS:-1}
+limit=${GPU_SUITE_TIMEOUT:-600}
 logs=${GPU_SUITE_LOGS:-$(mktemp -d)}
 mkdir -p "$logs"
 # Build the registry once, before programs start at the same time.
@@ -56,9 +59,10 @@ run_one() {
   local program=${name%%:*} check=
   [ "$program" = "$name" ] || check=${name#*:}
   log=$logs/${name/:/.}.log
-  env ${check:+GST_CHECKS=$check} timeout 600 "$build/tests/test_$program" >"$log" 2>&1
+  local start=$SECONDS
+  env ${check:+GST_CHECKS=$check} timeout "$limit" "$build/tests/test_$program" >"$log" 2>&1
   status=$?
-  summary=$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1)
+  summary="$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1) ($((SECONDS - start)) s)"
   if [ "$status" -eq 77 ]; then
     echo "SKIP  $name: $(tail -n 1 "$log")"
   elif [ "$status" -eq 0 ]; then

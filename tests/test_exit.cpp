@@ -13,7 +13,11 @@
  * this program, and not under AddressSanitizer, which must come first in the process): it counts
  * the program's OpenCL references and the parent also asserts that at the end of main none is
  * left, that no object was released after its context, and that nothing was released after
- * main (from a static destructor or an atexit handler).
+ * main (from a static destructor or an atexit handler). Those checks run with
+ * GST_OPENCL_CONTEXT_LINGER=0; a third keeps the contexts no pipeline uses for an hour, as an
+ * application that exits within the default 5 seconds of its last pipeline does: at the end of
+ * main the only objects left are those parked contexts (at most one per device, with their
+ * queues and programs), and nothing is released after main.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/check/gstcheck.h>
 
@@ -315,8 +319,10 @@ run_scenario ()
   restarted_on_every_device (devices);
   gst_deinit ();
   using Finish = long (*) ();
+  /* With contexts kept for reuse the parent reads what is left from cl_release_check's line. */
+  const bool parked = g_strcmp0 (g_getenv ("GST_OPENCL_CONTEXT_LINGER"), "0") != 0;
   if (auto finish = reinterpret_cast<Finish> (dlsym (RTLD_DEFAULT, "cl_release_check_finish"))) {
-    if (finish () != 0)
+    if (finish () != 0 && !parked)
       scenario_fail ("OpenCL objects are still referenced or were released late");
   }
   g_print ("scenario: %s, returning from main\n", scenario_failures ? "failed" : "done");
@@ -379,7 +385,7 @@ run_child (const std::vector<std::pair<std::string, std::string>> & extra_env)
 }
 
 void
-check_clean_exit (const ChildResult & child)
+check_clean_exit (const ChildResult & child, bool parked_contexts = false)
 {
   fail_if (child.err.find ("pure virtual") != std::string::npos,
       "the process called a pure virtual method");
@@ -395,10 +401,27 @@ check_clean_exit (const ChildResult & child)
     return;
   }
   fail_unless (child.out.find ("returning from main") != std::string::npos);
-  if (child.checked_references) {
+  if (child.checked_references && !parked_contexts) {
     fail_unless (child.err.find ("cl-release-check: at the end of main: 0 contexts, 0 queues, "
             "0 programs, 0 kernels, 0 memory objects still referenced; 0 released after their "
             "context") != std::string::npos, "OpenCL objects outlived the scenario");
+    fail_if (child.err.find ("after the program finished") != std::string::npos,
+        "an OpenCL object was released after main (a static destructor or atexit handler)");
+  } else if (child.checked_references) {
+    /* Only the parked contexts are left: at most one per device, no kernel, no memory. */
+    const char *line = strstr (child.err.c_str (), "cl-release-check: at the end of main: ");
+    fail_unless (line != nullptr, "no cl_release_check report");
+    int contexts = -1, queues = -1, programs = -1, kernels = -1, memory = -1, late = -1;
+    fail_unless (sscanf (line, "cl-release-check: at the end of main: %d contexts, %d queues, "
+            "%d programs, %d kernels, %d memory objects still referenced; %d released",
+            &contexts, &queues, &programs, &kernels, &memory, &late) == 6, "%s", line);
+    int devices = 0;
+    const char *said = strstr (child.out.c_str (), "scenario: ");
+    fail_unless (said && sscanf (said, "scenario: %d OpenCL devices", &devices) == 1);
+    fail_unless (contexts >= 1 && contexts <= devices, "%d contexts kept for %d devices",
+        contexts, devices);
+    fail_unless (queues >= contexts && queues <= 3 * contexts, "%d queues", queues);
+    fail_unless (kernels == 0 && memory == 0 && late == 0, "%s", line);
     fail_if (child.err.find ("after the program finished") != std::string::npos,
         "an OpenCL object was released after main (a static destructor or atexit handler)");
   } else {
@@ -410,7 +433,7 @@ check_clean_exit (const ChildResult & child)
 
 GST_START_TEST (test_process_using_every_device_exits_cleanly)
 {
-  check_clean_exit (run_child ({}));
+  check_clean_exit (run_child ({ { "GST_OPENCL_CONTEXT_LINGER", "0" } }));
 }
 GST_END_TEST;
 
@@ -418,8 +441,20 @@ GST_END_TEST;
  * machine without PoCL the variable changes nothing and the check repeats the first. */
 GST_START_TEST (test_two_devices_of_one_platform_exit_cleanly)
 {
-  ChildResult child = run_child ({ { "POCL_DEVICES", "pthread basic" } });
+  ChildResult child = run_child ({ { "POCL_DEVICES", "pthread basic" },
+        { "GST_OPENCL_CONTEXT_LINGER", "0" } });
   check_clean_exit (child);
+}
+GST_END_TEST;
+
+/* Contexts that no pipeline uses are kept (GST_OPENCL_CONTEXT_LINGER), here past the end of
+ * the process: exiting with them parked is clean, and only they are left (the third check of
+ * the file's comment). Two PoCL devices, so that one context per device is kept. */
+GST_START_TEST (test_exit_with_contexts_kept_for_reuse)
+{
+  ChildResult child = run_child ({ { "POCL_DEVICES", "pthread basic" },
+        { "GST_OPENCL_CONTEXT_LINGER", "3600" } });
+  check_clean_exit (child, true);
 }
 GST_END_TEST;
 
@@ -427,7 +462,7 @@ static Suite *
 exit_suite (void)
 {
   return TESTUTIL_SUITE ("exit", 900, test_process_using_every_device_exits_cleanly,
-      test_two_devices_of_one_platform_exit_cleanly);
+      test_two_devices_of_one_platform_exit_cleanly, test_exit_with_contexts_kept_for_reuse);
 }
 
 int

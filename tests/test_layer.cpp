@@ -624,6 +624,62 @@ GST_START_TEST (test_memory_maps)
 }
 GST_END_TEST;
 
+/* A context no one holds is kept GST_OPENCL_CONTEXT_LINGER seconds for the next one on the same
+ * device with the same settings, and released after that; with 0 it is released at once. The
+ * OpenCL context is retained here between the two, so that a context released and created again
+ * cannot come back at the same address: the same handle means the same context. */
+static cl_context
+context_made_after (cl_context before)
+{
+  GstOpenCLContext *context = gst_opencl_context_new ("");
+  cl_context handle = gst_opencl_context_device (context).context ();
+  gst_object_unref (context);
+  return handle == before ? handle : nullptr;
+}
+
+GST_START_TEST (test_contexts_kept_for_reuse)
+{
+  auto hold = [] () {
+    GstOpenCLContext *context = gst_opencl_context_new ("");
+    cl_context handle = gst_opencl_context_device (context).context ();
+    clRetainContext (handle);
+    gst_object_unref (context);
+    return handle;
+  };
+  /* Kept: the next context on the device is the same one. */
+  g_setenv ("GST_OPENCL_CONTEXT_LINGER", "30", TRUE);
+  cl_context first = hold ();
+  fail_unless (context_made_after (first) == first, "the unused context was not taken again");
+  /* Other settings: a new context (the kept one stays for a request like it). */
+  g_setenv ("GST_OPENCL_MAX_ALLOC_BYTES", "1048576", TRUE);
+  fail_unless (context_made_after (first) == nullptr, "a context of other settings was reused");
+  g_unsetenv ("GST_OPENCL_MAX_ALLOC_BYTES");
+  /* One context is kept per device: the one of the other settings took the first one's place. */
+  fail_unless (context_made_after (first) == nullptr, "two contexts were kept for one device");
+  clReleaseContext (first);
+  /* A device of its own memory (as a discrete GPU: a pinned host copy and transfer queues of
+   * its own, GST_OPENCL_ZERO_COPY=0 on a CPU device) is kept and taken again as well. */
+  g_setenv ("GST_OPENCL_ZERO_COPY", "0", TRUE);
+  cl_context copying = hold ();
+  fail_unless (context_made_after (copying) == copying,
+      "a context with transfer queues was not taken again");
+  clReleaseContext (copying);
+  g_unsetenv ("GST_OPENCL_ZERO_COPY");
+  /* Released when its time is up. */
+  g_setenv ("GST_OPENCL_CONTEXT_LINGER", "1", TRUE);
+  cl_context second = hold ();
+  g_usleep (2500 * G_TIME_SPAN_MILLISECOND);
+  fail_unless (context_made_after (second) == nullptr, "a context was kept past its time");
+  clReleaseContext (second);
+  /* Not kept at all with 0. */
+  g_setenv ("GST_OPENCL_CONTEXT_LINGER", "0", TRUE);
+  cl_context third = hold ();
+  fail_unless (context_made_after (third) == nullptr, "a context was kept with lingering off");
+  clReleaseContext (third);
+  g_unsetenv ("GST_OPENCL_CONTEXT_LINGER");
+}
+GST_END_TEST;
+
 static Suite *
 layer_suite (void)
 {
@@ -631,7 +687,7 @@ layer_suite (void)
       test_parse_device_spec, test_error_names, test_stable_hash, test_device_selection,
       test_program_cache_memory_and_disk, test_program_cache_disabled,
       test_build_failure_carries_log, test_kernel_sources, test_kernel_includes, test_tensor_caps,
-      test_variant_tuning, test_variant_tuning_report, test_memory_maps);
+      test_variant_tuning, test_variant_tuning_report, test_memory_maps, test_contexts_kept_for_reuse);
 }
 
 int

@@ -2,7 +2,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "opencl/gstopenclcontext.h"
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "opencl/gstopenclenv.h"
 #include "opencl/gstopenclkernels.h"
@@ -15,9 +21,180 @@ struct _GstOpenCLContext
   GstObject parent;
   gst_opencl::Device *device;
   gst_opencl::DeviceSpec spec;  /* what it was created for */
+  /* Made without extra context properties (no GL sharing): its device may serve the next
+   * context on the same device once this one is let go. */
+  bool reusable;
 };
 
 G_DEFINE_TYPE (GstOpenCLContext, gst_opencl_context, GST_TYPE_OBJECT);
+
+/* Waits for everything on a device's queues; false (and a warning) when the driver fails it. */
+static bool
+finish_queues (gst_opencl::Device * device)
+{
+  try {
+    device->upload_queue.finish ();
+    device->download_queue.finish ();
+    device->queue.finish ();
+    return true;
+  } catch (const cl::Error & e) {
+    GST_WARNING ("finishing the queues of %s failed: %s", device->name.c_str (),
+        gst_opencl_error_name (e.err ()));
+    return false;
+  }
+}
+
+/* Finishes a device's queues and releases its programs, queues and context, in that order
+ * (members of Device, destroyed in reverse order of declaration). */
+static void
+release_device (gst_opencl::Device * device)
+{
+  finish_queues (device);
+  device->waits.shut_down ();
+  delete device;
+}
+
+namespace {
+
+/* Devices whose last context let them go, kept GST_OPENCL_CONTEXT_LINGER seconds for the next
+ * context asked for on the same device with the same settings: on NVIDIA's driver creating an
+ * OpenCL context takes about a second and releasing one most of another
+ * (tests/bench/results/gpu-checks-49), paid by every pipeline that stops and starts again. A
+ * helper thread releases what stays unused; at exit nothing is released (the parked devices are
+ * left to the process's end, as static storage holds no OpenCL object: docs/reliability.md). */
+struct IdleDevices
+{
+  struct Parked
+  {
+    gst_opencl::Device *device;
+    std::chrono::steady_clock::time_point until;
+  };
+  std::mutex lock;
+  std::condition_variable wake;
+  std::vector<Parked> parked;
+  bool helper_started = false;
+  bool exiting = false;
+  int releasing = 0;
+};
+
+/* Made once and never destroyed: nothing of it runs after main. */
+IdleDevices &
+idle_devices ()
+{
+  static IdleDevices *idle = new IdleDevices ();
+  return *idle;
+}
+
+/* No device is released once the process exits: a release waits for the one in progress. */
+void
+stop_releasing_at_exit ()
+{
+  IdleDevices & idle = idle_devices ();
+  std::unique_lock<std::mutex> guard (idle.lock);
+  idle.exiting = true;
+  idle.wake.notify_all ();
+  idle.wake.wait (guard, [&idle] { return idle.releasing == 0; });
+}
+
+/* Releases a device taken out of the pool, with the pool's lock let go meanwhile; the exit
+ * handler waits for it. */
+void
+release_outside_lock (IdleDevices & idle, std::unique_lock<std::mutex> & guard,
+    gst_opencl::Device * device)
+{
+  idle.releasing++;
+  guard.unlock ();
+  release_device (device);
+  guard.lock ();
+  idle.releasing--;
+  idle.wake.notify_all ();
+}
+
+/* The helper thread: releases each parked device when its time is up. */
+void
+release_idle_devices ()
+{
+  IdleDevices & idle = idle_devices ();
+  std::unique_lock<std::mutex> guard (idle.lock);
+  while (!idle.exiting) {
+    auto now = std::chrono::steady_clock::now ();
+    auto due = std::find_if (idle.parked.begin (), idle.parked.end (),
+        [now](const IdleDevices::Parked & p) { return p.until <= now; });
+    if (due != idle.parked.end ()) {
+      gst_opencl::Device *device = due->device;
+      idle.parked.erase (due);
+      GST_DEBUG ("releasing the unused OpenCL context of %s", device->name.c_str ());
+      release_outside_lock (idle, guard, device);
+      continue;
+    }
+    if (idle.parked.empty ())
+      idle.wake.wait (guard);
+    else
+      idle.wake.wait_until (guard, std::min_element (idle.parked.begin (), idle.parked.end (),
+              [](const IdleDevices::Parked & a, const IdleDevices::Parked & b) {
+                return a.until < b.until;
+              })->until);
+  }
+}
+
+/* Keeps a device that no context holds for the next one; false when it is not kept (lingering
+ * off, or the process exiting). Its queues are finished first: a parked device runs nothing. */
+bool
+park_device (gst_opencl::Device * device)
+{
+  const guint64 seconds = gst_opencl::env::number (gst_opencl::env::Variable::ContextLinger);
+  if (seconds == 0 || !finish_queues (device))
+    return false;
+  IdleDevices & idle = idle_devices ();
+  std::unique_lock<std::mutex> guard (idle.lock);
+  if (idle.exiting)
+    return false;
+  /* One parked device per OpenCL device: the one parked before is released. */
+  auto older = std::find_if (idle.parked.begin (), idle.parked.end (),
+      [device](const IdleDevices::Parked & p) { return p.device->cl_device () ==
+            device->cl_device (); });
+  if (older != idle.parked.end ()) {
+    gst_opencl::Device *replaced = older->device;
+    idle.parked.erase (older);
+    release_outside_lock (idle, guard, replaced);
+    if (idle.exiting)
+      return false;
+  }
+  if (!idle.helper_started) {
+    std::thread (release_idle_devices).detach ();
+    std::atexit (stop_releasing_at_exit);
+    idle.helper_started = true;
+  }
+  idle.parked.push_back ({ device,
+          std::chrono::steady_clock::now () + std::chrono::seconds (seconds) });
+  idle.wake.notify_all ();
+  return true;
+}
+
+/* A parked device made like `wanted` (same OpenCL device and settings; `wanted` has no queues
+ * yet, so whether it would have transfer queues of its own is given), taken out of the pool, or
+ * nullptr. */
+gst_opencl::Device *
+take_parked_device (const gst_opencl::Device & wanted, bool separate_transfers)
+{
+  IdleDevices & idle = idle_devices ();
+  std::lock_guard<std::mutex> guard (idle.lock);
+  for (auto it = idle.parked.begin (); it != idle.parked.end (); ++it) {
+    const gst_opencl::Device & d = *it->device;
+    if (d.cl_device () == wanted.cl_device () && d.max_alloc_bytes == wanted.max_alloc_bytes &&
+        d.local_mem_bytes == wanted.local_mem_bytes &&
+        d.host_unified_memory == wanted.host_unified_memory &&
+        d.separate_transfers () == separate_transfers &&
+        (!separate_transfers || d.transfer_order == wanted.transfer_order)) {
+      gst_opencl::Device *found = it->device;
+      idle.parked.erase (it);
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 static void
 gst_opencl_context_finalize (GObject * object)
@@ -26,9 +203,7 @@ gst_opencl_context_finalize (GObject * object)
   GST_DEBUG_OBJECT (self, "releasing %s", self->device ? self->device->name.c_str () : "none");
   /* Here, when the last element, memory or pool lets the context go, and never in a static
    * destructor: the plugin keeps no OpenCL object in static storage (docs/reliability.md).
-   * The queue is drained first, so no driver thread works for this context once it is gone;
-   * then the programs, the queue and the context are released in that order (members of
-   * Device, destroyed in reverse order of declaration). */
+   * The queue is drained first, so no driver thread works for this context once it is gone. */
   if (self->device && self->device->waits.abandoned ()) {
     /* A command on its queue will not end, and the driver would wait for it before releasing
      * the queue: the device's objects are kept until the process ends (gstopenclwait.h). */
@@ -36,18 +211,8 @@ gst_opencl_context_finalize (GObject * object)
         self->device->name.c_str (), self->device->waits.abandoned_reason ().c_str ());
     self->device = nullptr;
   }
-  if (self->device) {
-    try {
-      self->device->upload_queue.finish ();
-      self->device->download_queue.finish ();
-      self->device->queue.finish ();
-    } catch (const cl::Error & e) {
-      GST_WARNING_OBJECT (self, "finishing the queue failed: %s",
-          gst_opencl_error_name (e.err ()));
-    }
-    self->device->waits.shut_down ();
-  }
-  delete self->device;
+  if (self->device && !(self->reusable && park_device (self->device)))
+    release_device (self->device);
   self->spec.~DeviceSpec ();
   G_OBJECT_CLASS (gst_opencl_context_parent_class)->finalize (object);
 }
@@ -63,6 +228,7 @@ gst_opencl_context_init (GstOpenCLContext * self)
 {
   new (&self->spec) gst_opencl::DeviceSpec ();
   self->device = nullptr;
+  self->reusable = false;
 }
 
 namespace gst_opencl {
@@ -93,6 +259,19 @@ static void CL_CALLBACK
 driver_notice (const char *text, const void *, size_t, void *)
 {
   GST_WARNING ("the OpenCL driver reports: %s", text ? text : "(nothing)");
+}
+
+static GstOpenCLContext *
+wrap_device (gst_opencl::Device * device, const gst_opencl::DeviceSpec & spec, bool reusable,
+    const char *how)
+{
+  auto *self = GST_OPENCL_CONTEXT (g_object_new (GST_TYPE_OPENCL_CONTEXT, nullptr));
+  gst_object_ref_sink (self);
+  self->spec = spec;
+  self->device = device;
+  self->reusable = reusable;
+  GST_INFO_OBJECT (self, "%s %s", how, device->name.c_str ());
+  return self;
 }
 
 GstOpenCLContext *
@@ -136,30 +315,36 @@ gst_opencl_context_new (const std::string & device_string,
       gst_opencl::env::flag (Variable::ZeroCopy);
   device->base_align_bytes = MAX (device->cl_device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN> () / 8,
       1u);
-  device->context = cl::Context (device->cl_device,
-      properties && !properties->empty () ? properties->data () : nullptr, driver_notice);
-  device->queue = cl::CommandQueue (device->context, device->cl_device,
-      CL_QUEUE_PROFILING_ENABLE);
-  if (!device->host_unified_memory && gst_opencl::env::flag (Variable::TransferQueues)) {
-    device->upload_queue = cl::CommandQueue (device->context, device->cl_device, 0);
-    device->download_queue = cl::CommandQueue (device->context, device->cl_device, 0);
+  /* The transfer queues' settings, before any queue exists: a parked device must match them. */
+  const bool separate_transfers = !device->host_unified_memory &&
+      gst_opencl::env::flag (Variable::TransferQueues);
+  if (separate_transfers) {
     /* The words of GST_OPENCL_TRANSFER_ORDER, in the order of the table's row. */
     using Order = gst_opencl::Device::TransferOrder;
     const Order orders[] = { Order::Host, Order::Events, Order::HostUpload };
     device->transfer_order = orders[gst_opencl::env::word (Variable::TransferOrder)];
+  }
+  const bool reusable = !properties || properties->empty ();
+  if (reusable) {
+    if (gst_opencl::Device *parked = take_parked_device (*device, separate_transfers)) {
+      held.unlock ();
+      return wrap_device (parked, *spec, true, "took the unused OpenCL context of");
+    }
+  }
+  device->context = cl::Context (device->cl_device,
+      properties && !properties->empty () ? properties->data () : nullptr, driver_notice);
+  device->queue = cl::CommandQueue (device->context, device->cl_device,
+      CL_QUEUE_PROFILING_ENABLE);
+  if (separate_transfers) {
+    device->upload_queue = cl::CommandQueue (device->context, device->cl_device, 0);
+    device->download_queue = cl::CommandQueue (device->context, device->cl_device, 0);
   } else {
     device->upload_queue = device->queue;
     device->download_queue = device->queue;
   }
 
   held.unlock ();
-
-  auto *self = GST_OPENCL_CONTEXT (g_object_new (GST_TYPE_OPENCL_CONTEXT, nullptr));
-  gst_object_ref_sink (self);
-  self->spec = *spec;
-  self->device = device.release ();
-  GST_INFO_OBJECT (self, "created OpenCL context on %s", self->device->name.c_str ());
-  return self;
+  return wrap_device (device.release (), *spec, reusable, "created OpenCL context on");
 }
 
 gst_opencl::Device &

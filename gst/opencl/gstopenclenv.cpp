@@ -29,9 +29,10 @@ flag_row (Variable variable, const char *name, Read read, bool fallback, const c
 
 constexpr Entry
 number_row (Variable variable, const char *name, Malformed malformed, guint64 min, guint64 max,
-    const char *expected, const char *values, const char *effect)
+    const char *expected, const char *values, const char *effect, guint64 fallback = 0)
 {
-  return { variable, name, Parse::Number, Read::AtSetup, malformed, values, effect, 0, min, max,
+  return { variable, name, Parse::Number, Read::AtSetup, malformed, values, effect, fallback,
+    min, max,
     { nullptr }, -1, expected };
 }
 
@@ -157,6 +158,12 @@ const Entry VARIABLES[] = {
       "choice elsewhere)",
       "N: openclconvertscale's and the sources' conversion kernels run in work-groups of N x 1 "
       "work-items; 0: of the driver's choice (measurements)"),
+  number_row (V::ContextLinger, "GST_OPENCL_CONTEXT_LINGER", Malformed::Warning, 0, 3600,
+      "a number of seconds",
+      "0 to 3600 seconds (default 5)",
+      "how long an OpenCL context that no pipeline uses any more is kept for the next one on "
+      "the same device, rather than released (creating one takes about a second on NVIDIA's "
+      "driver); 0: released at once", 5),
 };
 
 /* The Read::Once values, by row. */

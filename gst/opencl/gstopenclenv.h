@@ -13,7 +13,7 @@
  * - Read::AtSetup, every time the code that uses it sets up, so that a program (the tests do)
  *   may change it between pipelines: when a context is created (GST_OPENCL_DEVICE,
  *   GST_OPENCL_MAX_ALLOC_BYTES, GST_OPENCL_ZERO_COPY, GST_OPENCL_TRANSFER_QUEUES,
- *   GST_OPENCL_TRANSFER_ORDER), when an element decides its allocation (GST_OPENCL_HOST_FRAMES),
+ *   GST_OPENCL_TRANSFER_ORDER), when a context is let go (GST_OPENCL_CONTEXT_LINGER), when an element decides its allocation (GST_OPENCL_HOST_FRAMES),
  *   when a kernel is built (GST_OPENCL_KERNEL_DIR, GST_OPENCL_PROGRAM_CACHE), when a kernel
  *   variant is chosen (GST_OPENCL_TUNING, GST_OPENCL_TUNING_CACHE, GST_OPENCL_VARIANT_<FAMILY>,
  *   GST_OPENCL_BILATERAL_TILE, GST_OPENCL_CPU_LANES, GST_OPENCL_HISTOGRAM_GROUPS,
@@ -70,6 +70,7 @@ enum class Variable
   HistogramGroups,
   ConvertFast,
   ConvertGroup,
+  ContextLinger,
 };
 
 enum class Parse { Flag, Number, Word, Text };

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <ctime>
 
-enum { CALLS = 28 };
+enum { CALLS = 34 };
 static const char *names[CALLS];
 static unsigned long long counts[CALLS], total_ns[CALLS];
 
@@ -90,6 +90,25 @@ TIMED (23, clEnqueueReadBuffer, cl_int, (cl_command_queue q, cl_mem m, cl_bool b
     (q, m, b, o, n, h, c, w, e))
 TIMED (24, clEnqueueBarrierWithWaitList, cl_int, (cl_command_queue q, cl_uint n,
         const cl_event * w, cl_event * e), (q, n, w, e))
+
+TIMED (25, clCreateContext, cl_context, (const cl_context_properties * p, cl_uint n,
+        const cl_device_id * d, void (CL_CALLBACK * f) (const char *, const void *, size_t,
+            void *), void *u, cl_int * r), (p, n, d, f, u, r))
+TIMED (26, clReleaseContext, cl_int, (cl_context c), (c))
+TIMED (27, clBuildProgram, cl_int, (cl_program p, cl_uint n, const cl_device_id * d,
+        const char *o, void (CL_CALLBACK * f) (cl_program, void *), void *u),
+    (p, n, d, o, f, u))
+TIMED (28, clCreateProgramWithBinary, cl_program, (cl_context c, cl_uint n,
+        const cl_device_id * d, const size_t * l, const unsigned char **b, cl_int * s,
+        cl_int * r), (c, n, d, l, b, s, r))
+TIMED (29, clCreateProgramWithSource, cl_program, (cl_context c, cl_uint n, const char **t,
+        const size_t * l, cl_int * r), (c, n, t, l, r))
+TIMED (30, clCreateCommandQueueWithProperties, cl_command_queue, (cl_context c,
+        cl_device_id d, const cl_ulong * p, cl_int * r), (c, d, p, r))
+TIMED (31, clCreateKernel, cl_kernel, (cl_program p, const char *n, cl_int * r), (p, n, r))
+TIMED (32, clGetPlatformIDs, cl_int, (cl_uint n, cl_platform_id * p, cl_uint * r), (n, p, r))
+TIMED (33, clGetDeviceIDs, cl_int, (cl_platform_id p, cl_device_type t, cl_uint n,
+        cl_device_id * d, cl_uint * r), (p, t, n, d, r))
 
 __attribute__((destructor)) static void
 report (void)
