@@ -1,6 +1,7 @@
 /* gst-opencl benchmarks: a preloaded library that times the host side of the OpenCL calls a
  * program makes (count and total wall time per entry point), printed to stderr at exit. Used to
- * see where an element's own time per frame goes, on machines without a profiler:
+ * see where an element's own time per frame goes, and what a program spends making contexts,
+ * queues and programs (clCreateContext, clBuildProgram, ...), on machines without a profiler:
  *   LD_PRELOAD=.../cl_call_times.so bench_pipeline --cases kernel-resident ...
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <CL/cl.h>
